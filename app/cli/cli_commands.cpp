@@ -1,0 +1,116 @@
+#include "cli_commands.hpp"
+
+#include "report/netlist_summary.hpp"
+#include "util/resources.hpp"
+
+#include <algorithm>
+#include <iostream>
+
+namespace gsr::cli {
+
+Args::Args(const std::vector<std::string>& args, std::vector<std::string> value_flags,
+           std::vector<std::string> bool_flags)
+{
+    auto known = [](const std::vector<std::string>& v, const std::string& s) {
+        return std::find(v.begin(), v.end(), s) != v.end();
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a.size() > 2 && a.rfind("--", 0) == 0) {
+            std::string name = a, val;
+            if (auto eq = a.find('='); eq != std::string::npos) {
+                name = a.substr(0, eq);
+                val = a.substr(eq + 1);
+                if (!known(value_flags, name)) throw UsageError("unknown option " + name);
+            } else if (known(value_flags, name)) {
+                if (i + 1 >= args.size()) throw UsageError(name + " needs a value");
+                val = args[++i];
+            } else if (!known(bool_flags, name)) {
+                throw UsageError("unknown option " + name);
+            }
+            flags_.emplace_back(name, val);
+        } else {
+            positionals_.push_back(a);
+        }
+    }
+}
+
+bool Args::has(const std::string& flag) const
+{
+    return std::any_of(flags_.begin(), flags_.end(), [&](const auto& f) { return f.first == flag; });
+}
+
+std::string Args::value(const std::string& flag, const std::string& fallback) const
+{
+    for (auto it = flags_.rbegin(); it != flags_.rend(); ++it)
+        if (it->first == flag) return it->second;
+    return fallback;
+}
+
+std::vector<std::string> Args::values(const std::string& flag) const
+{
+    std::vector<std::string> v;
+    for (const auto& f : flags_)
+        if (f.first == flag) v.push_back(f.second);
+    return v;
+}
+
+namespace {
+
+void print_help()
+{
+    std::cout <<
+        "usage: gsr <command> [options]\n"
+        "\n"
+        "commands:\n"
+        "  info [FILE] [--liberty LIB]... [--json]   counts, graph size and depth of a netlist\n"
+        "                                            or cell library (default: the bundled sample)\n"
+        "  import FILE... --db PROJECT [--liberty LIB]...\n"
+        "                                            record netlists in a project file\n"
+        "  netlists --db PROJECT [--json]            list the netlists of a project\n"
+        "  help                                      this text\n"
+        "  --version                                 the version\n"
+        "\n"
+        "Formats (detected from the content): ISCAS bench, BLIF, AIGER (aag/aig), structural\n"
+        "Verilog, DEF, SPICE netlists; Liberty (.lib, .lib.gz) and LEF libraries.\n"
+        "Exit codes: 0 ok, 1 bad command line, 2 bad input file, 3 internal failure.\n";
+}
+
+void print_warnings(const report::NetlistSummary& s)
+{
+    for (const std::string& w : s.warnings) std::cerr << w << '\n';
+    if (s.warnings_suppressed) std::cerr << "(" << s.warnings_suppressed << " more warnings not shown)\n";
+}
+
+} // namespace
+
+int cmd_info(const std::vector<std::string>& argv)
+{
+    Args a(argv, {"--liberty"}, {"--json", "--quiet"});
+    if (a.positionals().size() > 1) throw UsageError("info takes one FILE");
+    const std::string file = a.positionals().empty() ? bundled_sample_path() : a.positionals()[0];
+    const report::NetlistSummary s = report::summarize_file(file, a.values("--liberty"));
+    if (!a.has("--quiet")) print_warnings(s);
+    if (a.has("--json")) std::cout << report::to_json(s).dump(2) << '\n';
+    else std::cout << report::to_text(s);
+    return 0;
+}
+
+int run(const std::vector<std::string>& args)
+{
+    if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+        print_help();
+        return args.empty() ? 1 : 0;
+    }
+    if (args[0] == "--version" || args[0] == "version") {
+        std::cout << "gsr " << GSR_VERSION << '\n';
+        return 0;
+    }
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (args[0] == "info") return cmd_info(rest);
+    if (args[0] == "import") return cmd_import(rest);
+    if (args[0] == "netlists") return cmd_netlists(rest);
+    throw UsageError("unknown command '" + args[0] + "'");
+}
+
+} // namespace gsr::cli

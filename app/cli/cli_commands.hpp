@@ -1,0 +1,35 @@
+#pragma once
+// The subcommands of `gsr`. Each parses its own flags and calls into core.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gsr::cli {
+
+/// A mistake in the command line itself (exit code 1). Bad input files raise gsr::Error (2).
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// Flags of one subcommand: --name value, --name (boolean), repeated flags, positionals.
+class Args {
+public:
+    Args(const std::vector<std::string>& args, std::vector<std::string> value_flags,
+         std::vector<std::string> bool_flags);
+    bool has(const std::string& flag) const;
+    std::string value(const std::string& flag, const std::string& fallback = {}) const;
+    std::vector<std::string> values(const std::string& flag) const;
+    const std::vector<std::string>& positionals() const { return positionals_; }
+
+private:
+    std::vector<std::pair<std::string, std::string>> flags_;
+    std::vector<std::string> positionals_;
+};
+
+int run(const std::vector<std::string>& args);
+
+int cmd_info(const std::vector<std::string>& args);
+int cmd_import(const std::vector<std::string>& args);
+int cmd_netlists(const std::vector<std::string>& args);
+
+} // namespace gsr::cli

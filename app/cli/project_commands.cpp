@@ -1,0 +1,98 @@
+// Commands that use the project store. Without SQLite at build time they say so.
+#include "cli_commands.hpp"
+
+#include "report/netlist_summary.hpp"
+#include "util/diagnostics.hpp"
+
+#ifdef GSR_HAVE_STORE
+#include "store/project_store.hpp"
+#endif
+
+#include <filesystem>
+#include <iostream>
+
+namespace gsr::cli {
+
+#ifdef GSR_HAVE_STORE
+
+namespace {
+
+store::NetlistRecord to_record(const report::NetlistSummary& s)
+{
+    store::NetlistRecord r;
+    std::error_code ec;
+    r.path = std::filesystem::weakly_canonical(s.path, ec).string();
+    if (ec) r.path = s.path;
+    r.content_hash = store::content_hash_of_file(s.path);
+    r.format = s.format;
+    r.top = s.top;
+    r.inputs = s.counts.inputs.value_or(0);
+    r.outputs = s.counts.outputs.value_or(0);
+    r.flip_flops = s.counts.flip_flops.value_or(0);
+    r.cells = s.counts.cells.value_or(0);
+    r.nets = s.counts.nets.value_or(0);
+    r.graph_nodes = s.graph_nodes.value_or(0);
+    r.graph_edges = s.graph_edges.value_or(0);
+    r.max_level = s.max_level.value_or(0);
+    r.warnings = static_cast<std::int64_t>(s.warnings.size() + s.warnings_suppressed);
+    return r;
+}
+
+} // namespace
+
+int cmd_import(const std::vector<std::string>& argv)
+{
+    Args a(argv, {"--db", "--liberty"}, {"--quiet"});
+    if (!a.has("--db")) throw UsageError("import needs --db PROJECT");
+    if (a.positionals().empty()) throw UsageError("import needs at least one FILE");
+    // Read every file first: a bad one leaves the project untouched.
+    std::vector<store::NetlistRecord> records;
+    for (const std::string& f : a.positionals()) {
+        const report::NetlistSummary s = report::summarize_file(f, a.values("--liberty"));
+        records.push_back(to_record(s));
+    }
+    auto db = store::ProjectStore::open(a.value("--db"), store::OpenMode::CreateOrOpen);
+    std::vector<std::int64_t> ids;
+    db.write_transaction([&] {
+        for (const auto& r : records) ids.push_back(db.add_netlist(r));
+    });
+    for (std::size_t i = 0; i < records.size(); ++i)
+        std::cout << "imported " << records[i].path << " as netlist " << ids[i] << '\n';
+    return 0;
+}
+
+int cmd_netlists(const std::vector<std::string>& argv)
+{
+    Args a(argv, {"--db"}, {"--json"});
+    if (!a.has("--db")) throw UsageError("netlists needs --db PROJECT");
+    auto db = store::ProjectStore::open(a.value("--db"), store::OpenMode::ReadOnly);
+    const auto rows = db.netlists();
+    if (a.has("--json")) {
+        nlohmann::ordered_json j = nlohmann::ordered_json::array();
+        for (const auto& r : rows) {
+            j.push_back({{"id", r.id}, {"path", r.path}, {"content_hash", r.content_hash},
+                         {"format", r.format}, {"top", r.top}, {"inputs", r.inputs},
+                         {"outputs", r.outputs}, {"flip_flops", r.flip_flops}, {"cells", r.cells},
+                         {"nets", r.nets}, {"graph_nodes", r.graph_nodes},
+                         {"graph_edges", r.graph_edges}, {"max_level", r.max_level},
+                         {"warnings", r.warnings}, {"imported_at", r.imported_at}});
+        }
+        std::cout << j.dump(2) << '\n';
+        return 0;
+    }
+    for (const auto& r : rows)
+        std::cout << r.id << '\t' << r.format << '\t' << r.cells << " cells\t" << r.path << '\n';
+    return 0;
+}
+
+#else
+
+int cmd_import(const std::vector<std::string>&)
+{
+    throw Error("this build has no project store (SQLite was not found when it was built)");
+}
+int cmd_netlists(const std::vector<std::string>& args) { return cmd_import(args); }
+
+#endif
+
+} // namespace gsr::cli

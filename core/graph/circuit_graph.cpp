@@ -1,0 +1,191 @@
+#include "graph/circuit_graph.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace gsr::graph {
+
+using netlist::Cell;
+using netlist::CellKind;
+using netlist::Circuit;
+using netlist::Direction;
+using netlist::kNoNet;
+using netlist::NetId;
+
+namespace {
+
+constexpr NodeId kNoNode = 0xffffffffu;
+
+bool drives(Direction d) { return d == Direction::Output || d == Direction::InOut; }
+bool reads(Direction d) { return d != Direction::Output; }
+
+/// Longest-path levels by Kahn's algorithm over the edges u->v that `keep(v)` allows. Nodes
+/// left on cycles keep the level their acyclic predecessors gave them; returns their count.
+template <class Keep>
+std::size_t longest_paths(const Csr& forward, std::size_t n, Keep keep, std::vector<std::uint32_t>& level)
+{
+    std::vector<std::uint32_t> indeg(n, 0);
+    for (NodeId u = 0; u < n; ++u)
+        for (std::uint64_t e = forward.offsets[u]; e < forward.offsets[u + 1]; ++e)
+            if (keep(u, forward.targets[e])) ++indeg[forward.targets[e]];
+    level.assign(n, 0);
+    std::vector<NodeId> queue;
+    queue.reserve(n);
+    for (NodeId v = 0; v < n; ++v)
+        if (indeg[v] == 0) queue.push_back(v);
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+        const NodeId u = queue[head];
+        for (std::uint64_t e = forward.offsets[u]; e < forward.offsets[u + 1]; ++e) {
+            const NodeId v = forward.targets[e];
+            if (!keep(u, v)) continue;
+            level[v] = std::max(level[v], level[u] + 1);
+            if (--indeg[v] == 0) queue.push_back(v);
+        }
+    }
+    return n - queue.size();
+}
+
+Csr reverse(const Csr& fwd, std::size_t n)
+{
+    Csr r;
+    r.offsets.assign(n + 1, 0);
+    for (NodeId t : fwd.targets) ++r.offsets[t + 1];
+    for (std::size_t v = 0; v < n; ++v) r.offsets[v + 1] += r.offsets[v];
+    r.targets.resize(fwd.targets.size());
+    r.inverted.resize(fwd.targets.size());
+    std::vector<std::uint64_t> fill(r.offsets.begin(), r.offsets.end() - 1);
+    for (NodeId u = 0; u < n; ++u) {
+        for (std::uint64_t e = fwd.offsets[u]; e < fwd.offsets[u + 1]; ++e) {
+            const std::uint64_t at = fill[fwd.targets[e]]++;
+            r.targets[at] = u;
+            r.inverted[at] = fwd.inverted[e];
+        }
+    }
+    return r;
+}
+
+} // namespace
+
+std::vector<std::size_t> CircuitGraph::level_histogram() const
+{
+    std::vector<std::size_t> h(static_cast<std::size_t>(max_level) + 1, 0);
+    if (level.empty()) return {};
+    for (std::uint32_t l : level) ++h[l];
+    return h;
+}
+
+std::vector<float> CircuitGraph::features() const
+{
+    const std::size_t n = node_count();
+    const std::size_t f = feature_count();
+    const std::size_t t = type_names.size();
+    std::vector<float> x(n * f, 0.0f);
+    for (NodeId v = 0; v < n; ++v) {
+        float* row = x.data() + v * f;
+        row[type[v]] = 1.0f;
+        row[t + 0] = static_cast<float>(fanin.degree(v));
+        row[t + 1] = static_cast<float>(fanout.degree(v));
+        row[t + 2] = (flags[v] & kNodePrimaryInput) ? 1.0f : 0.0f;
+        row[t + 3] = (flags[v] & kNodePrimaryOutput) ? 1.0f : 0.0f;
+        row[t + 4] = (flags[v] & kNodeFlipFlop) ? 1.0f : 0.0f;
+    }
+    return x;
+}
+
+CircuitGraph build_graph(const Circuit& c, Diagnostics* diag)
+{
+    CircuitGraph g;
+    const std::size_t nets = c.net_count();
+    std::vector<NodeId> driver(nets, kNoNode);
+
+    // Nodes: primary inputs first, then one per cell.
+    std::size_t pis = 0;
+    for (const auto& p : c.ports)
+        if (p.dir == Direction::Input || p.dir == Direction::InOut) ++pis;
+    const std::size_t n = pis + c.cells.size();
+    g.flags.assign(n, 0);
+    g.type.assign(n, 0);
+    g.cell_of.resize(n);
+    g.type_names.push_back("PI");
+    std::unordered_map<NameId, std::uint32_t> type_index;
+
+    std::size_t multi_driven = 0;
+    NodeId v = 0;
+    for (std::size_t i = 0; i < c.ports.size(); ++i) {
+        const auto& p = c.ports[i];
+        if (p.dir != Direction::Input && p.dir != Direction::InOut) continue;
+        g.flags[v] = kNodePrimaryInput;
+        g.cell_of[v] = -static_cast<std::int64_t>(i) - 1;
+        if (p.net != kNoNet) {
+            if (driver[p.net] != kNoNode) ++multi_driven;
+            else driver[p.net] = v;
+        }
+        ++v;
+    }
+    for (std::size_t ci = 0; ci < c.cells.size(); ++ci, ++v) {
+        const Cell& cell = c.cells[ci];
+        g.cell_of[v] = static_cast<std::int64_t>(ci);
+        auto [it, fresh] = type_index.emplace(cell.type, static_cast<std::uint32_t>(g.type_names.size()));
+        if (fresh) g.type_names.emplace_back(c.cell_type(cell));
+        g.type[v] = it->second;
+        if (cell.kind == CellKind::FlipFlop || (cell.flags & netlist::kCellSequential)) g.flags[v] |= kNodeFlipFlop;
+        if (cell.kind == CellKind::Constant) g.flags[v] |= kNodeConstant;
+        const netlist::Pin* pins = c.pins_of(cell);
+        for (std::uint32_t k = 0; k < cell.pin_count; ++k) {
+            if (pins[k].net == kNoNet || !drives(pins[k].dir)) continue;
+            if (driver[pins[k].net] != kNoNode) ++multi_driven;
+            else driver[pins[k].net] = v;
+        }
+    }
+
+    // Edges into each cell, in cell order: this is the fan-in CSR, with sources by driver.
+    Csr& in = g.fanin;
+    in.offsets.assign(n + 1, 0);
+    in.targets.reserve(c.pins.size());
+    in.inverted.reserve(c.pins.size());
+    std::size_t undriven = 0;
+    for (std::size_t ci = 0; ci < c.cells.size(); ++ci) {
+        const Cell& cell = c.cells[ci];
+        const netlist::Pin* pins = c.pins_of(cell);
+        for (std::uint32_t k = 0; k < cell.pin_count; ++k) {
+            const netlist::Pin& p = pins[k];
+            if (p.net == kNoNet || !reads(p.dir) || p.dir == Direction::InOut) continue;
+            const NodeId d = driver[p.net];
+            if (d == kNoNode) { ++undriven; continue; }
+            in.targets.push_back(d);
+            in.inverted.push_back(p.inverted ? 1 : 0);
+        }
+        in.offsets[pis + ci + 1] = in.targets.size();
+    }
+    g.fanout = reverse(in, n);
+
+    std::size_t undriven_outputs = 0;
+    for (const auto& p : c.ports) {
+        if (p.dir != Direction::Output && p.dir != Direction::InOut) continue;
+        if (p.net == kNoNet || driver[p.net] == kNoNode) { ++undriven_outputs; continue; }
+        g.flags[driver[p.net]] |= kNodePrimaryOutput;
+    }
+
+    // Levels over the combinational part: edges into flip-flops are cut.
+    const auto& flags = g.flags;
+    auto comb = [&flags](NodeId, NodeId to) { return !(flags[to] & kNodeFlipFlop); };
+    g.loop_nodes = longest_paths(g.fanout, n, comb, g.level);
+    // In the fan-in CSR an edge u -> w is the original w -> u, cut when u is a flip-flop.
+    auto comb_rev = [&flags](NodeId u, NodeId) { return !(flags[u] & kNodeFlipFlop); };
+    longest_paths(g.fanin, n, comb_rev, g.reverse_level);
+    g.max_level = g.level.empty() ? 0 : *std::max_element(g.level.begin(), g.level.end());
+
+    if (diag) {
+        if (multi_driven)
+            diag->warn({c.source}, std::to_string(multi_driven) + " net(s) have more than one driver; the first one is used");
+        if (undriven)
+            diag->warn({c.source}, std::to_string(undriven) + " cell input(s) read a net that nothing drives");
+        if (undriven_outputs)
+            diag->warn({c.source}, std::to_string(undriven_outputs) + " primary output(s) are not driven");
+        if (g.loop_nodes)
+            diag->warn({c.source}, std::to_string(g.loop_nodes) + " node(s) lie on combinational loops; their levels are lower bounds");
+    }
+    return g;
+}
+
+} // namespace gsr::graph

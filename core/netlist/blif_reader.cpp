@@ -1,0 +1,573 @@
+// Berkeley BLIF: .model/.inputs/.outputs, .names covers (ON- and OFF-set), constants, .latch,
+// .subckt hierarchy (flattened), .gate library cells, '\' continuation and '#' comments.
+#include "netlist/line_scanner.hpp"
+#include "netlist/readers.hpp"
+
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gsr::netlist {
+
+namespace {
+
+/// A logical BLIF line: physical lines joined at '\', comment removed, split into tokens.
+struct LogicalLine {
+    int line = 0;              ///< physical line it starts on
+    std::size_t offset = 0;    ///< file offset of its first byte
+    std::vector<std::string_view> tokens;
+    std::vector<std::size_t> token_offsets; ///< file offset of each token (for messages)
+};
+
+/// One statement of a model other than the first, kept to be instantiated by .subckt.
+struct Statement {
+    enum Kind { Names, Latch, Subckt, Gate } kind;
+    std::vector<std::string> tokens; ///< after the keyword
+    std::string cover;               ///< .names cubes, '\n'-separated
+    int line = 0;
+};
+
+struct ModelDef {
+    std::string name;
+    std::vector<std::string> inputs, outputs;
+    std::vector<Statement> body;
+    int line = 0;
+};
+
+class BlifParser {
+public:
+    explicit BlifParser(const SourceText& src) : src_(src), text_(src.text()) {}
+
+    Circuit parse()
+    {
+        c_.format = "blif";
+        c_.source = src_.name();
+        // A typical 2-input .names with its cube takes about 30 bytes and adds one net.
+        c_.names.reserve(text_.size() / 32, text_.size() / 6);
+        c_.net_names.reserve(text_.size() / 32, text_.size() / 6);
+        c_.net_names.reserve_index(text_.size() / 32);
+        c_.cells.reserve(text_.size() / 32);
+        c_.pins.reserve(text_.size() / 10);
+        c_.cover_text.reserve(text_.size() / 6);
+        LogicalLine ll;
+        while (next_logical(ll)) statement(ll);
+        if (model_index_ == 0 && !in_model_)
+            throw Error(SourceLocation{src_.name(), 1, 1}, "expected a .model (or .inputs/.names) statement: the file has no BLIF content");
+        top_net_count_ = c_.net_count();
+        warn_undriven();
+        expand_subckts();
+        finish_counts();
+        return std::move(c_);
+    }
+
+private:
+    // ---- lexing ----------------------------------------------------------------------------
+
+    bool next_logical(LogicalLine& ll)
+    {
+        ll.tokens.clear();
+        ll.token_offsets.clear();
+        bool continued = false;
+        while (pos_ < text_.size() || continued) {
+            if (pos_ >= text_.size()) break; // '\' on the last line: take what we have
+            std::size_t end = text_.find('\n', pos_);
+            if (end == std::string_view::npos) end = text_.size();
+            std::size_t line_begin = pos_;
+            pos_ = end + 1;
+            ++line_;
+            if (!continued) {
+                ll.line = line_;
+                ll.offset = line_begin;
+            }
+            const void* hash_ptr = std::memchr(text_.data() + line_begin, '#', end - line_begin);
+            const std::size_t stop = hash_ptr ? static_cast<const char*>(hash_ptr) - text_.data() : end;
+            std::size_t last = stop;
+            while (last > line_begin && is_space(text_[last - 1])) --last;
+            // A '\\' continues the line only when it is not inside a comment.
+            bool cont = last > line_begin && text_[last - 1] == '\\' && !hash_ptr;
+            if (cont) --last;
+            tokenize(line_begin, last, ll);
+            continued = cont;
+            if (!continued && !ll.tokens.empty()) return true;
+        }
+        return !ll.tokens.empty();
+    }
+
+    void tokenize(std::size_t b, std::size_t e, LogicalLine& ll)
+    {
+        std::size_t i = b;
+        while (i < e) {
+            while (i < e && is_space(text_[i])) ++i;
+            if (i >= e) break;
+            std::size_t s = i;
+            while (i < e && !is_space(text_[i])) ++i;
+            ll.tokens.push_back(text_.substr(s, i - s));
+            ll.token_offsets.push_back(s);
+        }
+    }
+
+    [[noreturn]] void fail_at(std::size_t offset, const std::string& msg) const { src_.fail(offset, msg); }
+    SourceLocation loc(std::size_t offset) const { return src_.location(offset); }
+
+    // ---- statements ------------------------------------------------------------------------
+
+    void statement(const LogicalLine& ll)
+    {
+        const std::string_view kw = ll.tokens[0];
+        if (kw[0] != '.') {
+            fail_at(ll.token_offsets[0], pending_names_ ? "expected a cube line after .names" :
+                                                          "expected a BLIF directive such as .names, .latch or .end, found '" +
+                                                              std::string(kw.substr(0, 40)) + "'");
+        }
+        if (kw == ".model") return begin_model(ll);
+        if (kw == ".end") { end_model(); return; }
+        if (kw == ".exdc") { skipping_exdc_ = true; return; }
+        if (skipping_exdc_) return;
+        if (!in_model_) begin_implicit_model(ll);
+        if (kw == ".inputs" || kw == ".outputs" || kw == ".clock") return ports(ll, kw);
+        if (kw == ".names") return names(ll);
+        if (kw == ".latch") return latch(ll);
+        if (kw == ".subckt") return instance(ll, Statement::Subckt);
+        if (kw == ".gate" || kw == ".mlatch") return instance(ll, Statement::Gate);
+        if (kw == ".default_input_arrival" || kw == ".default_output_required" || kw == ".input_arrival" ||
+            kw == ".output_required" || kw == ".wire_load_slope" || kw == ".area" || kw == ".delay" ||
+            kw == ".default_input_drive" || kw == ".input_drive" || kw == ".output_load" ||
+            kw == ".default_max_input_load" || kw == ".wire" || kw == ".search" || kw == ".attr" ||
+            kw == ".cname" || kw == ".param" || kw == ".conn" || kw == ".barbuf" || kw == ".blackbox") {
+            if (kw == ".blackbox" && model_index_ > 0) current_def().body.clear();
+            warn_skipped(ll);
+            return;
+        }
+        warn_skipped(ll);
+    }
+
+    void warn_skipped(const LogicalLine& ll)
+    {
+        if (skipped_warned_.emplace(std::string(ll.tokens[0]), 0).second)
+            c_.diagnostics.warn(loc(ll.offset), "directive " + std::string(ll.tokens[0]) + " is not used; skipped");
+    }
+
+    void begin_model(const LogicalLine& ll)
+    {
+        if (in_model_) end_model();
+        ++model_index_;
+        in_model_ = true;
+        saw_end_ = false;
+        std::string name = ll.tokens.size() > 1 ? std::string(ll.tokens[1]) : std::string("top");
+        if (model_index_ == 1) {
+            c_.top = name;
+        } else {
+            if (model_by_name_.count(name))
+                fail_at(ll.token_offsets[1], "expected a new model name: " + name + " is defined twice");
+            model_by_name_[name] = defs_.size();
+            defs_.push_back({name, {}, {}, {}, ll.line});
+        }
+    }
+
+    void begin_implicit_model(const LogicalLine& ll)
+    {
+        (void)ll;
+        ++model_index_;
+        in_model_ = true;
+        if (model_index_ == 1) c_.top = "top";
+        else fail_at(ll.offset, "expected .model before statements of a second model");
+    }
+
+    void end_model()
+    {
+        close_names();
+        in_model_ = false;
+        saw_end_ = true;
+        skipping_exdc_ = false;
+    }
+
+    ModelDef& current_def() { return defs_.back(); }
+    bool in_top() const { return model_index_ == 1; }
+
+    void ports(const LogicalLine& ll, std::string_view kw)
+    {
+        close_names();
+        if (kw == ".clock") return;
+        const bool in = kw == ".inputs";
+        for (std::size_t i = 1; i < ll.tokens.size(); ++i) {
+            std::string_view t = ll.tokens[i];
+            if (in_top()) {
+                NetId n = c_.net(t);
+                c_.add_port(t, n, in ? Direction::Input : Direction::Output);
+                if (in) mark_driver(n, ll.token_offsets[i]);
+                (in ? inputs_ : outputs_) += 1;
+            } else {
+                (in ? current_def().inputs : current_def().outputs).emplace_back(t);
+            }
+        }
+    }
+
+    void names(const LogicalLine& ll)
+    {
+        close_names();
+        if (ll.tokens.size() < 2) fail_at(ll.offset + ll.tokens[0].size(), "expected the output signal of .names");
+        pending_names_ = true;
+        pending_inputs_ = ll.tokens.size() - 2;
+        pending_line_ = ll.line;
+        pending_offset_ = ll.offset;
+        pending_cover_.clear();
+        pending_output_value_ = -1;
+        if (in_top()) {
+            pending_nets_.clear();
+            for (std::size_t i = 1; i < ll.tokens.size(); ++i) pending_nets_.push_back(c_.net(ll.tokens[i]));
+            mark_driver(pending_nets_.back(), ll.token_offsets.back());
+            pending_name_ = ll.tokens.back();
+        } else {
+            Statement s{Statement::Names, {}, {}, ll.line};
+            for (std::size_t i = 1; i < ll.tokens.size(); ++i) s.tokens.emplace_back(ll.tokens[i]);
+            current_def().body.push_back(std::move(s));
+        }
+        // Cubes follow on their own lines: read them here, up to the next directive.
+        while (peek_is_cube()) {
+            next_logical(cube_);
+            add_cube(cube_);
+        }
+        close_names();
+    }
+
+    bool peek_is_cube()
+    {
+        std::size_t p = pos_;
+        while (p < text_.size()) {
+            char ch = text_[p];
+            if (ch == '\n') { ++p; continue; }
+            if (is_space(ch)) { ++p; continue; }
+            if (ch == '#') { // a comment line: skip it and look further
+                std::size_t e = text_.find('\n', p);
+                if (e == std::string_view::npos) return false;
+                p = e + 1;
+                continue;
+            }
+            return ch != '.';
+        }
+        return false;
+    }
+
+    void add_cube(const LogicalLine& cube)
+    {
+        std::string_view in_part, out_part;
+        std::size_t out_off;
+        if (pending_inputs_ == 0) {
+            if (cube.tokens.size() != 1)
+                fail_at(cube.offset, "expected a single output value (0 or 1) for a .names with no inputs");
+            out_part = cube.tokens[0];
+            out_off = cube.token_offsets[0];
+        } else {
+            if (cube.tokens.size() != 2)
+                fail_at(cube.offset, "expected a cube of " + std::to_string(pending_inputs_) + " input columns followed by an output value");
+            in_part = cube.tokens[0];
+            out_part = cube.tokens[1];
+            out_off = cube.token_offsets[1];
+            if (in_part.size() != pending_inputs_)
+                fail_at(cube.token_offsets[0], "expected " + std::to_string(pending_inputs_) + " input columns in the cube (the .names on line " +
+                                                   std::to_string(pending_line_) + " has " + std::to_string(pending_inputs_) + " inputs), found " +
+                                                   std::to_string(in_part.size()));
+            for (std::size_t i = 0; i < in_part.size(); ++i)
+                if (in_part[i] != '0' && in_part[i] != '1' && in_part[i] != '-')
+                    fail_at(cube.token_offsets[0] + i, "expected '0', '1' or '-' in the cube");
+        }
+        if (out_part.size() != 1 || (out_part[0] != '0' && out_part[0] != '1'))
+            fail_at(out_off, "expected the output value 0 or 1");
+        const int v = out_part[0] - '0';
+        if (pending_output_value_ >= 0 && v != pending_output_value_)
+            fail_at(out_off, "expected every cube of one .names to have the same output value (ON-set or OFF-set)");
+        pending_output_value_ = v;
+        if (!pending_cover_.empty()) pending_cover_ += '\n';
+        pending_cover_.append(in_part);
+        if (!in_part.empty()) pending_cover_ += ' ';
+        pending_cover_ += out_part;
+        ++cover_lines_;
+    }
+
+    /// Names a .names by its function where it is a plain gate; "SOP" otherwise.
+    std::string_view classify(std::vector<bool>& inverted)
+    {
+        inverted.assign(pending_inputs_, false);
+        if (pending_inputs_ == 0) return pending_output_value_ == 1 ? "CONST1" : "CONST0";
+        if (pending_output_value_ < 0) return "CONST0"; // no cubes: the empty ON-set
+        std::vector<std::string_view>& cubes = cubes_;
+        cubes.clear();
+        std::size_t s = 0;
+        std::string_view cv = pending_cover_;
+        while (s <= cv.size()) {
+            std::size_t e = cv.find('\n', s);
+            if (e == std::string_view::npos) e = cv.size();
+            cubes.push_back(cv.substr(s, pending_inputs_));
+            s = e + 1;
+        }
+        const bool on = pending_output_value_ == 1;
+        if (cubes.size() == 1 && cubes[0].find('-') == std::string_view::npos) {
+            for (std::size_t i = 0; i < pending_inputs_; ++i) inverted[i] = cubes[0][i] == '0';
+            if (pending_inputs_ == 1) return on ? "BUF" : "NOT";
+            return on ? "AND" : "NAND";
+        }
+        bool one_literal_each = cubes.size() == pending_inputs_;
+        for (std::size_t k = 0; one_literal_each && k < cubes.size(); ++k) {
+            std::size_t lit = 0;
+            for (std::size_t i = 0; i < pending_inputs_; ++i)
+                if (cubes[k][i] != '-') {
+                    if (i != k) one_literal_each = false;
+                    ++lit;
+                }
+            if (lit != 1) one_literal_each = false;
+        }
+        if (one_literal_each) {
+            for (std::size_t i = 0; i < pending_inputs_; ++i) inverted[i] = cubes[i][i] == '0';
+            return on ? "OR" : "NOR";
+        }
+        if (pending_inputs_ == 2 && cubes.size() == 2 &&
+            ((cubes[0] == "01" && cubes[1] == "10") || (cubes[0] == "10" && cubes[1] == "01")))
+            return on ? "XOR" : "XNOR";
+        return "SOP";
+    }
+
+    void close_names()
+    {
+        if (!pending_names_) return;
+        pending_names_ = false;
+        if (!in_top()) {
+            current_def().body.back().cover = pending_cover_;
+            return;
+        }
+        std::vector<bool>& inv = inverted_;
+        const std::string_view type = classify(inv);
+        const bool constant = pending_inputs_ == 0 || type == "CONST0";
+        const CellId id = c_.add_cell(pending_name_, type, constant ? CellKind::Constant : CellKind::Logic);
+        for (std::size_t i = 0; i + 1 < pending_nets_.size(); ++i)
+            c_.add_pin(pending_nets_[i], Direction::Input, {}, inv[i]);
+        c_.add_pin(pending_nets_.back(), Direction::Output);
+        set_cover(id, pending_cover_);
+        ++names_;
+        if (pending_inputs_ == 0) ++const_nodes_;
+        fanin_edges_ += static_cast<std::int64_t>(pending_inputs_);
+    }
+
+    void set_cover(CellId id, std::string_view cover)
+    {
+        if (c_.cover_of.size() <= id) c_.cover_of.resize(static_cast<std::size_t>(id) + 1);
+        c_.cover_of[id] = {c_.cover_text.size(), static_cast<std::uint32_t>(cover.size())};
+        c_.cover_text.append(cover);
+    }
+
+    void latch(const LogicalLine& ll)
+    {
+        close_names();
+        if (ll.tokens.size() < 3) fail_at(ll.offset, "expected '.latch INPUT OUTPUT [TYPE CONTROL] [INIT]'");
+        if (ll.tokens.size() > 6) fail_at(ll.token_offsets[6], "expected at most 5 fields after .latch");
+        if (!in_top()) {
+            Statement s{Statement::Latch, {}, {}, ll.line};
+            for (std::size_t i = 1; i < ll.tokens.size(); ++i) s.tokens.emplace_back(ll.tokens[i]);
+            current_def().body.push_back(std::move(s));
+            return;
+        }
+        const NetId d = c_.net(ll.tokens[1]);
+        const NetId q = c_.net(ll.tokens[2]);
+        mark_driver(q, ll.token_offsets[2]);
+        c_.add_cell(ll.tokens[2], "LATCH", CellKind::FlipFlop);
+        c_.add_pin(d, Direction::Input, "D");
+        if (ll.tokens.size() >= 5 && ll.tokens[4] != "NIL") c_.add_pin(c_.net(ll.tokens[4]), Direction::Input, "CK");
+        c_.add_pin(q, Direction::Output, "Q");
+        ++latches_;
+    }
+
+    void instance(const LogicalLine& ll, Statement::Kind kind)
+    {
+        close_names();
+        if (ll.tokens.size() < 2) fail_at(ll.offset, "expected a model name after " + std::string(ll.tokens[0]));
+        for (std::size_t i = 2; i < ll.tokens.size(); ++i)
+            if (ll.tokens[i].find('=') == std::string_view::npos)
+                fail_at(ll.token_offsets[i], "expected FORMAL=ACTUAL");
+        Statement s{kind, {}, {}, ll.line};
+        for (std::size_t i = 1; i < ll.tokens.size(); ++i) s.tokens.emplace_back(ll.tokens[i]);
+        if (in_top()) {
+            // Actuals are nets of the top model now, whether or not the model turns out defined.
+            for (std::size_t i = 2; i < ll.tokens.size(); ++i) {
+                std::string_view t = ll.tokens[i];
+                c_.net(t.substr(t.find('=') + 1));
+            }
+            top_instances_.push_back(std::move(s));
+        } else {
+            current_def().body.push_back(std::move(s));
+        }
+        (kind == Statement::Subckt ? subckts_ : gates_) += 1;
+    }
+
+    void mark_driver(NetId n, std::size_t offset)
+    {
+        (void)offset;
+        if (driven_.size() <= n) driven_.resize(static_cast<std::size_t>(n) + 1, false);
+        driven_[n] = true;
+    }
+
+    // ---- hierarchy ---------------------------------------------------------------------------
+
+    struct Frame {
+        const Statement* inst;
+        std::string prefix;                          ///< "u1/u2/" of the instance's contents
+        std::unordered_map<std::string, NetId> bind; ///< formal -> net in the parent
+        int depth = 0;
+    };
+
+    NetId resolve(const Frame* f, const std::string& name)
+    {
+        if (!f) return c_.net(name);
+        auto it = f->bind.find(name);
+        if (it != f->bind.end()) return it->second;
+        return c_.net(f->prefix + name);
+    }
+
+    void expand_subckts()
+    {
+        std::vector<Frame> stack;
+        auto push = [&](const Statement& s, const Frame* parent) {
+            const std::string& model = s.tokens[0];
+            const std::string inst_name = (parent ? parent->prefix : std::string()) + model + "_" + std::to_string(instance_counter_++);
+            auto it = model_by_name_.find(model);
+            bool defined = it != model_by_name_.end() && s.kind == Statement::Subckt && !defs_[it->second].body.empty();
+            record_module(model, defined);
+            if (!defined) {
+                const CellId cell = c_.add_cell(inst_name, model, CellKind::Instance);
+                if (s.kind == Statement::Subckt) c_.cells[cell].flags |= kCellBlackBox;
+                for (std::size_t i = 1; i < s.tokens.size(); ++i) {
+                    const std::string& t = s.tokens[i];
+                    std::size_t eq = t.find('=');
+                    Direction dir = Direction::Unknown;
+                    if (it != model_by_name_.end()) { // a .blackbox model still declares directions
+                        const ModelDef& m = defs_[it->second];
+                        for (const auto& o : m.outputs) if (o == t.substr(0, eq)) dir = Direction::Output;
+                        for (const auto& in : m.inputs) if (in == t.substr(0, eq)) dir = Direction::Input;
+                    }
+                    c_.add_pin(resolve(parent, t.substr(eq + 1)), dir, std::string_view(t).substr(0, eq));
+                }
+                return;
+            }
+            if (parent && parent->depth >= 1000)
+                throw Error(SourceLocation{src_.name(), s.line, 1},
+                            "expected a finite hierarchy: .subckt nesting is deeper than 1000 "
+                            "(does model " + model + " instantiate itself?)");
+            Frame f;
+            f.inst = &s;
+            f.prefix = inst_name + "/";
+            f.depth = parent ? parent->depth + 1 : 0;
+            const ModelDef& m = defs_[it->second];
+            for (std::size_t i = 1; i < s.tokens.size(); ++i) {
+                const std::string& t = s.tokens[i];
+                std::size_t eq = t.find('=');
+                std::string formal = t.substr(0, eq);
+                bool known = false;
+                for (const auto& p : m.inputs) known |= p == formal;
+                for (const auto& p : m.outputs) known |= p == formal;
+                if (!known) throw Error(SourceLocation{src_.name(), s.line, 1}, "expected a port of model " + model + ", found " + formal);
+                f.bind[formal] = resolve(parent, t.substr(eq + 1));
+            }
+            stack.push_back(std::move(f));
+        };
+        for (const Statement& s : top_instances_) push(s, nullptr);
+        while (!stack.empty()) {
+            Frame f = std::move(stack.back());
+            stack.pop_back();
+            const ModelDef& m = defs_[model_by_name_.at(f.inst->tokens[0])];
+            for (const Statement& st : m.body) {
+                if (st.kind == Statement::Subckt || st.kind == Statement::Gate) { push(st, &f); continue; }
+                if (st.kind == Statement::Latch) {
+                    c_.add_cell(f.prefix + st.tokens[1], "LATCH", CellKind::FlipFlop);
+                    c_.add_pin(resolve(&f, st.tokens[0]), Direction::Input, "D");
+                    if (st.tokens.size() >= 4 && st.tokens[3] != "NIL") c_.add_pin(resolve(&f, st.tokens[3]), Direction::Input, "CK");
+                    c_.add_pin(resolve(&f, st.tokens[1]), Direction::Output, "Q");
+                    continue;
+                }
+                const std::size_t nin = st.tokens.size() - 1;
+                const bool constant = nin == 0;
+                const CellId id = c_.add_cell(f.prefix + st.tokens.back(), constant ? "CONST" : "SOP",
+                                              constant ? CellKind::Constant : CellKind::Logic);
+                for (std::size_t i = 0; i < nin; ++i) c_.add_pin(resolve(&f, st.tokens[i]), Direction::Input);
+                c_.add_pin(resolve(&f, st.tokens.back()), Direction::Output);
+                set_cover(id, st.cover);
+            }
+        }
+        if (!c_.cover_of.empty()) c_.cover_of.resize(c_.cells.size());
+    }
+
+    void warn_undriven()
+    {
+        driven_.resize(c_.net_count(), false);
+        std::int64_t undriven = 0;
+        for (NetId n = 0; n < c_.net_count(); ++n) {
+            if (driven_[n]) continue;
+            ++undriven;
+            c_.diagnostics.warn({src_.name()}, "signal " + std::string(c_.net_name(n)) +
+                                                   " is never driven in model " + c_.top);
+        }
+        if (undriven) c_.counts.extra["undriven_nets"] = undriven;
+    }
+
+    void record_module(const std::string& name, bool defined)
+    {
+        for (ModuleInfo& m : c_.modules)
+            if (m.name == name) { ++m.instances; return; }
+        c_.modules.push_back({name, defined, 1});
+    }
+
+    void finish_counts()
+    {
+        c_.counts.inputs = inputs_;
+        c_.counts.outputs = outputs_;
+        c_.counts.flip_flops = latches_;
+        c_.counts.cells = names_ + subckts_ + gates_;
+        c_.counts.extra["const_nodes"] = const_nodes_;
+        c_.counts.extra["cover_lines"] = cover_lines_;
+        c_.counts.extra["names"] = names_;
+        c_.counts.extra["fanin_edges"] = fanin_edges_;
+        if (subckts_) c_.counts.extra["subckt"] = subckts_;
+        if (gates_) c_.counts.extra["gate"] = gates_;
+        // Nets: every distinct name on .inputs/.outputs/.names/.latch lines and .subckt actuals
+        // of the top model, which is what the top model interned before flattening.
+        c_.counts.nets = static_cast<std::int64_t>(top_net_count_ ? top_net_count_ : c_.net_count());
+    }
+
+    const SourceText& src_;
+    std::string_view text_;
+    std::size_t pos_ = 0;
+    int line_ = 0;
+    Circuit c_;
+
+    int model_index_ = 0;
+    bool in_model_ = false, saw_end_ = false, skipping_exdc_ = false;
+    std::vector<ModelDef> defs_;
+    std::unordered_map<std::string, std::size_t> model_by_name_;
+    std::vector<Statement> top_instances_;
+    std::unordered_map<std::string, int> skipped_warned_;
+    std::size_t instance_counter_ = 0;
+    std::size_t top_net_count_ = 0;
+
+    bool pending_names_ = false;
+    std::size_t pending_inputs_ = 0;
+    int pending_line_ = 0;
+    std::size_t pending_offset_ = 0;
+    int pending_output_value_ = -1;
+    std::string pending_cover_;
+    std::vector<NetId> pending_nets_;
+    std::string_view pending_name_;
+
+    std::vector<bool> driven_;
+    LogicalLine cube_;                    // reused: no allocation per .names
+    std::vector<std::string_view> cubes_; // reused by classify
+    std::vector<bool> inverted_;
+    std::int64_t inputs_ = 0, outputs_ = 0, latches_ = 0, names_ = 0, subckts_ = 0, gates_ = 0;
+    std::int64_t const_nodes_ = 0, cover_lines_ = 0, fanin_edges_ = 0;
+};
+
+} // namespace
+
+Circuit read_blif(const SourceText& src)
+{
+    return BlifParser(src).parse();
+}
+
+} // namespace gsr::netlist

@@ -1,0 +1,54 @@
+#include "netlist/circuit.hpp"
+
+namespace gsr::netlist {
+
+CellId Circuit::add_cell(std::string_view name, std::string_view type, CellKind kind, bool index_name)
+{
+    Cell c;
+    if (!name.empty()) c.name = index_name ? names.intern(name) : names.add_unindexed(name);
+    c.type = names.intern(type);
+    c.first_pin = static_cast<std::uint32_t>(pins.size());
+    c.kind = kind;
+    cells.push_back(c);
+    return static_cast<CellId>(cells.size() - 1);
+}
+
+void Circuit::add_pin(NetId net, Direction dir, std::string_view pin_name, bool inverted)
+{
+    Pin p;
+    p.net = net;
+    p.dir = dir;
+    p.inverted = inverted;
+    if (!pin_name.empty()) p.name = names.intern(pin_name);
+    pins.push_back(p);
+    ++cells.back().pin_count;
+}
+
+void Circuit::add_port(std::string_view name, NetId net, Direction dir, bool inverted)
+{
+    ports.push_back({names.intern(name), net, dir, inverted});
+}
+
+void Circuit::finalize_counts()
+{
+    std::int64_t in = 0, out = 0;
+    for (const Port& p : ports) {
+        if (p.dir == Direction::Input) ++in;
+        else if (p.dir == Direction::Output) ++out;
+        else if (p.dir == Direction::InOut) { ++in; ++out; }
+    }
+    std::int64_t ff = 0, logic = 0;
+    for (const Cell& c : cells) {
+        bool seq = c.kind == CellKind::FlipFlop || (c.flags & kCellSequential);
+        if (seq) ++ff;
+        if (c.kind != CellKind::FlipFlop) ++logic;
+    }
+    if (!counts.inputs) counts.inputs = in;
+    if (!counts.outputs) counts.outputs = out;
+    if (!counts.ports) counts.ports = static_cast<std::int64_t>(ports.size());
+    if (!counts.flip_flops) counts.flip_flops = ff;
+    if (!counts.cells) counts.cells = logic;
+    if (!counts.nets) counts.nets = static_cast<std::int64_t>(net_count());
+}
+
+} // namespace gsr::netlist

@@ -1,0 +1,133 @@
+#pragma once
+// The one circuit model every netlist format is read into: a flattened top module of cells with
+// typed pins, nets and ports. Names are interned; ids are dense 32-bit indices.
+#include "util/diagnostics.hpp"
+#include "util/name_pool.hpp"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gsr::netlist {
+
+using NetId = std::uint32_t;
+using CellId = std::uint32_t;
+inline constexpr NetId kNoNet = 0xffffffffu;
+
+enum class Direction : std::uint8_t { Input, Output, InOut, Unknown };
+
+enum class CellKind : std::uint8_t {
+    Logic,    ///< combinational gate: bench gate, BLIF .names, Verilog primitive or assign, AIG AND
+    Constant, ///< a driver of a constant: BLIF .names with no inputs, assign-style `x = 1'b1`
+    FlipFlop, ///< a storage element of the netlist itself: bench DFF, .latch, AIGER latch, ISCAS dff
+    Instance, ///< an instance of a library cell or of an undefined module (black box)
+};
+
+/// Flags on a cell.
+enum CellFlag : std::uint8_t {
+    kCellSequential = 1, ///< an Instance that stores state (Liberty ff/latch group, or its name)
+    kCellBlackBox = 2,   ///< an instance of a module that no input defines
+};
+
+/// A cell's connection to a net. `name` is the pin name (kNoName for positional pins of gates).
+struct Pin {
+    NetId net = kNoNet; ///< kNoNet: unconnected
+    NameId name = kNoName;
+    Direction dir = Direction::Unknown;
+    bool inverted = false; ///< the cell sees the complement of the net (AIGER edge attribute)
+};
+
+struct Cell {
+    NameId name = kNoName; ///< instance name (hierarchical, '/'-separated, after flattening)
+    NameId type = kNoName; ///< gate or cell type: "NAND", "AND", "NAND2_X1", "$names", ...
+    std::uint32_t first_pin = 0;
+    std::uint32_t pin_count = 0;
+    CellKind kind = CellKind::Logic;
+    std::uint8_t flags = 0;
+};
+
+struct Port {
+    NameId name = kNoName; ///< bit name: "a", "data[3]"
+    NetId net = kNoNet;
+    Direction dir = Direction::Input;
+    bool inverted = false; ///< an output port that carries the complement of its net (AIGER)
+};
+
+/// A module seen in the input: defined (and flattened into the top) or a black box.
+struct ModuleInfo {
+    std::string name;
+    bool defined = false;
+    std::uint64_t instances = 0;
+};
+
+/// DEF placement of a cell, in database units.
+struct Placement {
+    std::int64_t x = 0;
+    std::int64_t y = 0;
+    std::string orient;
+    bool placed = false; ///< PLACED or FIXED; false: UNPLACED or absent
+};
+
+/// Counts by the definitions of the data MANIFEST ("How the counts were measured"). A parser
+/// sets what its format defines; the rest is derived from the model by `finalize_counts`.
+struct CircuitCounts {
+    std::optional<std::int64_t> inputs, outputs, ports, flip_flops, cells, nets;
+    /// Format-specific figures, e.g. "fanin_edges", "const_nodes", "pin_connections".
+    std::map<std::string, std::int64_t> extra;
+};
+
+class Circuit {
+public:
+    std::string source; ///< file it was read from
+    std::string format; ///< "bench", "blif", "aiger", "verilog", "def", "spice"
+    std::string top;    ///< top module / model / design name
+
+    NamePool names;     ///< cell, type, pin and port names
+    NamePool net_names; ///< net id == its id in this pool
+    std::vector<Cell> cells;
+    std::vector<Pin> pins;
+    std::vector<Port> ports;
+    std::vector<ModuleInfo> modules;
+    std::vector<Placement> placement; ///< empty, or one per cell (DEF)
+    std::optional<std::array<std::int64_t, 4>> die_area; ///< DEF DIEAREA x0 y0 x1 y1
+    CircuitCounts counts;
+    Diagnostics diagnostics;
+
+    /// Sum-of-products covers of BLIF .names cells, as in the file: cubes separated by '\n',
+    /// each "<input columns> <output value>". `cover_of` is empty, or one entry per cell
+    /// (length 0: the cell has no cover).
+    struct CoverRef {
+        std::uint64_t offset = 0;
+        std::uint32_t length = 0;
+    };
+    std::string cover_text;
+    std::vector<CoverRef> cover_of;
+    std::string_view cover(CellId c) const
+    {
+        if (c >= cover_of.size()) return {};
+        return std::string_view(cover_text).substr(cover_of[c].offset, cover_of[c].length);
+    }
+
+    NetId net(std::string_view name) { return net_names.intern(name); }
+    std::size_t net_count() const { return net_names.size(); }
+    std::string_view net_name(NetId n) const { return net_names.view(n); }
+
+    /// Starts a cell; add its pins with add_pin right after.
+    CellId add_cell(std::string_view name, std::string_view type, CellKind kind, bool index_name = false);
+    void add_pin(NetId net, Direction dir, std::string_view pin_name = {}, bool inverted = false);
+    void add_port(std::string_view name, NetId net, Direction dir, bool inverted = false);
+
+    const Pin* pins_of(const Cell& c) const { return pins.data() + c.first_pin; }
+    std::string_view cell_name(const Cell& c) const { return c.name == kNoName ? std::string_view{} : names.view(c.name); }
+    std::string_view cell_type(const Cell& c) const { return names.view(c.type); }
+    std::string_view pin_name(const Pin& p) const { return p.name == kNoName ? std::string_view{} : names.view(p.name); }
+
+    /// Fills the counts a parser left unset, from the model.
+    void finalize_counts();
+};
+
+} // namespace gsr::netlist

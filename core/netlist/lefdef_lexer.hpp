@@ -1,0 +1,98 @@
+#pragma once
+// The token stream shared by the LEF and DEF readers. Both formats are whitespace-separated
+// words, "quoted strings" and '#' comments; statements end at a ';' that stands alone. Tokens
+// are views into the source text, so lexing allocates nothing.
+#include "util/source_text.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace gsr::netlist {
+
+struct LefDefToken {
+    std::string_view text;  ///< without the quotes of a quoted string; empty at the end
+    std::size_t offset = 0; ///< of the first byte (the opening quote of a string)
+    bool quoted = false;
+    bool end = false; ///< the end of the file
+
+    /// An unquoted word equal to `kw` (keywords are never quoted).
+    bool is(std::string_view kw) const { return !quoted && !end && text == kw; }
+    std::size_t end_offset() const { return offset + text.size() + (quoted ? 2 : 0); }
+};
+
+/// Maps offsets to line and column quickly when they are asked for in increasing order, as
+/// warnings are; SourceText::location rescans from the start each time.
+class OffsetLocator {
+public:
+    explicit OffsetLocator(const SourceText& src) : src_(src) {}
+    SourceLocation locate(std::size_t offset);
+
+private:
+    const SourceText& src_;
+    std::size_t offset_ = 0;
+    std::size_t line_start_ = 0;
+    int line_ = 1;
+};
+
+class LefDefLexer {
+public:
+    /// `format` ("LEF", "DEF") is used in messages. Fails on binary data and HTML pages.
+    LefDefLexer(const SourceText& src, std::string_view format);
+
+    LefDefToken next();
+    const LefDefToken& peek();
+    /// End offset of the token returned last: where a missing ';' belongs.
+    std::size_t last_end() const { return last_end_; }
+
+    [[noreturn]] void fail(std::size_t offset, const std::string& message) const
+    {
+        src_.fail(offset, message);
+    }
+    /// Fails at `t`, saying what was expected and what was found instead.
+    [[noreturn]] void fail_expected(const LefDefToken& t, const std::string& expected) const;
+    void warn(Diagnostics& d, std::size_t offset, std::string message);
+    int line_of(std::size_t offset) { return locator_.locate(offset).line; }
+
+    /// The next token, which must be a word or string: `what` names it in the error.
+    LefDefToken expect_word(const std::string& what);
+    /// The next token, which must be the keyword `kw`.
+    LefDefToken expect_keyword(std::string_view kw, const std::string& context);
+    std::int64_t expect_int(const std::string& what);
+    double expect_number(const std::string& what);
+
+    /// Consumes the rest of a statement up to and including its ';'. An END keyword before the
+    /// ';' means the ';' was forgotten: that fails at the end of the statement's last token.
+    /// `what` names the statement ("the ROW statement"); `start` is its first byte.
+    void skip_statement(const std::string& what, std::size_t start);
+    /// Like skip_statement, for a '-' entry of a DEF section or LEF list: a '-' or END before
+    /// the ';' fails the same way.
+    void skip_entry(const std::string& what, std::size_t start);
+    /// Consumes tokens up to and including END `name` (an unnamed block passes its keyword).
+    /// Meeting the keyword `stop` first (one that cannot be inside the block) fails there.
+    void skip_block(std::string_view name, const std::string& what, std::size_t start,
+                    std::string_view stop = {});
+
+    static std::string quote(const LefDefToken& t);
+    const SourceText& source() const { return src_; }
+
+private:
+    LefDefToken scan();
+    void skip_to_semicolon(const std::string& what, std::size_t start, bool entry);
+
+    const SourceText& src_;
+    std::string_view text_;
+    std::string format_;
+    std::size_t pos_ = 0;
+    std::size_t last_end_ = 0;
+    LefDefToken peeked_;
+    bool has_peeked_ = false;
+    OffsetLocator locator_;
+};
+
+/// Fails at the first byte that cannot be in a text file, or at a leading HTML/XML tag: input
+/// that is not `format` at all, said so instead of a puzzling syntax error further on.
+void check_text_input(const SourceText& src, std::string_view format);
+
+} // namespace gsr::netlist

@@ -1,0 +1,622 @@
+// Liberty: a tree of groups `name (args) { ... }` holding simple attributes `name : value ;` and
+// complex attributes `name (args) ;`. The tree is walked with an explicit stack (groups nest
+// deeply in timing tables); only cells, their pins, bus/bundle members, ff/latch groups and
+// area are kept. Tokens are views into the text: no strings are built for the tables.
+#include "netlist/lefdef_lexer.hpp"
+#include "netlist/readers.hpp"
+
+#include <charconv>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace gsr::netlist {
+
+namespace {
+
+enum class Tok : std::uint8_t {
+    Word,
+    String,
+    LParen,
+    RParen,
+    LBrace,
+    RBrace,
+    Colon,
+    Semi,
+    Comma,
+    End
+};
+
+struct Token {
+    Tok kind = Tok::End;
+    std::string_view text;    ///< a word, or a string without its quotes
+    std::size_t offset = 0;   ///< first byte (the opening quote of a string)
+    bool line_before = false; ///< a line break separates it from the token before
+};
+
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+class LibertyLexer {
+public:
+    explicit LibertyLexer(const SourceText& src) : src_(src), text_(src.text()) {}
+
+    Token next()
+    {
+        if (has_peeked_) {
+            has_peeked_ = false;
+            return peeked_;
+        }
+        return scan();
+    }
+    const Token& peek()
+    {
+        if (!has_peeked_) {
+            peeked_ = scan();
+            has_peeked_ = true;
+        }
+        return peeked_;
+    }
+
+private:
+    Token scan()
+    {
+        const char* const begin = text_.data();
+        const char* const end = begin + text_.size();
+        const char* p = begin + pos_;
+        bool line = false;
+        for (;;) {
+            while (p < end && is_blank(*p)) ++p;
+            if (p >= end) break;
+            if (*p == '\n') {
+                line = true;
+                ++p;
+            } else if (*p == '\\' && continuation(p, end)) {
+                // `\` at the end of a line joins the lines: not a line break.
+            } else if (*p == '/' && p + 1 < end && p[1] == '*') {
+                const char* q = p + 2;
+                for (;;) {
+                    const void* star = std::memchr(q, '*', static_cast<std::size_t>(end - q));
+                    if (!star || static_cast<const char*>(star) + 1 >= end)
+                        src_.fail(
+                            static_cast<std::size_t>(p - begin),
+                            "unterminated comment: expected '*/' before the end of the file");
+                    q = static_cast<const char*>(star) + 1;
+                    if (*q == '/') break;
+                }
+                if (std::memchr(p, '\n', static_cast<std::size_t>(q - p))) line = true;
+                p = q + 1;
+            } else if (*p == '/' && p + 1 < end && p[1] == '/') {
+                const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+                p = nl ? static_cast<const char*>(nl) : end;
+            } else {
+                break;
+            }
+        }
+        Token t;
+        t.offset = static_cast<std::size_t>(p - begin);
+        t.line_before = line;
+        if (p >= end) {
+            pos_ = text_.size();
+            return t;
+        }
+        const char c = *p;
+        Tok single = Tok::End;
+        switch (c) {
+        case '(': single = Tok::LParen; break;
+        case ')': single = Tok::RParen; break;
+        case '{': single = Tok::LBrace; break;
+        case '}': single = Tok::RBrace; break;
+        case ':': single = Tok::Colon; break;
+        case ';': single = Tok::Semi; break;
+        case ',': single = Tok::Comma; break;
+        default: break;
+        }
+        if (single != Tok::End) {
+            t.kind = single;
+            t.text = std::string_view(p, 1);
+            pos_ = t.offset + 1;
+            return t;
+        }
+        if (c == '"') {
+            const char* q = p + 1;
+            while (q < end && *q != '"') q += (*q == '\\' && q + 1 < end) ? 2 : 1;
+            if (q >= end)
+                src_.fail(
+                    t.offset,
+                    "unterminated string: expected a closing '\"' before the end of the file");
+            t.kind = Tok::String;
+            t.text = std::string_view(p + 1, static_cast<std::size_t>(q - p - 1));
+            pos_ = static_cast<std::size_t>(q + 1 - begin);
+            return t;
+        }
+        // A word: names, numbers, unquoted expressions. ':' belongs to it inside brackets,
+        // as in the bus range A[0:3].
+        const char* q = p;
+        int bracket = 0;
+        while (q < end) {
+            const char d = *q;
+            if (is_blank(d) || d == '\n' || d == '(' || d == ')' || d == '{' || d == '}' ||
+                d == ';' || d == ',' || d == '"')
+                break;
+            if (d == ':' && bracket == 0) break;
+            if (d == '/' && q + 1 < end && (q[1] == '*' || q[1] == '/')) break;
+            if (d == '\\' && continuation_ahead(q, end)) break;
+            if (d == '[')
+                ++bracket;
+            else if (d == ']' && bracket > 0)
+                --bracket;
+            const unsigned char u = static_cast<unsigned char>(d);
+            if (u < 0x20 || u == 0x7f) {
+                static const char digits[] = "0123456789abcdef";
+                src_.fail(static_cast<std::size_t>(q - begin),
+                          std::string("unexpected byte 0x") + digits[u >> 4] + digits[u & 15] +
+                              ": expected Liberty text");
+            }
+            ++q;
+        }
+        t.kind = Tok::Word;
+        t.text = std::string_view(p, static_cast<std::size_t>(q - p));
+        pos_ = static_cast<std::size_t>(q - begin);
+        return t;
+    }
+
+    /// True (and steps over it) when p starts `\` + blanks + newline.
+    static bool continuation(const char*& p, const char* end)
+    {
+        const char* q = p + 1;
+        while (q < end && is_blank(*q)) ++q;
+        if (q < end && *q != '\n') return false;
+        p = q < end ? q + 1 : q;
+        return true;
+    }
+    static bool continuation_ahead(const char* p, const char* end)
+    {
+        const char* q = p;
+        return continuation(q, end);
+    }
+
+    const SourceText& src_;
+    std::string_view text_;
+    std::size_t pos_ = 0;
+    Token peeked_;
+    bool has_peeked_ = false;
+};
+
+enum class Group : std::uint8_t { Library, Cell, Pin, Bus, Bundle, Type, Other };
+
+struct Frame {
+    Group kind = Group::Other;
+    std::string_view name; ///< the group keyword: cell, pin, timing ...
+    std::string_view arg;  ///< its first argument
+    std::size_t offset = 0;
+    std::vector<std::uint32_t> pins; ///< Pin: the cell pins it declares
+    std::uint32_t first_member = 0;  ///< Bus, Bundle: cell pins added inside it start here
+    Direction dir = Direction::Unknown;
+    std::string_view function;
+    bool has_function = false;
+    std::string_view bus_type;
+    std::vector<std::string_view> members;             ///< Bundle
+    long long bit_from = 0, bit_to = 0, bit_width = 0; ///< Type
+    bool has_from = false, has_to = false;
+};
+
+struct BusType {
+    long long from = 0, to = 0;
+};
+
+class LibertyParser {
+public:
+    explicit LibertyParser(const SourceText& src) : src_(src), lex_(src), locator_(src) {}
+
+    Library parse()
+    {
+        check_text_input(src_, "Liberty");
+        lib_.source = src_.name();
+        lib_.format = "liberty";
+        for (;;) {
+            const Token t = lex_.next();
+            if (t.kind == Tok::End) break;
+            if (t.kind == Tok::RBrace) {
+                if (stack_.empty()) src_.fail(t.offset, "unexpected '}': no group is open");
+                close_group();
+                if (lex_.peek().kind == Tok::Semi) lex_.next(); // `};` is common and harmless
+                continue;
+            }
+            if (t.kind == Tok::Semi && !stack_.empty()) continue; // a stray ';'
+            if (t.kind != Tok::Word) {
+                if (stack_.empty()) fail_expected(t, "'library (NAME) {' at the top level");
+                fail_expected(t, "an attribute or group name");
+            }
+            statement(t);
+        }
+        if (!stack_.empty()) {
+            const Frame& f = stack_.back();
+            src_.fail(src_.size(), "unexpected end of file: expected '}' to close the group '" +
+                                       std::string(f.name) + " (" + std::string(f.arg) +
+                                       ")' opened on line " +
+                                       std::to_string(src_.location(f.offset).line));
+        }
+        if (!seen_library_)
+            src_.fail(src_.size(),
+                      "unexpected end of file: expected a 'library (NAME) { ... }' group");
+        lib_.counts.cells = cells_;
+        lib_.counts.flip_flops = ff_groups_ + latch_groups_;
+        lib_.counts.extra["pin_groups"] = pin_groups_;
+        lib_.counts.extra["ff_groups"] = ff_groups_;
+        lib_.counts.extra["latch_groups"] = latch_groups_;
+        lib_.index();
+        return std::move(lib_);
+    }
+
+private:
+    static std::string show(const Token& t)
+    {
+        if (t.kind == Tok::End) return "the end of the file";
+        std::string_view s = t.text;
+        const bool cut = s.size() > 40;
+        if (cut) s = s.substr(0, 40);
+        const char q = t.kind == Tok::String ? '"' : '\'';
+        std::string out(1, q);
+        out.append(s);
+        if (cut) out += "...";
+        out += q;
+        return out;
+    }
+
+    [[noreturn]] void fail_expected(const Token& t, const std::string& what) const
+    {
+        src_.fail(t.offset, "expected " + what + ", found " + show(t));
+    }
+
+    void warn(std::size_t offset, std::string message)
+    {
+        if (warned_++ < 100) lib_.diagnostics.warn(locator_.locate(offset), std::move(message));
+    }
+
+    void statement(const Token& name)
+    {
+        const Token t = lex_.next();
+        if (t.kind == Tok::Colon) return simple_attribute(name);
+        if (t.kind == Tok::LParen) return parenthesized(name, t);
+        fail_expected(t, "':' or '(' after '" + std::string(name.text) + "'");
+    }
+
+    void simple_attribute(const Token& name)
+    {
+        if (stack_.empty()) fail_expected(name, "'library (NAME) {' at the top level");
+        const Token first = lex_.next();
+        if (first.kind != Tok::Word && first.kind != Tok::String)
+            fail_expected(first, "a value after '" + std::string(name.text) + " :'");
+        auto end_of = [](const Token& t) {
+            return t.offset + t.text.size() + (t.kind == Tok::String ? 2 : 0);
+        };
+        std::string_view value = first.text;
+        // Unquoted expressions (`0.5 * VDD`) run to the end of the line.
+        Token second;
+        std::size_t last_end = end_of(first);
+        while ((lex_.peek().kind == Tok::Word || lex_.peek().kind == Tok::String) &&
+               !lex_.peek().line_before) {
+            const Token more = lex_.next();
+            if (second.kind == Tok::End) second = more;
+            last_end = end_of(more);
+            value = src_.text().substr(first.offset, last_end - first.offset);
+        }
+        const Token& end = lex_.peek();
+        if (end.kind == Tok::Semi) {
+            lex_.next();
+        } else if (!(end.line_before || end.kind == Tok::RBrace || end.kind == Tok::End)) {
+            // The ';' is optional at the end of a line, as most readers accept. When several
+            // words were taken for one value, the ';' most likely belonged after the first.
+            const std::string what =
+                "expected ';' after the value of '" + std::string(name.text) + "', found ";
+            if (second.kind != Tok::End) src_.fail(end_of(first), what + show(second));
+            src_.fail(last_end, what + show(end));
+        }
+        on_simple(name, value, first.offset);
+    }
+
+    void parenthesized(const Token& name, const Token& open)
+    {
+        args_.clear();
+        int depth = 0;
+        bool want_arg = true;
+        for (;;) {
+            const Token t = lex_.next();
+            switch (t.kind) {
+            case Tok::Word:
+            case Tok::String:
+                if (depth == 0) {
+                    if (!want_arg)
+                        fail_expected(t, "',' or ')' between the arguments of '" +
+                                             std::string(name.text) + "'");
+                    args_.push_back(t.text);
+                    want_arg = false;
+                }
+                continue;
+            case Tok::Comma:
+                if (depth == 0) want_arg = true;
+                continue;
+            case Tok::LParen: ++depth; continue;
+            case Tok::RParen:
+                if (depth-- > 0) continue;
+                break;
+            case Tok::End:
+                src_.fail(t.offset,
+                          "unexpected end of file: expected ')' to close the arguments of '" +
+                              std::string(name.text) + "' opened on line " +
+                              std::to_string(src_.location(open.offset).line));
+            default:
+                fail_expected(t, "')' to close the arguments of '" + std::string(name.text) + "'");
+            }
+            break;
+        }
+        const Token& after = lex_.peek();
+        if (after.kind == Tok::LBrace) {
+            lex_.next();
+            open_group(name);
+            return;
+        }
+        if (stack_.empty()) fail_expected(after, "'{' after 'library (...)'");
+        if (after.kind == Tok::Semi)
+            lex_.next();
+        else if (!(after.line_before || after.kind == Tok::RBrace || after.kind == Tok::End))
+            fail_expected(after, "';' or '{' after '" + std::string(name.text) + " (...)'");
+        on_complex(name);
+    }
+
+    LibraryCell* cell()
+    {
+        return current_cell_ < lib_.cells.size() ? &lib_.cells[current_cell_] : nullptr;
+    }
+
+    /// The cell pin named `name`, added when new.
+    std::uint32_t cell_pin(std::string_view name)
+    {
+        LibraryCell& c = lib_.cells[current_cell_];
+        for (std::uint32_t i = 0; i < c.pins.size(); ++i)
+            if (c.pins[i].name == name) return i;
+        LibraryPin p;
+        p.name = std::string(name);
+        c.pins.push_back(std::move(p));
+        return static_cast<std::uint32_t>(c.pins.size() - 1);
+    }
+
+    /// `A[0:3]` names four pins A[0]..A[3]; anything else names one.
+    template <class Fn>
+    void expand_range(std::string_view name, Fn&& add)
+    {
+        const std::size_t lb = name.find('[');
+        const std::size_t colon = name.find(':', lb == std::string_view::npos ? 0 : lb);
+        if (lb != std::string_view::npos && colon != std::string_view::npos &&
+            name.back() == ']') {
+            long long a = 0, b = 0;
+            const char* s = name.data();
+            auto ra = std::from_chars(s + lb + 1, s + colon, a);
+            auto rb = std::from_chars(s + colon + 1, s + name.size() - 1, b);
+            if (ra.ec == std::errc() && ra.ptr == s + colon && rb.ec == std::errc() &&
+                rb.ptr == s + name.size() - 1 && (a - b < 65536 && b - a < 65536)) {
+                const std::string base(name.substr(0, lb));
+                const long long step = a <= b ? 1 : -1;
+                for (long long i = a;; i += step) {
+                    add(base + "[" + std::to_string(i) + "]");
+                    if (i == b) break;
+                }
+                return;
+            }
+        }
+        add(std::string(name));
+    }
+
+    void open_group(const Token& name)
+    {
+        Frame f;
+        f.name = name.text;
+        f.arg = args_.empty() ? std::string_view{} : args_.front();
+        f.offset = name.offset;
+        const std::string_view kw = name.text;
+        const Group parent = stack_.empty() ? Group::Other : stack_.back().kind;
+        const bool in_cell = cell() != nullptr;
+        if (stack_.empty()) {
+            if (kw != "library") fail_expected(name, "'library (NAME) {' at the top level");
+            f.kind = Group::Library;
+            seen_library_ = true;
+            if (lib_.name.empty()) lib_.name = std::string(f.arg);
+        } else if (kw == "cell" && parent == Group::Library) {
+            if (args_.empty()) src_.fail(name.offset, "expected a cell name in 'cell (NAME)'");
+            f.kind = Group::Cell;
+            ++cells_;
+            if (seen_cells_.count(std::string(f.arg)))
+                warn(name.offset,
+                     "cell " + std::string(f.arg) + " is defined twice; the first is kept");
+            seen_cells_.emplace(std::string(f.arg), lib_.cells.size());
+            LibraryCell c;
+            c.name = std::string(f.arg);
+            lib_.cells.push_back(std::move(c));
+            current_cell_ = lib_.cells.size() - 1;
+        } else if (kw == "pin") {
+            ++pin_groups_;
+            if (in_cell &&
+                (parent == Group::Cell || parent == Group::Bus || parent == Group::Bundle)) {
+                if (args_.empty()) src_.fail(name.offset, "expected a pin name in 'pin (NAME)'");
+                f.kind = Group::Pin;
+                for (std::string_view a : args_)
+                    expand_range(a, [&](const std::string& n) { f.pins.push_back(cell_pin(n)); });
+            }
+        } else if ((kw == "bus" || kw == "bundle") && in_cell && parent == Group::Cell) {
+            if (args_.empty())
+                src_.fail(name.offset, "expected a name in '" + std::string(kw) + " (NAME)'");
+            f.kind = kw == "bus" ? Group::Bus : Group::Bundle;
+            f.first_member = static_cast<std::uint32_t>(lib_.cells[current_cell_].pins.size());
+        } else if (kw == "ff" || kw == "latch" || kw == "ff_bank" || kw == "latch_bank") {
+            const bool ff = kw[0] == 'f';
+            if (kw == "ff")
+                ++ff_groups_;
+            else if (kw == "latch")
+                ++latch_groups_;
+            if (in_cell)
+                (ff ? lib_.cells[current_cell_].is_ff : lib_.cells[current_cell_].is_latch) = true;
+        } else if (kw == "type") {
+            f.kind = Group::Type;
+        }
+        stack_.push_back(std::move(f));
+    }
+
+    void close_group()
+    {
+        Frame f = std::move(stack_.back());
+        stack_.pop_back();
+        switch (f.kind) {
+        case Group::Cell: current_cell_ = static_cast<std::size_t>(-1); break;
+        case Group::Bus: close_bus(f); break;
+        case Group::Bundle: close_bundle(f); break;
+        case Group::Type:
+            if (!f.arg.empty()) {
+                BusType bt;
+                if (f.has_from && f.has_to) {
+                    bt.from = f.bit_from;
+                    bt.to = f.bit_to;
+                } else if (f.bit_width > 0) {
+                    bt.from = 0;
+                    bt.to = f.bit_width - 1;
+                }
+                types_[std::string(f.arg)] = bt;
+            }
+            break;
+        default: break;
+        }
+    }
+
+    /// Member pins without a direction of their own take the bus's.
+    void inherit(const Frame& f)
+    {
+        LibraryCell& c = lib_.cells[current_cell_];
+        for (std::size_t i = f.first_member; i < c.pins.size(); ++i) {
+            if (c.pins[i].dir == Direction::Unknown) c.pins[i].dir = f.dir;
+            if (c.pins[i].function.empty() && f.has_function)
+                c.pins[i].function = std::string(f.function);
+        }
+    }
+
+    void close_bus(const Frame& f)
+    {
+        auto it = types_.find(std::string(f.bus_type));
+        if (it == types_.end()) {
+            if (f.bus_type.empty())
+                warn(f.offset, "bus " + std::string(f.arg) + " has no bus_type");
+            else
+                warn(f.offset, "bus " + std::string(f.arg) + " has bus_type " +
+                                   std::string(f.bus_type) + ", which no type group defines");
+            if (lib_.cells[current_cell_].pins.size() == f.first_member) cell_pin(f.arg);
+        } else {
+            const long long a = it->second.from, b = it->second.to;
+            if (a - b < 65536 && b - a < 65536) {
+                const long long step = a <= b ? 1 : -1;
+                for (long long i = a;; i += step) {
+                    cell_pin(std::string(f.arg) + "[" + std::to_string(i) + "]");
+                    if (i == b) break;
+                }
+            }
+        }
+        inherit(f);
+    }
+
+    void close_bundle(const Frame& f)
+    {
+        for (std::string_view m : f.members) cell_pin(m);
+        if (lib_.cells[current_cell_].pins.size() == f.first_member) cell_pin(f.arg);
+        inherit(f);
+    }
+
+    Direction parse_direction(std::string_view v, std::size_t offset)
+    {
+        if (v == "input") return Direction::Input;
+        if (v == "output") return Direction::Output;
+        if (v == "inout") return Direction::InOut;
+        // `internal` pins never meet a net; the model has no direction for them.
+        if (v != "internal") warn(offset, "unknown pin direction '" + std::string(v) + "'");
+        return Direction::Unknown;
+    }
+
+    static bool to_number(std::string_view v, double& out)
+    {
+        auto r = std::from_chars(v.data(), v.data() + v.size(), out);
+        return r.ec == std::errc() && r.ptr == v.data() + v.size();
+    }
+
+    void on_simple(const Token& name, std::string_view value, std::size_t offset)
+    {
+        Frame& f = stack_.back();
+        const std::string_view a = name.text;
+        switch (f.kind) {
+        case Group::Pin:
+            if (a == "direction") {
+                const Direction d = parse_direction(value, offset);
+                for (std::uint32_t i : f.pins) lib_.cells[current_cell_].pins[i].dir = d;
+            } else if (a == "function") {
+                for (std::uint32_t i : f.pins)
+                    lib_.cells[current_cell_].pins[i].function = std::string(value);
+            }
+            break;
+        case Group::Bus:
+        case Group::Bundle:
+            if (a == "direction")
+                f.dir = parse_direction(value, offset);
+            else if (a == "function") {
+                f.function = value;
+                f.has_function = true;
+            } else if (a == "bus_type")
+                f.bus_type = value;
+            break;
+        case Group::Cell:
+            if (a == "area") {
+                double v = 0;
+                if (!to_number(value, v))
+                    warn(offset, "area of cell " + std::string(f.arg) + " is not a number");
+                lib_.cells[current_cell_].area = v;
+            }
+            break;
+        case Group::Type: {
+            double v = 0;
+            const bool num = to_number(value, v);
+            if (a == "bit_width" && num)
+                f.bit_width = static_cast<long long>(v);
+            else if (a == "bit_from" && num) {
+                f.bit_from = static_cast<long long>(v);
+                f.has_from = true;
+            } else if (a == "bit_to" && num) {
+                f.bit_to = static_cast<long long>(v);
+                f.has_to = true;
+            }
+            break;
+        }
+        default: break;
+        }
+    }
+
+    void on_complex(const Token& name)
+    {
+        Frame& f = stack_.back();
+        if (f.kind == Group::Bundle && name.text == "members")
+            f.members.insert(f.members.end(), args_.begin(), args_.end());
+    }
+
+    const SourceText& src_;
+    LibertyLexer lex_;
+    OffsetLocator locator_;
+    Library lib_;
+    std::vector<Frame> stack_;
+    std::vector<std::string_view> args_;
+    std::unordered_map<std::string, BusType> types_;
+    std::unordered_map<std::string, std::size_t> seen_cells_;
+    std::size_t current_cell_ = static_cast<std::size_t>(-1);
+    bool seen_library_ = false;
+    std::int64_t cells_ = 0, pin_groups_ = 0, ff_groups_ = 0, latch_groups_ = 0;
+    int warned_ = 0;
+};
+
+} // namespace
+
+Library read_liberty(const SourceText& src) { return LibertyParser(src).parse(); }
+
+} // namespace gsr::netlist

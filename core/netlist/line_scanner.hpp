@@ -1,0 +1,53 @@
+#pragma once
+// Shared scanning helpers for the line-oriented formats (bench, BLIF): position tracking that
+// is free until a message needs a line and column.
+#include "util/source_text.hpp"
+
+#include <cstddef>
+#include <string_view>
+
+namespace gsr::netlist {
+
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+/// Walks a text line by line, tracking the line number.
+class LineScanner {
+public:
+    explicit LineScanner(const SourceText& src) : src_(src), text_(src.text()) {}
+
+    /// Next physical line without its '\n'. False at the end.
+    bool next(std::string_view& line)
+    {
+        if (pos_ >= text_.size()) return false;
+        std::size_t end = text_.find('\n', pos_);
+        if (end == std::string_view::npos) end = text_.size();
+        line_start_ = pos_;
+        line = text_.substr(pos_, end - pos_);
+        pos_ = end + 1;
+        ++line_;
+        return true;
+    }
+    int line() const { return line_; }
+    /// Offset in the file of a character of the current line.
+    std::size_t offset_of(std::string_view line, const char* p) const
+    {
+        return line_start_ + static_cast<std::size_t>(p - line.data());
+    }
+    SourceLocation here(std::string_view line, const char* p) const
+    {
+        return {src_.name(), line_, static_cast<int>(p - line.data()) + 1};
+    }
+    [[noreturn]] void fail(std::string_view line, const char* p, const std::string& msg) const
+    {
+        throw Error(here(line, p), msg);
+    }
+
+private:
+    const SourceText& src_;
+    std::string_view text_;
+    std::size_t pos_ = 0;
+    std::size_t line_start_ = 0;
+    int line_ = 0;
+};
+
+} // namespace gsr::netlist

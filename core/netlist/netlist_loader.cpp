@@ -1,0 +1,144 @@
+// Format dispatch, and the pass that gives every instance pin a direction.
+#include "netlist/readers.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+namespace gsr::netlist {
+
+namespace {
+
+std::string upper(std::string_view s)
+{
+    std::string u(s);
+    for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return u;
+}
+
+/// The MANIFEST's name heuristic for storage cells of libraries we have no Liberty for.
+bool sequential_by_name(std::string_view type)
+{
+    const std::string u = upper(type);
+    for (const char* key : {"DFF", "SDFF", "EDFF", "LATCH", "_DF", "MS00", "TLAT"})
+        if (u.find(key) != std::string::npos) return true;
+    return false;
+}
+
+void check_is_circuit(Format f, const SourceText& src, const std::string& why)
+{
+    if (f == Format::Unknown)
+        throw Error(SourceLocation{src.name(), 1, 1},
+                    "expected a netlist (bench, BLIF, AIGER, Verilog, DEF or SPICE), found " + why);
+    if (is_library_format(f))
+        throw Error(SourceLocation{src.name(), 1, 1},
+                    "expected a netlist, found a " + std::string(format_name(f)) +
+                        " cell library: pass it with --liberty");
+}
+
+/// Gives instance pins their directions and marks storage cells. Order of trust: the library,
+/// then the pin's name (with one warning per cell type and pin).
+void resolve_instances(Circuit& c, const Library* lib)
+{
+    std::set<std::pair<NameId, NameId>> warned;
+    std::set<NameId> warned_type;
+    for (Cell& cell : c.cells) {
+        if (cell.kind != CellKind::Instance) continue;
+        const std::string_view type = c.cell_type(cell);
+        const LibraryCell* lc = lib ? lib->find(type) : nullptr;
+        if (lc) {
+            if (lc->is_ff || lc->is_latch) cell.flags |= kCellSequential;
+        } else if (sequential_by_name(type)) {
+            cell.flags |= kCellSequential;
+        }
+        if (lib && !lc && !(cell.flags & kCellBlackBox) && warned_type.insert(cell.type).second)
+            c.diagnostics.warn({c.source}, "cell type " + std::string(type) +
+                                               " is not in the given libraries");
+        for (std::uint32_t i = 0; i < cell.pin_count; ++i) {
+            Pin& p = c.pins[cell.first_pin + i];
+            if (p.dir != Direction::Unknown) continue;
+            const std::string_view pin = c.pin_name(p);
+            if (lc) {
+                for (const LibraryPin& lp : lc->pins)
+                    if (lp.name == pin) p.dir = lp.dir;
+                if (p.dir != Direction::Unknown) continue;
+            }
+            p.dir = guess_pin_direction(pin);
+            if (warned.insert({cell.type, p.name}).second) {
+                c.diagnostics.warn({c.source}, "direction of pin " + std::string(pin) + " of " +
+                                                   std::string(type) + " guessed from its name as " +
+                                                   (p.dir == Direction::Output ? "output" : "input") +
+                                                   " (give a Liberty or LEF file for exact directions)");
+            }
+            if (p.dir == Direction::Unknown) p.dir = Direction::Input;
+        }
+    }
+}
+
+} // namespace
+
+Direction guess_pin_direction(std::string_view pin)
+{
+    const std::string u = upper(pin);
+    static const char* outputs[] = {"Y", "Z", "ZN", "Q", "QN", "Q_N", "CO", "S", "SUM", "COUT",
+                                    "OUT", "O", "X", "GCLK", "ECK", "QB", "YB", "ON"};
+    for (const char* o : outputs)
+        if (u == o) return Direction::Output;
+    if (u.rfind("OUT", 0) == 0 || (u.size() >= 2 && u[0] == 'Q' && std::isdigit(u[1])) ||
+        (u.size() >= 2 && u[0] == 'Y' && std::isdigit(u[1])) || (u.size() >= 2 && u[0] == 'Z' && std::isdigit(u[1])))
+        return Direction::Output;
+    return Direction::Unknown;
+}
+
+Library load_libraries(const std::vector<std::string>& paths)
+{
+    Library all;
+    for (const std::string& path : paths) {
+        const SourceText src = SourceText::read_file(path);
+        std::string why;
+        const Format f = detect_format(path, src.text(), &why);
+        Library lib;
+        if (f == Format::Liberty) lib = read_liberty(src);
+        else if (f == Format::Lef) lib = read_lef(src);
+        else
+            throw Error(SourceLocation{path, 1, 1},
+                        "expected a Liberty (.lib) or LEF cell library, found " +
+                            (f == Format::Unknown ? why : std::string(format_name(f))));
+        if (all.cells.empty()) {
+            all = std::move(lib);
+        } else {
+            all.merge(lib);
+            all.diagnostics.merge(lib.diagnostics);
+        }
+        all.index();
+    }
+    return all;
+}
+
+Circuit load_netlist(const SourceText& src, const LoadOptions& options)
+{
+    std::string why;
+    const Format f = detect_format(src.name(), src.text(), &why);
+    check_is_circuit(f, src, why);
+    Circuit c;
+    switch (f) {
+    case Format::Bench: c = read_bench(src); break;
+    case Format::Blif: c = read_blif(src); break;
+    case Format::Aiger: c = read_aiger(src); break;
+    case Format::Verilog: c = read_verilog(src); break;
+    case Format::Def: c = read_def(src); break;
+    case Format::Spice: c = read_spice(src); break;
+    default: break;
+    }
+    c.source = src.name();
+    resolve_instances(c, options.library);
+    c.finalize_counts();
+    return c;
+}
+
+Circuit load_netlist(const std::string& path, const LoadOptions& options)
+{
+    return load_netlist(SourceText::read_file(path), options);
+}
+
+} // namespace gsr::netlist

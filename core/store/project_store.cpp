@@ -1,0 +1,450 @@
+#include "store/project_store.hpp"
+
+#include "store/sqlite_connection.hpp"
+#include "util/diagnostics.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+#ifndef GSR_VERSION
+#define GSR_VERSION "unknown"
+#endif
+
+namespace gsr::store {
+
+using detail::Connection;
+using detail::Statement;
+using detail::Transaction;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// THE SCHEMA: the one place that knows the tables. Migration i takes PRAGMA user_version from
+// i to i + 1; it runs in one transaction together with the version bump, so a failure leaves
+// the file at the old version.
+//
+// To change the schema, APPEND one entry, for example
+//     {"runs", "CREATE TABLE runs(id INTEGER PRIMARY KEY, netlist_id INTEGER NOT NULL"
+//              " REFERENCES netlists(id) ON DELETE CASCADE, started_at TEXT);"},
+// and nothing else: latest_schema_version() follows the list. Never edit, reorder or remove a
+// shipped entry (files in the field have already run it). Migrations run with foreign keys
+// off, so a table can be rebuilt (CREATE new, copy, DROP old, RENAME) the way the SQLite manual
+// describes; the rows are checked with PRAGMA foreign_key_check before the commit.
+// ---------------------------------------------------------------------------------------------
+const std::vector<Migration>& schema()
+{
+    static const std::vector<Migration> migrations = {
+        {"project and netlists tables",
+         "CREATE TABLE project(key TEXT PRIMARY KEY, value TEXT);"
+         "CREATE TABLE netlists("
+         " id INTEGER PRIMARY KEY,"
+         " path TEXT NOT NULL,"
+         " content_hash TEXT NOT NULL,"
+         " format TEXT,"
+         " top TEXT,"
+         " inputs INTEGER,"
+         " outputs INTEGER,"
+         " flip_flops INTEGER,"
+         " cells INTEGER,"
+         " nets INTEGER,"
+         " graph_nodes INTEGER,"
+         " graph_edges INTEGER,"
+         " max_level INTEGER,"
+         " warnings INTEGER,"
+         " imported_at TEXT,"
+         " UNIQUE(path, content_hash));"
+         "INSERT INTO project(key, value) VALUES"
+         " ('application', 'GSR Studio'),"
+         " ('created_with', '" GSR_VERSION "'),"
+         " ('created_at', strftime('%Y-%m-%dT%H:%M:%SZ', 'now'));"},
+    };
+    return migrations;
+}
+
+constexpr const char* kNetlistColumns =
+    "id, path, content_hash, format, top, inputs, outputs, flip_flops, cells, nets,"
+    " graph_nodes, graph_edges, max_level, warnings, imported_at";
+
+Error error_at(const std::string& path, std::string message)
+{
+    return Error(SourceLocation{path}, std::move(message));
+}
+
+std::int64_t read_int(Connection& conn, const char* sql)
+{
+    Statement st(conn, sql);
+    if (!st.step()) {
+        throw detail::sqlite_error(conn.path(), SQLITE_INTERNAL, "query returned no row", sql);
+    }
+    return st.column_int(0);
+}
+
+std::string hex32(std::int64_t value)
+{
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08x", static_cast<unsigned>(value & 0xffffffff));
+    return buf;
+}
+
+/// Refuses files that this build must not touch: other applications' databases and files
+/// from newer builds. Returns the file's schema version.
+int check_project_header(Connection& conn, OpenMode mode, int latest)
+{
+    // The first read of the file: this is where "not a database" and damage show up.
+    const std::int64_t app_id = read_int(conn, "PRAGMA application_id");
+    const std::int64_t version = read_int(conn, "PRAGMA user_version");
+    const std::int64_t objects = read_int(conn, "SELECT count(*) FROM sqlite_master");
+
+    const bool blank = app_id == 0 && version == 0 && objects == 0;
+    if (blank) {
+        // An empty (or 0-byte) database becomes a project on first open for writing.
+        if (mode == OpenMode::ReadOnly) {
+            throw error_at(conn.path(), "not a GSR Studio project (an empty database)");
+        }
+        return 0;
+    }
+    if (app_id != ProjectStore::kApplicationId) {
+        throw error_at(conn.path(),
+                       "not a GSR Studio project (a SQLite database of another application, "
+                       "application_id " + hex32(app_id) + ")");
+    }
+    if (version > latest) {
+        throw error_at(conn.path(), "was written by a newer GSR Studio (schema " +
+                                        std::to_string(version) + ", this build knows up to " +
+                                        std::to_string(latest) + ")");
+    }
+    if (version < latest && mode == OpenMode::ReadOnly) {
+        throw error_at(conn.path(), "was written by an older GSR Studio (schema " +
+                                        std::to_string(version) + ", this build needs " +
+                                        std::to_string(latest) +
+                                        "): open it once for writing to upgrade it");
+    }
+    return static_cast<int>(version);
+}
+
+void enable_wal(Connection& conn)
+{
+    // WAL lets the GUI read while an import writes. The mode is stored in the file, so this
+    // changes something only the first time.
+    Statement st(conn, "PRAGMA journal_mode=WAL");
+    std::string mode = st.step() ? st.column_text(0) : std::string();
+    st.run();
+    if (mode != "wal") {
+        throw error_at(conn.path(), "cannot use write-ahead logging for this project (journal "
+                                    "mode stays '" + mode + "'; is it on a network drive?)");
+    }
+}
+
+/// Applies migrations[version..] one transaction each; returns the final version.
+int migrate(Connection& conn, const std::vector<Migration>& migrations, int version_seen)
+{
+    const int latest = static_cast<int>(migrations.size());
+    // Up to date: take no write lock, so opening never waits for another program's import.
+    if (version_seen >= latest) return version_seen;
+    for (;;) {
+        Transaction tx(conn);
+        // Read again under the write lock: another process may have migrated meanwhile.
+        const int version = static_cast<int>(read_int(conn, "PRAGMA user_version"));
+        if (version >= latest) {
+            tx.commit();
+            return version;
+        }
+        const Migration& step = migrations[static_cast<std::size_t>(version)];
+        try {
+            if (version == 0) {
+                // Marks the file as ours, in the same transaction as the first tables.
+                conn.exec("PRAGMA application_id = " +
+                          std::to_string(ProjectStore::kApplicationId));
+            }
+            conn.exec(step.sql);
+            {
+                Statement fk(conn, "PRAGMA foreign_key_check");
+                if (fk.step()) {
+                    throw error_at(conn.path(), "rows of table '" + fk.column_text(0) +
+                                                    "' point at rows that do not exist");
+                }
+            }
+            conn.exec("PRAGMA user_version = " + std::to_string(version + 1));
+            tx.commit();
+        } catch (const Error& e) {
+            throw error_at(conn.path(), "cannot upgrade the project to schema " +
+                                            std::to_string(version + 1) + " (" + step.name +
+                                            "): " + e.message());
+        }
+    }
+}
+
+void enable_foreign_keys(Connection& conn)
+{
+    conn.exec("PRAGMA foreign_keys=ON");
+    // The pragma is silently ignored by builds without foreign keys: make sure it took.
+    if (read_int(conn, "PRAGMA foreign_keys") != 1) {
+        throw error_at(conn.path(), "this SQLite library does not enforce foreign keys");
+    }
+}
+
+NetlistRecord read_netlist(const Statement& st)
+{
+    NetlistRecord r;
+    r.id = st.column_int(0);
+    r.path = st.column_text(1);
+    r.content_hash = st.column_text(2);
+    r.format = st.column_text(3);
+    r.top = st.column_text(4);
+    r.inputs = st.column_int(5);
+    r.outputs = st.column_int(6);
+    r.flip_flops = st.column_int(7);
+    r.cells = st.column_int(8);
+    r.nets = st.column_int(9);
+    r.graph_nodes = st.column_int(10);
+    r.graph_edges = st.column_int(11);
+    r.max_level = st.column_int(12);
+    r.warnings = st.column_int(13);
+    r.imported_at = st.column_text(14);
+    return r;
+}
+
+} // namespace
+
+// --- opening ---------------------------------------------------------------------------------
+
+ProjectStore ProjectStore::open(const std::string& path, OpenMode mode,
+                                std::chrono::milliseconds busy_timeout)
+{
+    return open_with_migrations(path, mode, schema(), busy_timeout);
+}
+
+ProjectStore ProjectStore::open_with_migrations(const std::string& path, OpenMode mode,
+                                                const std::vector<Migration>& migrations,
+                                                std::chrono::milliseconds busy_timeout)
+{
+    namespace fs = std::filesystem;
+    // SQLite reads "" as "a private temporary database": never what the caller meant.
+    if (path.empty()) throw Error("no project file given");
+
+    // SQLite's "unable to open database file" does not say why; these cases can be named.
+    std::error_code ec;
+    const fs::file_status status = fs::status(path, ec);
+    if (ec && status.type() != fs::file_type::not_found) {
+        throw error_at(path, "cannot open the project file: " + ec.message());
+    }
+    if (fs::is_directory(status)) throw error_at(path, "is a folder, not a project file");
+    if (mode != OpenMode::CreateOrOpen && !fs::exists(status)) {
+        throw error_at(path, "no such project file");
+    }
+
+    int flags = 0;
+    switch (mode) {
+    case OpenMode::CreateOrOpen: flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE; break;
+    case OpenMode::OpenExisting: flags = SQLITE_OPEN_READWRITE; break;
+    case OpenMode::ReadOnly: flags = SQLITE_OPEN_READONLY; break;
+    }
+    auto conn = std::make_unique<Connection>(path, flags);
+
+    // Waits this long for another connection's lock instead of failing at once.
+    const auto timeout_ms = std::clamp<std::int64_t>(busy_timeout.count(), 0, INT_MAX);
+    const int rc = sqlite3_busy_timeout(conn->handle(), static_cast<int>(timeout_ms));
+    if (rc != SQLITE_OK) conn->fail(rc);
+
+    // SQLite quietly falls back to read-only when the file itself is write-protected; say so
+    // now rather than at the first write.
+    if (mode != OpenMode::ReadOnly && sqlite3_db_readonly(conn->handle(), "main") == 1) {
+        throw error_at(path, "the project file is read-only: open it read-only, or make it "
+                             "writable");
+    }
+
+    const int latest = static_cast<int>(migrations.size());
+    int version = check_project_header(*conn, mode, latest);
+    if (mode != OpenMode::ReadOnly) {
+        // Only after the header check: a foreign database must not be switched to WAL.
+        enable_wal(*conn);
+        // In WAL mode NORMAL cannot corrupt the file; it only may lose the last commits on a
+        // power cut, and saves an fsync per transaction.
+        conn->exec("PRAGMA synchronous=NORMAL");
+        // Foreign keys are still off: migrations may rebuild tables (see schema()).
+        version = migrate(*conn, migrations, version);
+    }
+    enable_foreign_keys(*conn);
+    return ProjectStore(std::move(conn), version);
+}
+
+int ProjectStore::latest_schema_version()
+{
+    return static_cast<int>(schema().size());
+}
+
+ProjectStore::ProjectStore(std::unique_ptr<Connection> conn, int schema_version)
+    : conn_(std::move(conn)), schema_version_(schema_version)
+{
+}
+
+ProjectStore::ProjectStore(ProjectStore&&) noexcept = default;
+ProjectStore& ProjectStore::operator=(ProjectStore&&) noexcept = default;
+ProjectStore::~ProjectStore() = default;
+
+Connection& ProjectStore::conn() const
+{
+    if (!conn_) throw std::logic_error("gsr::store::ProjectStore used after it was moved from");
+    return *conn_;
+}
+
+const std::string& ProjectStore::path() const
+{
+    return conn().path();
+}
+
+// --- netlists --------------------------------------------------------------------------------
+
+std::int64_t ProjectStore::add_netlist(const NetlistRecord& record)
+{
+    if (record.path.empty() || record.content_hash.empty()) {
+        throw error_at(conn().path(), "cannot add a netlist without a path and a content hash");
+    }
+    // One statement, so it is atomic without an explicit transaction; RETURNING gives the id of
+    // the inserted or the updated row alike.
+    Statement st(conn(),
+                 "INSERT INTO netlists(path, content_hash, format, top, inputs, outputs,"
+                 " flip_flops, cells, nets, graph_nodes, graph_edges, max_level, warnings,"
+                 " imported_at)"
+                 " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+                 " coalesce(?14, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')))"
+                 " ON CONFLICT(path, content_hash) DO UPDATE SET"
+                 " format = excluded.format, top = excluded.top, inputs = excluded.inputs,"
+                 " outputs = excluded.outputs, flip_flops = excluded.flip_flops,"
+                 " cells = excluded.cells, nets = excluded.nets,"
+                 " graph_nodes = excluded.graph_nodes, graph_edges = excluded.graph_edges,"
+                 " max_level = excluded.max_level, warnings = excluded.warnings,"
+                 " imported_at = excluded.imported_at"
+                 " RETURNING id");
+    st.bind(1, record.path);
+    st.bind(2, record.content_hash);
+    st.bind_optional(3, record.format);
+    st.bind_optional(4, record.top);
+    st.bind(5, record.inputs);
+    st.bind(6, record.outputs);
+    st.bind(7, record.flip_flops);
+    st.bind(8, record.cells);
+    st.bind(9, record.nets);
+    st.bind(10, record.graph_nodes);
+    st.bind(11, record.graph_edges);
+    st.bind(12, record.max_level);
+    st.bind(13, record.warnings);
+    st.bind_optional(14, record.imported_at);
+    if (!st.step()) {
+        throw detail::sqlite_error(conn().path(), SQLITE_INTERNAL, "upsert returned no id");
+    }
+    const std::int64_t id = st.column_int(0);
+    st.run(); // finish the statement so the write is complete before we return
+    return id;
+}
+
+std::vector<NetlistRecord> ProjectStore::netlists() const
+{
+    Statement st(conn(), std::string("SELECT ") + kNetlistColumns + " FROM netlists ORDER BY id");
+    std::vector<NetlistRecord> out;
+    while (st.step()) out.push_back(read_netlist(st));
+    return out;
+}
+
+std::optional<NetlistRecord> ProjectStore::find_netlist(std::int64_t id) const
+{
+    Statement st(conn(),
+                 std::string("SELECT ") + kNetlistColumns + " FROM netlists WHERE id = ?1");
+    st.bind(1, id);
+    if (!st.step()) return std::nullopt;
+    return read_netlist(st);
+}
+
+bool ProjectStore::remove_netlist(std::int64_t id)
+{
+    Statement st(conn(), "DELETE FROM netlists WHERE id = ?1");
+    st.bind(1, id);
+    st.run();
+    return sqlite3_changes64(conn().handle()) > 0;
+}
+
+// --- project key/values, transactions --------------------------------------------------------
+
+std::optional<std::string> ProjectStore::project_value(std::string_view key) const
+{
+    Statement st(conn(), "SELECT value FROM project WHERE key = ?1");
+    st.bind(1, key);
+    if (!st.step()) return std::nullopt;
+    return st.column_text(0);
+}
+
+void ProjectStore::set_project_value(std::string_view key, std::string_view value)
+{
+    Statement st(conn(), "INSERT INTO project(key, value) VALUES(?1, ?2)"
+                         " ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+    st.bind(1, key);
+    st.bind(2, value);
+    st.run();
+}
+
+void ProjectStore::write_transaction(const std::function<void()>& body)
+{
+    Transaction tx(conn());
+    body();
+    tx.commit();
+}
+
+// --- content hash ----------------------------------------------------------------------------
+
+namespace {
+
+constexpr std::uint64_t kFnvOffset = 14695981039346656037ull;
+constexpr std::uint64_t kFnvPrime = 1099511628211ull;
+
+std::uint64_t fnv1a(std::uint64_t h, const unsigned char* data, std::size_t size)
+{
+    for (std::size_t i = 0; i < size; ++i) {
+        h ^= data[i];
+        h *= kFnvPrime;
+    }
+    return h;
+}
+
+std::string hex64(std::uint64_t h)
+{
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string out(16, '0');
+    for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<std::size_t>(i)] = kDigits[h & 0xf];
+    return out;
+}
+
+} // namespace
+
+std::string content_hash(std::string_view bytes)
+{
+    return hex64(fnv1a(kFnvOffset, reinterpret_cast<const unsigned char*>(bytes.data()),
+                       bytes.size()));
+}
+
+std::string content_hash_of_file(const std::string& path)
+{
+    struct Closer {
+        void operator()(std::FILE* f) const { std::fclose(f); }
+    };
+    std::unique_ptr<std::FILE, Closer> file(std::fopen(path.c_str(), "rb"));
+    if (!file) throw error_at(path, std::string("cannot read the file: ") + std::strerror(errno));
+
+    std::vector<unsigned char> buffer(1 << 16);
+    std::uint64_t h = kFnvOffset;
+    for (;;) {
+        const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), file.get());
+        h = fnv1a(h, buffer.data(), n);
+        if (n < buffer.size()) break;
+    }
+    if (std::ferror(file.get())) {
+        throw error_at(path, std::string("cannot read the file: ") + std::strerror(errno));
+    }
+    return hex64(h);
+}
+
+} // namespace gsr::store

@@ -1,0 +1,60 @@
+#pragma once
+// Interned names: each distinct string is stored once and named by a dense 32-bit id.
+// Open addressing keeps lookups fast enough for parsers that read 100 MB/s.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gsr {
+
+using NameId = std::uint32_t;
+inline constexpr NameId kNoName = 0xffffffffu;
+
+class NamePool {
+public:
+    NamePool();
+
+    /// The id of `s`, adding it when new.
+    NameId intern(std::string_view s);
+    /// The id of `s`, or kNoName when it was never interned.
+    NameId find(std::string_view s) const;
+    /// Stores `s` without making it findable (instance names that are never looked up).
+    NameId add_unindexed(std::string_view s);
+
+    std::string_view view(NameId id) const
+    {
+        const Entry& e = entries_[id];
+        return {chars_.data() + e.offset, e.length};
+    }
+    std::size_t size() const { return entries_.size(); }
+    /// Bytes held, for memory accounting.
+    std::size_t bytes() const;
+    /// Room for `names` names of `chars` characters in all.
+    void reserve(std::size_t names, std::size_t chars);
+    /// Room in the index for `names` findable names without growing.
+    void reserve_index(std::size_t names);
+
+private:
+    struct Entry {
+        std::uint64_t offset : 40;
+        std::uint64_t length : 24;
+    };
+    static std::uint64_t hash(std::string_view s);
+    void grow(std::size_t min_slots);
+    NameId append(std::string_view s);
+
+    std::vector<char> chars_;
+    std::vector<Entry> entries_;
+    /// Open addressing with linear probing. Each slot keeps the low 32 bits of the name's hash
+    /// (which also pick its position), so a probe rarely touches the characters and growing
+    /// never rehashes a string. Tables stay far below 2^32 slots (ids are 32-bit).
+    struct Slot {
+        NameId id = kNoName; ///< kNoName: empty
+        std::uint32_t tag = 0;
+    };
+    std::vector<Slot> slots_; // size is a power of two
+    std::size_t indexed_ = 0;
+};
+
+} // namespace gsr

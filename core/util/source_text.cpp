@@ -1,0 +1,124 @@
+#include "util/source_text.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#ifdef GSR_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+namespace gsr {
+
+namespace {
+
+struct FileCloser {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
+std::string read_all(const std::string& path)
+{
+    std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
+    if (!f) throw Error(SourceLocation{path}, std::string("cannot open file: ") + std::strerror(errno));
+    std::string data;
+    if (std::fseek(f.get(), 0, SEEK_END) == 0) {
+        long size = std::ftell(f.get());
+        if (size > 0) data.reserve(static_cast<std::size_t>(size));
+        std::fseek(f.get(), 0, SEEK_SET);
+    }
+    char buf[1 << 16];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) data.append(buf, n);
+    if (std::ferror(f.get())) throw Error(SourceLocation{path}, "read error");
+    return data;
+}
+
+bool is_gzip(std::string_view data)
+{
+    return data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
+           static_cast<unsigned char>(data[1]) == 0x8b;
+}
+
+std::string inflate_gzip(const std::string& path, const std::string& packed)
+{
+#ifdef GSR_HAVE_ZLIB
+    z_stream zs{};
+    if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) throw Error(SourceLocation{path}, "zlib init failed");
+    std::string out;
+    out.reserve(packed.size() * 4);
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
+    zs.avail_in = static_cast<uInt>(packed.size());
+    char buf[1 << 16];
+    int rc = Z_OK;
+    while (rc != Z_STREAM_END) {
+        zs.next_out = reinterpret_cast<Bytef*>(buf);
+        zs.avail_out = sizeof buf;
+        rc = inflate(&zs, Z_NO_FLUSH);
+        if (rc != Z_OK && rc != Z_STREAM_END) {
+            inflateEnd(&zs);
+            throw Error(SourceLocation{path}, "corrupt or truncated gzip data");
+        }
+        out.append(buf, sizeof buf - zs.avail_out);
+        if (rc == Z_OK && zs.avail_in == 0 && zs.avail_out != 0) {
+            inflateEnd(&zs);
+            throw Error(SourceLocation{path}, "truncated gzip data");
+        }
+    }
+    inflateEnd(&zs);
+    return out;
+#else
+    (void)packed;
+    throw Error(SourceLocation{path}, "gzip input needs zlib, which this build lacks");
+#endif
+}
+
+} // namespace
+
+SourceText SourceText::read_file(const std::string& path)
+{
+    std::string data = read_all(path);
+    if (is_gzip(data)) data = inflate_gzip(path, data);
+    return from_string(path, std::move(data));
+}
+
+SourceText SourceText::from_string(std::string name, std::string text)
+{
+    SourceText s;
+    s.name_ = std::move(name);
+    s.text_ = std::move(text);
+    return s;
+}
+
+SourceLocation SourceText::location(std::size_t offset) const
+{
+    if (offset > text_.size()) offset = text_.size();
+    int line = 1;
+    std::size_t line_start = 0;
+    for (std::size_t i = 0; i < offset; ++i) {
+        if (text_[i] == '\n') {
+            ++line;
+            line_start = i + 1;
+        }
+    }
+    return {name_, line, static_cast<int>(offset - line_start) + 1};
+}
+
+void SourceText::fail(std::size_t offset, const std::string& message) const
+{
+    throw Error(location(offset), message);
+}
+
+bool looks_like_text(std::string_view head)
+{
+    std::size_t n = head.size() < 8192 ? head.size() : 8192;
+    std::size_t odd = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        unsigned char c = static_cast<unsigned char>(head[i]);
+        if (c == 0) return false;
+        if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v') ++odd;
+    }
+    return odd * 100 <= n; // at most 1% control bytes
+}
+
+} // namespace gsr

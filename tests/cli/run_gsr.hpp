@@ -1,0 +1,65 @@
+#pragma once
+// Runs the gsr binary as a user would and captures its exit code, stdout and stderr.
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace gsr::test {
+
+struct RunResult {
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+};
+
+inline std::string shell_quote(const std::string& s)
+{
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+inline RunResult run_gsr(const std::string& args)
+{
+    namespace fs = std::filesystem;
+    const fs::path err_file = fs::temp_directory_path() /
+                              ("gsr_test_err_" + std::to_string(::getpid()) + ".txt");
+    const std::string cmd = std::string(GSR_BIN_DIR) + "/gsr " + args + " 2>" + shell_quote(err_file.string());
+    RunResult r;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (!p) return r;
+    std::array<char, 65536> buf;
+    std::size_t n;
+    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+    const int status = ::pclose(p);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::ifstream e(err_file);
+    std::stringstream ss;
+    ss << e.rdbuf();
+    r.err = ss.str();
+    fs::remove(err_file);
+    return r;
+}
+
+/// Splits one CSV line (no quoted commas in COUNTS.csv, but the last column may hold commas).
+inline std::vector<std::string> split_csv(const std::string& line, std::size_t columns)
+{
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (out.size() + 1 < columns) {
+        std::size_t comma = line.find(',', start);
+        if (comma == std::string::npos) break;
+        out.push_back(line.substr(start, comma - start));
+        start = comma + 1;
+    }
+    out.push_back(line.substr(start));
+    return out;
+}
+
+} // namespace gsr::test

@@ -1,0 +1,122 @@
+#include "graph/circuit_graph.hpp"
+#include "netlist/readers.hpp"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <string>
+
+using gsr::SourceText;
+using namespace gsr::graph;
+using namespace gsr::netlist;
+
+namespace {
+
+CircuitGraph graph_of(const std::string& name, const std::string& text)
+{
+    return build_graph(load_netlist(SourceText::from_string(name, text)));
+}
+
+std::string data(const std::string& rel) { return std::string(GSR_DATA_DIR) + "/netlists/" + rel; }
+
+} // namespace
+
+TEST(CircuitGraph, NodesArePrimaryInputsThenCells)
+{
+    const auto g = graph_of("t.bench", "INPUT(a)\nINPUT(b)\nOUTPUT(y)\ny = AND(a, b)\n");
+    EXPECT_EQ(g.node_count(), 3u);
+    EXPECT_EQ(g.edge_count(), 2u);
+    EXPECT_EQ(g.flags[0], kNodePrimaryInput);
+    EXPECT_EQ(g.flags[2], kNodePrimaryOutput);
+    EXPECT_EQ(g.type_names[g.type[2]], "AND");
+}
+
+TEST(CircuitGraph, FaninAndFanoutHoldTheSameEdges)
+{
+    const auto g = graph_of("t.bench", "INPUT(a)\nOUTPUT(z)\nx = NOT(a)\ny = BUF(a)\nz = OR(x, y, a)\n");
+    ASSERT_EQ(g.edge_count(), 5u);
+    EXPECT_EQ(g.fanout.degree(0), 3u); // a feeds x, y, z
+    EXPECT_EQ(g.fanin.degree(3), 3u);  // z reads x, y, a
+    std::size_t sum = 0;
+    for (NodeId v = 0; v < g.node_count(); ++v) sum += g.fanin.degree(v);
+    EXPECT_EQ(sum, g.edge_count());
+}
+
+TEST(CircuitGraph, LevelIsLongestPathAndReverseLevelToOutputs)
+{
+    const auto g = graph_of("t.bench", "INPUT(a)\nINPUT(b)\nOUTPUT(z)\nx = NOT(a)\ny = AND(x, b)\nz = OR(y, a)\n");
+    // nodes: a=0 b=1 x=2 y=3 z=4
+    EXPECT_EQ(g.level[4], 3u);
+    EXPECT_EQ(g.level[3], 2u);
+    EXPECT_EQ(g.max_level, 3u);
+    EXPECT_EQ(g.reverse_level[0], 3u); // a -> x -> y -> z
+    EXPECT_EQ(g.reverse_level[1], 2u);
+    EXPECT_EQ(g.reverse_level[4], 0u);
+}
+
+TEST(CircuitGraph, SequentialLoopsAreCutAtFlipFlops)
+{
+    const auto g = graph_of("t.bench", "INPUT(a)\nOUTPUT(q)\nq = DFF(d)\nd = XOR(a, q)\n");
+    EXPECT_EQ(g.loop_nodes, 0u);
+    EXPECT_EQ(g.level[1], 0u); // the flip-flop is a source
+    EXPECT_EQ(g.level[2], 1u);
+    EXPECT_TRUE(g.flags[1] & kNodeFlipFlop);
+    EXPECT_EQ(g.edge_count(), 3u); // d->q is kept as an edge, only levelling ignores it
+}
+
+TEST(CircuitGraph, CombinationalLoopIsReportedNotFatal)
+{
+    gsr::Diagnostics d;
+    const auto c = load_netlist(SourceText::from_string("t.bench", "INPUT(a)\nOUTPUT(y)\nx = AND(a, y)\ny = NOT(x)\n"));
+    const auto g = build_graph(c, &d);
+    EXPECT_EQ(g.loop_nodes, 2u);
+    ASSERT_FALSE(d.warnings().empty());
+    EXPECT_NE(d.warnings().back().message.find("combinational loops"), std::string::npos);
+}
+
+TEST(CircuitGraph, DeepChainNeedsNoRecursion)
+{
+    // 200,000 inverters in a row: any recursive traversal would overflow the stack.
+    const int n = 200000;
+    std::string text = "INPUT(n0)\nOUTPUT(n" + std::to_string(n) + ")\n";
+    for (int i = 1; i <= n; ++i) text += "n" + std::to_string(i) + " = NOT(n" + std::to_string(i - 1) + ")\n";
+    const auto g = graph_of("chain.bench", text);
+    EXPECT_EQ(g.max_level, static_cast<std::uint32_t>(n));
+    EXPECT_EQ(g.reverse_level[0], static_cast<std::uint32_t>(n));
+}
+
+TEST(CircuitGraph, FeaturesAreOneHotTypeDegreesAndFlags)
+{
+    const auto g = graph_of("t.bench", "INPUT(a)\nOUTPUT(q)\nq = DFF(x)\nx = NOT(a)\n");
+    const auto x = g.features();
+    const std::size_t f = g.feature_count();
+    ASSERT_EQ(x.size(), g.node_count() * f);
+    const std::size_t t = g.type_names.size();
+    for (NodeId v = 0; v < g.node_count(); ++v) {
+        const float* row = x.data() + v * f;
+        EXPECT_FLOAT_EQ(std::accumulate(row, row + t, 0.0f), 1.0f);
+        EXPECT_FLOAT_EQ(row[g.type[v]], 1.0f);
+        EXPECT_FLOAT_EQ(row[t], static_cast<float>(g.fanin.degree(v)));
+        EXPECT_FLOAT_EQ(row[t + 1], static_cast<float>(g.fanout.degree(v)));
+    }
+    EXPECT_FLOAT_EQ(x[1 * f + t + 4], 1.0f); // q is a flip-flop
+    EXPECT_FLOAT_EQ(x[1 * f + t + 3], 1.0f); // and drives the output
+    EXPECT_FLOAT_EQ(x[0 * f + t + 2], 1.0f); // a is a primary input
+}
+
+TEST(CircuitGraph, AigerInversionsAreEdgeAttributes)
+{
+    const auto g = graph_of("t.aag", "aag 3 2 0 1 1\n2\n4\n7\n6 3 4\n");
+    EXPECT_EQ(g.node_count(), 3u);
+    ASSERT_EQ(g.edge_count(), 2u);
+    EXPECT_EQ(g.fanin.inverted[g.fanin.offsets[2]] + g.fanin.inverted[g.fanin.offsets[2] + 1], 1);
+}
+
+TEST(CircuitGraph, HypIs24801LevelsDeep)
+{
+    const auto c = load_netlist(data("epfl/arithmetic/hyp.aig"));
+    const auto g = build_graph(c);
+    EXPECT_EQ(g.node_count(), static_cast<std::size_t>(*c.counts.inputs + *c.counts.cells));
+    EXPECT_EQ(g.edge_count(), 2u * static_cast<std::size_t>(*c.counts.cells));
+    EXPECT_EQ(g.max_level, 24801u);
+}

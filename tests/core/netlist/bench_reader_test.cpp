@@ -1,0 +1,81 @@
+#include "netlist/readers.hpp"
+
+#include <gtest/gtest.h>
+
+using gsr::SourceText;
+using namespace gsr::netlist;
+
+namespace {
+Circuit bench(const std::string& text) { return read_bench(SourceText::from_string("t.bench", text)); }
+}
+
+TEST(BenchReader, CountsFollowTheManifestDefinitions)
+{
+    const Circuit c = bench("# comment\nINPUT(1)\nINPUT(2)\nOUTPUT(5)\n3 = DFF(5)\n4 = NAND(1, 2, 3)\n5 = BUFF(4)\n");
+    EXPECT_EQ(*c.counts.inputs, 2);
+    EXPECT_EQ(*c.counts.outputs, 1);
+    EXPECT_EQ(*c.counts.flip_flops, 1);
+    EXPECT_EQ(*c.counts.cells, 2); // BUFF counts as a gate, DFF does not
+    EXPECT_EQ(*c.counts.nets, 5);
+    EXPECT_EQ(c.counts.extra.at("fanin_edges"), 5);
+}
+
+TEST(BenchReader, BuffIsABuffer)
+{
+    const Circuit c = bench("INPUT(a)\nOUTPUT(b)\nb = BUFF(a)\n");
+    EXPECT_EQ(c.cell_type(c.cells[0]), "BUF");
+}
+
+TEST(BenchReader, UnboundedFanIn)
+{
+    std::string t = "OUTPUT(y)\n";
+    std::string args;
+    for (int i = 0; i < 300; ++i) {
+        t += "INPUT(x" + std::to_string(i) + ")\n";
+        args += (i ? ", x" : "x") + std::to_string(i);
+    }
+    const Circuit c = bench(t + "y = AND(" + args + ")\n");
+    EXPECT_EQ(c.cells[0].pin_count, 301u);
+}
+
+TEST(BenchReader, AbcMuxAndLutLines)
+{
+    const Circuit c = bench("INPUT(s)\nINPUT(a)\nINPUT(b)\nOUTPUT(y)\nOUTPUT(z)\ny = MUX(s, a, b)\nz = LUT 0x8 ( a, b )\n");
+    ASSERT_EQ(c.cells.size(), 2u);
+    EXPECT_EQ(c.cell_type(c.cells[0]), "MUX");
+    EXPECT_EQ(c.cells[0].pin_count, 4u);
+    EXPECT_EQ(c.cell_type(c.cells[1]), "LUT");
+    EXPECT_EQ(c.cells[1].pin_count, 3u);
+}
+
+TEST(BenchReader, UndrivenNetIsAWarningAndNotCounted)
+{
+    const Circuit c = bench("INPUT(a)\nOUTPUT(y)\ny = AND(a, ghost)\n");
+    EXPECT_EQ(*c.counts.nets, 2);
+    ASSERT_EQ(c.diagnostics.warnings().size(), 1u);
+    EXPECT_NE(c.diagnostics.warnings()[0].message.find("ghost"), std::string::npos);
+}
+
+TEST(BenchReader, ErrorsNameLineAndColumn)
+{
+    try {
+        bench("INPUT(a)\nOUTPUT(y)\ny = AND(a,\n");
+        FAIL() << "no error";
+    } catch (const gsr::Error& e) {
+        EXPECT_EQ(e.where().line, 3);
+        EXPECT_EQ(e.where().column, 11);
+        EXPECT_EQ(std::string(e.what()).rfind("t.bench:3:11: error: expected", 0), 0u) << e.what();
+    }
+}
+
+TEST(BenchReader, EveryTruncationIsAnErrorOrAValidCircuit)
+{
+    const std::string full = "# c17-like\nINPUT(1)\nINPUT(2)\nINPUT(3)\nOUTPUT(22)\n10 = NAND(1, 3)\n11 = NAND(3, 2)\n22 = NAND(10, 11)\n";
+    for (std::size_t n = 0; n <= full.size(); ++n) {
+        try {
+            (void)read_bench(SourceText::from_string("t.bench", full.substr(0, n)));
+        } catch (const gsr::Error&) {
+        }
+    }
+    SUCCEED();
+}

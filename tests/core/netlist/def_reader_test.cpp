@@ -1,0 +1,382 @@
+#include "netlist/readers.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace gsr::netlist {
+namespace {
+
+const std::string kNetlists = std::string(GSR_DATA_DIR) + "/netlists/";
+
+/// The COUNTS.csv row of `file` (relative to the netlists folder), column name -> value.
+std::map<std::string, std::string> counts_row(const std::string& file)
+{
+    std::ifstream in(kNetlists + "COUNTS.csv");
+    std::string line;
+    std::vector<std::string> header;
+    auto split = [](const std::string& s) {
+        std::vector<std::string> out(1);
+        bool quoted = false;
+        for (char c : s) {
+            if (c == '\r') continue; // the file has CRLF line ends
+            if (c == '"')
+                quoted = !quoted;
+            else if (c == ',' && !quoted)
+                out.emplace_back();
+            else
+                out.back() += c;
+        }
+        return out;
+    };
+    while (std::getline(in, line)) {
+        const std::vector<std::string> cols = split(line);
+        if (header.empty()) {
+            header = cols;
+            continue;
+        }
+        if (cols[0] != file) continue;
+        std::map<std::string, std::string> row;
+        for (std::size_t i = 0; i < header.size() && i < cols.size(); ++i)
+            row[header[i]] = cols[i];
+        return row;
+    }
+    return {};
+}
+
+/// A number in the free-text `extra` column of a COUNTS.csv row, matched by `pattern`.
+std::int64_t extra_number(const std::map<std::string, std::string>& row,
+                          const std::string& pattern)
+{
+    std::smatch m;
+    const std::string extra = row.at("extra");
+    if (!std::regex_search(extra, m, std::regex(pattern))) return -1;
+    return std::stoll(m[1].str());
+}
+
+Circuit parse(const std::string& text) { return read_def(SourceText::from_string("t.def", text)); }
+
+Error parse_error(const std::string& text)
+{
+    try {
+        parse(text);
+    } catch (const Error& e) {
+        return e;
+    }
+    return Error("no error");
+}
+
+const CircuitCounts& counts(const Circuit& c) { return c.counts; }
+
+const Cell* find_cell(const Circuit& c, std::string_view name)
+{
+    for (const Cell& cell : c.cells)
+        if (c.cell_name(cell) == name) return &cell;
+    return nullptr;
+}
+
+const char* kSmall = R"(VERSION 5.8 ;
+DIVIDERCHAR "/" ;
+BUSBITCHARS "[]" ;
+DESIGN top ;
+UNITS DISTANCE MICRONS 1000 ;
+DIEAREA ( 0 0 ) ( 5000 4000 ) ;
+ROW ROW_0 core 0 0 N DO 10 BY 1 STEP 190 0
+ ;
+TRACKS X 95 DO 20 STEP 190 LAYER metal1 ;
+GCELLGRID X 0 DO 5 STEP 1000 ;
+VIAS 1 ;
+- via_a + VIARULE r + CUTSIZE 10 10 + LAYERS m1 v1 m2 ;
+END VIAS
+COMPONENTS 3 ;
+- u1 INV_X1 + PLACED ( 100 200 ) N ;
+- u2 NAND2_X1 + SOURCE DIST + FIXED ( 300 200 ) FS ;
+- u3 DFF_X1 + UNPLACED ;
+END COMPONENTS
+PINS 2 ;
+- a + NET a + DIRECTION INPUT + USE SIGNAL
+  + LAYER metal1 ( -10 -10 ) ( 10 10 ) + PLACED ( 0 100 ) N ;
+- y + NET y + DIRECTION OUTPUT ;
+END PINS
+SPECIALNETS 1 ;
+- VDD ( * VDD ) + USE POWER + ROUTED metal1 100 ( 0 0 ) ( 5000 * ) ;
+END SPECIALNETS
+NETS 3 ;
+- a ( PIN a ) ( u1 A ) + USE SIGNAL ;
+- n1 ( u1 ZN ) ( u2 A1 + SYNTHESIZED )
+  + ROUTED metal1 ( 100 200 ) ( 300 * ) NEW metal2 ( 300 200 ) via_a ;
+- y ( u2 ZN ) ( PIN y ) ( u3 D ) ;
+END NETS
+END DESIGN
+)";
+
+TEST(DefReader, ReadsDesignName) { EXPECT_EQ(parse(kSmall).top, "top"); }
+
+TEST(DefReader, ReadsDieArea)
+{
+    const Circuit c = parse(kSmall);
+    ASSERT_TRUE(c.die_area.has_value());
+    EXPECT_EQ(*c.die_area, (std::array<std::int64_t, 4>{0, 0, 5000, 4000}));
+}
+
+TEST(DefReader, PolygonDieAreaGivesBoundingBox)
+{
+    const Circuit c =
+        parse("DESIGN d ;\nDIEAREA ( 0 0 ) ( 0 50 ) ( 70 50 ) ( 70 -5 ) ;\nEND DESIGN\n");
+    EXPECT_EQ(*c.die_area, (std::array<std::int64_t, 4>{0, -5, 70, 50}));
+}
+
+TEST(DefReader, EachComponentIsAnInstanceCell)
+{
+    const Circuit c = parse(kSmall);
+    ASSERT_EQ(c.cells.size(), 3u);
+    EXPECT_EQ(c.cell_name(c.cells[1]), "u2");
+    EXPECT_EQ(c.cell_type(c.cells[1]), "NAND2_X1");
+    EXPECT_EQ(c.cells[1].kind, CellKind::Instance);
+}
+
+TEST(DefReader, PlacementPerCell)
+{
+    const Circuit c = parse(kSmall);
+    ASSERT_EQ(c.placement.size(), c.cells.size());
+    EXPECT_EQ(c.placement[1].x, 300);
+    EXPECT_EQ(c.placement[1].y, 200);
+    EXPECT_EQ(c.placement[1].orient, "FS");
+    EXPECT_TRUE(c.placement[1].placed);
+}
+
+TEST(DefReader, UnplacedComponentIsNotPlaced) { EXPECT_FALSE(parse(kSmall).placement[2].placed); }
+
+TEST(DefReader, PinsBecomePortsWithDirections)
+{
+    const Circuit c = parse(kSmall);
+    ASSERT_EQ(c.ports.size(), 2u);
+    EXPECT_EQ(c.ports[0].dir, Direction::Input);
+    EXPECT_EQ(c.ports[1].dir, Direction::Output);
+    EXPECT_EQ(c.net_name(c.ports[1].net), "y");
+    EXPECT_EQ(counts(c).inputs, 1);
+    EXPECT_EQ(counts(c).outputs, 1);
+}
+
+TEST(DefReader, NetConnectionsBecomeInstancePins)
+{
+    const Circuit c = parse(kSmall);
+    const Cell* u1 = find_cell(c, "u1");
+    ASSERT_EQ(u1->pin_count, 2u);
+    const Pin* p = c.pins_of(*u1);
+    EXPECT_EQ(c.pin_name(p[0]), "A");
+    EXPECT_EQ(c.net_name(p[0].net), "a");
+    EXPECT_EQ(c.pin_name(p[1]), "ZN");
+    EXPECT_EQ(c.net_name(p[1].net), "n1");
+    EXPECT_EQ(p[1].dir, Direction::Unknown);
+}
+
+TEST(DefReader, CellPinsAreContiguous)
+{
+    const Circuit c = parse(kSmall);
+    std::uint32_t next = 0;
+    for (const Cell& cell : c.cells) {
+        EXPECT_EQ(cell.first_pin, next);
+        next += cell.pin_count;
+    }
+    EXPECT_EQ(next, c.pins.size());
+}
+
+TEST(DefReader, RoutingParenthesesAreNotConnections)
+{
+    EXPECT_EQ(parse(kSmall).counts.extra.at("pin_connections"), 7);
+}
+
+TEST(DefReader, CountsEntriesAndDeclarations)
+{
+    const Circuit c = parse(kSmall);
+    EXPECT_EQ(counts(c).cells, 3);
+    EXPECT_EQ(counts(c).nets, 3);
+    EXPECT_EQ(counts(c).ports, 2);
+    EXPECT_EQ(c.counts.extra.at("declared_components"), 3);
+    EXPECT_EQ(c.counts.extra.at("declared_nets"), 3);
+    EXPECT_EQ(c.counts.extra.at("declared_pins"), 2);
+    EXPECT_TRUE(c.diagnostics.warnings().empty());
+}
+
+TEST(DefReader, DeclaredCountMismatchWarnsWithLine)
+{
+    const Circuit c =
+        parse("DESIGN d ;\nCOMPONENTS 2 ;\n- u1 INV ;\nEND COMPONENTS\nEND DESIGN\n");
+    ASSERT_EQ(c.diagnostics.warnings().size(), 1u);
+    EXPECT_EQ(c.diagnostics.warnings()[0].where.line, 2);
+    EXPECT_EQ(c.counts.cells, 1);
+}
+
+TEST(DefReader, UnknownComponentInNetWarns)
+{
+    const Circuit c = parse("DESIGN d ;\nNETS 1 ;\n- n ( ghost A ) ;\nEND NETS\nEND DESIGN\n");
+    ASSERT_EQ(c.diagnostics.warnings().size(), 1u);
+    EXPECT_EQ(c.diagnostics.warnings()[0].where.line, 3);
+}
+
+TEST(DefReader, MissingSemicolonInComponentFails)
+{
+    const Error e = parse_error(
+        "DESIGN d ;\nCOMPONENTS 2 ;\n- u1 INV + PLACED ( 0 0 ) N\n- u2 INV ;\nEND COMPONENTS\n");
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_NE(e.message().find("expected ';' at the end of component u1"), std::string::npos);
+}
+
+TEST(DefReader, BadOrientationFails)
+{
+    const Error e = parse_error("DESIGN d ;\nCOMPONENTS 1 ;\n- u1 INV + PLACED ( 0 0 ) NORTH ;\n");
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_NE(e.message().find("expected an orientation"), std::string::npos);
+}
+
+TEST(DefReader, NonIntegerCoordinateFails)
+{
+    const Error e = parse_error("DESIGN d ;\nCOMPONENTS 1 ;\n- u1 INV + PLACED ( 0.5 0 ) N ;\n");
+    EXPECT_NE(e.message().find("expected an x coordinate"), std::string::npos);
+}
+
+TEST(DefReader, UnclosedConnectionFails)
+{
+    const Error e = parse_error("DESIGN d ;\nNETS 1 ;\n- n ( u1 A ;\nEND NETS\nEND DESIGN\n");
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_NE(e.message().find("expected ')'"), std::string::npos);
+}
+
+TEST(DefReader, EofInsideSectionFails)
+{
+    const Error e = parse_error("DESIGN d ;\nNETS 1 ;\n- n ( u1 A ) ;\n");
+    EXPECT_NE(e.message().find("expected 'END NETS'"), std::string::npos);
+}
+
+TEST(DefReader, MissingEndDesignFails)
+{
+    EXPECT_NE(parse_error("DESIGN d ;\n").message().find("expected 'END DESIGN'"),
+              std::string::npos);
+}
+
+TEST(DefReader, HtmlPageFails)
+{
+    EXPECT_NE(parse_error("<html>DESIGN</html>").message().find("HTML"), std::string::npos);
+}
+
+TEST(DefReader, BinaryDataFails)
+{
+    EXPECT_NE(parse_error(std::string("DESIGN \0\0\x01", 10)).message().find("binary"),
+              std::string::npos);
+}
+
+TEST(DefReader, EveryTruncationParsesOrFailsCleanly)
+{
+    const std::string text = kSmall;
+    for (std::size_t n = 0; n <= text.size(); ++n) {
+        try {
+            parse(text.substr(0, n));
+        } catch (const Error&) {
+        }
+    }
+    SUCCEED();
+}
+
+class DefRealFile : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(DefRealFile, CountsMatchCountsCsv)
+{
+    const auto row = counts_row(GetParam());
+    ASSERT_FALSE(row.empty());
+    const Circuit c = read_def(SourceText::read_file(kNetlists + GetParam()));
+    EXPECT_EQ(c.counts.ports, std::stoll(row.at("PI")));
+    EXPECT_EQ(c.counts.cells, std::stoll(row.at("cells_or_gates")));
+    EXPECT_EQ(c.counts.nets, std::stoll(row.at("nets")));
+    EXPECT_EQ(c.counts.extra.at("pin_connections"),
+              extra_number(row, R"(net pin connections (\d+))"));
+    EXPECT_EQ(c.counts.extra.at("declared_components"), extra_number(row, R"(declared (\d+))"));
+}
+
+TEST_P(DefRealFile, OnePlacementPerCell)
+{
+    const Circuit c = read_def(SourceText::read_file(kNetlists + GetParam()));
+    EXPECT_EQ(c.placement.size(), c.cells.size());
+}
+
+TEST_P(DefRealFile, NoWarnings)
+{
+    const Circuit c = read_def(SourceText::read_file(kNetlists + GetParam()));
+    EXPECT_TRUE(c.diagnostics.warnings().empty()) << c.diagnostics.warnings()[0].str();
+}
+
+/// The placement of the first DFF_X1 (or else first) component, found by a plain line scan.
+TEST_P(DefRealFile, PlacementMatchesIndependentScan)
+{
+    std::ifstream in(kNetlists + GetParam());
+    std::string line, name, macro, orient;
+    std::int64_t x = 0, y = 0;
+    bool in_components = false;
+    while (std::getline(in, line)) {
+        if (line.rfind("COMPONENTS", 0) == 0) in_components = true;
+        if (line.rfind("END COMPONENTS", 0) == 0) break;
+        if (!in_components || line.find(" PLACED ") == std::string::npos) continue;
+        std::istringstream ss(line);
+        std::string dash, word;
+        ss >> dash >> name >> macro;
+        while (ss >> word && word != "PLACED") {}
+        ss >> word >> x >> y >> word >> orient;
+        if (macro == "DFF_X1") break;
+    }
+    ASSERT_FALSE(name.empty());
+    const Circuit c = read_def(SourceText::read_file(kNetlists + GetParam()));
+    const Cell* cell = find_cell(c, name);
+    ASSERT_NE(cell, nullptr) << name;
+    EXPECT_EQ(c.cell_type(*cell), macro);
+    const Placement& p = c.placement[static_cast<std::size_t>(cell - c.cells.data())];
+    EXPECT_EQ(p.x, x);
+    EXPECT_EQ(p.y, y);
+    EXPECT_EQ(p.orient, orient);
+    EXPECT_TRUE(p.placed);
+}
+
+INSTANTIATE_TEST_SUITE_P(DefData, DefRealFile,
+                         ::testing::Values("openroad_nangate45/gcd_nangate45.def",
+                                           "ispd18_sample/ispd18_sample.input.def"));
+
+TEST(DefReader, GcdDieAreaAndDesign)
+{
+    const Circuit c =
+        read_def(SourceText::read_file(kNetlists + "openroad_nangate45/gcd_nangate45.def"));
+    EXPECT_EQ(c.top, "gcd");
+    EXPECT_EQ(*c.die_area, (std::array<std::int64_t, 4>{0, 0, 65480, 65480}));
+}
+
+TEST(DefReader, MalformedCorpusFailsWhereExpected)
+{
+    const std::string dir = std::string(GSR_SOURCE_DIR) + "/tests/malformed/def/";
+    std::ifstream in(dir + "EXPECT.tsv");
+    ASSERT_TRUE(in) << dir;
+    std::string line;
+    int cases = 0;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream ss(line);
+        std::string file, expect_line, piece;
+        std::getline(ss, file, '\t');
+        std::getline(ss, expect_line, '\t');
+        std::getline(ss, piece);
+        ++cases;
+        try {
+            read_def(SourceText::read_file(dir + file));
+            ADD_FAILURE() << file << " parsed without error";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.where().line, std::stoi(expect_line)) << file << ": " << e.what();
+            EXPECT_NE(e.message().find(piece), std::string::npos) << file << ": " << e.what();
+        }
+    }
+    EXPECT_GE(cases, 3);
+}
+
+} // namespace
+} // namespace gsr::netlist

@@ -1,0 +1,321 @@
+#include "netlist/readers.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace gsr::netlist {
+namespace {
+
+const std::string kNetlists = std::string(GSR_DATA_DIR) + "/netlists/";
+
+/// The COUNTS.csv row of `file` (relative to the netlists folder), column name -> value.
+std::map<std::string, std::string> counts_row(const std::string& file)
+{
+    std::ifstream in(kNetlists + "COUNTS.csv");
+    std::string line;
+    std::vector<std::string> header;
+    auto split = [](const std::string& s) {
+        std::vector<std::string> out(1);
+        bool quoted = false;
+        for (char c : s) {
+            if (c == '\r') continue; // the file has CRLF line ends
+            if (c == '"')
+                quoted = !quoted;
+            else if (c == ',' && !quoted)
+                out.emplace_back();
+            else
+                out.back() += c;
+        }
+        return out;
+    };
+    while (std::getline(in, line)) {
+        const std::vector<std::string> cols = split(line);
+        if (header.empty()) {
+            header = cols;
+            continue;
+        }
+        if (cols[0] != file) continue;
+        std::map<std::string, std::string> row;
+        for (std::size_t i = 0; i < header.size() && i < cols.size(); ++i)
+            row[header[i]] = cols[i];
+        return row;
+    }
+    return {};
+}
+
+/// A number that MANIFEST.md states for `file`, matched by `pattern` with one group.
+std::int64_t manifest_number(const std::string& file, const std::string& pattern)
+{
+    std::ifstream in(kNetlists + "MANIFEST.md");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    const std::size_t at = text.find("### `" + file + "`");
+    if (at == std::string::npos) return -1;
+    const std::size_t end = text.find("\n### ", at + 1);
+    const std::string entry =
+        text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    std::smatch m;
+    if (!std::regex_search(entry, m, std::regex(pattern))) return -1;
+    return std::stoll(m[1].str());
+}
+
+Library parse(const std::string& text) { return read_lef(SourceText::from_string("t.lef", text)); }
+
+Error parse_error(const std::string& text)
+{
+    try {
+        parse(text);
+    } catch (const Error& e) {
+        return e;
+    }
+    return Error("no error");
+}
+
+const char* kSmall = R"(VERSION 5.8 ;
+BUSBITCHARS "[]" ;
+UNITS
+  DATABASE MICRONS 2000 ;
+END UNITS
+PROPERTYDEFINITIONS
+  LAYER LEF58_TYPE STRING ;
+END PROPERTYDEFINITIONS
+LAYER metal1
+  TYPE ROUTING ;
+  PROPERTY LEF58_TYPE "TYPE ROUTING ; END metal2 ;" ;
+  SPACINGTABLE PARALLELRUNLENGTH 0.0 WIDTH 0.0 0.1 ;
+END metal1
+LAYER via1
+  TYPE CUT ;
+END via1
+VIA via1_4 DEFAULT
+  LAYER metal1 ;
+    RECT -0.1 -0.1 0.1 0.1 ;
+END via1_4
+NONDEFAULTRULE double
+  LAYER metal1
+    WIDTH 0.2 ;
+  END metal1
+END double
+SITE core
+  SIZE 0.19 BY 1.4 ;
+END core
+# a comment with MACRO in it
+MACRO NAND2_X1
+  CLASS CORE ;
+  SIZE 0.57 BY 1.4 ;
+  PIN A1
+    DIRECTION INPUT ;
+    PORT
+      LAYER metal1 ;
+        RECT 0 0 1 1 ;
+    END
+  END A1
+  PIN ZN
+    DIRECTION OUTPUT TRISTATE ;
+  END ZN
+  PIN VDD
+    USE POWER ;
+  END VDD
+  OBS
+    LAYER metal1 ;
+      RECT 0 0 1 1 ;
+  END
+END NAND2_X1
+END LIBRARY
+)";
+
+TEST(LefReader, CountsMacros) { EXPECT_EQ(parse(kSmall).counts.cells, 1); }
+
+TEST(LefReader, CountsTechnologyBlocks)
+{
+    const Library lib = parse(kSmall);
+    EXPECT_EQ(lib.counts.extra.at("layers"), 2);
+    EXPECT_EQ(lib.counts.extra.at("vias"), 1);
+    EXPECT_EQ(lib.counts.extra.at("sites"), 1);
+}
+
+TEST(LefReader, ReadsMacroSize)
+{
+    const LibraryCell* c = parse(kSmall).find("NAND2_X1");
+    ASSERT_NE(c, nullptr);
+    EXPECT_DOUBLE_EQ(c->width, 0.57);
+    EXPECT_DOUBLE_EQ(c->height, 1.4);
+}
+
+TEST(LefReader, ReadsPinDirections)
+{
+    const Library lib = parse(kSmall);
+    EXPECT_EQ(lib.find_pin("NAND2_X1", "A1")->dir, Direction::Input);
+    EXPECT_EQ(lib.find_pin("NAND2_X1", "ZN")->dir, Direction::Output);
+}
+
+TEST(LefReader, PowerPinWithoutDirectionIsInOut)
+{
+    EXPECT_EQ(parse(kSmall).find_pin("NAND2_X1", "VDD")->dir, Direction::InOut);
+}
+
+TEST(LefReader, ObsAndPortGeometryAddNoPins)
+{
+    EXPECT_EQ(parse(kSmall).find("NAND2_X1")->pins.size(), 3u);
+}
+
+TEST(LefReader, EndLibraryIsOptional)
+{
+    EXPECT_EQ(parse("MACRO A\n SIZE 1 BY 2 ;\nEND A\n").counts.cells, 1);
+}
+
+TEST(LefReader, TextAfterEndLibraryIsIgnored)
+{
+    EXPECT_EQ(parse("MACRO A\nEND A\nEND LIBRARY\n<garbage>").counts.cells, 1);
+}
+
+TEST(LefReader, FeedthruIsInOut)
+{
+    const Library lib = parse("MACRO A\n PIN X DIRECTION FEEDTHRU ; END X\nEND A\n");
+    EXPECT_EQ(lib.find_pin("A", "X")->dir, Direction::InOut);
+}
+
+TEST(LefReader, MissingEndOfMacroFailsAtEof)
+{
+    const Error e = parse_error("MACRO A\n  SIZE 1 BY 2 ;\n");
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_NE(e.message().find("expected 'END A' to close MACRO A (line 1)"), std::string::npos);
+}
+
+TEST(LefReader, WrongEndNameFails)
+{
+    const Error e = parse_error("MACRO A\n  PIN X\n  END Y\nEND A\n");
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_NE(e.message().find("expected 'X' after END"), std::string::npos);
+}
+
+TEST(LefReader, MissingSemicolonFailsAtEndOfStatement)
+{
+    const Error e = parse_error("MACRO A\n  PIN X\n    DIRECTION INPUT\n  END X\nEND A\n");
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_EQ(e.where().column, 20);
+    EXPECT_NE(e.message().find("expected ';'"), std::string::npos);
+}
+
+TEST(LefReader, MissingSemicolonAfterSizeFails)
+{
+    const Error e = parse_error("MACRO A\n  SIZE 1 BY 2\n  PIN X END X\nEND A\n");
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_NE(e.message().find("expected ';' after SIZE"), std::string::npos);
+}
+
+TEST(LefReader, NonNumericSizeFails)
+{
+    const Error e = parse_error("MACRO A\n  SIZE wide BY 2 ;\nEND A\n");
+    EXPECT_NE(e.message().find("expected a width"), std::string::npos);
+}
+
+TEST(LefReader, UnterminatedLayerFails)
+{
+    const Error e = parse_error("LAYER metal1\n  TYPE ROUTING ;\n");
+    EXPECT_NE(e.message().find("expected 'END metal1'"), std::string::npos);
+}
+
+TEST(LefReader, UnterminatedStringFails)
+{
+    const Error e = parse_error("LAYER m\n PROPERTY P \"abc ;\nEND m\n");
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_NE(e.message().find("closing '\"'"), std::string::npos);
+}
+
+TEST(LefReader, HtmlPageFails)
+{
+    EXPECT_NE(parse_error("\n<html><body>Not Found</body></html>").message().find("HTML"),
+              std::string::npos);
+}
+
+TEST(LefReader, BinaryDataFails)
+{
+    EXPECT_NE(parse_error(std::string("MACRO\0\x01\x02", 8)).message().find("binary"),
+              std::string::npos);
+}
+
+TEST(LefReader, EveryTruncationParsesOrFailsCleanly)
+{
+    const std::string text = kSmall;
+    for (std::size_t n = 0; n <= text.size(); ++n) {
+        try {
+            parse(text.substr(0, n));
+        } catch (const Error&) {
+        }
+    }
+    SUCCEED();
+}
+
+class LefRealFile : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(LefRealFile, MacroCountMatchesCountsCsv)
+{
+    const auto row = counts_row(GetParam());
+    ASSERT_FALSE(row.empty());
+    const Library lib = read_lef(SourceText::read_file(kNetlists + GetParam()));
+    EXPECT_EQ(lib.counts.cells, std::stoll(row.at("cells_or_gates")));
+}
+
+TEST_P(LefRealFile, BlockCountsMatchManifest)
+{
+    const Library lib = read_lef(SourceText::read_file(kNetlists + GetParam()));
+    EXPECT_EQ(lib.counts.extra.at("layers"),
+              manifest_number(GetParam(), R"(LAYER definitions (\d+))"));
+    EXPECT_EQ(lib.counts.extra.at("vias"),
+              manifest_number(GetParam(), R"(VIA definitions (\d+))"));
+    EXPECT_EQ(lib.counts.extra.at("sites"), manifest_number(GetParam(), R"(SITE (\d+))"));
+}
+
+INSTANTIATE_TEST_SUITE_P(LefData, LefRealFile,
+                         ::testing::Values("openroad_nangate45/Nangate45.lef",
+                                           "iwls05_gsclib180/lib/GSCLib_3.0.lef",
+                                           "ispd18_sample/ispd18_sample.input.lef"));
+
+TEST(LefReader, NangateAnd2Facts)
+{
+    const Library lib =
+        read_lef(SourceText::read_file(kNetlists + "openroad_nangate45/Nangate45.lef"));
+    const LibraryCell* c = lib.find("AND2_X1");
+    ASSERT_NE(c, nullptr);
+    EXPECT_DOUBLE_EQ(c->width, 0.76);
+    EXPECT_DOUBLE_EQ(c->height, 1.4);
+    EXPECT_EQ(lib.find_pin("AND2_X1", "ZN")->dir, Direction::Output);
+    EXPECT_EQ(lib.find_pin("AND2_X1", "A1")->dir, Direction::Input);
+}
+
+TEST(LefReader, MalformedCorpusFailsWhereExpected)
+{
+    const std::string dir = std::string(GSR_SOURCE_DIR) + "/tests/malformed/lef/";
+    std::ifstream in(dir + "EXPECT.tsv");
+    ASSERT_TRUE(in) << dir;
+    std::string line;
+    int cases = 0;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream ss(line);
+        std::string file, expect_line, piece;
+        std::getline(ss, file, '\t');
+        std::getline(ss, expect_line, '\t');
+        std::getline(ss, piece);
+        ++cases;
+        try {
+            read_lef(SourceText::read_file(dir + file));
+            ADD_FAILURE() << file << " parsed without error";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.where().line, std::stoi(expect_line)) << file << ": " << e.what();
+            EXPECT_NE(e.message().find(piece), std::string::npos) << file << ": " << e.what();
+        }
+    }
+    EXPECT_GE(cases, 3);
+}
+
+} // namespace
+} // namespace gsr::netlist

@@ -1,0 +1,406 @@
+#include "netlist/readers.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace gsr::netlist {
+namespace {
+
+const std::string kNetlists = std::string(GSR_DATA_DIR) + "/netlists/";
+
+/// The COUNTS.csv row of `file` (relative to the netlists folder), column name -> value.
+std::map<std::string, std::string> counts_row(const std::string& file)
+{
+    std::ifstream in(kNetlists + "COUNTS.csv");
+    std::string line;
+    std::vector<std::string> header;
+    auto split = [](const std::string& s) {
+        std::vector<std::string> out(1);
+        bool quoted = false;
+        for (char c : s) {
+            if (c == '\r') continue; // the file has CRLF line ends
+            if (c == '"')
+                quoted = !quoted;
+            else if (c == ',' && !quoted)
+                out.emplace_back();
+            else
+                out.back() += c;
+        }
+        return out;
+    };
+    while (std::getline(in, line)) {
+        const std::vector<std::string> cols = split(line);
+        if (header.empty()) {
+            header = cols;
+            continue;
+        }
+        if (cols[0] != file) continue;
+        std::map<std::string, std::string> row;
+        for (std::size_t i = 0; i < header.size() && i < cols.size(); ++i)
+            row[header[i]] = cols[i];
+        return row;
+    }
+    return {};
+}
+
+/// A number that MANIFEST.md states for `file`, matched by `pattern` with one group.
+std::int64_t manifest_number(const std::string& file, const std::string& pattern)
+{
+    std::ifstream in(kNetlists + "MANIFEST.md");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    const std::size_t at = text.find("### `" + file + "`");
+    if (at == std::string::npos) return -1;
+    const std::size_t end = text.find("\n### ", at + 1);
+    const std::string entry =
+        text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    std::smatch m;
+    if (!std::regex_search(entry, m, std::regex(pattern))) return -1;
+    return std::stoll(m[1].str());
+}
+
+Library parse(const std::string& text)
+{
+    return read_liberty(SourceText::from_string("t.lib", text));
+}
+
+/// The error a text raises, or "" when it parses.
+Error parse_error(const std::string& text)
+{
+    try {
+        parse(text);
+    } catch (const Error& e) {
+        return e;
+    }
+    return Error("no error");
+}
+
+const char* kSmall = R"(/* a small library */
+library (tiny) {
+  delay_model : table_lookup ;
+  capacitive_load_unit (1, ff) ;
+  define (drive_strength, cell, float) ;
+  lu_table_template (t2) { variable_1 : input_net_transition ; index_1 ("1, 2") ; }
+  cell (INV) {
+    area : 1.5 ;
+    pin (A) { direction : input ; capacitance : 0.01 ; }
+    pin (Y) {
+      direction : output ;
+      function : "!A" ;
+      timing () {
+        related_pin : "A" ;
+        cell_rise (t2) {
+          values ( "0.1, 0.2", \
+                   "0.3, 0.4" ) ;
+        }
+      }
+    }
+  }
+  cell (DFF) {
+    ff (IQ, IQN) { next_state : "D" ; clocked_on : "CK" ; }
+    pin (D) { direction : input ; }
+    pin (CK) { direction : input ; clock : true ; }
+    pin (Q) { direction : output ; function : "IQ" ; }
+  }
+}
+)";
+
+TEST(LibertyReader, ReadsLibraryName) { EXPECT_EQ(parse(kSmall).name, "tiny"); }
+
+TEST(LibertyReader, CountsCellGroups) { EXPECT_EQ(parse(kSmall).counts.cells, 2); }
+
+TEST(LibertyReader, ReadsPinDirections)
+{
+    const Library lib = parse(kSmall);
+    ASSERT_NE(lib.find_pin("INV", "A"), nullptr);
+    EXPECT_EQ(lib.find_pin("INV", "A")->dir, Direction::Input);
+    EXPECT_EQ(lib.find_pin("INV", "Y")->dir, Direction::Output);
+}
+
+TEST(LibertyReader, ReadsFunctionOfOutputPin)
+{
+    EXPECT_EQ(parse(kSmall).find_pin("INV", "Y")->function, "!A");
+}
+
+TEST(LibertyReader, ReadsArea) { EXPECT_DOUBLE_EQ(parse(kSmall).find("INV")->area, 1.5); }
+
+TEST(LibertyReader, FfGroupMarksCellAsFlipFlop)
+{
+    const Library lib = parse(kSmall);
+    EXPECT_TRUE(lib.find("DFF")->is_ff);
+    EXPECT_FALSE(lib.find("INV")->is_ff);
+}
+
+TEST(LibertyReader, TimingTablesAddNoPins)
+{
+    EXPECT_EQ(parse(kSmall).find("INV")->pins.size(), 2u);
+}
+
+TEST(LibertyReader, CountsPinAndFfGroups)
+{
+    const Library lib = parse(kSmall);
+    EXPECT_EQ(lib.counts.extra.at("pin_groups"), 5);
+    EXPECT_EQ(lib.counts.extra.at("ff_groups"), 1);
+    EXPECT_EQ(lib.counts.extra.at("latch_groups"), 0);
+    EXPECT_EQ(lib.counts.flip_flops, 1);
+}
+
+TEST(LibertyReader, LatchGroupMarksCellAsLatch)
+{
+    const Library lib =
+        parse("library (l) { cell (LAT) { latch (IQ, IQN) { enable : \"G\" ; } } }");
+    EXPECT_TRUE(lib.find("LAT")->is_latch);
+    EXPECT_EQ(lib.counts.flip_flops, 1);
+}
+
+TEST(LibertyReader, PinGroupWithSeveralNamesMakesEachPin)
+{
+    const Library lib = parse("library (l) { cell (N) { pin (A, B) { direction : input ; } } }");
+    EXPECT_EQ(lib.find_pin("N", "B")->dir, Direction::Input);
+    EXPECT_EQ(lib.counts.extra.at("pin_groups"), 1);
+}
+
+TEST(LibertyReader, BusExpandsToBitsOfItsType)
+{
+    const Library lib = parse(R"(library (l) {
+      type (bus4) {
+        base_type : array ; bit_width : 4 ; bit_from : 3 ; bit_to : 0 ; downto : true ;
+      }
+      cell (REG) { bus (D) { bus_type : bus4 ; direction : input ; } }
+    })");
+    ASSERT_EQ(lib.find("REG")->pins.size(), 4u);
+    EXPECT_EQ(lib.find_pin("REG", "D[0]")->dir, Direction::Input);
+    EXPECT_NE(lib.find_pin("REG", "D[3]"), nullptr);
+}
+
+TEST(LibertyReader, BusMemberPinRangeInheritsBusDirection)
+{
+    const Library lib = parse(R"(library (l) {
+      type (b2) { bit_width : 2 ; bit_from : 0 ; bit_to : 1 ; }
+      cell (R) {
+        bus (Q) { bus_type : b2 ; direction : output ; pin (Q[0:1]) { function : "x" ; } }
+      }
+    })");
+    EXPECT_EQ(lib.find_pin("R", "Q[1]")->dir, Direction::Output);
+    EXPECT_EQ(lib.find_pin("R", "Q[1]")->function, "x");
+    EXPECT_EQ(lib.find("R")->pins.size(), 2u);
+}
+
+TEST(LibertyReader, BundleMembersBecomePins)
+{
+    const Library lib = parse(R"(library (l) {
+      cell (B) {
+        bundle (Z) { members (Z0, Z1) ; direction : output ; pin (Z0) { direction : inout ; } }
+      }
+    })");
+    EXPECT_EQ(lib.find_pin("B", "Z0")->dir, Direction::InOut);
+    EXPECT_EQ(lib.find_pin("B", "Z1")->dir, Direction::Output);
+}
+
+TEST(LibertyReader, InternalPinHasUnknownDirection)
+{
+    const Library lib = parse("library (l) { cell (C) { pin (I) { direction : internal ; } } }");
+    EXPECT_EQ(lib.find_pin("C", "I")->dir, Direction::Unknown);
+}
+
+TEST(LibertyReader, SemicolonIsOptionalAtEndOfLine)
+{
+    const Library lib =
+        parse("library (l) {\n cell (C) {\n  area : 2\n  pin (A) { direction : input }\n }\n}\n");
+    EXPECT_DOUBLE_EQ(lib.find("C")->area, 2.0);
+    EXPECT_EQ(lib.find_pin("C", "A")->dir, Direction::Input);
+}
+
+TEST(LibertyReader, SkipsBothCommentStyles)
+{
+    const Library lib =
+        parse("// line comment\nlibrary (l) { /* block\n comment */ cell (C) { } // x\n}\n");
+    EXPECT_EQ(lib.counts.cells, 1);
+}
+
+TEST(LibertyReader, LineContinuationJoinsLines)
+{
+    const Library lib = parse("library (l) { cell (C) { pin (A) { direction \\\n : input ; } } }");
+    EXPECT_EQ(lib.find_pin("C", "A")->dir, Direction::Input);
+}
+
+TEST(LibertyReader, DeepNestingNeedsNoRecursion)
+{
+    std::string text = "library (l) {";
+    for (int i = 0; i < 100000; ++i) text += " g () {";
+    for (int i = 0; i < 100000; ++i) text += " }";
+    text += " }";
+    EXPECT_EQ(parse(text).counts.cells, 0);
+}
+
+TEST(LibertyReader, DuplicateCellWarns)
+{
+    const Library lib = parse("library (l) { cell (C) { } cell (C) { } }");
+    EXPECT_EQ(lib.diagnostics.warnings().size(), 1u);
+}
+
+TEST(LibertyReader, EofInsideGroupFailsNamingTheGroup)
+{
+    const Error e = parse_error("library (l) {\n  cell (C) {\n");
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_NE(e.message().find("expected '}' to close the group 'cell (C)' opened on line 2"),
+              std::string::npos);
+}
+
+TEST(LibertyReader, UnterminatedCommentFailsAtItsStart)
+{
+    const Error e = parse_error("library (l) {\n /* never closed\n");
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_NE(e.message().find("expected '*/'"), std::string::npos);
+}
+
+TEST(LibertyReader, UnterminatedStringFails)
+{
+    const Error e =
+        parse_error("library (l) {\n cell (C) { pin (Y) { function : \"A & B ; } } }\n");
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_NE(e.message().find("closing '\"'"), std::string::npos);
+}
+
+TEST(LibertyReader, TwoAttributesOnOneLineNeedSemicolon)
+{
+    const Error e = parse_error("library (l) {\n cell (C) { area : 1 pin (A) { } }\n}");
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_NE(e.message().find("expected ';' after the value of 'area'"), std::string::npos);
+}
+
+TEST(LibertyReader, UnclosedParenthesisFails)
+{
+    const Error e = parse_error("library (l) {\n cell (C {\n }\n}");
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_NE(e.message().find("expected ')'"), std::string::npos);
+}
+
+TEST(LibertyReader, ExtraClosingBraceFails)
+{
+    const Error e = parse_error("library (l) {\n}\n}\n");
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_NE(e.message().find("unexpected '}'"), std::string::npos);
+}
+
+TEST(LibertyReader, TopLevelMustBeLibrary)
+{
+    EXPECT_NE(parse_error("cell (C) { }").message().find("'library (NAME) {'"), std::string::npos);
+}
+
+TEST(LibertyReader, EmptyFileFails)
+{
+    EXPECT_NE(parse_error("").message().find("library"), std::string::npos);
+}
+
+TEST(LibertyReader, HtmlPageFails)
+{
+    EXPECT_NE(
+        parse_error("<!DOCTYPE html>\n<html><body>404</body></html>\n").message().find("HTML"),
+        std::string::npos);
+}
+
+TEST(LibertyReader, BinaryDataFails)
+{
+    EXPECT_NE(parse_error(std::string("\x1f\x8b\x08\0\0\0", 6)).message().find("binary"),
+              std::string::npos);
+}
+
+TEST(LibertyReader, EveryTruncationParsesOrFailsCleanly)
+{
+    const std::string text = kSmall;
+    for (std::size_t n = 0; n <= text.size(); ++n) {
+        try {
+            parse(text.substr(0, n));
+        } catch (const Error&) {
+        }
+    }
+    SUCCEED();
+}
+
+TEST(LibertyReader, NangateMatchesCounts)
+{
+    const std::string file = "openroad_nangate45/nangate45_typ.lib.gz";
+    const auto row = counts_row(file);
+    ASSERT_FALSE(row.empty());
+    const Library lib = read_liberty(SourceText::read_file(kNetlists + file));
+    EXPECT_EQ(lib.counts.cells, std::stoll(row.at("cells_or_gates")));
+    EXPECT_EQ(lib.counts.flip_flops, std::stoll(row.at("FF_or_latch")));
+    EXPECT_EQ(static_cast<std::int64_t>(lib.cells.size()), std::stoll(row.at("cells_or_gates")));
+}
+
+TEST(LibertyReader, NangateMatchesManifestGroupCounts)
+{
+    const std::string file = "openroad_nangate45/nangate45_typ.lib.gz";
+    const Library lib = read_liberty(SourceText::read_file(kNetlists + file));
+    EXPECT_EQ(lib.counts.extra.at("pin_groups"), manifest_number(file, R"(pin groups (\d+))"));
+    EXPECT_EQ(lib.counts.extra.at("ff_groups"), manifest_number(file, R"(ff groups (\d+))"));
+    EXPECT_EQ(lib.counts.extra.at("latch_groups"), manifest_number(file, R"(latch groups (\d+))"));
+}
+
+TEST(LibertyReader, NangateNand2PinDirections)
+{
+    const Library lib =
+        read_liberty(SourceText::read_file(kNetlists + "openroad_nangate45/nangate45_typ.lib.gz"));
+    ASSERT_NE(lib.find_pin("NAND2_X1", "ZN"), nullptr);
+    EXPECT_EQ(lib.find_pin("NAND2_X1", "ZN")->dir, Direction::Output);
+    EXPECT_EQ(lib.find_pin("NAND2_X1", "A1")->dir, Direction::Input);
+    EXPECT_EQ(lib.find_pin("NAND2_X1", "ZN")->function, "!(A1 & A2)");
+}
+
+TEST(LibertyReader, NangateStorageCells)
+{
+    const Library lib =
+        read_liberty(SourceText::read_file(kNetlists + "openroad_nangate45/nangate45_typ.lib.gz"));
+    EXPECT_TRUE(lib.find("DFF_X1")->is_ff);
+    EXPECT_TRUE(lib.find("DLH_X1")->is_latch);
+    EXPECT_FALSE(lib.find("NAND2_X1")->is_ff);
+    EXPECT_EQ(lib.name, "NangateOpenCellLibrary");
+}
+
+TEST(LibertyReader, GsclibMatchesCounts)
+{
+    const std::string file = "iwls05_gsclib180/lib/GSCLib_3.0.lib";
+    const auto row = counts_row(file);
+    ASSERT_FALSE(row.empty());
+    const Library lib = read_liberty(SourceText::read_file(kNetlists + file));
+    EXPECT_EQ(lib.counts.cells, std::stoll(row.at("cells_or_gates")));
+    EXPECT_EQ(lib.counts.flip_flops, std::stoll(row.at("FF_or_latch")));
+    EXPECT_EQ(lib.counts.extra.at("pin_groups"), manifest_number(file, R"(pin groups (\d+))"));
+}
+
+TEST(LibertyReader, MalformedCorpusFailsWhereExpected)
+{
+    const std::string dir = std::string(GSR_SOURCE_DIR) + "/tests/malformed/liberty/";
+    std::ifstream in(dir + "EXPECT.tsv");
+    ASSERT_TRUE(in) << dir;
+    std::string line;
+    int cases = 0;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream ss(line);
+        std::string file, expect_line, piece;
+        std::getline(ss, file, '\t');
+        std::getline(ss, expect_line, '\t');
+        std::getline(ss, piece);
+        ++cases;
+        try {
+            read_liberty(SourceText::read_file(dir + file));
+            ADD_FAILURE() << file << " parsed without error";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.where().line, std::stoi(expect_line)) << file << ": " << e.what();
+            EXPECT_NE(e.message().find(piece), std::string::npos) << file << ": " << e.what();
+        }
+    }
+    EXPECT_GE(cases, 3);
+}
+
+} // namespace
+} // namespace gsr::netlist

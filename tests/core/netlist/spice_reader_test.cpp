@@ -1,0 +1,320 @@
+#include "netlist/readers.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace gsr::netlist {
+namespace {
+
+const std::string kNetlists = std::string(GSR_DATA_DIR) + "/netlists/";
+
+/// The COUNTS.csv row of `file` (relative to the netlists folder), column name -> value.
+std::map<std::string, std::string> counts_row(const std::string& file)
+{
+    std::ifstream in(kNetlists + "COUNTS.csv");
+    std::string line;
+    std::vector<std::string> header;
+    auto split = [](const std::string& s) {
+        std::vector<std::string> out(1);
+        bool quoted = false;
+        for (char c : s) {
+            if (c == '\r') continue; // the file has CRLF line ends
+            if (c == '"')
+                quoted = !quoted;
+            else if (c == ',' && !quoted)
+                out.emplace_back();
+            else
+                out.back() += c;
+        }
+        return out;
+    };
+    while (std::getline(in, line)) {
+        const std::vector<std::string> cols = split(line);
+        if (header.empty()) {
+            header = cols;
+            continue;
+        }
+        if (cols[0] != file) continue;
+        std::map<std::string, std::string> row;
+        for (std::size_t i = 0; i < header.size() && i < cols.size(); ++i)
+            row[header[i]] = cols[i];
+        return row;
+    }
+    return {};
+}
+
+Circuit parse(const std::string& text, const std::string& name = "t.cir")
+{
+    return read_spice(SourceText::from_string(name, text));
+}
+
+Error parse_error(const std::string& text)
+{
+    try {
+        parse(text);
+    } catch (const Error& e) {
+        return e;
+    }
+    return Error("no error");
+}
+
+const Cell* find_cell(const Circuit& c, std::string_view name)
+{
+    for (const Cell& cell : c.cells)
+        if (c.cell_name(cell) == name) return &cell;
+    return nullptr;
+}
+
+std::string net_of(const Circuit& c, const Cell& cell, std::uint32_t i)
+{
+    return std::string(c.net_name(c.pins_of(cell)[i].net));
+}
+
+const char* kSmall = R"(inverter chain test deck
+* a comment line
+.model nch nmos level=1
+.model pch pmos level=1
+.SUBCKT INV in out vdd
+M1 out in vdd vdd pch W=1u
++ L=0.1u
+M2 out in 0 0 nch W=1u L=0.1u ; inline comment
+.ENDS INV
+.subckt BUF a y VDD
+X1 a mid vdd INV
+x2 mid y vdd inv $ lower-case call
+.ends
+VDD vdd 0 DC 1.8
+R1 in a 1k
+XTOP a y vdd BUF
+.control
+run
+M9 this is not an element
+.endc
+.tran 1n 10n
+.end
+)";
+
+TEST(SpiceReader, CountsElementLinesEverywhere) { EXPECT_EQ(parse(kSmall).counts.cells, 7); }
+
+TEST(SpiceReader, CountsSubcircuits) { EXPECT_EQ(parse(kSmall).counts.extra.at("subckts"), 2); }
+
+TEST(SpiceReader, FlattensSubcircuitsWithHierarchicalNames)
+{
+    const Circuit c = parse(kSmall);
+    EXPECT_NE(find_cell(c, "xtop/x1/m1"), nullptr);
+    EXPECT_NE(find_cell(c, "xtop/x2/m2"), nullptr);
+    EXPECT_EQ(c.cells.size(), 6u); // VDD, R1 and four transistors
+}
+
+TEST(SpiceReader, MosfetTypeComesFromModelCard)
+{
+    const Circuit c = parse(kSmall);
+    EXPECT_EQ(c.cell_type(*find_cell(c, "xtop/x1/m1")), "PMOS");
+    EXPECT_EQ(c.cell_type(*find_cell(c, "xtop/x1/m2")), "NMOS");
+}
+
+TEST(SpiceReader, MosfetWithoutModelCardKeepsModelName)
+{
+    const Circuit c = parse("t\nM1 d g s b mymodel\n");
+    EXPECT_EQ(c.cell_type(c.cells[0]), "mymodel");
+}
+
+TEST(SpiceReader, OtherElementsAreTypedByLetter)
+{
+    const Circuit c = parse(kSmall);
+    EXPECT_EQ(c.cell_type(*find_cell(c, "r1")), "R");
+    EXPECT_EQ(c.cell_type(*find_cell(c, "vdd")), "V");
+}
+
+TEST(SpiceReader, PortsMapToInstanceNets)
+{
+    const Circuit c = parse(kSmall);
+    const Cell& m = *find_cell(c, "xtop/x1/m1");
+    EXPECT_EQ(net_of(c, m, 0), "xtop/mid"); // an internal node of BUF
+    EXPECT_EQ(net_of(c, m, 1), "a");        // port a of BUF, port in of INV
+    EXPECT_EQ(net_of(c, m, 2), "vdd");      // VDD and vdd are one node
+}
+
+TEST(SpiceReader, GroundIsGlobal)
+{
+    const Circuit c = parse(kSmall);
+    EXPECT_EQ(net_of(c, *find_cell(c, "xtop/x2/m2"), 2), "0");
+}
+
+TEST(SpiceReader, ContinuationLineJoins)
+{
+    const Circuit c = parse("t\nR1 a\n+ b 1k\n");
+    ASSERT_EQ(c.cells.size(), 1u);
+    EXPECT_EQ(net_of(c, c.cells[0], 1), "b");
+}
+
+TEST(SpiceReader, MosfetGateIsInput)
+{
+    const Circuit c = parse(kSmall);
+    const Cell& m = *find_cell(c, "xtop/x1/m1");
+    EXPECT_EQ(c.pin_name(c.pins_of(m)[1]), "G");
+    EXPECT_EQ(c.pins_of(m)[1].dir, Direction::Input);
+    EXPECT_EQ(c.pins_of(m)[0].dir, Direction::InOut);
+}
+
+TEST(SpiceReader, UndefinedSubcircuitIsBlackBox)
+{
+    const Circuit c = parse("t\nX1 a b y NAND2_X1\n");
+    ASSERT_EQ(c.cells.size(), 1u);
+    EXPECT_EQ(c.cell_type(c.cells[0]), "NAND2_X1");
+    EXPECT_EQ(c.cells[0].kind, CellKind::Instance);
+    EXPECT_TRUE(c.cells[0].flags & kCellBlackBox);
+    EXPECT_EQ(c.cells[0].pin_count, 3u);
+}
+
+TEST(SpiceReader, ParamsAreNotNodes)
+{
+    const Circuit c = parse("t\n.subckt R2 a b params: r=1\nR1 a b {r}\n.ends\nX1 p q R2 r=5\n");
+    ASSERT_EQ(c.cells.size(), 1u);
+    EXPECT_EQ(net_of(c, c.cells[0], 1), "q");
+}
+
+TEST(SpiceReader, ControlBlockIsSkipped) { EXPECT_EQ(find_cell(parse(kSmall), "m9"), nullptr); }
+
+TEST(SpiceReader, CdlWithoutTopLevelUsesTheUninstantiatedSubcircuit)
+{
+    const Circuit c = parse(
+        ".SUBCKT INV A Y\nM1 Y A 0 0 N\n.ENDS\n.SUBCKT TOP I O\nX1 I O INV\n.ENDS\n", "t.cdl");
+    EXPECT_EQ(c.top, "TOP");
+    EXPECT_EQ(c.ports.size(), 2u);
+    EXPECT_EQ(c.cells.size(), 1u);
+}
+
+TEST(SpiceReader, WrongNodeCountForSubcircuitFails)
+{
+    const Error e = parse_error("t\n.subckt INV a y\nR1 a y 1\n.ends\nX1 a INV\n");
+    EXPECT_EQ(e.where().line, 5);
+    EXPECT_NE(e.message().find("expected 2 nodes for subcircuit INV"), std::string::npos);
+}
+
+TEST(SpiceReader, RecursiveSubcircuitFails)
+{
+    const Error e = parse_error("t\n.subckt A p\nX1 p A\n.ends\nX0 n A\n");
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_NE(e.message().find("instantiates itself"), std::string::npos);
+}
+
+TEST(SpiceReader, MissingEndsFails)
+{
+    const Error e = parse_error("t\n.subckt A p\nR1 p 0 1\n");
+    EXPECT_NE(e.message().find("expected .ENDS to close .SUBCKT A opened on line 2"),
+              std::string::npos);
+}
+
+TEST(SpiceReader, EndsWithoutSubcktFails)
+{
+    const Error e = parse_error("t\nR1 a 0 1\n.ends\n");
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_NE(e.message().find("expected .SUBCKT before .ENDS"), std::string::npos);
+}
+
+TEST(SpiceReader, TooFewMosfetNodesFails)
+{
+    const Error e = parse_error("t\nM1 d g s\n");
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_NE(e.message().find("expected 4 nodes"), std::string::npos);
+}
+
+TEST(SpiceReader, UnterminatedControlFails)
+{
+    EXPECT_NE(parse_error("t\n.control\nrun\n").message().find("expected .endc"),
+              std::string::npos);
+}
+
+TEST(SpiceReader, ContinuationWithoutLineFails)
+{
+    EXPECT_NE(parse_error("title\n+ a b\n").message().find("continuation"), std::string::npos);
+}
+
+TEST(SpiceReader, NonElementLineFails)
+{
+    const Error e = parse_error("title\n<p>oops</p>\n");
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_NE(e.message().find("expected an element line"), std::string::npos);
+}
+
+TEST(SpiceReader, HtmlPageFails)
+{
+    EXPECT_NE(parse_error("<!DOCTYPE html>\n<html></html>\n").message().find("HTML"),
+              std::string::npos);
+}
+
+TEST(SpiceReader, BinaryDataFails)
+{
+    EXPECT_NE(parse_error(std::string("\0\0\x01\x02 R1", 7)).message().find("binary"),
+              std::string::npos);
+}
+
+TEST(SpiceReader, EveryTruncationParsesOrFailsCleanly)
+{
+    const std::string text = kSmall;
+    for (std::size_t n = 0; n <= text.size(); ++n) {
+        try {
+            parse(text.substr(0, n));
+        } catch (const Error&) {
+        }
+    }
+    SUCCEED();
+}
+
+TEST(SpiceReader, AdderMatchesCounts)
+{
+    const std::string file = "spice/adder_mos.cir";
+    const auto row = counts_row(file);
+    ASSERT_FALSE(row.empty());
+    const Circuit c = read_spice(SourceText::read_file(kNetlists + file));
+    EXPECT_EQ(c.counts.cells, std::stoll(row.at("cells_or_gates")));
+    std::smatch m;
+    const std::string extra = row.at("extra");
+    ASSERT_TRUE(std::regex_search(extra, m, std::regex(R"(subckts=(\d+))")));
+    EXPECT_EQ(c.counts.extra.at("subckts"), std::stoll(m[1].str()));
+}
+
+TEST(SpiceReader, AdderFlattensToTransistors)
+{
+    const Circuit c = read_spice(SourceText::read_file(kNetlists + "spice/adder_mos.cir"));
+    const Cell* m = find_cell(c, "x1/x2/x2/x9/m4");
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(c.cell_type(*m), "NMOS");
+    EXPECT_TRUE(c.diagnostics.warnings().empty());
+}
+
+TEST(SpiceReader, MalformedCorpusFailsWhereExpected)
+{
+    const std::string dir = std::string(GSR_SOURCE_DIR) + "/tests/malformed/spice/";
+    std::ifstream in(dir + "EXPECT.tsv");
+    ASSERT_TRUE(in) << dir;
+    std::string line;
+    int cases = 0;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream ss(line);
+        std::string file, expect_line, piece;
+        std::getline(ss, file, '\t');
+        std::getline(ss, expect_line, '\t');
+        std::getline(ss, piece);
+        ++cases;
+        try {
+            read_spice(SourceText::read_file(dir + file));
+            ADD_FAILURE() << file << " parsed without error";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.where().line, std::stoi(expect_line)) << file << ": " << e.what();
+            EXPECT_NE(e.message().find(piece), std::string::npos) << file << ": " << e.what();
+        }
+    }
+    EXPECT_GE(cases, 3);
+}
+
+} // namespace
+} // namespace gsr::netlist

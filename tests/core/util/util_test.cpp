@@ -1,0 +1,74 @@
+#include "netlist/format.hpp"
+#include "util/diagnostics.hpp"
+#include "util/name_pool.hpp"
+#include "util/source_text.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace gsr;
+
+TEST(NamePool, InternReturnsTheSameIdForTheSameName)
+{
+    NamePool p;
+    const NameId a = p.intern("net_a");
+    EXPECT_EQ(p.intern("net_a"), a);
+    EXPECT_NE(p.intern("net_b"), a);
+    EXPECT_EQ(p.view(a), "net_a");
+    EXPECT_EQ(p.find("missing"), kNoName);
+}
+
+TEST(NamePool, SurvivesGrowthWithAMillionNames)
+{
+    NamePool p;
+    for (int i = 0; i < 1000000; ++i) p.intern("n" + std::to_string(i));
+    EXPECT_EQ(p.size(), 1000000u);
+    EXPECT_EQ(p.find("n777777"), 777777u);
+    EXPECT_EQ(p.view(123456), "n123456");
+}
+
+TEST(NamePool, UnindexedNamesAreStoredButNotFound)
+{
+    NamePool p;
+    const NameId id = p.add_unindexed("u1");
+    EXPECT_EQ(p.view(id), "u1");
+    EXPECT_EQ(p.find("u1"), kNoName);
+}
+
+TEST(SourceText, LocationIsOneBasedLineAndColumn)
+{
+    const auto s = SourceText::from_string("f.v", "ab\ncd\n\nx");
+    EXPECT_EQ(s.location(0).str(), "f.v:1:1");
+    EXPECT_EQ(s.location(4).str(), "f.v:2:2");
+    EXPECT_EQ(s.location(7).str(), "f.v:4:1");
+}
+
+TEST(Error, WhatIsFileLineColumnErrorMessage)
+{
+    const Error e(SourceLocation{"a.bench", 3, 7}, "expected ')'");
+    EXPECT_STREQ(e.what(), "a.bench:3:7: error: expected ')'");
+}
+
+TEST(SourceText, GzipIsInflated)
+{
+    const auto s = SourceText::read_file(std::string(GSR_DATA_DIR) + "/netlists/openroad_nangate45/nangate45_typ.lib.gz");
+    EXPECT_NE(s.text().find("library (NangateOpenCellLibrary)"), std::string_view::npos);
+}
+
+TEST(SourceText, MissingFileIsAnError)
+{
+    EXPECT_THROW(SourceText::read_file("/nonexistent/file.v"), Error);
+}
+
+TEST(FormatDetection, ContentWinsOverTheExtension)
+{
+    using netlist::Format;
+    EXPECT_EQ(netlist::detect_format("x.v", "INPUT(a)\nOUTPUT(b)\nb = NOT(a)\n"), Format::Bench);
+    EXPECT_EQ(netlist::detect_format("x.txt", ".model m\n.inputs a\n.names a b\n1 1\n"), Format::Blif);
+    EXPECT_EQ(netlist::detect_format("x.bench", "module m(a); input a; endmodule\n"), Format::Verilog);
+    EXPECT_EQ(netlist::detect_format("x", "aig 0 0 0 0 0\n"), Format::Aiger);
+    EXPECT_EQ(netlist::detect_format("x.lib", "library (foo) {\n cell (a) {}\n}\n"), Format::Liberty);
+    std::string why;
+    EXPECT_EQ(netlist::detect_format("x.bench", "<!DOCTYPE html><html>404</html>", &why), Format::Unknown);
+    EXPECT_NE(why.find("HTML"), std::string::npos);
+    EXPECT_EQ(netlist::detect_format("x.bench", std::string("\x7f" "ELF\0\0\0", 7), &why), Format::Unknown);
+}

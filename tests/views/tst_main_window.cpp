@@ -1,0 +1,294 @@
+// MainWindow: loads in the background, shows what core computed, reports bad files in words,
+// and abandons a cancelled load for good.
+#include "loading/netlist_loader.hpp"
+#include "mainwindow/main_window.hpp"
+#include "mainwindow/recent_files.hpp"
+#include "models/netlist_summary_model.hpp"
+#include "project/project_session.hpp"
+#include "view_test_support.hpp"
+
+#include "report/netlist_summary.hpp"
+
+#ifdef GSR_HAVE_STORE
+#include "store/project_store.hpp"
+#endif
+
+#include <QAction>
+#include <QFile>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolButton>
+#include <QUrl>
+
+using gsr::views::MainWindow;
+using gsr::views::NetlistLoader;
+using gsr::views::NetlistSummaryModel;
+using Field = NetlistSummaryModel::Field;
+
+namespace {
+
+constexpr int kLoadTimeoutMs = 60000;
+
+qint64 core_cells(const QString& path)
+{
+    const auto s = gsr::report::summarize_file(path.toStdString());
+    return s.counts.cells.value();
+}
+
+/// The cells figure as the Summary dock's table shows it (through the view's model).
+QString table_cells(const MainWindow& w)
+{
+    const auto* table = w.findChild<QTableView*>(QStringLiteral("summaryTable"));
+    if (!table || !table->model()) return {};
+    const QAbstractItemModel* m = table->model();
+    if (m->rowCount() == 0) return {};
+    return m->data(m->index(NetlistSummaryModel::rowOf(Field::Cells),
+                            NetlistSummaryModel::ValueColumn))
+        .toString();
+}
+
+QString digits(const QString& text)
+{
+    QString out;
+    for (const QChar c : text)
+        if (c.isDigit()) out += c;
+    return out;
+}
+
+bool any_contains(const QStringList& lines, const QString& needle)
+{
+    for (const QString& l : lines)
+        if (l.contains(needle, Qt::CaseInsensitive)) return true;
+    return false;
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { gsr::views::test::init_test_application(); }
+
+    void opensFileThroughSlotInTheBackground()
+    {
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        w.show();
+        QSignalSpy finished(&w, &MainWindow::loadFinished);
+        const QString c17 = gsr::views::test::c17_path();
+        w.openFile(c17);
+        QVERIFY(w.isLoading()); // the slot returned before the file was read
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kLoadTimeoutMs);
+        QVERIFY(!w.isLoading());
+        QCOMPARE(digits(table_cells(w)), QString::number(core_cells(c17)));
+        QVERIFY(any_contains(w.messages(), QStringLiteral("Loaded c17.bench")));
+        const auto* file_label = w.findChild<QLabel*>(QStringLiteral("fileLabel"));
+        QVERIFY(file_label);
+        QCOMPARE(file_label->text(), QStringLiteral("c17.bench"));
+        const auto* device = w.findChild<QLabel*>(QStringLiteral("deviceLabel"));
+        QVERIFY(device && device->text().contains(QStringLiteral("CPU")));
+        QVERIFY(w.windowTitle().startsWith(QStringLiteral("c17.bench")));
+        QCOMPARE(gsr::views::RecentFiles().files().value(0), QFileInfo(c17).absoluteFilePath());
+    }
+
+    void malformedFileIsReportedNotFatal()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString bad = dir.filePath(QStringLiteral("garbage.bench"));
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("INPUT(a\n%%%% this is not a netlist @@@\nOUTPUT(\n= = =\n\x01\x02\x03");
+        f.close();
+
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        QSignalSpy failed(&w, &MainWindow::loadFailed);
+        QSignalSpy finished(&w, &MainWindow::loadFinished);
+        w.openFile(bad);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kLoadTimeoutMs);
+        QCOMPARE(finished.count(), 0);
+        const QString message = failed.at(0).at(1).toString();
+        // Core's wording: "FILE:LINE:COL: error: ...", naming the file.
+        QVERIFY2(message.contains(QStringLiteral("garbage.bench")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("error")), qPrintable(message));
+        QVERIFY(w.messages().contains(message));
+        QVERIFY(!w.summary().has_value());
+        QCOMPARE(w.summaryModel()->rowCount(), 0);
+        QVERIFY(!w.isLoading());
+    }
+
+    void missingFileIsReportedNotFatal()
+    {
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        QSignalSpy failed(&w, &MainWindow::loadFailed);
+        w.openFile(QStringLiteral("/nonexistent/dir/none.bench"));
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kLoadTimeoutMs);
+        QVERIFY(any_contains(w.messages(), QStringLiteral("none.bench")));
+    }
+
+    void cancelAbandonsTheLoad()
+    {
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        w.show();
+        QSignalSpy finished(&w, &MainWindow::loadFinished);
+        QSignalSpy cancelled(&w, &MainWindow::loadCancelled);
+        QSignalSpy abandoned(w.loader(), &NetlistLoader::abandonedLoadFinished);
+
+        w.openFile(gsr::views::test::big_blif_path());
+        auto* cancel = w.findChild<QToolButton*>(QStringLiteral("cancelLoadButton"));
+        QVERIFY(cancel && cancel->isVisible());
+        w.cancelLoading();
+
+        QCOMPARE(cancelled.count(), 1);
+        QVERIFY(!w.isLoading());
+        QVERIFY(!cancel->isVisible());
+        QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("cancelled")),
+                 qPrintable(w.statusBar()->currentMessage()));
+        QVERIFY(any_contains(w.messages(), QStringLiteral("Cancelled loading")));
+
+        // The worker still runs to its end; what it returns must be dropped.
+        QTRY_COMPARE_WITH_TIMEOUT(abandoned.count(), 1, kLoadTimeoutMs);
+        QTest::qWait(50);
+        QCOMPARE(finished.count(), 0);
+        QVERIFY(!w.summary().has_value());
+        QCOMPARE(w.summaryModel()->rowCount(), 0);
+        QCOMPARE(w.loader()->abandonedInFlight(), 0);
+    }
+
+    void cancelKeepsThePreviousFile()
+    {
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        const QString c17 = gsr::views::test::c17_path();
+        QVERIFY(w.loadFileNow(c17));
+        const QString before = table_cells(w);
+        QSignalSpy finished(&w, &MainWindow::loadFinished);
+        QSignalSpy abandoned(w.loader(), &NetlistLoader::abandonedLoadFinished);
+
+        w.openFile(gsr::views::test::big_blif_path());
+        w.cancelLoading();
+        QTRY_COMPARE_WITH_TIMEOUT(abandoned.count(), 1, kLoadTimeoutMs);
+        QTest::qWait(50);
+        QCOMPARE(finished.count(), 0);
+        QCOMPARE(table_cells(w), before);
+        QCOMPARE(QFileInfo(QString::fromStdString(w.summary()->path)).fileName(),
+                 QStringLiteral("c17.bench"));
+    }
+
+    void openingAnotherFileSupersedesTheLoad()
+    {
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        QSignalSpy finished(&w, &MainWindow::loadFinished);
+        QSignalSpy abandoned(w.loader(), &NetlistLoader::abandonedLoadFinished);
+        w.openFile(gsr::views::test::big_blif_path());
+        w.openFile(gsr::views::test::c17_path());
+        QTRY_COMPARE_WITH_TIMEOUT(abandoned.count(), 1, kLoadTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kLoadTimeoutMs);
+        QTest::qWait(50);
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(QFileInfo(finished.at(0).at(0).toString()).fileName(),
+                 QStringLiteral("c17.bench"));
+    }
+
+    void droppedFileIsOpened()
+    {
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        QSignalSpy finished(&w, &MainWindow::loadFinished);
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(gsr::views::test::c17_path())});
+        const QPoint at(w.width() / 2, w.height() / 2);
+        QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &drop);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kLoadTimeoutMs);
+    }
+
+    void centralPanelCanBeReplaced()
+    {
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        auto* panel = new QLabel(QStringLiteral("canvas goes here"));
+        w.setCentralPanel(panel);
+        QCOMPARE(w.centralPanel(), panel);
+        QVERIFY(w.loadFileNow(gsr::views::test::c17_path())); // no stale pointer to the old one
+        QCOMPARE(w.summaryModel()->rowCount(), NetlistSummaryModel::kFieldCount);
+    }
+
+    void projectActionsFollowTheStore()
+    {
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        auto* import = w.findChild<QAction*>(QStringLiteral("importAction"));
+        auto* open_project = w.findChild<QAction*>(QStringLiteral("openProjectAction"));
+        QVERIFY(import && open_project);
+        QVERIFY(!import->isEnabled()); // nothing loaded, no project
+        QVERIFY(!import->toolTip().isEmpty());
+        if (!gsr::views::ProjectSession::available()) {
+            QVERIFY(!open_project->isEnabled());
+            QVERIFY(open_project->toolTip().contains(QStringLiteral("SQLite")));
+            QSKIP("this build has no project store");
+        }
+        QVERIFY(open_project->isEnabled());
+    }
+
+    void importRecordsTheSummaryInTheProject()
+    {
+#ifndef GSR_HAVE_STORE
+        QSKIP("this build has no project store");
+#else
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString project = dir.filePath(QStringLiteral("p.gsr"));
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        QSignalSpy changed(&w, &MainWindow::projectChanged);
+        w.newProject(project);
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(w.project().isOpen());
+        auto* import = w.findChild<QAction*>(QStringLiteral("importAction"));
+        QVERIFY(!import->isEnabled()); // a project, but nothing loaded yet
+
+        const QString c17 = gsr::views::test::c17_path();
+        QVERIFY(w.loadFileNow(c17));
+        QVERIFY(import->isEnabled());
+        import->trigger();
+        QVERIFY(any_contains(w.messages(), QStringLiteral("Imported")));
+
+        auto store = gsr::store::ProjectStore::open(project.toStdString(),
+                                                    gsr::store::OpenMode::ReadOnly);
+        const auto rows = store.netlists();
+        QCOMPARE(rows.size(), std::size_t(1));
+        const auto core = gsr::report::summarize_file(c17.toStdString());
+        QCOMPARE(rows[0].cells, core.counts.cells.value());
+        QCOMPARE(rows[0].format, core.format);
+        QCOMPARE(rows[0].graph_edges, core.graph_edges.value());
+
+        // "New" never reuses an existing file; the window says so and keeps its project.
+        MainWindow other;
+        other.setShowsMessageBoxes(false);
+        other.newProject(project);
+        QVERIFY(!other.project().isOpen());
+        QVERIFY(any_contains(other.messages(), QStringLiteral("exists already")));
+        // A file that is no project is refused with the store's message.
+        other.openProject(c17);
+        QVERIFY(!other.project().isOpen());
+#endif
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"

@@ -1,0 +1,62 @@
+#pragma once
+// Reads and summarises netlists off the UI thread. Core's reader cannot be interrupted, so
+// cancelling abandons a load: the worker runs to its end and its result is dropped.
+#include "report/netlist_summary.hpp"
+
+#include <QObject>
+#include <QString>
+
+#include <cstdint>
+#include <optional>
+
+namespace gsr::views {
+
+/// What one load produced: a summary, or a message for people (core's "FILE:LINE:COL: error:
+/// ..." text when the file is at fault).
+struct LoadOutcome {
+    QString path;
+    std::optional<report::NetlistSummary> summary;
+    QString error;
+};
+
+/// @brief Reads and summarises `path` on the calling thread. Never throws.
+LoadOutcome load_netlist(const QString& path);
+
+class NetlistLoader : public QObject {
+    Q_OBJECT
+
+public:
+    explicit NetlistLoader(QObject* parent = nullptr);
+    ~NetlistLoader() override;
+
+    bool isLoading() const { return current_job_ != 0; }
+    /// The file being loaded, empty when idle.
+    QString currentPath() const { return current_path_; }
+    /// Loads abandoned (cancelled or superseded) whose workers have not finished yet.
+    int abandonedInFlight() const { return abandoned_in_flight_; }
+
+public slots:
+    /// @brief Starts loading `path` in the thread pool; a load in flight is abandoned.
+    void start(const QString& path);
+    /// @brief Abandons the load in flight, if any: cancelled() now, and its result never arrives.
+    void cancel();
+
+signals:
+    void started(const QString& path);
+    void loaded(const gsr::report::NetlistSummary& summary);
+    void failed(const QString& path, const QString& message);
+    void cancelled(const QString& path);
+    /// The worker of an abandoned load finished and its outcome was dropped.
+    void abandonedLoadFinished(const QString& path);
+
+private:
+    void finish(std::uint64_t job, const LoadOutcome& outcome);
+    void abandonCurrent();
+
+    std::uint64_t next_job_ = 1;
+    std::uint64_t current_job_ = 0; ///< 0: idle
+    QString current_path_;
+    int abandoned_in_flight_ = 0;
+};
+
+} // namespace gsr::views

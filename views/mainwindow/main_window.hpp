@@ -1,0 +1,139 @@
+#pragma once
+// The GSR Studio main window: menus, the central panel, the Summary and Messages docks and the
+// status bar. Loading runs in the background (NetlistLoader); the window only shows outcomes.
+#include "report/netlist_summary.hpp"
+
+#include <QMainWindow>
+#include <QStringList>
+
+#include <memory>
+#include <optional>
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QListWidget;
+class QMenu;
+class QProgressBar;
+class QTableView;
+class QToolButton;
+
+namespace gsr::views {
+
+class NetlistLoader;
+class NetlistSummaryModel;
+class ProjectSession;
+class RecentFiles;
+class SummaryOverview;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+    /// Off: errors go to the Messages dock and stderr only, never a modal box (tests, scripts).
+    /// Defaults to on unless the environment sets GSR_NO_MESSAGE_BOXES=1.
+    Q_PROPERTY(bool showsMessageBoxes READ showsMessageBoxes WRITE setShowsMessageBoxes)
+
+public:
+    enum class Severity { Info, Warning, Error };
+
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    /// @brief Restores the saved geometry and dock layout, and saves them again on close.
+    /// The application calls it; tests and screenshots do not, so they look the same each run.
+    void restoreSettings();
+
+    /// @brief Loads `path` on the calling thread and shows it (screenshots, --smoke).
+    /// @return false when the file could not be loaded; the error is shown as for openFile().
+    bool loadFileNow(const QString& path);
+
+    /// @brief Replaces the central panel (the window takes ownership; the old one is deleted).
+    void setCentralPanel(QWidget* panel);
+    QWidget* centralPanel() const { return centralWidget(); }
+
+    bool isLoading() const;
+    /// The summary shown, if any.
+    const std::optional<report::NetlistSummary>& summary() const { return summary_; }
+    const NetlistSummaryModel* summaryModel() const { return summary_model_; }
+    /// @brief The lines of the Messages dock, oldest first.
+    QStringList messages() const;
+    NetlistLoader* loader() const { return loader_; }
+    const ProjectSession& project() const { return *project_; }
+
+    bool showsMessageBoxes() const { return shows_message_boxes_; }
+    void setShowsMessageBoxes(bool on) { shows_message_boxes_ = on; }
+
+public slots:
+    /// @brief Starts loading `path` in the background; a load in flight is abandoned.
+    void openFile(const QString& path);
+    /// @brief Abandons the load in flight; the window keeps what it showed before.
+    void cancelLoading();
+    void openProject(const QString& path);
+    void newProject(const QString& path);
+    /// @brief Records the shown netlist's summary in the open project.
+    void importIntoProject();
+
+signals:
+    void loadFinished(const QString& path);
+    void loadFailed(const QString& path, const QString& message);
+    void loadCancelled(const QString& path);
+    void projectChanged(const QString& path);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void createActions();
+    void createMenus();
+    void createDocks();
+    void createStatusBar();
+
+    void onLoadStarted(const QString& path);
+    void onLoaded(const report::NetlistSummary& summary);
+    void onLoadFailed(const QString& path, const QString& message);
+    void onLoadCancelled(const QString& path);
+    void setBusy(bool busy);
+
+    void chooseNetlist();
+    void chooseProjectToOpen();
+    void chooseProjectToCreate();
+    void rebuildRecentMenu();
+    void showAbout();
+
+    void log(Severity severity, const QString& text);
+    void reportError(const QString& title, const QString& message);
+    void updateActions();
+    void updateTitle();
+
+    NetlistLoader* loader_ = nullptr;
+    NetlistSummaryModel* summary_model_ = nullptr;
+    std::unique_ptr<ProjectSession> project_;
+    std::unique_ptr<RecentFiles> recent_;
+    std::optional<report::NetlistSummary> summary_;
+    bool shows_message_boxes_ = true;
+    bool persists_settings_ = false;
+
+    SummaryOverview* overview_ = nullptr; ///< the default central panel; null once replaced
+    QDockWidget* summary_dock_ = nullptr;
+    QDockWidget* messages_dock_ = nullptr;
+    QTableView* summary_table_ = nullptr;
+    QListWidget* messages_ = nullptr;
+
+    QLabel* device_label_ = nullptr;
+    QLabel* file_label_ = nullptr;
+    QLabel* busy_label_ = nullptr;
+    QProgressBar* busy_bar_ = nullptr;
+    QToolButton* cancel_button_ = nullptr;
+
+    QAction* open_action_ = nullptr;
+    QAction* open_project_action_ = nullptr;
+    QAction* new_project_action_ = nullptr;
+    QAction* import_action_ = nullptr;
+    QAction* cancel_action_ = nullptr;
+    QAction* quit_action_ = nullptr;
+    QMenu* recent_menu_ = nullptr;
+    QMenu* view_menu_ = nullptr;
+};
+
+} // namespace gsr::views
