@@ -244,7 +244,7 @@ private:
         }
         for (std::size_t i = 0; i < latches_.size(); ++i) {
             const Latch& l = latches_[i];
-            c_.add_cell(c_.net_name(var_net_[l.var]), "LATCH", CellKind::FlipFlop);
+            c_.add_cell({}, "LATCH", CellKind::FlipFlop);
             c_.add_pin(net_of(l.next), Direction::Input, "D", l.next & 1);
             c_.add_pin(var_net_[l.var], Direction::Output, "Q");
         }

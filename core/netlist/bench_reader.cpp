@@ -145,7 +145,7 @@ private:
         const NetId onet = c_.net(out);
         note_net(onet);
         set_driver(onet, line, out.data());
-        c_.add_cell(out, type, kind);
+        c_.add_cell({}, type, kind); // named by its output net
         for (std::string_view in : ins) {
             const NetId n = c_.net(in);
             note_net(n);

@@ -44,12 +44,10 @@ public:
         c_.format = "blif";
         c_.source = src_.name();
         // A typical 2-input .names with its cube takes about 30 bytes and adds one net.
-        c_.names.reserve(text_.size() / 32, text_.size() / 6);
-        c_.net_names.reserve(text_.size() / 32, text_.size() / 6);
-        c_.net_names.reserve_index(text_.size() / 32);
+        c_.net_names.reserve(text_.size() / 40, text_.size() / 6);
+        c_.net_names.reserve_index(text_.size() / 40);
         c_.cells.reserve(text_.size() / 32);
         c_.pins.reserve(text_.size() / 10);
-        c_.cover_text.reserve(text_.size() / 6);
         LogicalLine ll;
         while (next_logical(ll)) statement(ll);
         if (model_index_ == 0 && !in_model_)
@@ -76,6 +74,7 @@ private:
             std::size_t line_begin = pos_;
             pos_ = end + 1;
             ++line_;
+            prefetch_ahead();
             if (!continued) {
                 ll.line = line_;
                 ll.offset = line_begin;
@@ -92,6 +91,33 @@ private:
             if (!continued && !ll.tokens.empty()) return true;
         }
         return !ll.tokens.empty();
+    }
+
+    /// Keeps a cursor about kLookahead lines ahead of the parser and starts loading the index
+    /// slot of each .names output found there. Every new name costs one miss in a hash table
+    /// far larger than the caches; issued this early, the misses overlap with the parsing.
+    void prefetch_ahead()
+    {
+        constexpr int kLookahead = 48;
+        if (ahead_ < pos_) {
+            ahead_ = pos_;
+            ahead_lines_ = 0;
+        }
+        if (ahead_lines_ > 0) --ahead_lines_;
+        while (ahead_lines_ < kLookahead && ahead_ < text_.size()) {
+            const char* b = text_.data() + ahead_;
+            const void* nl = std::memchr(b, '\n', text_.size() - ahead_);
+            const char* e = nl ? static_cast<const char*>(nl) : text_.data() + text_.size();
+            if (e - b > 7 && std::memcmp(b, ".names ", 7) == 0 && e[-1] != '\\') {
+                const char* t = e;
+                while (t > b && is_space(t[-1])) --t;
+                const char* te = t;
+                while (t > b && !is_space(t[-1])) --t;
+                c_.net_names.prefetch(std::string_view(t, static_cast<std::size_t>(te - t)));
+            }
+            ahead_ = static_cast<std::size_t>(e - text_.data()) + 1;
+            ++ahead_lines_;
+        }
     }
 
     void tokenize(std::size_t b, std::size_t e, LogicalLine& ll)
@@ -217,7 +243,6 @@ private:
             pending_nets_.clear();
             for (std::size_t i = 1; i < ll.tokens.size(); ++i) pending_nets_.push_back(c_.net(ll.tokens[i]));
             mark_driver(pending_nets_.back(), ll.token_offsets.back());
-            pending_name_ = ll.tokens.back();
         } else {
             Statement s{Statement::Names, {}, {}, ll.line};
             for (std::size_t i = 1; i < ll.tokens.size(); ++i) s.tokens.emplace_back(ll.tokens[i]);
@@ -338,11 +363,12 @@ private:
         std::vector<bool>& inv = inverted_;
         const std::string_view type = classify(inv);
         const bool constant = pending_inputs_ == 0 || type == "CONST0";
-        const CellId id = c_.add_cell(pending_name_, type, constant ? CellKind::Constant : CellKind::Logic);
+        // Named by its output net (Circuit::cell_name): no second copy of the name.
+        const CellId id = c_.add_cell({}, type, constant ? CellKind::Constant : CellKind::Logic);
         for (std::size_t i = 0; i + 1 < pending_nets_.size(); ++i)
             c_.add_pin(pending_nets_[i], Direction::Input, {}, inv[i]);
         c_.add_pin(pending_nets_.back(), Direction::Output);
-        set_cover(id, pending_cover_);
+        if (type == "SOP") set_cover(id, pending_cover_);
         ++names_;
         if (pending_inputs_ == 0) ++const_nodes_;
         fanin_edges_ += static_cast<std::int64_t>(pending_inputs_);
@@ -350,8 +376,7 @@ private:
 
     void set_cover(CellId id, std::string_view cover)
     {
-        if (c_.cover_of.size() <= id) c_.cover_of.resize(static_cast<std::size_t>(id) + 1);
-        c_.cover_of[id] = {c_.cover_text.size(), static_cast<std::uint32_t>(cover.size())};
+        c_.covers.push_back({id, static_cast<std::uint32_t>(cover.size()), c_.cover_text.size()});
         c_.cover_text.append(cover);
     }
 
@@ -369,7 +394,7 @@ private:
         const NetId d = c_.net(ll.tokens[1]);
         const NetId q = c_.net(ll.tokens[2]);
         mark_driver(q, ll.token_offsets[2]);
-        c_.add_cell(ll.tokens[2], "LATCH", CellKind::FlipFlop);
+        c_.add_cell({}, "LATCH", CellKind::FlipFlop);
         c_.add_pin(d, Direction::Input, "D");
         if (ll.tokens.size() >= 5 && ll.tokens[4] != "NIL") c_.add_pin(c_.net(ll.tokens[4]), Direction::Input, "CK");
         c_.add_pin(q, Direction::Output, "Q");
@@ -491,7 +516,6 @@ private:
                 set_cover(id, st.cover);
             }
         }
-        if (!c_.cover_of.empty()) c_.cover_of.resize(c_.cells.size());
     }
 
     void warn_undriven()
@@ -535,6 +559,8 @@ private:
     std::string_view text_;
     std::size_t pos_ = 0;
     int line_ = 0;
+    std::size_t ahead_ = 0; ///< prefetch cursor, ahead of pos_
+    int ahead_lines_ = 0;
     Circuit c_;
 
     int model_index_ = 0;
@@ -553,7 +579,6 @@ private:
     int pending_output_value_ = -1;
     std::string pending_cover_;
     std::vector<NetId> pending_nets_;
-    std::string_view pending_name_;
 
     std::vector<bool> driven_;
     LogicalLine cube_;                    // reused: no allocation per .names

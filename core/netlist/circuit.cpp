@@ -1,5 +1,7 @@
 #include "netlist/circuit.hpp"
 
+#include <algorithm>
+
 namespace gsr::netlist {
 
 CellId Circuit::add_cell(std::string_view name, std::string_view type, CellKind kind, bool index_name)
@@ -27,6 +29,23 @@ void Circuit::add_pin(NetId net, Direction dir, std::string_view pin_name, bool 
 void Circuit::add_port(std::string_view name, NetId net, Direction dir, bool inverted)
 {
     ports.push_back({names.intern(name), net, dir, inverted});
+}
+
+std::string_view Circuit::cover(CellId c) const
+{
+    auto it = std::lower_bound(covers.begin(), covers.end(), c,
+                               [](const Cover& a, CellId b) { return a.cell < b; });
+    if (it == covers.end() || it->cell != c) return {};
+    return std::string_view(cover_text).substr(it->offset, it->length);
+}
+
+std::string_view Circuit::cell_name(const Cell& c) const
+{
+    if (c.name != kNoName) return names.view(c.name);
+    const Pin* p = pins_of(c);
+    for (std::uint32_t i = 0; i < c.pin_count; ++i)
+        if (p[i].dir == Direction::Output && p[i].net != kNoNet) return net_names.view(p[i].net);
+    return {};
 }
 
 void Circuit::finalize_counts()

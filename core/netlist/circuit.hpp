@@ -97,20 +97,18 @@ public:
     CircuitCounts counts;
     Diagnostics diagnostics;
 
-    /// Sum-of-products covers of BLIF .names cells, as in the file: cubes separated by '\n',
-    /// each "<input columns> <output value>". `cover_of` is empty, or one entry per cell
-    /// (length 0: the cell has no cover).
-    struct CoverRef {
-        std::uint64_t offset = 0;
+    /// Sum-of-products covers of BLIF .names cells whose function is not already said by their
+    /// type and pin inversions ("SOP" cells), as in the file: cubes separated by '\n', each
+    /// "<input columns> <output value>". `covers` is sorted by cell.
+    struct Cover {
+        CellId cell = 0;
         std::uint32_t length = 0;
+        std::uint64_t offset = 0;
     };
     std::string cover_text;
-    std::vector<CoverRef> cover_of;
-    std::string_view cover(CellId c) const
-    {
-        if (c >= cover_of.size()) return {};
-        return std::string_view(cover_text).substr(cover_of[c].offset, cover_of[c].length);
-    }
+    std::vector<Cover> covers;
+    /// The cover of a cell, or "" when it has none.
+    std::string_view cover(CellId c) const;
 
     NetId net(std::string_view name) { return net_names.intern(name); }
     std::size_t net_count() const { return net_names.size(); }
@@ -122,7 +120,9 @@ public:
     void add_port(std::string_view name, NetId net, Direction dir, bool inverted = false);
 
     const Pin* pins_of(const Cell& c) const { return pins.data() + c.first_pin; }
-    std::string_view cell_name(const Cell& c) const { return c.name == kNoName ? std::string_view{} : names.view(c.name); }
+    /// The instance name; a gate of a format that names gates by their output (bench, BLIF,
+    /// AIGER) is stored without one and named by its output net.
+    std::string_view cell_name(const Cell& c) const;
     std::string_view cell_type(const Cell& c) const { return names.view(c.type); }
     std::string_view pin_name(const Pin& p) const { return p.name == kNoName ? std::string_view{} : names.view(p.name); }
 

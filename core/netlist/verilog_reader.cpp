@@ -222,6 +222,128 @@ void append_int(std::string& s, std::int64_t v)
 }
 
 // ---------------------------------------------------------------------------------------------
+// Net names while reading
+
+/// The nets of one module: names appended in id order, found through an open-addressing index
+/// whose slots keep the full 32-bit hash. A lookup costs one slot and, on a hash match, one
+/// string compare; growing never re-reads a name. The Circuit's NamePool is filled once, at the
+/// end, with the nets that survive.
+class NetTable {
+public:
+    NetTable() : slots_(1024, 0) {}
+
+    void reserve(std::size_t names, std::size_t chars)
+    {
+        names_.reserve(names, chars);
+        std::size_t want = 1024;
+        while (want < 2 * names) want *= 2;
+        if (want > slots_.size()) rehash(want);
+    }
+    std::size_t size() const { return names_.size(); }
+    std::string_view view(NetId id) const { return names_.view(id); }
+
+    NetId find(std::string_view s) const
+    {
+        const std::uint32_t h = hash(s);
+        const std::uint64_t recent = recent_[h & (kRecent - 1)];
+        if (static_cast<std::uint32_t>(recent >> 32) == h && recent != 0) {
+            const NetId id = static_cast<NetId>(recent) - 1;
+            if (same(names_.view(id), s)) return id;
+        }
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+            const std::uint64_t v = slots_[i];
+            if (v == 0) return kNoNet;
+            if (static_cast<std::uint32_t>(v >> 32) == h) {
+                const NetId id = static_cast<NetId>(v) - 1;
+                if (same(names_.view(id), s)) return id;
+            }
+        }
+    }
+
+    NetId intern(std::string_view s)
+    {
+        const std::uint32_t h = hash(s);
+        std::uint64_t& recent = recent_[h & (kRecent - 1)];
+        if (static_cast<std::uint32_t>(recent >> 32) == h && recent != 0) {
+            const NetId id = static_cast<NetId>(recent) - 1;
+            if (same(names_.view(id), s)) return id;
+        }
+        const std::size_t mask = slots_.size() - 1;
+        std::size_t i = h & mask;
+        for (;; i = (i + 1) & mask) {
+            const std::uint64_t v = slots_[i];
+            if (v == 0) break;
+            if (static_cast<std::uint32_t>(v >> 32) == h) {
+                const NetId id = static_cast<NetId>(v) - 1;
+                if (same(names_.view(id), s)) {
+                    recent = v;
+                    return id;
+                }
+            }
+        }
+        const NetId id = names_.add_unindexed(s);
+        slots_[i] = (static_cast<std::uint64_t>(h) << 32) | (static_cast<std::uint64_t>(id) + 1);
+        recent = slots_[i];
+        if (2 * names_.size() > slots_.size()) rehash(2 * slots_.size());
+        return id;
+    }
+
+    /// The index is not needed once nets are final; the names are.
+    void drop_index()
+    {
+        slots_ = {};
+        recent_ = {};
+    }
+
+private:
+    static bool same(std::string_view a, std::string_view b)
+    {
+        if (a.size() != b.size()) return false;
+        for (std::size_t i = 0; i < a.size(); ++i)
+            if (a[i] != b[i]) return false;
+        return true;
+    }
+    static std::uint32_t hash(std::string_view s)
+    {
+        std::uint64_t h = 0x9e3779b97f4a7c15ull ^ s.size();
+        std::size_t i = 0;
+        for (; i + 8 <= s.size(); i += 8) {
+            std::uint64_t w;
+            std::memcpy(&w, s.data() + i, 8);
+            h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+            h ^= h >> 31;
+        }
+        std::uint64_t tail = 0;
+        for (std::size_t k = 0; i + k < s.size(); ++k)
+            tail |= static_cast<std::uint64_t>(static_cast<unsigned char>(s[i + k])) << (8 * k);
+        h = (h ^ tail) * 0x94d049bb133111ebull;
+        h ^= h >> 32;
+        return static_cast<std::uint32_t>(h);
+    }
+    void rehash(std::size_t size)
+    {
+        std::vector<std::uint64_t> old = std::move(slots_);
+        slots_.assign(size, 0);
+        const std::size_t mask = size - 1;
+        for (std::uint64_t v : old) {
+            if (v == 0) continue;
+            std::size_t i = static_cast<std::uint32_t>(v >> 32) & mask;
+            while (slots_[i] != 0) i = (i + 1) & mask;
+            slots_[i] = v;
+        }
+    }
+
+    // Netlists refer to a net soon after its driver: a small direct-mapped cache of recent
+    // names (it stays in L2) answers most lookups before the big table costs a cache miss.
+    static constexpr std::size_t kRecent = 1 << 14;
+
+    NamePool names_; // unindexed: the index above finds them
+    std::vector<std::uint64_t> slots_; // hash << 32 | (id + 1); 0 = empty
+    std::vector<std::uint64_t> recent_ = std::vector<std::uint64_t>(kRecent, 0);
+};
+
+// ---------------------------------------------------------------------------------------------
 // Module bodies
 
 /// A declared range [left:right]; bits are listed from `left` to `right`.
@@ -280,7 +402,7 @@ struct ModuleDef {
     std::vector<NetId> port_bits;
     std::vector<std::uint32_t> port_bit_start;
 
-    NamePool nets; ///< local net (bit) names; id == local net id
+    NetTable nets; ///< local net (bit) names; id == local net id
     NamePool vectors;
     std::vector<VectorDecl> vector_decls;
     std::vector<NetId> vector_bits;
@@ -497,7 +619,7 @@ private:
     std::string scratch_;
 
     // elaboration state
-    NamePool gnets_;
+    NetTable gnets_;
     std::vector<NetId> gparent_;
     std::vector<std::uint8_t> is_flip_flop_module_;
     std::vector<std::uint8_t> module_noted_;
@@ -642,7 +764,7 @@ void Reader::parse_module()
     if (rest > (1u << 20)) {
         m.cells.reserve(rest / 48);
         m.pins.reserve(rest / 14);
-        m.nets.reserve(rest / 40, rest / 6);
+        m.nets.reserve(rest / 100, rest / 10);
         m.instance_offsets.reserve(rest / 48);
     }
 
@@ -2213,7 +2335,8 @@ void Reader::flatten_into_circuit(std::uint32_t top_index)
 void Reader::compact_nets()
 {
     // Nets that survive: roots of the union-find that a pin or a port touches. Constants leave
-    // the net space (a pin tied to one is unconnected); ids become dense again.
+    // the net space (a pin tied to one is unconnected); the survivors get dense ids, in order,
+    // and are interned into the Circuit's pool: the only NamePool insertions of net names.
     const std::size_t n = gnets_.size();
     std::vector<NetId> remap(n, kUnmapped);
     std::size_t used = 0;
@@ -2235,22 +2358,20 @@ void Reader::compact_nets()
     };
     for (Pin& p : c_.pins) visit(p.net);
     for (Port& p : c_.ports) visit(p.net);
-    if (used == n) { // every name is a net of its own: the pool is the answer as it is
-        c_.net_names = std::move(gnets_);
-        return;
-    }
+    gnets_.drop_index();
+    gparent_ = {};
     std::size_t chars = 0;
     for (std::size_t i = 0; i < n; ++i)
-        if (remap[i] != kUnmapped) chars += gnets_.view(static_cast<NameId>(i)).size();
+        if (remap[i] != kUnmapped) chars += gnets_.view(static_cast<NetId>(i)).size();
     NamePool out;
     out.reserve(used, chars);
     for (std::size_t i = 0; i < n; ++i)
-        if (remap[i] != kUnmapped) remap[i] = out.intern(gnets_.view(static_cast<NameId>(i)));
+        if (remap[i] != kUnmapped) remap[i] = out.intern(gnets_.view(static_cast<NetId>(i)));
     for (Pin& p : c_.pins)
         if (p.net != kNoNet) p.net = remap[p.net];
     for (Port& p : c_.ports)
         if (p.net != kNoNet) p.net = remap[p.net];
-    gnets_ = NamePool();
+    gnets_ = NetTable();
     c_.net_names = std::move(out);
 }
 

@@ -6,7 +6,7 @@
 
 namespace gsr {
 
-NamePool::NamePool() : slots_(1024) {}
+NamePool::NamePool() : slots_(1024), recent_(kRecent) {}
 
 std::uint64_t NamePool::hash(std::string_view s)
 {
@@ -54,14 +54,20 @@ NameId NamePool::find(std::string_view s) const
 NameId NamePool::intern(std::string_view s)
 {
     const auto tag = static_cast<std::uint32_t>(hash(s));
+    Slot& recent = recent_[(tag >> 7) & (kRecent - 1)];
+    if (recent.id != kNoName && recent.tag == tag && view(recent.id) == s) return recent.id;
     const std::size_t mask = slots_.size() - 1;
     std::size_t i = tag & mask;
     for (;; i = (i + 1) & mask) {
         const Slot& slot = slots_[i];
         if (slot.id == kNoName) break;
-        if (slot.tag == tag && view(slot.id) == s) return slot.id;
+        if (slot.tag == tag && view(slot.id) == s) {
+            recent = slot;
+            return slot.id;
+        }
     }
     const NameId id = append(s);
+    recent = {id, tag};
     slots_[i] = {id, tag};
     // Keep the load factor under 0.7.
     if (++indexed_ * 10 > slots_.size() * 7) grow(slots_.size() * 2);
@@ -75,7 +81,7 @@ void NamePool::grow(std::size_t min_slots)
     std::size_t size = slots_.size();
     while (size < min_slots) size *= 2;
     if (size == slots_.size()) return;
-    std::vector<Slot> old = std::move(slots_);
+    std::vector<Slot, HugePageAllocator<Slot>> old = std::move(slots_);
     slots_.assign(size, Slot{});
     const std::size_t mask = size - 1;
     for (const Slot& slot : old) {

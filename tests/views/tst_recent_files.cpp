@@ -39,7 +39,8 @@ private slots:
             recent.add(QStringLiteral("/data/f%1.bench").arg(i));
         const QStringList files = recent.files();
         QCOMPARE(files.size(), RecentFiles::kMaxEntries);
-        QCOMPARE(files.first(), QStringLiteral("/data/f%1.bench").arg(RecentFiles::kMaxEntries + 4));
+        const QString newest = QStringLiteral("/data/f%1.bench").arg(RecentFiles::kMaxEntries + 4);
+        QCOMPARE(files.first(), newest);
     }
 
     void survivesInSettingsAndCanBeEdited()

@@ -42,6 +42,17 @@ private slots:
         QCOMPARE(pages->currentIndex(), 0);
     }
 
+    void histogramSwitchesToLogScaleWhenSkewed()
+    {
+        LevelHistogram h;
+        h.setCounts({5, 2, 2, 2});
+        QVERIFY(!h.logScale());
+        std::vector<std::size_t> skewed(100, 3);
+        skewed[0] = 100000; // e.g. every primary input and constant at level 0
+        h.setCounts(skewed);
+        QVERIFY(h.logScale());
+    }
+
     void histogramPaintsAnyShape_data()
     {
         QTest::addColumn<int>("levels");

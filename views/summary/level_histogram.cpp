@@ -7,6 +7,7 @@
 #include <QToolTip>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 namespace gsr::views {
@@ -14,6 +15,8 @@ namespace gsr::views {
 namespace {
 
 constexpr int kMinBarWidth = 3; ///< px; below this bars merge into bins of several levels
+/// Peak over median level at which linear bars of the median would be a pixel or two high.
+constexpr double kLogScaleSkew = 50.0;
 
 } // namespace
 
@@ -26,7 +29,23 @@ LevelHistogram::LevelHistogram(QWidget* parent) : QWidget(parent)
 void LevelHistogram::setCounts(std::vector<std::size_t> counts)
 {
     counts_ = std::move(counts);
+    peak_ = counts_.empty() ? 0 : *std::max_element(counts_.begin(), counts_.end());
+    std::vector<std::size_t> busy;
+    for (std::size_t c : counts_)
+        if (c) busy.push_back(c);
+    log_scale_ = false;
+    if (!busy.empty()) {
+        std::nth_element(busy.begin(), busy.begin() + busy.size() / 2, busy.end());
+        log_scale_ = double(peak_) > kLogScaleSkew * double(busy[busy.size() / 2]);
+    }
     update();
+}
+
+double LevelHistogram::barFraction(std::size_t nodes) const
+{
+    if (peak_ == 0) return 0.0;
+    if (log_scale_) return std::log1p(double(nodes)) / std::log1p(double(peak_));
+    return double(nodes) / double(peak_);
 }
 
 QSize LevelHistogram::sizeHint() const { return {480, 220}; }
@@ -37,8 +56,7 @@ QRect LevelHistogram::plotArea() const
 {
     const QFontMetrics fm = fontMetrics();
     // Left margin fits the largest count's label; bottom margin fits the level labels.
-    const std::size_t top = counts_.empty() ? 0 : *std::max_element(counts_.begin(), counts_.end());
-    const int left = fm.horizontalAdvance(QLocale().toString(qulonglong(top))) + 8;
+    const int left = fm.horizontalAdvance(QLocale().toString(qulonglong(peak_))) + 8;
     return rect().adjusted(left, fm.height() / 2 + 2, -8, -(fm.height() + 6));
 }
 
@@ -53,7 +71,10 @@ std::vector<LevelHistogram::Bin> LevelHistogram::bins(int width) const
         Bin& bin = out[b];
         bin.first_level = b * n / nbins;
         bin.last_level = (b + 1) * n / nbins - 1;
-        for (std::size_t l = bin.first_level; l <= bin.last_level; ++l) bin.nodes += counts_[l];
+        for (std::size_t l = bin.first_level; l <= bin.last_level; ++l) {
+            bin.nodes += counts_[l];
+            bin.peak = std::max(bin.peak, counts_[l]);
+        }
     }
     return out;
 }
@@ -66,8 +87,6 @@ void LevelHistogram::paintEvent(QPaintEvent*)
     if (counts_.empty() || area.width() < 4 || area.height() < 4) return;
 
     const std::vector<Bin> bs = bins(area.width());
-    std::size_t top = 1;
-    for (const Bin& b : bs) top = std::max(top, b.nodes);
 
     // Axes and the two labels of each axis: enough to read the scale, no clutter.
     p.setPen(pal.color(QPalette::Mid));
@@ -76,7 +95,9 @@ void LevelHistogram::paintEvent(QPaintEvent*)
     p.setPen(pal.color(QPalette::WindowText));
     const QFontMetrics fm = fontMetrics();
     const QRect ylabel(0, area.top() - fm.height() / 2, area.left() - 4, fm.height());
-    p.drawText(ylabel, Qt::AlignRight | Qt::AlignVCenter, QLocale().toString(qulonglong(top)));
+    p.drawText(ylabel, Qt::AlignRight | Qt::AlignVCenter, QLocale().toString(qulonglong(peak_)));
+    if (log_scale_)
+        p.drawText(area.adjusted(6, 0, 0, 0), Qt::AlignRight | Qt::AlignTop, tr("log scale"));
     p.drawText(QRect(0, area.bottom() - fm.height() / 2, area.left() - 4, fm.height()),
                Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("0"));
     const QRect xlabels(area.left(), area.bottom() + 3, area.width(), fm.height());
@@ -89,7 +110,7 @@ void LevelHistogram::paintEvent(QPaintEvent*)
     p.setPen(Qt::NoPen);
     p.setBrush(pal.color(QPalette::Highlight));
     for (std::size_t i = 0; i < bs.size(); ++i) {
-        const double h = double(area.height()) * double(bs[i].nodes) / double(top);
+        const double h = double(area.height()) * barFraction(bs[i].peak);
         const QRectF bar(area.left() + i * bar_w + gap, area.bottom() + 1 - h, bar_w - 2 * gap, h);
         p.drawRect(bar);
     }
@@ -106,15 +127,16 @@ bool LevelHistogram::event(QEvent* e)
         e->ignore();
         return true;
     }
-    const auto i = std::min<std::size_t>(
-        bs.size() - 1, std::size_t(double(help->pos().x() - area.left()) * bs.size() / area.width()));
+    const double x = double(help->pos().x() - area.left()) / double(area.width());
+    const auto i = std::min<std::size_t>(bs.size() - 1, std::size_t(x * double(bs.size())));
     const Bin& b = bs[i];
     const QString levels = b.first_level == b.last_level
                                ? tr("level %1").arg(b.first_level)
                                : tr("levels %1-%2").arg(b.first_level).arg(b.last_level);
-    QToolTip::showText(help->globalPos(),
-                       tr("%1: %2 nodes").arg(levels, QLocale().toString(qulonglong(b.nodes))),
-                       this);
+    QString text = tr("%1: %2 nodes").arg(levels, QLocale().toString(qulonglong(b.nodes)));
+    if (b.first_level != b.last_level)
+        text += tr(" (busiest level: %1)").arg(QLocale().toString(qulonglong(b.peak)));
+    QToolTip::showText(help->globalPos(), text, this);
     return true;
 }
 

@@ -37,8 +37,8 @@ SummaryOverview::SummaryOverview(QWidget* parent) : QWidget(parent)
     outer->setContentsMargins(0, 0, 0, 0);
     outer->addWidget(pages_);
 
-    auto* empty = new QLabel(tr("No netlist loaded.\n\nOpen one with File \u25b8 Open Netlist\u2026 "
-                                "(Ctrl+O), or drop a file on this window."),
+    auto* empty = new QLabel(tr("No netlist loaded.\n\nOpen one with File \u25b8 Open "
+                                "Netlist\u2026 (Ctrl+O), or drop a file on this window."),
                              pages_);
     empty->setAlignment(Qt::AlignCenter);
     empty->setWordWrap(true);

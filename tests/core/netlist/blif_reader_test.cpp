@@ -18,7 +18,16 @@ TEST(BlifReader, OnSetAndOffSetCoversAreNamedByFunction)
     EXPECT_EQ(c.cell_type(c.cells[1]), "NAND"); // OFF-set of "both 0": a | b, written as NAND of inverted inputs
     EXPECT_TRUE(c.pins[c.cells[1].first_pin].inverted);
     EXPECT_EQ(c.cell_type(c.cells[2]), "OR");
-    EXPECT_EQ(c.cover(2), "1- 1\n-1 1");
+    EXPECT_EQ(c.cover(2), ""); // an OR needs no cover: its type says it all
+    EXPECT_EQ(c.cell_name(c.cells[2]), "z");
+}
+
+TEST(BlifReader, CoversAreKeptForGeneralSumsOfProducts)
+{
+    const Circuit c = blif(".model m\n.inputs a b c\n.outputs y\n.names a b c y\n11- 1\n-01 1\n.end\n");
+    ASSERT_EQ(c.cells.size(), 1u);
+    EXPECT_EQ(c.cell_type(c.cells[0]), "SOP");
+    EXPECT_EQ(c.cover(0), "11- 1\n-01 1");
 }
 
 TEST(BlifReader, ConstantNodesAreCountedCells)

@@ -143,7 +143,8 @@ TEST(LefReader, CountsTechnologyBlocks)
 
 TEST(LefReader, ReadsMacroSize)
 {
-    const LibraryCell* c = parse(kSmall).find("NAND2_X1");
+    const Library lib = parse(kSmall);
+    const LibraryCell* c = lib.find("NAND2_X1");
     ASSERT_NE(c, nullptr);
     EXPECT_DOUBLE_EQ(c->width, 0.57);
     EXPECT_DOUBLE_EQ(c->height, 1.4);
