@@ -80,7 +80,7 @@ private:
             c_.counts.extra["dbu_per_micron"] = lex_.expect_int("the database units per micron");
             expect_semicolon("the UNITS statement");
         } else if (kw == "DIEAREA") {
-            diearea(t);
+            diearea();
         } else if (kw == "COMPONENTS") {
             components(t);
         } else if (kw == "PINS") {
@@ -147,7 +147,7 @@ private:
         }
     }
 
-    void diearea(const LefDefToken& t)
+    void diearea()
     {
         std::int64_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;
         int points = 0;
@@ -169,7 +169,6 @@ private:
                                            LefDefLexer::quote(lex_.peek()));
         lex_.next();
         c_.die_area = std::array<std::int64_t, 4>{x0, y0, x1, y1};
-        (void)t;
     }
 
     /// `KW n ;` opening a section; returns the declared count.

@@ -63,14 +63,14 @@ void check_text_input(const SourceText& src, std::string_view format)
                           hex_byte(static_cast<unsigned char>(text[bad])) + "): expected a " +
                           std::string(format) + " text file");
     }
-    std::size_t first = 0;
+    std::size_t first = bom_length(text);
     while (first < text.size() && is_blank(text[first])) ++first;
     if (first < text.size() && text[first] == '<')
         src.fail(first, "found an HTML or XML page: expected a " + std::string(format) + " file");
 }
 
 LefDefLexer::LefDefLexer(const SourceText& src, std::string_view format)
-    : src_(src), text_(src.text()), format_(format), locator_(src)
+    : src_(src), text_(src.text()), format_(format), pos_(bom_length(src.text())), locator_(src)
 {
     check_text_input(src, format);
 }

@@ -91,6 +91,12 @@ private:
     OffsetLocator locator_;
 };
 
+/// Length of a UTF-8 byte order mark at the start of `text` (editors on Windows add one).
+inline std::size_t bom_length(std::string_view text)
+{
+    return text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+}
+
 /// Fails at the first byte that cannot be in a text file, or at a leading HTML/XML tag: input
 /// that is not `format` at all, said so instead of a puzzling syntax error further on.
 void check_text_input(const SourceText& src, std::string_view format);

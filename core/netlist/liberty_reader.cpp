@@ -39,7 +39,10 @@ bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' |
 
 class LibertyLexer {
 public:
-    explicit LibertyLexer(const SourceText& src) : src_(src), text_(src.text()) {}
+    explicit LibertyLexer(const SourceText& src)
+        : src_(src), text_(src.text()), pos_(bom_length(src.text()))
+    {
+    }
 
     Token next()
     {
@@ -374,12 +377,14 @@ private:
     std::uint32_t cell_pin(std::string_view name)
     {
         LibraryCell& c = lib_.cells[current_cell_];
-        for (std::uint32_t i = 0; i < c.pins.size(); ++i)
-            if (c.pins[i].name == name) return i;
+        // A map, not a scan: memory macros have thousands of bus bits.
+        const auto [it, added] =
+            pin_index_.emplace(std::string(name), static_cast<std::uint32_t>(c.pins.size()));
+        if (!added) return it->second;
         LibraryPin p;
-        p.name = std::string(name);
+        p.name = it->first;
         c.pins.push_back(std::move(p));
-        return static_cast<std::uint32_t>(c.pins.size() - 1);
+        return it->second;
     }
 
     /// `A[0:3]` names four pins A[0]..A[3]; anything else names one.
@@ -434,6 +439,7 @@ private:
             c.name = std::string(f.arg);
             lib_.cells.push_back(std::move(c));
             current_cell_ = lib_.cells.size() - 1;
+            pin_index_.clear();
         } else if (kw == "pin") {
             ++pin_groups_;
             if (in_cell &&
@@ -609,6 +615,7 @@ private:
     std::vector<std::string_view> args_;
     std::unordered_map<std::string, BusType> types_;
     std::unordered_map<std::string, std::size_t> seen_cells_;
+    std::unordered_map<std::string, std::uint32_t> pin_index_; ///< pins of the current cell
     std::size_t current_cell_ = static_cast<std::size_t>(-1);
     bool seen_library_ = false;
     std::int64_t cells_ = 0, pin_groups_ = 0, ff_groups_ = 0, latch_groups_ = 0;

@@ -65,7 +65,6 @@ struct Subckt {
 struct Card {
     std::vector<std::string_view> words;
     std::size_t offset = 0;
-    int line = 0;
 };
 
 class SpiceParser {
@@ -124,7 +123,7 @@ private:
         // subcircuit files have none.
         std::string_view n = src_.name();
         if (n.size() >= 4 && iequals(n.substr(n.size() - 4), ".cdl")) return false;
-        std::size_t i = 0;
+        std::size_t i = bom_length(text_);
         while (i < text_.size() && is_blank(text_[i])) ++i;
         std::size_t e = i;
         while (e < text_.size() && !is_blank(text_[e]) && text_[e] != '\n') ++e;
@@ -136,8 +135,7 @@ private:
 
     void read_cards()
     {
-        std::size_t pos = 0;
-        int line_no = 0;
+        std::size_t pos = bom_length(text_);
         bool title = has_title();
         bool in_control = false;
         std::size_t control_offset = 0;
@@ -150,7 +148,6 @@ private:
             const std::string_view line = text_.substr(pos, nl - pos);
             const std::size_t line_offset = pos;
             pos = nl + 1;
-            ++line_no;
             if (title) {
                 title = false;
                 std::size_t b = 0, e = line.size();
@@ -179,7 +176,6 @@ private:
             if (have_card) card_done(card);
             card.words.clear();
             card.offset = line_offset + i;
-            card.line = line_no;
             split(line, card.words);
             have_card = !card.words.empty();
             if (have_card && iequals(card.words[0], ".control")) {

@@ -8,6 +8,7 @@
 // for big netlists) is moved into the Circuit without copying its cells and pins.
 #include "netlist/readers.hpp"
 #include "netlist/verilog_lexer.hpp"
+#include "util/huge_page_allocator.hpp"
 
 #include <algorithm>
 #include <array>
@@ -224,86 +225,83 @@ void append_int(std::string& s, std::int64_t v)
 // ---------------------------------------------------------------------------------------------
 // Net names while reading
 
-/// The nets of one module: names appended in id order, found through an open-addressing index
-/// whose slots keep the full 32-bit hash. A lookup costs one slot and, on a hash match, one
-/// string compare; growing never re-reads a name. The Circuit's NamePool is filled once, at the
-/// end, with the nets that survive.
-class NetTable {
+/// Names of one module (its nets, ports or vectors): stored in id order, found through an
+/// open-addressing index whose slots keep the full 32-bit hash, so a probe rarely touches the
+/// characters and growing never re-reads a name. Light on purpose: a file can hold thousands of
+/// small modules. Big tables add a direct-mapped cache of recent names, because netlists mostly
+/// read a net soon after its driver wrote it. The Circuit's NamePool is filled once, at the end,
+/// with the nets that survive.
+class NameTable {
 public:
-    NetTable() : slots_(1024, 0) {}
+    NameTable() : slots_(kInitialSlots, 0) {}
 
     void reserve(std::size_t names, std::size_t chars)
     {
-        names_.reserve(names, chars);
-        std::size_t want = 1024;
+        spans_.reserve(names);
+        chars_.reserve(chars);
+        std::size_t want = kInitialSlots;
         while (want < 2 * names) want *= 2;
         if (want > slots_.size()) rehash(want);
     }
-    std::size_t size() const { return names_.size(); }
-    std::string_view view(NetId id) const { return names_.view(id); }
+    std::size_t size() const { return spans_.size(); }
+    std::string_view view(std::uint32_t id) const
+    {
+        const std::uint64_t span = spans_[id];
+        return {chars_.data() + (span >> 24), static_cast<std::size_t>(span & 0xffffffu)};
+    }
 
-    NetId find(std::string_view s) const
+    /// The id of `s`, or kNone.
+    std::uint32_t find(std::string_view s) const
     {
         const std::uint32_t h = hash(s);
-        const std::uint64_t recent = recent_[h & (kRecent - 1)];
-        if (static_cast<std::uint32_t>(recent >> 32) == h && recent != 0) {
-            const NetId id = static_cast<NetId>(recent) - 1;
-            if (same(names_.view(id), s)) return id;
+        if (!recent_.empty()) {
+            const std::uint64_t v = recent_[(h >> 7) & (kRecent - 1)];
+            if (v != 0 && static_cast<std::uint32_t>(v >> 32) == h && same(view(static_cast<std::uint32_t>(v) - 1), s))
+                return static_cast<std::uint32_t>(v) - 1;
         }
         const std::size_t mask = slots_.size() - 1;
         for (std::size_t i = h & mask;; i = (i + 1) & mask) {
             const std::uint64_t v = slots_[i];
-            if (v == 0) return kNoNet;
-            if (static_cast<std::uint32_t>(v >> 32) == h) {
-                const NetId id = static_cast<NetId>(v) - 1;
-                if (same(names_.view(id), s)) return id;
-            }
+            if (v == 0) return kNone;
+            if (static_cast<std::uint32_t>(v >> 32) == h && same(view(static_cast<std::uint32_t>(v) - 1), s))
+                return static_cast<std::uint32_t>(v) - 1;
         }
     }
 
-    NetId intern(std::string_view s)
+    /// The id of `s`, adding it when new.
+    std::uint32_t intern(std::string_view s) { return intern(s, hash(s)); }
+    /// The same, with `h == hash(s)` computed earlier (see prefetch).
+    std::uint32_t intern(std::string_view s, std::uint32_t h)
     {
-        const std::uint32_t h = hash(s);
-        std::uint64_t& recent = recent_[h & (kRecent - 1)];
-        if (static_cast<std::uint32_t>(recent >> 32) == h && recent != 0) {
-            const NetId id = static_cast<NetId>(recent) - 1;
-            if (same(names_.view(id), s)) return id;
+        std::uint64_t* recent = nullptr;
+        if (!recent_.empty()) {
+            recent = &recent_[(h >> 7) & (kRecent - 1)];
+            const std::uint64_t v = *recent;
+            if (v != 0 && static_cast<std::uint32_t>(v >> 32) == h && same(view(static_cast<std::uint32_t>(v) - 1), s))
+                return static_cast<std::uint32_t>(v) - 1;
         }
         const std::size_t mask = slots_.size() - 1;
         std::size_t i = h & mask;
         for (;; i = (i + 1) & mask) {
             const std::uint64_t v = slots_[i];
             if (v == 0) break;
-            if (static_cast<std::uint32_t>(v >> 32) == h) {
-                const NetId id = static_cast<NetId>(v) - 1;
-                if (same(names_.view(id), s)) {
-                    recent = v;
-                    return id;
-                }
+            if (static_cast<std::uint32_t>(v >> 32) == h && same(view(static_cast<std::uint32_t>(v) - 1), s)) {
+                if (recent) *recent = v;
+                return static_cast<std::uint32_t>(v) - 1;
             }
         }
-        const NetId id = names_.add_unindexed(s);
-        slots_[i] = (static_cast<std::uint64_t>(h) << 32) | (static_cast<std::uint64_t>(id) + 1);
-        recent = slots_[i];
-        if (2 * names_.size() > slots_.size()) rehash(2 * slots_.size());
+        if (s.size() >= (1u << 24)) throw Error("name longer than 16 MiB");
+        if (spans_.size() >= kMaxNets) throw Error("more than 4 billion nets in one module");
+        const auto id = static_cast<std::uint32_t>(spans_.size());
+        spans_.push_back((static_cast<std::uint64_t>(chars_.size()) << 24) | s.size());
+        chars_.insert(chars_.end(), s.begin(), s.end());
+        const std::uint64_t v = (static_cast<std::uint64_t>(h) << 32) | (static_cast<std::uint64_t>(id) + 1);
+        slots_[i] = v;
+        if (recent) *recent = v;
+        if (2 * spans_.size() > slots_.size()) rehash(2 * slots_.size());
         return id;
     }
 
-    /// The index is not needed once nets are final; the names are.
-    void drop_index()
-    {
-        slots_ = {};
-        recent_ = {};
-    }
-
-private:
-    static bool same(std::string_view a, std::string_view b)
-    {
-        if (a.size() != b.size()) return false;
-        for (std::size_t i = 0; i < a.size(); ++i)
-            if (a[i] != b[i]) return false;
-        return true;
-    }
     static std::uint32_t hash(std::string_view s)
     {
         std::uint64_t h = 0x9e3779b97f4a7c15ull ^ s.size();
@@ -321,9 +319,32 @@ private:
         h ^= h >> 32;
         return static_cast<std::uint32_t>(h);
     }
+    /// Starts loading the slot of a name with hash `h`: callers prefetch all names of a
+    /// statement, then intern them, so that the cache misses overlap.
+    void prefetch(std::uint32_t h) const { __builtin_prefetch(&slots_[h & (slots_.size() - 1)]); }
+
+    /// The index is not needed once the names are final.
+    void drop_index()
+    {
+        slots_ = {};
+        recent_ = {};
+    }
+
+private:
+    static constexpr std::size_t kInitialSlots = 16;
+    static constexpr std::size_t kRecent = 1u << 14;
+    static constexpr std::size_t kRecentFrom = 1u << 15; ///< table size that gets the cache
+
+    static bool same(std::string_view a, std::string_view b)
+    {
+        if (a.size() != b.size()) return false;
+        for (std::size_t i = 0; i < a.size(); ++i)
+            if (a[i] != b[i]) return false;
+        return true;
+    }
     void rehash(std::size_t size)
     {
-        std::vector<std::uint64_t> old = std::move(slots_);
+        std::vector<std::uint64_t, HugePageAllocator<std::uint64_t>> old = std::move(slots_);
         slots_.assign(size, 0);
         const std::size_t mask = size - 1;
         for (std::uint64_t v : old) {
@@ -332,15 +353,13 @@ private:
             while (slots_[i] != 0) i = (i + 1) & mask;
             slots_[i] = v;
         }
+        if (size >= kRecentFrom && recent_.empty()) recent_.assign(kRecent, 0);
     }
 
-    // Netlists refer to a net soon after its driver: a small direct-mapped cache of recent
-    // names (it stays in L2) answers most lookups before the big table costs a cache miss.
-    static constexpr std::size_t kRecent = 1 << 14;
-
-    NamePool names_; // unindexed: the index above finds them
-    std::vector<std::uint64_t> slots_; // hash << 32 | (id + 1); 0 = empty
-    std::vector<std::uint64_t> recent_ = std::vector<std::uint64_t>(kRecent, 0);
+    std::vector<char> chars_;
+    std::vector<std::uint64_t> spans_; ///< offset << 24 | length
+    std::vector<std::uint64_t, HugePageAllocator<std::uint64_t>> slots_; ///< hash << 32 | id + 1
+    std::vector<std::uint64_t> recent_; ///< same encoding; empty while the table is small
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -397,13 +416,13 @@ struct ModuleDef {
     bool ansi = false;
 
     std::vector<PortDecl> ports;
-    NamePool port_names; ///< id == index in `ports`
+    NameTable port_names; ///< id == index in `ports`
     /// Local ids of the port bits, port by port, in listing order (set by finish_module).
     std::vector<NetId> port_bits;
     std::vector<std::uint32_t> port_bit_start;
 
-    NetTable nets; ///< local net (bit) names; id == local net id
-    NamePool vectors;
+    NameTable nets; ///< local net (bit) names; id == local net id
+    NameTable vectors;
     std::vector<VectorDecl> vector_decls;
     std::vector<NetId> vector_bits;
     std::array<std::uint64_t, 64> vector_filter{}; ///< cheap "might be a vector" test
@@ -477,6 +496,16 @@ struct BraceFrame {
     bool fresh; ///< no element parsed yet
 };
 
+/// A connection of the instance being read. Plain net names are interned only once the whole
+/// instance is read, after their slots were prefetched.
+struct PendingConnection {
+    NameId pin;
+    std::uint32_t hash;    ///< plain name: its hash
+    std::string_view name; ///< plain name; empty: `first`/`count` bits in Reader::conn_bits_
+    std::uint32_t first;
+    std::uint32_t count;
+};
+
 struct Operand {
     std::uint32_t first;
     std::uint32_t count;
@@ -533,7 +562,9 @@ private:
     void parse_instances(ModuleDef& m);
     void parse_named_connections(ModuleDef& m);
     void parse_positional_connections(ModuleDef& m);
-    void add_connection(ModuleDef& m, NameId pin);
+    void read_connection(ModuleDef& m, NameId pin);
+    void add_connection(ModuleDef& m, NameId pin, const NetId* bits, std::size_t count);
+    void emit_connections(ModuleDef& m);
     void finish_module(ModuleDef& m);
 
     // --- skipping what a netlist does not need ---
@@ -609,7 +640,8 @@ private:
     bool warned_parameters_ = false;
 
     // scratch, reused to avoid allocations per statement
-    std::vector<NetId> bits_, lhs_, rhs_bits_;
+    std::vector<NetId> bits_, lhs_, rhs_bits_, conn_bits_;
+    std::vector<PendingConnection> pending_;
     std::vector<BraceFrame> braces_;
     std::vector<Operand> operands_;
     std::vector<std::uint8_t> const_bits_;
@@ -619,7 +651,7 @@ private:
     std::string scratch_;
 
     // elaboration state
-    NetTable gnets_;
+    NameTable gnets_;
     std::vector<NetId> gparent_;
     std::vector<std::uint8_t> is_flip_flop_module_;
     std::vector<std::uint8_t> module_noted_;
@@ -1161,11 +1193,14 @@ void Reader::parse_instances(ModuleDef& m)
             expected("'(' with the connections of instance '" + std::string(inst.text()) + "'");
         advance();
         const std::uint32_t first = static_cast<std::uint32_t>(m.pins.size());
+        pending_.clear();
+        conn_bits_.clear();
         if (tok_.is('.')) parse_named_connections(m);
         else if (!tok_.is(')')) parse_positional_connections(m);
         if (!tok_.is(')'))
             expected("')' to close the connections of instance '" + std::string(inst.text()) + "'");
         advance();
+        emit_connections(m);
         m.cells.push_back(Cell{c_.names.add_unindexed(inst.text()), type, first,
                                static_cast<std::uint32_t>(m.pins.size()) - first, CellKind::Instance, 0});
         m.instance_offsets.push_back(offset(inst));
@@ -1180,6 +1215,21 @@ void Reader::parse_instances(ModuleDef& m)
     }
 }
 
+void Reader::read_connection(ModuleDef& m, NameId pin)
+{
+    if (tok_.is_name() && peek().is(')') && find_vector(m, tok_.text()) == kNone) {
+        const std::string_view name = tok_.text();
+        const std::uint32_t h = NameTable::hash(name);
+        m.nets.prefetch(h);
+        pending_.push_back({pin, h, name, 0, 0});
+        advance();
+        return;
+    }
+    const auto first = static_cast<std::uint32_t>(conn_bits_.size());
+    parse_net_expr(m, conn_bits_);
+    pending_.push_back({pin, 0, {}, first, static_cast<std::uint32_t>(conn_bits_.size()) - first});
+}
+
 void Reader::parse_named_connections(ModuleDef& m)
 {
     for (;;) {
@@ -1192,13 +1242,8 @@ void Reader::parse_named_connections(ModuleDef& m)
         advance();
         if (!tok_.is('(')) expected("'(' after the pin name");
         advance();
-        if (tok_.is(')')) {
-            m.pins.push_back(Pin{kNoNet, pin, Direction::Unknown, false});
-        } else {
-            bits_.clear();
-            parse_net_expr(m, bits_);
-            add_connection(m, pin);
-        }
+        if (tok_.is(')')) pending_.push_back({pin, 0, {}, 0, 0});
+        else read_connection(m, pin);
         if (!tok_.is(')')) expected("')' to close the connection of pin '" + std::string(c_.names.view(pin)) + "'");
         advance();
         if (!tok_.is(',')) return;
@@ -1210,30 +1255,42 @@ void Reader::parse_positional_connections(ModuleDef& m)
 {
     for (;;) {
         if (tok_.is(',') || tok_.is(')')) {
-            m.pins.push_back(Pin{kNoNet, kNoName, Direction::Unknown, false});
+            pending_.push_back({kNoName, 0, {}, 0, 0});
         } else {
             if (tok_.is('.')) fail_at(tok_, "named and positional connections cannot be mixed");
-            bits_.clear();
-            parse_net_expr(m, bits_);
-            add_connection(m, kNoName);
+            read_connection(m, kNoName);
         }
         if (!tok_.is(',')) return;
         advance();
     }
 }
 
-void Reader::add_connection(ModuleDef& m, NameId pin)
+void Reader::emit_connections(ModuleDef& m)
 {
-    if (bits_.size() == 1) {
-        m.pins.push_back(Pin{bits_[0], pin, Direction::Unknown, false});
+    for (const PendingConnection& c : pending_) {
+        if (!c.name.empty()) {
+            const NetId net = m.nets.intern(c.name, c.hash);
+            m.pins.push_back(Pin{net, c.pin, Direction::Unknown, false});
+        } else {
+            add_connection(m, c.pin, conn_bits_.data() + c.first, c.count);
+        }
+    }
+    pending_.clear();
+    conn_bits_.clear();
+}
+
+void Reader::add_connection(ModuleDef& m, NameId pin, const NetId* bits, std::size_t count)
+{
+    if (count == 1) {
+        m.pins.push_back(Pin{bits[0], pin, Direction::Unknown, false});
         return;
     }
-    if (bits_.empty()) {
+    if (count == 0) { // `.A()` or an empty positional connection
         m.pins.push_back(Pin{kNoNet, pin, Direction::Unknown, false});
         return;
     }
-    m.wide.push_back({static_cast<std::uint32_t>(m.pins.size()), static_cast<std::uint32_t>(bits_.size())});
-    for (NetId b : bits_) m.pins.push_back(Pin{b, pin, Direction::Unknown, false});
+    m.wide.push_back({static_cast<std::uint32_t>(m.pins.size()), static_cast<std::uint32_t>(count)});
+    for (std::size_t i = 0; i < count; ++i) m.pins.push_back(Pin{bits[i], pin, Direction::Unknown, false});
 }
 
 void Reader::finish_module(ModuleDef& m)
@@ -2363,15 +2420,24 @@ void Reader::compact_nets()
     std::size_t chars = 0;
     for (std::size_t i = 0; i < n; ++i)
         if (remap[i] != kUnmapped) chars += gnets_.view(static_cast<NetId>(i)).size();
+    std::vector<NetId> order;
+    order.reserve(used);
+    for (std::size_t i = 0; i < n; ++i)
+        if (remap[i] != kUnmapped) order.push_back(static_cast<NetId>(i));
     NamePool out;
     out.reserve(used, chars);
-    for (std::size_t i = 0; i < n; ++i)
-        if (remap[i] != kUnmapped) remap[i] = out.intern(gnets_.view(static_cast<NetId>(i)));
+    out.reserve_index(used);
+    // Every insertion lands in a random slot: prefetching a few names ahead overlaps the misses.
+    constexpr std::size_t kAhead = 16;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        if (k + kAhead < order.size()) out.prefetch(gnets_.view(order[k + kAhead]));
+        remap[order[k]] = out.intern(gnets_.view(order[k]));
+    }
     for (Pin& p : c_.pins)
         if (p.net != kNoNet) p.net = remap[p.net];
     for (Port& p : c_.ports)
         if (p.net != kNoNet) p.net = remap[p.net];
-    gnets_ = NetTable();
+    gnets_ = NameTable();
     c_.net_names = std::move(out);
 }
 
@@ -2422,10 +2488,10 @@ void Reader::elaborate()
     ModuleDef& t = *modules_[top];
     c_.top = std::string(t.name);
     flatten_into_circuit(top);
+    fill_modules();
+    modules_.clear(); // before the net pool is built: the peak of memory is there
     compact_nets();
     warn_undriven();
-    fill_modules();
-    modules_.clear();
 }
 
 } // namespace

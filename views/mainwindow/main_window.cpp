@@ -286,7 +286,7 @@ void MainWindow::onLoaded(const report::NetlistSummary& summary)
     if (overview_) overview_->setSummary(summary);
 
     const QString path = QString::fromStdString(summary.path);
-    recent_->add(path);
+    if (persists_settings_) recent_->add(path);
     file_label_->setText(file_name(path));
     file_label_->setToolTip(QFileInfo(path).absoluteFilePath());
     log(Severity::Info, tr("Loaded %1").arg(summary_line(summary)));
@@ -308,7 +308,7 @@ void MainWindow::onLoaded(const report::NetlistSummary& summary)
 void MainWindow::onLoadFailed(const QString& path, const QString& message)
 {
     setBusy(false);
-    if (!QFileInfo::exists(path)) recent_->remove(path);
+    if (persists_settings_ && !QFileInfo::exists(path)) recent_->remove(path);
     statusBar()->showMessage(tr("Could not load %1").arg(file_name(path)), kStatusTimeoutMs);
     reportError(tr("GSR Studio could not load \u201c%1\u201d.").arg(file_name(path)), message);
     updateActions();

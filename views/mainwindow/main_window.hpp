@@ -38,8 +38,9 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    /// @brief Restores the saved geometry and dock layout, and saves them again on close.
-    /// The application calls it; tests and screenshots do not, so they look the same each run.
+    /// @brief Restores the saved geometry and dock layout; from then on the window keeps its
+    /// settings (the layout on close, opened files in Open Recent). The application calls it;
+    /// screenshots and --smoke do not, so they look the same each run and leave no trace.
     void restoreSettings();
 
     /// @brief Loads `path` on the calling thread and shows it (screenshots, --smoke).

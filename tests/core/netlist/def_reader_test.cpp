@@ -220,6 +220,15 @@ TEST(DefReader, UnknownComponentInNetWarns)
     EXPECT_EQ(c.diagnostics.warnings()[0].where.line, 3);
 }
 
+TEST(DefReader, AcceptsByteOrderMarkAndCrlf)
+{
+    const Circuit c = parse("\xEF\xBB\xBF"
+                            "DESIGN d ;\r\nCOMPONENTS 1 ;\r\n- u1 INV ;\r\n"
+                            "END COMPONENTS\r\nEND DESIGN\r\n");
+    EXPECT_EQ(c.top, "d");
+    EXPECT_EQ(c.counts.cells, 1);
+}
+
 TEST(DefReader, MissingSemicolonInComponentFails)
 {
     const Error e = parse_error(

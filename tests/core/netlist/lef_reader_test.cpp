@@ -177,6 +177,12 @@ TEST(LefReader, TextAfterEndLibraryIsIgnored)
     EXPECT_EQ(parse("MACRO A\nEND A\nEND LIBRARY\n<garbage>").counts.cells, 1);
 }
 
+TEST(LefReader, AcceptsByteOrderMarkAndCrlf)
+{
+    const Library lib = parse("\xEF\xBB\xBFMACRO A\r\n SIZE 1 BY 2 ;\r\nEND A\r\n");
+    EXPECT_DOUBLE_EQ(lib.find("A")->height, 2.0);
+}
+
 TEST(LefReader, FeedthruIsInOut)
 {
     const Library lib = parse("MACRO A\n PIN X DIRECTION FEEDTHRU ; END X\nEND A\n");

@@ -231,6 +231,13 @@ TEST(LibertyReader, LineContinuationJoinsLines)
     EXPECT_EQ(lib.find_pin("C", "A")->dir, Direction::Input);
 }
 
+TEST(LibertyReader, AcceptsByteOrderMarkAndCrlf)
+{
+    const Library lib =
+        parse("\xEF\xBB\xBFlibrary (l) {\r\n cell (C) {\r\n  area : 2 \\\r\n ;\r\n }\r\n}\r\n");
+    EXPECT_DOUBLE_EQ(lib.find("C")->area, 2.0);
+}
+
 TEST(LibertyReader, DeepNestingNeedsNoRecursion)
 {
     std::string text = "library (l) {";

@@ -191,6 +191,14 @@ TEST(SpiceReader, CdlWithoutTopLevelUsesTheUninstantiatedSubcircuit)
     EXPECT_EQ(c.cells.size(), 1u);
 }
 
+TEST(SpiceReader, AcceptsByteOrderMarkAndCrlf)
+{
+    const Circuit c = parse("\xEF\xBB\xBF.SUBCKT INV a y\r\nR1 a y 1\r\n.ENDS\r\n", "t.cdl");
+    EXPECT_EQ(c.top, "INV");
+    ASSERT_EQ(c.cells.size(), 1u);
+    EXPECT_EQ(c.net_name(c.pins_of(c.cells[0])[1].net), "y");
+}
+
 TEST(SpiceReader, WrongNodeCountForSubcircuitFails)
 {
     const Error e = parse_error("t\n.subckt INV a y\nR1 a y 1\n.ends\nX1 a INV\n");

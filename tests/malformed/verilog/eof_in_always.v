@@ -1,0 +1,5 @@
+module beh(c, d, q);
+  input c, d;
+  output reg q;
+  always @(posedge c) begin
+    q <= d;

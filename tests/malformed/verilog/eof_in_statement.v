@@ -1,0 +1,4 @@
+module stmt_eof(a, b, y);
+  input a, b;
+  output y;
+  assign y = a &

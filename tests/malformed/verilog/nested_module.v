@@ -1,0 +1,5 @@
+module outer(a);
+  input a;
+module inner(b);
+  input b;
+endmodule

@@ -1,0 +1,4 @@
+module nodir(a, y);
+  input a;
+  not g(y, a);
+endmodule

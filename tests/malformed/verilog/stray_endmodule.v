@@ -1,0 +1,2 @@
+// a file that closes a module it never opened
+endmodule

@@ -1,0 +1,4 @@
+module esc(a, y);
+  input a;
+  output y;
+  not g1(y, \unterminated
