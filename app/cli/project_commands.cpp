@@ -5,40 +5,15 @@
 #include "util/diagnostics.hpp"
 
 #ifdef GSR_HAVE_STORE
+#include "store/netlist_record.hpp"
 #include "store/project_store.hpp"
 #endif
 
-#include <filesystem>
 #include <iostream>
 
 namespace gsr::cli {
 
 #ifdef GSR_HAVE_STORE
-
-namespace {
-
-store::NetlistRecord to_record(const report::NetlistSummary& s)
-{
-    store::NetlistRecord r;
-    std::error_code ec;
-    r.path = std::filesystem::weakly_canonical(s.path, ec).string();
-    if (ec) r.path = s.path;
-    r.content_hash = store::content_hash_of_file(s.path);
-    r.format = s.format;
-    r.top = s.top;
-    r.inputs = s.counts.inputs.value_or(0);
-    r.outputs = s.counts.outputs.value_or(0);
-    r.flip_flops = s.counts.flip_flops.value_or(0);
-    r.cells = s.counts.cells.value_or(0);
-    r.nets = s.counts.nets.value_or(0);
-    r.graph_nodes = s.graph_nodes.value_or(0);
-    r.graph_edges = s.graph_edges.value_or(0);
-    r.max_level = s.max_level.value_or(0);
-    r.warnings = static_cast<std::int64_t>(s.warnings.size() + s.warnings_suppressed);
-    return r;
-}
-
-} // namespace
 
 int cmd_import(const std::vector<std::string>& argv)
 {
@@ -49,7 +24,7 @@ int cmd_import(const std::vector<std::string>& argv)
     std::vector<store::NetlistRecord> records;
     for (const std::string& f : a.positionals()) {
         const report::NetlistSummary s = report::summarize_file(f, a.values("--liberty"));
-        records.push_back(to_record(s));
+        records.push_back(store::netlist_record_of(s));
     }
     auto db = store::ProjectStore::open(a.value("--db"), store::OpenMode::CreateOrOpen);
     std::vector<std::int64_t> ids;

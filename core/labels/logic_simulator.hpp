@@ -76,8 +76,9 @@ public:
     /// Nets read by some cell but driven by none: they are simulated as constant 0.
     std::size_t undriven_nets() const;
 
+    struct Program; ///< the compiled instructions; defined in logic_simulator.cpp
+
 private:
-    struct Program;
     std::unique_ptr<Program> program_;
 };
 

@@ -3,6 +3,7 @@
 #include "util/diagnostics.hpp"
 
 #ifdef GSR_HAVE_STORE
+#include "store/netlist_record.hpp"
 #include "store/project_store.hpp"
 #endif
 
@@ -19,30 +20,6 @@ namespace {
 
 std::string native(const QString& path) { return QFile::encodeName(path).toStdString(); }
 
-#ifdef GSR_HAVE_STORE
-// The one place the views turn a summary into a store row (the CLI's `gsr import` does the
-// same mapping): unknown figures are stored as 0, which the store reads as "not known".
-store::NetlistRecord to_netlist_record(const report::NetlistSummary& s)
-{
-    store::NetlistRecord r;
-    std::error_code ec;
-    r.path = std::filesystem::weakly_canonical(s.path, ec).string();
-    if (ec) r.path = s.path;
-    r.content_hash = store::content_hash_of_file(s.path);
-    r.format = s.format;
-    r.top = s.top;
-    r.inputs = s.counts.inputs.value_or(0);
-    r.outputs = s.counts.outputs.value_or(0);
-    r.flip_flops = s.counts.flip_flops.value_or(0);
-    r.cells = s.counts.cells.value_or(0);
-    r.nets = s.counts.nets.value_or(0);
-    r.graph_nodes = s.graph_nodes.value_or(0);
-    r.graph_edges = s.graph_edges.value_or(0);
-    r.max_level = s.max_level.value_or(0);
-    r.warnings = static_cast<std::int64_t>(s.warnings.size() + s.warnings_suppressed);
-    return r;
-}
-#endif
 
 } // namespace
 
@@ -121,7 +98,7 @@ std::int64_t ProjectSession::importSummary(const report::NetlistSummary& summary
 {
 #ifdef GSR_HAVE_STORE
     if (!impl_->store) throw Error("no project is open: create or open one first");
-    return impl_->store->add_netlist(to_netlist_record(summary));
+    return impl_->store->add_netlist(store::netlist_record_of(summary));
 #else
     (void)summary;
     throw Error(unavailableReason().toStdString());

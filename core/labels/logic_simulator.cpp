@@ -1,0 +1,682 @@
+#include "labels/logic_simulator.hpp"
+
+#include "labels/splitmix64.hpp"
+#include "util/diagnostics.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <string>
+#include <string_view>
+#include <thread>
+
+// The word loops are built twice where the compiler can: for x86-64-v3 (popcnt, AVX2) and for
+// the baseline, picked at load time. A baseline popcount is a library call.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define GSR_SIMULATION_KERNEL __attribute__((flatten, target_clones("arch=x86-64-v3", "default")))
+#else
+#define GSR_SIMULATION_KERNEL
+#endif
+
+namespace gsr::labels {
+
+using netlist::Cell;
+using netlist::CellKind;
+using netlist::Circuit;
+using netlist::kNoNet;
+using netlist::Pin;
+
+namespace {
+
+/// Words per row in one pass over the program (1,024 vectors): long enough to amortize the
+/// instruction decode, short enough that the live rows stay in cache.
+constexpr std::size_t kBatchWords = 16;
+constexpr std::uint64_t kAllOnes = ~std::uint64_t{0};
+
+enum class Op : std::uint8_t { And, Or, Xor, Mux, Sop, Const };
+
+/// out = op(operands) ^ (invert ? ~0 : 0). Operands are (row << 1 | complemented).
+struct Instruction {
+    Op op = Op::Const;
+    bool invert = false;
+    std::uint32_t out_row = 0;
+    std::uint32_t first_operand = 0;
+    std::uint32_t operand_count = 0;
+    std::uint32_t first_cube = 0; ///< Sop: cubes[first_cube .. first_cube + cube_count)
+    std::uint32_t cube_count = 0;
+};
+
+/// A product term of a cover: literals[first .. first + count), each (operand << 1 | negative).
+struct Cube {
+    std::uint32_t first = 0;
+    std::uint32_t count = 0;
+};
+
+constexpr std::uint32_t kZeroRow = 0; ///< all zero: what undriven nets read
+
+std::string quoted(std::string_view s)
+{
+    std::string q;
+    q.reserve(s.size() + 2);
+    q.push_back('\'');
+    q.append(s);
+    q.push_back('\'');
+    return q;
+}
+
+} // namespace
+
+struct LogicSimulator::Program {
+    std::vector<Instruction> instructions;
+    std::vector<std::uint32_t> operands;
+    std::vector<Cube> cubes;
+    std::vector<std::uint32_t> literals;
+    std::vector<std::uint32_t> input_rows; ///< per primary input; value index i
+    std::vector<std::uint32_t> state_rows; ///< per flip-flop; value index inputs + k
+    std::vector<std::uint32_t> next_state; ///< per flip-flop: operand of its data pin
+    /// Value index -> net: primary inputs, flip-flop outputs, then one per instruction.
+    std::vector<NetId> value_net;
+    std::uint32_t rows = 1; ///< row 0 is the zero row; one more, the scratch row, follows
+    std::size_t net_count = 0;
+    std::size_t undriven = 0;
+    std::string source;
+};
+
+namespace {
+
+using Program = LogicSimulator::Program;
+
+// ---- compiling -------------------------------------------------------------------------------
+
+class ProgramCompiler {
+public:
+    ProgramCompiler(const Circuit& c, const NetStructure& s) : c_(c), s_(s) {}
+
+    void compile(Program& p)
+    {
+        p.source = c_.source;
+        p.net_count = s_.net_count();
+        p.undriven = s_.undriven_nets;
+        if (s_.multiply_driven > 0)
+            fail("net " + quoted(c_.net_name(s_.first_multiply_driven)) + " has more than one driver (" +
+                 std::to_string(s_.multiply_driven) + " such nets); simulation needs one per net");
+        row_of_.assign(s_.net_count(), kZeroRow);
+        for (NetId n : s_.primary_inputs) p.value_net.push_back(n);
+        for (CellId c = 0; c < c_.cells.size(); ++c)
+            if (!s_.combinational[c]) add_flip_flop(p, c);
+        for (CellId c : s_.order) add_cell(p, c);
+        allocate_rows(p);
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& message) const
+    {
+        throw Error(SourceLocation{c_.source}, message);
+    }
+
+    std::string describe(CellId c) const
+    {
+        const Cell& cell = c_.cells[c];
+        return "cell " + quoted(c_.cell_name(cell)) + " of type " + quoted(c_.cell_type(cell));
+    }
+
+    void add_flip_flop(Program& p, CellId c)
+    {
+        const Cell& cell = c_.cells[c];
+        if (cell.kind != CellKind::FlipFlop)
+            fail(describe(c) + " is a sequential library cell: library cells are not simulable yet");
+        const auto outs = s_.outputs(c);
+        const auto ins = s_.inputs(c);
+        if (outs.size() != 1 || ins.size() != 1 || flip_flop_data_pin(c_, cell) < 0)
+            fail(describe(c) + " is a flip-flop without exactly one data input (a pin named D) and "
+                               "one output");
+        state_cells_.push_back(c);
+        p.value_net.push_back(outs[0]);
+    }
+
+    void add_cell(Program& p, CellId c)
+    {
+        const Cell& cell = c_.cells[c];
+        const std::string_view type = c_.cell_type(cell);
+        const auto ins = s_.inputs(c);
+        if (cell.kind == CellKind::Instance)
+            fail(describe(c) + " is an instance of a library cell: library cells are not simulable "
+                               "yet (no logic function in the circuit model)");
+        Instruction ins0;
+        ins0.first_operand = static_cast<std::uint32_t>(pending_operands_.size());
+        ins0.operand_count = static_cast<std::uint32_t>(ins.size());
+        bool gate = true;
+        auto arity = [&](std::size_t lo, std::size_t hi) {
+            if (ins.size() < lo || ins.size() > hi)
+                fail(describe(c) + " has " + std::to_string(ins.size()) + " inputs; expected " +
+                     (lo == hi ? std::to_string(lo) : "at least " + std::to_string(lo)));
+        };
+        if (type == "AND" || type == "NAND") {
+            ins0.op = Op::And;
+            ins0.invert = type == "NAND";
+        } else if (type == "OR" || type == "NOR") {
+            ins0.op = Op::Or;
+            ins0.invert = type == "NOR";
+        } else if (type == "XOR" || type == "XNOR") {
+            ins0.op = Op::Xor;
+            ins0.invert = type == "XNOR";
+        } else if (type == "BUF" || type == "BUFF" || type == "NOT" || type == "INV") {
+            arity(1, 1);
+            ins0.op = Op::And;
+            ins0.invert = type == "NOT" || type == "INV";
+        } else if (type == "MUX") {
+            arity(3, 3);
+            ins0.op = Op::Mux;
+        } else if (type == "CONST0" || type == "GND" || type == "CONST1" || type == "VDD") {
+            ins0.op = Op::Const;
+            ins0.invert = type == "CONST1" || type == "VDD";
+            ins0.operand_count = 0;
+            gate = false;
+        } else if (type == "SOP" || (type == "CONST" && cell.kind == CellKind::Constant)) {
+            compile_cover(p, c, ins0);
+        } else if (type == "LUT") {
+            fail(describe(c) + " is not simulable yet: the bench reader does not keep LUT truth "
+                               "tables");
+        } else if (type == "EXPR") {
+            fail(describe(c) + " is a Verilog assign expression, which is not simulable yet");
+        } else {
+            fail(describe(c) + " is not simulable: the simulator knows AND NAND OR NOR XOR XNOR "
+                               "NOT BUF MUX CONST0 CONST1 VDD GND and BLIF covers");
+        }
+        if (gate && ins0.op != Op::Mux && ins0.op != Op::Sop && ins.empty()) {
+            // Empty AND is 1, empty OR and XOR are 0.
+            ins0.invert ^= ins0.op == Op::And;
+            ins0.op = Op::Const;
+        }
+        if (ins0.op != Op::Const)
+            for (std::uint32_t pin : ins) {
+                const Pin& p_in = c_.pins[pin];
+                pending_operands_.push_back({p_in.net, p_in.inverted});
+            }
+        else
+            ins0.operand_count = 0;
+        const std::size_t first_output = out_nets_.size();
+        for (NetId n : s_.outputs(c)) {
+            if (s_.driver[n] != c) continue;
+            const auto mine = out_nets_.begin() + static_cast<std::ptrdiff_t>(first_output);
+            if (std::find(mine, out_nets_.end(), n) != out_nets_.end()) continue;
+            p.instructions.push_back(ins0);
+            out_nets_.push_back(n);
+            p.value_net.push_back(n);
+        }
+    }
+
+    /// A BLIF cover: "<input columns> <output>" lines, all with the same output value.
+    void compile_cover(Program& p, CellId c, Instruction& ins)
+    {
+        const std::string_view cover = c_.cover(c);
+        const std::size_t k = s_.inputs(c).size();
+        ins.op = Op::Sop;
+        ins.first_cube = static_cast<std::uint32_t>(p.cubes.size());
+        bool on_set = true;
+        std::size_t s = 0;
+        while (s < cover.size()) {
+            std::size_t e = cover.find('\n', s);
+            if (e == std::string_view::npos) e = cover.size();
+            const std::string_view line = cover.substr(s, e - s);
+            s = e + 1;
+            if (line.empty()) continue;
+            if (line.size() < k + 1 || (line.back() != '0' && line.back() != '1'))
+                fail(describe(c) + " has a cover line " + quoted(line) + " that does not match its " +
+                     std::to_string(k) + " inputs");
+            on_set = line.back() == '1';
+            Cube cube{static_cast<std::uint32_t>(p.literals.size()), 0};
+            for (std::size_t i = 0; i < k; ++i) {
+                if (line[i] == '-') continue;
+                p.literals.push_back(static_cast<std::uint32_t>(i << 1) | (line[i] == '0' ? 1u : 0u));
+                ++cube.count;
+            }
+            p.cubes.push_back(cube);
+        }
+        ins.cube_count = static_cast<std::uint32_t>(p.cubes.size()) - ins.first_cube;
+        ins.invert = !on_set; // an OFF-set cover lists where the output is 0
+    }
+
+    /// Rows by liveness: a net's row is free once its last reader has run. Flip-flop data
+    /// nets live to the end of the pass (the flip-flops load them there).
+    void allocate_rows(Program& p)
+    {
+        constexpr std::uint32_t kNever = 0xffffffffu, kEnd = 0xfffffffeu;
+        const std::size_t count = p.instructions.size();
+        std::vector<std::uint32_t> last_use(s_.net_count(), kNever);
+        for (std::size_t i = 0; i < count; ++i) {
+            const Instruction& ins = p.instructions[i];
+            for (std::uint32_t k = 0; k < ins.operand_count; ++k)
+                last_use[pending_operands_[ins.first_operand + k].net] = static_cast<std::uint32_t>(i);
+        }
+        for (CellId c : state_cells_) last_use[c_.pins[s_.inputs(c)[0]].net] = kEnd;
+
+        std::vector<std::uint32_t> free_rows;
+        std::uint32_t next_row = 1;
+        auto take = [&] {
+            if (free_rows.empty()) return next_row++;
+            const std::uint32_t r = free_rows.back();
+            free_rows.pop_back();
+            return r;
+        };
+        // Frees after instruction i go to bucket i + 1; bucket 0 is before the first one.
+        std::vector<std::vector<std::uint32_t>> release(count + 1);
+        auto define = [&](NetId n, std::size_t position) {
+            const std::uint32_t r = take();
+            row_of_[n] = r;
+            const std::uint32_t last = last_use[n];
+            if (last == kNever) release[position].push_back(r);
+            else if (last != kEnd) release[last + 1].push_back(r);
+            return r;
+        };
+        for (NetId n : s_.primary_inputs) p.input_rows.push_back(define(n, 0));
+        for (CellId c : state_cells_) p.state_rows.push_back(define(s_.outputs(c)[0], 0));
+        auto release_bucket = [&](std::size_t b) {
+            for (std::uint32_t r : release[b]) free_rows.push_back(r);
+        };
+        release_bucket(0);
+        for (std::size_t i = 0; i < count; ++i) {
+            Instruction& ins = p.instructions[i];
+            ins.out_row = define(out_nets_[i], i + 1);
+            // Operands read the rows of their nets as they stand now, before any reuse.
+            if (ins.operand_count > 0) {
+                const std::uint32_t first = static_cast<std::uint32_t>(p.operands.size());
+                for (std::uint32_t k = 0; k < ins.operand_count; ++k) {
+                    const PendingOperand& o = pending_operands_[ins.first_operand + k];
+                    p.operands.push_back(row_of_[o.net] << 1 | (o.inverted ? 1u : 0u));
+                }
+                ins.first_operand = first;
+            }
+            release_bucket(i + 1);
+        }
+        for (CellId c : state_cells_) {
+            const Pin& d = c_.pins[s_.inputs(c)[0]];
+            p.next_state.push_back(row_of_[d.net] << 1 | (d.inverted ? 1u : 0u));
+        }
+        p.rows = next_row;
+    }
+
+    struct PendingOperand {
+        NetId net;
+        bool inverted;
+    };
+
+    const Circuit& c_;
+    const NetStructure& s_;
+    std::vector<PendingOperand> pending_operands_;
+    std::vector<NetId> out_nets_;       ///< per instruction
+    std::vector<CellId> state_cells_;   ///< flip-flops in cell order
+    std::vector<std::uint32_t> row_of_; ///< per net, as allocation proceeds
+};
+
+// ---- evaluating ------------------------------------------------------------------------------
+
+inline std::uint64_t* row(std::uint64_t* rows, std::uint32_t r)
+{
+    return rows + static_cast<std::size_t>(r) * kBatchWords;
+}
+
+inline std::uint64_t complement_mask(std::uint32_t operand) { return 0 - std::uint64_t(operand & 1u); }
+
+/// Runs the program over n <= kBatchWords words of every row; stats.record(value, words, n)
+/// sees each computed row once.
+template <class Stats>
+inline void evaluate(const Program& p, std::uint64_t* rows, std::size_t n, Stats& stats)
+{
+    std::uint64_t* scratch = row(rows, p.rows);
+    const std::uint32_t first_value =
+        static_cast<std::uint32_t>(p.input_rows.size() + p.state_rows.size());
+    const std::uint32_t* operands = p.operands.data();
+    for (std::size_t i = 0; i < p.instructions.size(); ++i) {
+        const Instruction& ins = p.instructions[i];
+        std::uint64_t* out = row(rows, ins.out_row);
+        const std::uint64_t mo = ins.invert ? kAllOnes : 0;
+        const std::uint32_t* ops = operands + ins.first_operand;
+        switch (ins.op) {
+        case Op::And:
+        case Op::Or:
+        case Op::Xor: {
+            const std::uint64_t* a = row(rows, ops[0] >> 1);
+            const std::uint64_t ma = complement_mask(ops[0]);
+            if (ins.operand_count == 1) {
+                for (std::size_t j = 0; j < n; ++j) out[j] = a[j] ^ ma ^ mo;
+                break;
+            }
+            const std::uint64_t* b = row(rows, ops[1] >> 1);
+            const std::uint64_t mb = complement_mask(ops[1]);
+            const bool last = ins.operand_count == 2;
+            const std::uint64_t m2 = last ? mo : 0;
+            if (ins.op == Op::And)
+                for (std::size_t j = 0; j < n; ++j) out[j] = ((a[j] ^ ma) & (b[j] ^ mb)) ^ m2;
+            else if (ins.op == Op::Or)
+                for (std::size_t j = 0; j < n; ++j) out[j] = ((a[j] ^ ma) | (b[j] ^ mb)) ^ m2;
+            else
+                for (std::size_t j = 0; j < n; ++j) out[j] = (a[j] ^ ma ^ b[j] ^ mb) ^ m2;
+            if (last) break;
+            for (std::uint32_t k = 2; k < ins.operand_count; ++k) {
+                const std::uint64_t* c = row(rows, ops[k] >> 1);
+                const std::uint64_t mc = complement_mask(ops[k]);
+                if (ins.op == Op::And)
+                    for (std::size_t j = 0; j < n; ++j) out[j] &= c[j] ^ mc;
+                else if (ins.op == Op::Or)
+                    for (std::size_t j = 0; j < n; ++j) out[j] |= c[j] ^ mc;
+                else
+                    for (std::size_t j = 0; j < n; ++j) out[j] ^= c[j] ^ mc;
+            }
+            for (std::size_t j = 0; j < n; ++j) out[j] ^= mo;
+            break;
+        }
+        case Op::Mux: {
+            const std::uint64_t* s = row(rows, ops[0] >> 1);
+            const std::uint64_t* a = row(rows, ops[1] >> 1);
+            const std::uint64_t* b = row(rows, ops[2] >> 1);
+            const std::uint64_t ms = complement_mask(ops[0]), ma = complement_mask(ops[1]),
+                                mb = complement_mask(ops[2]);
+            for (std::size_t j = 0; j < n; ++j) {
+                const std::uint64_t sel = s[j] ^ ms;
+                out[j] = ((sel & (a[j] ^ ma)) | (~sel & (b[j] ^ mb))) ^ mo;
+            }
+            break;
+        }
+        case Op::Sop: {
+            for (std::size_t j = 0; j < n; ++j) out[j] = 0;
+            for (std::uint32_t q = 0; q < ins.cube_count; ++q) {
+                const Cube& cube = p.cubes[ins.first_cube + q];
+                for (std::size_t j = 0; j < n; ++j) scratch[j] = kAllOnes;
+                for (std::uint32_t l = 0; l < cube.count; ++l) {
+                    const std::uint32_t lit = p.literals[cube.first + l];
+                    const std::uint32_t op = ops[lit >> 1];
+                    const std::uint64_t* x = row(rows, op >> 1);
+                    const std::uint64_t m = complement_mask(op) ^ (0 - std::uint64_t(lit & 1u));
+                    for (std::size_t j = 0; j < n; ++j) scratch[j] &= x[j] ^ m;
+                }
+                for (std::size_t j = 0; j < n; ++j) out[j] |= scratch[j];
+            }
+            for (std::size_t j = 0; j < n; ++j) out[j] ^= mo;
+            break;
+        }
+        case Op::Const:
+            for (std::size_t j = 0; j < n; ++j) out[j] = mo;
+            break;
+        }
+        stats.record(first_value + static_cast<std::uint32_t>(i), out, n);
+    }
+}
+
+/// Counts of one thread, per value index.
+struct ChunkCounts {
+    std::vector<std::uint64_t> ones, toggles;
+    std::vector<std::uint8_t> first_bit, last_bit; ///< random mode: bits at the block borders
+    bool empty = true;
+};
+
+/// Random and exhaustive modes: consecutive words form one stream of vectors.
+struct StreamCounter {
+    std::uint64_t* ones;
+    std::uint64_t* toggles; ///< null: no toggles
+    std::uint8_t* first_bit;
+    std::uint8_t* last_bit; ///< the last bit seen so far, per value
+    std::uint64_t first_mask = kAllOnes; ///< bits of word 0 that have a predecessor
+    std::uint64_t last_mask = kAllOnes;  ///< bits of word n-1 that are vectors
+
+    void record(std::uint32_t v, const std::uint64_t* x, std::size_t n)
+    {
+        std::uint64_t count = 0;
+        for (std::size_t j = 0; j + 1 < n; ++j) count += std::popcount(x[j]);
+        count += std::popcount(x[n - 1] & last_mask);
+        ones[v] += count;
+        if (!toggles) return;
+        if (first_mask != kAllOnes) first_bit[v] = static_cast<std::uint8_t>(x[0] & 1u);
+        std::uint64_t d0 = x[0] ^ ((x[0] << 1) | last_bit[v]);
+        if (n == 1) {
+            toggles[v] += std::popcount(d0 & first_mask & last_mask);
+        } else {
+            std::uint64_t t = std::popcount(d0 & first_mask);
+            for (std::size_t j = 1; j + 1 < n; ++j) t += std::popcount(x[j] ^ ((x[j] << 1) | (x[j - 1] >> 63)));
+            t += std::popcount((x[n - 1] ^ ((x[n - 1] << 1) | (x[n - 2] >> 63))) & last_mask);
+            toggles[v] += t;
+        }
+        last_bit[v] = static_cast<std::uint8_t>(x[n - 1] >> 63);
+    }
+};
+
+/// Sequential mode: words are runs; samples and toggles are across cycles.
+struct CycleCounter {
+    std::uint64_t* ones;
+    std::uint64_t* toggles;
+    std::uint64_t* previous; ///< per value: kBatchWords words of the previous cycle
+    std::uint64_t last_mask = kAllOnes;
+    bool sample = false;
+    bool compare = false;
+
+    void record(std::uint32_t v, const std::uint64_t* x, std::size_t n)
+    {
+        if (!sample) return;
+        std::uint64_t* prev = previous + static_cast<std::size_t>(v) * kBatchWords;
+        std::uint64_t count = 0, t = 0;
+        for (std::size_t j = 0; j + 1 < n; ++j) {
+            count += std::popcount(x[j]);
+            t += std::popcount(x[j] ^ prev[j]);
+        }
+        count += std::popcount(x[n - 1] & last_mask);
+        t += std::popcount((x[n - 1] ^ prev[n - 1]) & last_mask);
+        ones[v] += count;
+        if (compare) toggles[v] += t;
+        for (std::size_t j = 0; j < n; ++j) prev[j] = x[j];
+    }
+};
+
+struct StreamPlan {
+    SimulationMode mode;
+    std::uint64_t seed;
+    std::uint64_t words;     ///< per primary input
+    std::uint64_t last_mask; ///< valid bits of the last word
+    bool toggles;
+};
+
+/// The word `w` of primary input `i` in exhaustive mode: vector 64 w + b sets PI i to bit i.
+inline std::uint64_t exhaustive_word(std::size_t i, std::uint64_t w)
+{
+    static constexpr std::uint64_t kLow[6] = {0xAAAAAAAAAAAAAAAAull, 0xCCCCCCCCCCCCCCCCull,
+                                              0xF0F0F0F0F0F0F0F0ull, 0xFF00FF00FF00FF00ull,
+                                              0xFFFF0000FFFF0000ull, 0xFFFFFFFF00000000ull};
+    if (i < 6) return kLow[i];
+    return ((w >> (i - 6)) & 1u) ? kAllOnes : 0;
+}
+
+GSR_SIMULATION_KERNEL
+void simulate_stream_block(const Program& p, const StreamPlan& plan, std::uint64_t w0,
+                           std::uint64_t w1, ChunkCounts& counts)
+{
+    std::vector<std::uint64_t> rows((static_cast<std::size_t>(p.rows) + 1) * kBatchWords, 0);
+    StreamCounter counter{counts.ones.data(), plan.toggles ? counts.toggles.data() : nullptr,
+                          counts.first_bit.data(), counts.last_bit.data()};
+    for (std::uint64_t w = w0; w < w1; w += kBatchWords) {
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kBatchWords, w1 - w));
+        counter.first_mask = w == w0 ? ~std::uint64_t{1} : kAllOnes;
+        counter.last_mask = w + n == plan.words ? plan.last_mask : kAllOnes;
+        for (std::size_t i = 0; i < p.input_rows.size(); ++i) {
+            std::uint64_t* x = row(rows.data(), p.input_rows[i]);
+            if (plan.mode == SimulationMode::Exhaustive) {
+                for (std::size_t j = 0; j < n; ++j) x[j] = exhaustive_word(i, w + j);
+            } else {
+                const std::uint64_t base = i * plan.words + w;
+                for (std::size_t j = 0; j < n; ++j) x[j] = SplitMix64::at(plan.seed, base + j);
+            }
+            counter.record(static_cast<std::uint32_t>(i), x, n);
+        }
+        evaluate(p, rows.data(), n, counter);
+    }
+    counts.empty = w0 == w1;
+}
+
+struct CyclePlan {
+    std::uint64_t seed;
+    std::uint64_t words;     ///< run words per primary input and cycle
+    std::uint64_t last_mask; ///< valid runs of the last word
+    std::uint32_t cycles, warmup;
+};
+
+GSR_SIMULATION_KERNEL
+void simulate_cycle_block(const Program& p, const CyclePlan& plan, std::uint64_t w0,
+                          std::uint64_t w1, ChunkCounts& counts)
+{
+    const std::size_t inputs = p.input_rows.size(), flops = p.state_rows.size();
+    std::vector<std::uint64_t> rows((static_cast<std::size_t>(p.rows) + 1) * kBatchWords, 0);
+    std::vector<std::uint64_t> previous(p.value_net.size() * kBatchWords, 0);
+    std::vector<std::uint64_t> state(flops * kBatchWords, 0);
+    CycleCounter counter{counts.ones.data(), counts.toggles.data(), previous.data()};
+    for (std::uint64_t w = w0; w < w1; w += kBatchWords) {
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kBatchWords, w1 - w));
+        counter.last_mask = w + n == plan.words ? plan.last_mask : kAllOnes;
+        std::fill(state.begin(), state.end(), 0);
+        for (std::uint32_t c = 0; c < plan.cycles; ++c) {
+            counter.sample = c >= plan.warmup;
+            counter.compare = c > plan.warmup;
+            for (std::size_t i = 0; i < inputs; ++i) {
+                std::uint64_t* x = row(rows.data(), p.input_rows[i]);
+                const std::uint64_t base = (c * inputs + i) * plan.words + w;
+                for (std::size_t j = 0; j < n; ++j) x[j] = SplitMix64::at(plan.seed, base + j);
+                counter.record(static_cast<std::uint32_t>(i), x, n);
+            }
+            for (std::size_t f = 0; f < flops; ++f) {
+                std::uint64_t* x = row(rows.data(), p.state_rows[f]);
+                std::copy_n(state.data() + f * kBatchWords, n, x);
+                counter.record(static_cast<std::uint32_t>(inputs + f), x, n);
+            }
+            evaluate(p, rows.data(), n, counter);
+            for (std::size_t f = 0; f < flops; ++f) {
+                const std::uint32_t d = p.next_state[f];
+                const std::uint64_t* x = row(rows.data(), d >> 1);
+                const std::uint64_t m = complement_mask(d);
+                for (std::size_t j = 0; j < n; ++j) state[f * kBatchWords + j] = x[j] ^ m;
+            }
+        }
+    }
+    counts.empty = w0 == w1;
+}
+
+unsigned thread_count(unsigned requested, std::uint64_t words)
+{
+    unsigned t = requested ? requested : std::max(1u, std::thread::hardware_concurrency());
+    return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(t, words)));
+}
+
+/// Runs `block(w0, w1, counts)` on T contiguous word ranges, one thread each.
+template <class Block>
+std::vector<ChunkCounts> run_blocks(std::size_t values, std::uint64_t words, unsigned threads,
+                                    bool borders, Block block)
+{
+    std::vector<ChunkCounts> counts(threads);
+    for (ChunkCounts& c : counts) {
+        c.ones.assign(values, 0);
+        c.toggles.assign(values, 0);
+        if (borders) {
+            c.first_bit.assign(values, 0);
+            c.last_bit.assign(values, 0);
+        }
+    }
+    auto range = [&](unsigned t) { return words * t / threads; };
+    if (threads == 1) {
+        block(0, words, counts[0]);
+        return counts;
+    }
+    std::vector<std::thread> pool;
+    pool.reserve(threads);
+    for (unsigned t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] { block(range(t), range(t + 1), counts[t]); });
+    for (std::thread& th : pool) th.join();
+    return counts;
+}
+
+} // namespace
+
+LogicSimulator::LogicSimulator(const Circuit& circuit, const NetStructure& structure)
+    : program_(std::make_unique<Program>())
+{
+    ProgramCompiler(circuit, structure).compile(*program_);
+}
+
+LogicSimulator::~LogicSimulator() = default;
+LogicSimulator::LogicSimulator(LogicSimulator&&) noexcept = default;
+LogicSimulator& LogicSimulator::operator=(LogicSimulator&&) noexcept = default;
+
+std::size_t LogicSimulator::instruction_count() const { return program_->instructions.size(); }
+std::size_t LogicSimulator::live_rows() const { return program_->rows; }
+std::size_t LogicSimulator::undriven_nets() const { return program_->undriven; }
+
+SimulationResult LogicSimulator::run(const SimulationOptions& o) const
+{
+    const Program& p = *program_;
+    auto fail = [&](const std::string& m) { throw Error(SourceLocation{p.source}, m); };
+    const std::size_t values = p.value_net.size();
+    const std::size_t inputs = p.input_rows.size();
+    SimulationResult r;
+    std::vector<ChunkCounts> counts;
+
+    if (o.mode == SimulationMode::Sequential) {
+        if (o.runs == 0) fail("sequential simulation needs at least one run");
+        if (o.cycles <= o.warmup)
+            fail("sequential simulation needs more cycles (" + std::to_string(o.cycles) +
+                 ") than warm-up cycles (" + std::to_string(o.warmup) + ")");
+        CyclePlan plan{o.seed, (o.runs + 63) / 64,
+                       o.runs % 64 ? (std::uint64_t{1} << (o.runs % 64)) - 1 : kAllOnes, o.cycles,
+                       o.warmup};
+        const unsigned threads = thread_count(o.threads, plan.words);
+        counts = run_blocks(values, plan.words, threads, false,
+                            [&](std::uint64_t w0, std::uint64_t w1, ChunkCounts& c) {
+                                simulate_cycle_block(p, plan, w0, w1, c);
+                            });
+        r.total = static_cast<std::uint64_t>(o.cycles - o.warmup) * o.runs;
+        r.toggle_total = static_cast<std::uint64_t>(o.cycles - o.warmup - 1) * o.runs;
+        r.has_toggles = true;
+    } else {
+        if (!p.state_rows.empty())
+            fail("the circuit has " + std::to_string(p.state_rows.size()) +
+                 " flip-flops: random and exhaustive simulation need a combinational circuit "
+                 "(use sequential mode)");
+        StreamPlan plan{o.mode, o.seed, 0, kAllOnes, o.mode == SimulationMode::Random};
+        std::uint64_t vectors = o.vectors;
+        if (o.mode == SimulationMode::Exhaustive) {
+            if (inputs > kMaxExhaustiveInputs)
+                fail("exhaustive simulation is limited to " + std::to_string(kMaxExhaustiveInputs) +
+                     " primary inputs; the circuit has " + std::to_string(inputs) +
+                     " (use random mode)");
+            vectors = std::uint64_t{1} << inputs;
+        } else if (vectors == 0) {
+            fail("random simulation needs at least one vector");
+        }
+        plan.words = (vectors + 63) / 64;
+        plan.last_mask = vectors % 64 ? (std::uint64_t{1} << (vectors % 64)) - 1 : kAllOnes;
+        const unsigned threads = thread_count(o.threads, plan.words);
+        counts = run_blocks(values, plan.words, threads, plan.toggles,
+                            [&](std::uint64_t w0, std::uint64_t w1, ChunkCounts& c) {
+                                simulate_stream_block(p, plan, w0, w1, c);
+                            });
+        r.total = vectors;
+        r.toggle_total = plan.toggles ? vectors - 1 : 0;
+        r.has_toggles = plan.toggles;
+        if (plan.toggles) {
+            // A block skips the pair across its first border; add it from the stored bits.
+            const ChunkCounts* before = nullptr;
+            for (ChunkCounts& c : counts) {
+                if (c.empty) continue;
+                if (before)
+                    for (std::size_t v = 0; v < values; ++v)
+                        c.toggles[v] += c.first_bit[v] ^ before->last_bit[v];
+                before = &c;
+            }
+        }
+    }
+
+    r.ones.assign(p.net_count, 0);
+    if (r.has_toggles) r.toggles.assign(p.net_count, 0);
+    for (const ChunkCounts& c : counts) {
+        for (std::size_t v = 0; v < values; ++v) {
+            r.ones[p.value_net[v]] += c.ones[v];
+            if (r.has_toggles) r.toggles[p.value_net[v]] += c.toggles[v];
+        }
+    }
+    return r;
+}
+
+} // namespace gsr::labels
