@@ -68,6 +68,9 @@ void print_help()
         "  import FILE... --db PROJECT [--liberty LIB]...\n"
         "                                            record netlists in a project file\n"
         "  netlists --db PROJECT [--json]            list the netlists of a project\n"
+        "  labels FILE --out CSV [--target sp|toggle|level|arrival|all] [--mode random|exhaustive|seq]\n"
+        "         [--vectors N] [--seed S] [--runs R --cycles C --warmup W] [--threads T]\n"
+        "         [--liberty LIB]... [--load-factor K]      per-net learning targets as CSV\n"
         "  help                                      this text\n"
         "  --version                                 the version\n"
         "\n"
@@ -110,6 +113,7 @@ int run(const std::vector<std::string>& args)
     if (args[0] == "info") return cmd_info(rest);
     if (args[0] == "import") return cmd_import(rest);
     if (args[0] == "netlists") return cmd_netlists(rest);
+    if (args[0] == "labels") return cmd_labels(rest);
     throw UsageError("unknown command '" + args[0] + "'");
 }
 

@@ -31,5 +31,6 @@ int run(const std::vector<std::string>& args);
 int cmd_info(const std::vector<std::string>& args);
 int cmd_import(const std::vector<std::string>& args);
 int cmd_netlists(const std::vector<std::string>& args);
+int cmd_labels(const std::vector<std::string>& args);
 
 } // namespace gsr::cli

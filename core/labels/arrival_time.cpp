@@ -98,7 +98,8 @@ ArrivalTimes compute_arrival_times(const Circuit& circuit, const NetStructure& s
     for (CellId c : s.order) {
         if (circuit.cells[c].kind == CellKind::Constant) continue; // constants arrive at 0
         double latest = 0.0;
-        for (std::uint32_t pin : s.inputs(c)) latest = std::max(latest, r.arrival[circuit.pins[pin].net]);
+        for (std::uint32_t pin : s.inputs(c))
+            latest = std::max(latest, r.arrival[circuit.pins[pin].net]);
         for (NetId n : s.outputs(c)) {
             if (s.driver[n] != c) continue;
             double load = 0.0;

@@ -21,7 +21,8 @@ std::string driver_name(const Circuit& circuit, const NetStructure& s, NetId n)
     if (c == kNoCell) return "UNDRIVEN";
     const Cell& cell = circuit.cells[c];
     if (cell.kind == CellKind::FlipFlop) return "DFF";
-    if (circuit.format == "blif" && (cell.kind == CellKind::Logic || cell.kind == CellKind::Constant))
+    const bool names_node = cell.kind == CellKind::Logic || cell.kind == CellKind::Constant;
+    if (circuit.format == "blif" && names_node)
         return "NAMES" + std::to_string(s.inputs(c).size());
     return std::string(circuit.cell_type(cell));
 }
@@ -153,7 +154,8 @@ void write_label_csv(const LabelSet& labels, const std::string& path)
     if (ec) {
         std::error_code ignored;
         std::filesystem::remove(tmp, ignored);
-        throw Error(SourceLocation{path}, "cannot rename " + tmp + " to " + path + ": " + ec.message());
+        throw Error(SourceLocation{path},
+                    "cannot rename " + tmp + " to " + path + ": " + ec.message());
     }
 }
 

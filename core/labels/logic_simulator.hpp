@@ -1,12 +1,15 @@
 #pragma once
 // Bit-parallel logic simulation for the signal-probability and switching-activity labels.
 //
-// The circuit is compiled once into a levelized program over nets: one instruction per driven
-// net (AND/OR/XOR with per-operand and output inversion, MUX, sum-of-products, constant), each
-// net a row of 64-bit words, bit b of word w being vector 64 w + b. Rows are recycled once
-// their last reader has run, so the working set stays small on deep circuits. Threads take
-// contiguous blocks of words; counts at block borders are stitched afterwards, so the result
-// is the same for every thread count.
+// The circuit is compiled once into a program over nets: one instruction per driven net
+// (AND/OR/XOR with per-operand and output inversion, MUX, sum-of-products, constant), each net
+// a row of 64-bit words, bit b of word w being vector 64 w + b. Instructions run in a
+// topological order: depth-first from the outputs rather than level by level, and rows are
+// recycled once their last reader has run, so few rows are live at once (EPFL hyp: 1.7k rows
+// against 22k in level order, 2.8x faster). Each pass runs up to 64 words (4,096 vectors)
+// through the program and counts ones and toggles as each row is made. Threads take contiguous
+// blocks of words; counts at block borders are stitched afterwards, so the result is the same
+// for every thread count.
 //
 // Stimulus, exactly as shared/data/labels/README.md states it (SplitMix64 from `seed`):
 //   Random      PI i (file order) takes words i*W .. i*W+W-1 of the stream, W = ceil(N/64);

@@ -102,7 +102,8 @@ NetStructure build_net_structure(const Circuit& circuit)
         const Cell& cell = circuit.cells[c];
         const Pin* pins = circuit.pins_of(cell);
         const bool state = stores_state(cell);
-        const int data_pin = cell.kind == CellKind::FlipFlop ? flip_flop_data_pin(circuit, cell) : -1;
+        const int data_pin =
+            cell.kind == CellKind::FlipFlop ? flip_flop_data_pin(circuit, cell) : -1;
         if (state) {
             s.combinational[c] = 0;
             ++s.flip_flops;

@@ -25,7 +25,8 @@ constexpr std::array<std::uint8_t, 256> make_classes()
     t['_'] |= kIdentStart | kIdentChar | kBasedDigit;
     t['$'] |= kIdentChar;
     for (int c = '0'; c <= '9'; ++c) t[c] |= kIdentChar | kDigit | kBasedDigit;
-    for (int c : {'a', 'b', 'c', 'd', 'e', 'f', 'A', 'B', 'C', 'D', 'E', 'F', 'x', 'X', 'z', 'Z', '?'})
+    for (int c :
+         {'a', 'b', 'c', 'd', 'e', 'f', 'A', 'B', 'C', 'D', 'E', 'F', 'x', 'X', 'z', 'Z', '?'})
         t[c] |= kBasedDigit;
     return t;
 }
@@ -106,7 +107,8 @@ void DeferredWarnings::flush(const SourceText& src, Diagnostics& out)
                 line_start = pos + 1;
             }
         }
-        out.warn({src.name(), line, static_cast<int>(target - line_start) + 1}, std::move(w.message));
+        out.warn({src.name(), line, static_cast<int>(target - line_start) + 1},
+                 std::move(w.message));
     }
     // Past the cap only the number of warnings is kept, the way Diagnostics itself does it.
     for (std::size_t i = 0; i < overflow_; ++i) out.warn(SourceLocation{src.name()}, std::string());
@@ -123,6 +125,8 @@ Lexer::Lexer(const SourceText& src, DeferredWarnings& warnings, std::size_t star
       end_(base_ + src.text().size()), last_end_(end_)
 {
     while (last_end_ > base_ && is(last_end_[-1], kSpace)) --last_end_;
+    // A UTF-8 byte-order mark, as some Windows editors write it.
+    if (p_ == base_ && end_ - p_ >= 3 && std::memcmp(p_, "\xEF\xBB\xBF", 3) == 0) p_ += 3;
 }
 
 void Lexer::fail(const char* at, const std::string& message) const
@@ -297,7 +301,8 @@ void Lexer::lex(Token& t)
         t.begin = p;
         t.end = p + len;
         t.op = 0;
-        for (int i = 0; i < len; ++i) t.op |= static_cast<std::uint32_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+        for (int i = 0; i < len; ++i)
+            t.op |= static_cast<std::uint32_t>(static_cast<unsigned char>(p[i])) << (8 * i);
         p_ = p + len;
         return;
     }
@@ -440,7 +445,8 @@ void Lexer::directive(const char* start)
         skip_line(false);
     } else if (name == "ifdef" || name == "ifndef") {
         std::string_view macro;
-        if (!read_directive_name(macro)) fail(p_, "expected a macro name after `" + std::string(name));
+        if (!read_directive_name(macro))
+            fail(p_, "expected a macro name after `" + std::string(name));
         const bool defined = std::find(defines_.begin(), defines_.end(), macro) != defines_.end();
         if (defined == (name == "ifdef")) {
             conditionals_.push_back({start, true});
@@ -464,7 +470,8 @@ void Lexer::directive(const char* start)
     } else if (is_harmless_directive(name)) {
         skip_line(false);
     } else if (std::find(defines_.begin(), defines_.end(), name) != defines_.end()) {
-        fail(start, "macro `" + std::string(name) + " is used here; macro expansion is not supported");
+        fail(start,
+             "macro `" + std::string(name) + " is used here; macro expansion is not supported");
     } else {
         if (!warnings_.full())
             warnings_.add(offset(start), "unknown compiler directive `" + std::string(name) +

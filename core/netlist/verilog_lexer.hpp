@@ -28,7 +28,8 @@ enum class TokenKind : std::uint8_t {
 constexpr std::uint32_t sym(const char* s)
 {
     std::uint32_t v = 0;
-    for (int i = 0; i < 3 && s[i]; ++i) v |= static_cast<std::uint32_t>(static_cast<unsigned char>(s[i])) << (8 * i);
+    for (int i = 0; i < 3 && s[i]; ++i)
+        v |= static_cast<std::uint32_t>(static_cast<unsigned char>(s[i])) << (8 * i);
     return v;
 }
 
@@ -39,7 +40,10 @@ struct Token {
     const char* end = nullptr;
 
     std::string_view text() const { return {begin, static_cast<std::size_t>(end - begin)}; }
-    bool is(char c) const { return kind == TokenKind::Symbol && op == static_cast<unsigned char>(c); }
+    bool is(char c) const
+    {
+        return kind == TokenKind::Symbol && op == static_cast<unsigned char>(c);
+    }
     bool is_op(std::uint32_t code) const { return kind == TokenKind::Symbol && op == code; }
     bool is_name() const { return kind == TokenKind::Identifier || kind == TokenKind::Escaped; }
     /// A keyword is a simple identifier with that spelling (an escaped `\module ` is a name).

@@ -174,7 +174,8 @@ const KeywordInfo* keyword(const Token& t)
     const std::string_view w = t.text();
     if (w.size() < 2 || w.size() > 12 || w[0] < 'a' || w[0] > 'z') return nullptr;
     const int c = w[0] - 'a';
-    for (std::size_t k = kFirst[static_cast<std::size_t>(c)]; k < kFirst[static_cast<std::size_t>(c) + 1]; ++k)
+    for (std::size_t k = kFirst[static_cast<std::size_t>(c)];
+         k < kFirst[static_cast<std::size_t>(c) + 1]; ++k)
         if (same_text(kKeywords[k].word, w)) return &kKeywords[k];
     return nullptr;
 }
@@ -235,13 +236,20 @@ class NameTable {
 public:
     NameTable() : slots_(kInitialSlots, 0) {}
 
+    /// Room for about `names` names. Only the storage is reserved (pages nobody writes cost
+    /// nothing); the index jumps to that size once the table proves big, so that many small
+    /// modules never zero-fill large tables.
     void reserve(std::size_t names, std::size_t chars)
     {
         spans_.reserve(names);
         chars_.reserve(chars);
-        std::size_t want = kInitialSlots;
-        while (want < 2 * names) want *= 2;
-        if (want > slots_.size()) rehash(want);
+        expected_ = names;
+    }
+    /// Gives back reserved storage that was not used.
+    void shrink()
+    {
+        if (spans_.capacity() > 2 * spans_.size() + 1024) spans_.shrink_to_fit();
+        if (chars_.capacity() > 2 * chars_.size() + 8192) chars_.shrink_to_fit();
     }
     std::size_t size() const { return spans_.size(); }
     std::string_view view(std::uint32_t id) const
@@ -256,14 +264,16 @@ public:
         const std::uint32_t h = hash(s);
         if (!recent_.empty()) {
             const std::uint64_t v = recent_[(h >> 7) & (kRecent - 1)];
-            if (v != 0 && static_cast<std::uint32_t>(v >> 32) == h && same(view(static_cast<std::uint32_t>(v) - 1), s))
+            if (v != 0 && static_cast<std::uint32_t>(v >> 32) == h &&
+                same(view(static_cast<std::uint32_t>(v) - 1), s))
                 return static_cast<std::uint32_t>(v) - 1;
         }
         const std::size_t mask = slots_.size() - 1;
         for (std::size_t i = h & mask;; i = (i + 1) & mask) {
             const std::uint64_t v = slots_[i];
             if (v == 0) return kNone;
-            if (static_cast<std::uint32_t>(v >> 32) == h && same(view(static_cast<std::uint32_t>(v) - 1), s))
+            if (static_cast<std::uint32_t>(v >> 32) == h &&
+                same(view(static_cast<std::uint32_t>(v) - 1), s))
                 return static_cast<std::uint32_t>(v) - 1;
         }
     }
@@ -277,7 +287,8 @@ public:
         if (!recent_.empty()) {
             recent = &recent_[(h >> 7) & (kRecent - 1)];
             const std::uint64_t v = *recent;
-            if (v != 0 && static_cast<std::uint32_t>(v >> 32) == h && same(view(static_cast<std::uint32_t>(v) - 1), s))
+            if (v != 0 && static_cast<std::uint32_t>(v >> 32) == h &&
+                same(view(static_cast<std::uint32_t>(v) - 1), s))
                 return static_cast<std::uint32_t>(v) - 1;
         }
         const std::size_t mask = slots_.size() - 1;
@@ -285,7 +296,8 @@ public:
         for (;; i = (i + 1) & mask) {
             const std::uint64_t v = slots_[i];
             if (v == 0) break;
-            if (static_cast<std::uint32_t>(v >> 32) == h && same(view(static_cast<std::uint32_t>(v) - 1), s)) {
+            if (static_cast<std::uint32_t>(v >> 32) == h &&
+                same(view(static_cast<std::uint32_t>(v) - 1), s)) {
                 if (recent) *recent = v;
                 return static_cast<std::uint32_t>(v) - 1;
             }
@@ -295,10 +307,16 @@ public:
         const auto id = static_cast<std::uint32_t>(spans_.size());
         spans_.push_back((static_cast<std::uint64_t>(chars_.size()) << 24) | s.size());
         chars_.insert(chars_.end(), s.begin(), s.end());
-        const std::uint64_t v = (static_cast<std::uint64_t>(h) << 32) | (static_cast<std::uint64_t>(id) + 1);
+        const std::uint64_t v =
+            (static_cast<std::uint64_t>(h) << 32) | (static_cast<std::uint64_t>(id) + 1);
         slots_[i] = v;
         if (recent) *recent = v;
-        if (2 * spans_.size() > slots_.size()) rehash(2 * slots_.size());
+        if (2 * spans_.size() > slots_.size()) {
+            std::size_t want = 2 * slots_.size();
+            if (spans_.size() >= kBigTable)
+                while (want < 2 * expected_) want *= 2;
+            rehash(want);
+        }
         return id;
     }
 
@@ -323,6 +341,19 @@ public:
     /// statement, then intern them, so that the cache misses overlap.
     void prefetch(std::uint32_t h) const { __builtin_prefetch(&slots_[h & (slots_.size() - 1)]); }
 
+    /// Stores `s` under a new id without indexing it: for names found another way (bits of a
+    /// vector are found through the vector). Should the same text be interned as well, the two
+    /// ids become one net when the Circuit's pool is built, which merges equal names.
+    std::uint32_t append(std::string_view s)
+    {
+        if (s.size() >= (1u << 24)) throw Error("name longer than 16 MiB");
+        if (spans_.size() >= kMaxNets) throw Error("more than 4 billion nets in one module");
+        const auto id = static_cast<std::uint32_t>(spans_.size());
+        spans_.push_back((static_cast<std::uint64_t>(chars_.size()) << 24) | s.size());
+        chars_.insert(chars_.end(), s.begin(), s.end());
+        return id;
+    }
+
     /// The index is not needed once the names are final.
     void drop_index()
     {
@@ -334,6 +365,7 @@ private:
     static constexpr std::size_t kInitialSlots = 16;
     static constexpr std::size_t kRecent = 1u << 14;
     static constexpr std::size_t kRecentFrom = 1u << 15; ///< table size that gets the cache
+    static constexpr std::size_t kBigTable = 1u << 15;   ///< from here on, trust `expected_`
 
     static bool same(std::string_view a, std::string_view b)
     {
@@ -360,6 +392,7 @@ private:
     std::vector<std::uint64_t> spans_; ///< offset << 24 | length
     std::vector<std::uint64_t, HugePageAllocator<std::uint64_t>> slots_; ///< hash << 32 | id + 1
     std::vector<std::uint64_t> recent_; ///< same encoding; empty while the table is small
+    std::size_t expected_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -380,13 +413,14 @@ struct Range {
     /// Index of the k-th bit in listing order.
     std::int32_t at(std::uint32_t k) const
     {
-        return left >= right ? left - static_cast<std::int32_t>(k) : left + static_cast<std::int32_t>(k);
+        return left >= right ? left - static_cast<std::int32_t>(k)
+                             : left + static_cast<std::int32_t>(k);
     }
 };
 
 struct VectorDecl {
     Range range;
-    std::uint32_t first_bit = kNone; ///< index in ModuleDef::vector_bits, once its bits exist
+    std::uint32_t first_bit = kNone; ///< in ModuleDef::vector_bits (kUnmapped: bit not used yet)
 };
 
 struct PortDecl {
@@ -449,7 +483,8 @@ struct ModuleDef {
 std::size_t filter_hash(std::string_view s)
 {
     return (s.size() * 0x9e37u + static_cast<unsigned char>(s.front()) * 0x3bu +
-            static_cast<unsigned char>(s.back()) * 0x61u + static_cast<unsigned char>(s[s.size() / 2])) &
+            static_cast<unsigned char>(s.back()) * 0x61u +
+            static_cast<unsigned char>(s[s.size() / 2])) &
            4095u;
 }
 
@@ -477,7 +512,8 @@ bool unite(std::vector<NetId>& parent, NetId keep, NetId other)
     if (parent.size() < need) {
         const std::size_t old = parent.size();
         parent.resize(need);
-        std::iota(parent.begin() + static_cast<std::ptrdiff_t>(old), parent.end(), static_cast<NetId>(old));
+        std::iota(parent.begin() + static_cast<std::ptrdiff_t>(old), parent.end(),
+                  static_cast<NetId>(old));
     }
     if (!is_net(a)) std::swap(a, b); // a: the net that joins b
     else if (is_net(b)) std::swap(a, b);
@@ -524,6 +560,11 @@ public:
 
     void run()
     {
+        bits_left_ = 8 * src_.size() + (std::size_t{1} << 22);
+        flat_limit_ = bits_left_;
+        // Instance names of a big netlist go to this pool: reserve by the file size (pages that
+        // stay unused are never touched).
+        if (src_.size() > (1u << 20)) c_.names.reserve(src_.size() / 64, src_.size() / 10);
         parse_file();
         elaborate();
         warnings_.flush(src_, c_.diagnostics);
@@ -548,7 +589,10 @@ private:
         advance();
     }
     int line_of(std::size_t offset) const { return src_.location(offset).line; }
-    void warn(std::size_t offset, std::string message) { warnings_.add(offset, std::move(message)); }
+    void warn(std::size_t offset, std::string message)
+    {
+        warnings_.add(offset, std::move(message));
+    }
 
     // --- file and module structure ---
     void parse_file();
@@ -580,15 +624,19 @@ private:
     void parse_net_expr(ModuleDef& m, std::vector<NetId>& out);
     void parse_primary(ModuleDef& m, std::vector<NetId>& out);
     void append_constant(const Token& t, std::vector<NetId>& out);
-    void replicate(std::vector<NetId>& out, std::size_t start, std::uint32_t times, const Token& at);
-    void parse_rhs(ModuleDef& m, const std::vector<NetId>& lhs);
+    void replicate(std::vector<NetId>& out, std::size_t start, std::uint32_t times,
+                   const Token& at);
+    void spend_bits(std::size_t bits, const Token& at);
+    /// Reads the right side of an assignment to `lhs_` and records its gate or aliases.
+    void parse_rhs(ModuleDef& m);
+    bool defer_plain_name(ModuleDef& m, std::vector<NetId>& bits, bool on_lhs);
+    void resolve_deferred(ModuleDef& m);
     void emit_assign_gate(ModuleDef& m, std::string_view type, const std::vector<NetId>& outputs,
                           std::uint32_t bit, bool per_bit, bool invert_pins);
 
     // --- names ---
     NetId scalar_net(ModuleDef& m, std::string_view name);
     NetId vector_bit(ModuleDef& m, std::uint32_t vid, std::int64_t index);
-    void ensure_vector_bits(ModuleDef& m, std::uint32_t vid);
     std::uint32_t declare_vector(ModuleDef& m, std::string_view name, Range r, const Token& at);
     std::uint32_t find_vector(const ModuleDef& m, std::string_view name) const;
     std::uint32_t type_id(std::string_view name);
@@ -608,10 +656,11 @@ private:
     void check_recursion(std::uint32_t top);
     void collect_groups(const ModuleDef& m, const Cell& cell, std::uint32_t& wide_cursor);
     std::size_t connection_offset(std::size_t instance_offset, std::size_t k);
-    void connect_ports(Frame& f, const Cell& cell, ModuleDef& d, std::size_t inst_offset);
+    void connect_ports(Frame& f, ModuleDef& d, std::size_t inst_offset);
     NetId map_net(Frame& f, NetId local);
     void flatten_into_circuit(std::uint32_t top);
-    void fix_instance(Cell& cell, Pin* pins);
+    void fix_instance(Cell& cell, Pin* pins, std::size_t inst_offset);
+    NameId dff_type();
     void emit_flip_flop(Frame& f, const Cell& cell, ModuleDef& d);
     void add_top_ports(ModuleDef& top);
     void compact_nets();
@@ -638,10 +687,24 @@ private:
     std::array<std::uint32_t, static_cast<std::size_t>(Gate::Count)> gate_type_{};
     bool gate_types_ready_ = false;
     bool warned_parameters_ = false;
+    /// Bits that connections and expressions may expand to, and pins flattening may create: a
+    /// few bytes of `{16777216{a}}`, of a huge bus or of a deep hierarchy must end in an error,
+    /// not in exhausted memory. Generous: real netlists need about one bit per 5 bytes of text.
+    std::size_t bits_left_ = 0;
+    std::size_t flat_limit_ = 0;
 
     // scratch, reused to avoid allocations per statement
     std::vector<NetId> bits_, lhs_, rhs_bits_, conn_bits_;
     std::vector<PendingConnection> pending_;
+    /// Plain names of the assignment being read, interned once the statement is read (after a
+    /// prefetch of their slots): `index` in `lhs_` (on_lhs) or in `rhs_bits_`.
+    struct DeferredName {
+        std::string_view name;
+        std::uint32_t hash;
+        std::uint32_t index;
+        bool on_lhs;
+    };
+    std::vector<DeferredName> deferred_;
     std::vector<BraceFrame> braces_;
     std::vector<Operand> operands_;
     std::vector<std::uint8_t> const_bits_;
@@ -656,6 +719,7 @@ private:
     std::vector<std::uint8_t> is_flip_flop_module_;
     std::vector<std::uint8_t> module_noted_;
     std::array<NameId, 64> position_names_{};
+    NameId dff_type_ = kNoName;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -718,28 +782,23 @@ std::uint32_t Reader::declare_vector(ModuleDef& m, std::string_view name, Range 
     return id;
 }
 
-void Reader::ensure_vector_bits(ModuleDef& m, std::uint32_t vid)
-{
-    VectorDecl& v = m.vector_decls[vid];
-    if (v.first_bit != kNone) return;
-    v.first_bit = static_cast<std::uint32_t>(m.vector_bits.size());
-    const std::string_view base = m.vectors.view(vid);
-    scratch_.assign(base);
-    scratch_ += '[';
-    const std::size_t stem = scratch_.size();
-    for (std::int64_t i = v.range.lo(); i <= v.range.hi(); ++i) {
-        scratch_.resize(stem);
-        append_int(scratch_, i);
-        scratch_ += ']';
-        m.vector_bits.push_back(scalar_net(m, scratch_));
-    }
-}
-
 NetId Reader::vector_bit(ModuleDef& m, std::uint32_t vid, std::int64_t index)
 {
-    ensure_vector_bits(m, vid);
-    const VectorDecl& v = m.vector_decls[vid];
-    return m.vector_bits[v.first_bit + static_cast<std::uint32_t>(index - v.range.lo())];
+    // Bits get a net on first use only: a declared bus may be mostly unconnected.
+    VectorDecl& v = m.vector_decls[vid];
+    if (v.first_bit == kNone) {
+        v.first_bit = static_cast<std::uint32_t>(m.vector_bits.size());
+        m.vector_bits.resize(m.vector_bits.size() + v.range.width(), kUnmapped);
+    }
+    NetId& bit = m.vector_bits[v.first_bit + static_cast<std::uint32_t>(index - v.range.lo())];
+    if (bit == kUnmapped) {
+        scratch_.assign(m.vectors.view(vid));
+        scratch_ += '[';
+        append_int(scratch_, index);
+        scratch_ += ']';
+        bit = m.nets.append(scratch_);
+    }
+    return bit;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -904,7 +963,8 @@ void Reader::parse_ansi_ports(ModuleDef& m)
                   : kw->kind == Kw::Output ? Direction::Output : Direction::InOut;
             advance();
             const KeywordInfo* type = keyword(tok_);
-            if (type && (type->kind == Kw::Net || type->kind == Kw::Supply0 || type->kind == Kw::Supply1))
+            if (type &&
+                (type->kind == Kw::Net || type->kind == Kw::Supply0 || type->kind == Kw::Supply1))
                 advance();
             if (tok_.is_word("signed") || tok_.is_word("unsigned")) advance();
             is_vector = tok_.is('[');
@@ -912,7 +972,8 @@ void Reader::parse_ansi_ports(ModuleDef& m)
         }
         if (!tok_.is_name()) expected("a port name in the port list");
         const NameId id = m.port_names.intern(tok_.text());
-        if (id != m.ports.size()) fail_at(tok_, "port '" + std::string(tok_.text()) + "' is declared twice");
+        if (id != m.ports.size())
+            fail_at(tok_, "port '" + std::string(tok_.text()) + "' is declared twice");
         PortDecl p;
         p.name = tok_.text();
         p.offset = offset(tok_);
@@ -935,10 +996,12 @@ void Reader::parse_port_names(ModuleDef& m)
 {
     for (;;) {
         if (tok_.is('.'))
-            fail_at(tok_, "explicit port expressions (.name(...)) in a module header are not supported");
+            fail_at(tok_,
+                    "explicit port expressions (.name(...)) in a module header are not supported");
         if (!tok_.is_name()) expected("a port name in the port list");
         const NameId id = m.port_names.intern(tok_.text());
-        if (id != m.ports.size()) fail_at(tok_, "port '" + std::string(tok_.text()) + "' is listed twice");
+        if (id != m.ports.size())
+            fail_at(tok_, "port '" + std::string(tok_.text()) + "' is listed twice");
         PortDecl p;
         p.name = tok_.text();
         p.offset = offset(tok_);
@@ -969,7 +1032,8 @@ void Reader::parse_direction(ModuleDef& m, Direction dir)
         if (!tok_.is_name()) expected("a port name in the '" + kw + "' declaration");
         const std::string_view name = tok_.text();
         if (m.ansi)
-            fail_at(tok_, "'" + std::string(name) + "' is declared in the ANSI port list of module '" +
+            fail_at(tok_, "'" + std::string(name) +
+                              "' is declared in the ANSI port list of module '" +
                               std::string(m.name) + "'; it cannot be declared again");
         const NameId pid = m.port_names.find(name);
         if (pid == kNoName)
@@ -1020,7 +1084,8 @@ void Reader::parse_net_declaration(ModuleDef& m, Kw kind)
                     lhs_.push_back(scalar_net(m, name));
                 } else {
                     const Range r = m.vector_decls[vid].range;
-                    for (std::uint32_t k = 0; k < r.width(); ++k) lhs_.push_back(vector_bit(m, vid, r.at(k)));
+                    for (std::uint32_t k = 0; k < r.width(); ++k)
+                        lhs_.push_back(vector_bit(m, vid, r.at(k)));
                 }
                 if (kind != Kw::Net) {
                     const NetId value = kind == Kw::Supply0 ? kConst0 : kConst1;
@@ -1028,7 +1093,8 @@ void Reader::parse_net_declaration(ModuleDef& m, Kw kind)
                 }
                 if (tok_.is('=')) { // net declaration assignment: a continuous assign
                     advance();
-                    parse_rhs(m, lhs_);
+                    deferred_.clear();
+                    parse_rhs(m);
                 }
             }
         }
@@ -1050,12 +1116,15 @@ void Reader::parse_assign(ModuleDef& m)
     for (;;) {
         const Token start = tok_;
         lhs_.clear();
-        parse_net_expr(m, lhs_);
+        deferred_.clear();
+        if (!(tok_.is_name() && peek().is('=') && defer_plain_name(m, lhs_, true)))
+            parse_net_expr(m, lhs_);
         for (NetId b : lhs_)
-            if (!is_net(b)) fail_at(start, "expected a net on the left side of '='");
+            if (!is_net(b) && b != kUnmapped)
+                fail_at(start, "expected a net on the left side of '='");
         if (!tok_.is('=')) expected("'=' in the assignment");
         advance();
-        parse_rhs(m, lhs_);
+        parse_rhs(m);
         if (tok_.is(',')) {
             advance();
             continue;
@@ -1090,7 +1159,8 @@ void Reader::parse_gate(ModuleDef& m, Gate gate)
         advance();
         const std::uint32_t first = static_cast<std::uint32_t>(m.pins.size());
         for (;;) {
-            if (tok_.is(',') || tok_.is(')')) expected("a terminal of the '" + std::string(kw.text()) + "' gate");
+            if (tok_.is(',') || tok_.is(')'))
+                expected("a terminal of the '" + std::string(kw.text()) + "' gate");
             const Token at = tok_;
             bits_.clear();
             parse_net_expr(m, bits_);
@@ -1105,7 +1175,9 @@ void Reader::parse_gate(ModuleDef& m, Gate gate)
                 advance();
                 continue;
             }
-            if (!tok_.is(')')) expected("',' or ')' after a terminal of the '" + std::string(kw.text()) + "' gate");
+            if (!tok_.is(')'))
+                expected("',' or ')' after a terminal of the '" + std::string(kw.text()) +
+                         "' gate");
             advance();
             break;
         }
@@ -1175,7 +1247,8 @@ void Reader::parse_instances(ModuleDef& m)
     advance();
     if (tok_.is('#')) { // parameter values: not evaluated, the instance keeps its type name
         if (!warned_parameters_)
-            warn(offset(tok_), "instance parameters are ignored (first seen on '" + std::string(type_name) + "')");
+            warn(offset(tok_), "instance parameters are ignored (first seen on '" +
+                                   std::string(type_name) + "')");
         warned_parameters_ = true;
         skip_delay();
     }
@@ -1202,7 +1275,8 @@ void Reader::parse_instances(ModuleDef& m)
         advance();
         emit_connections(m);
         m.cells.push_back(Cell{c_.names.add_unindexed(inst.text()), type, first,
-                               static_cast<std::uint32_t>(m.pins.size()) - first, CellKind::Instance, 0});
+                               static_cast<std::uint32_t>(m.pins.size()) - first,
+                               CellKind::Instance, 0});
         m.instance_offsets.push_back(offset(inst));
         m.has_instances = true;
         if (tok_.is(',')) {
@@ -1244,7 +1318,9 @@ void Reader::parse_named_connections(ModuleDef& m)
         advance();
         if (tok_.is(')')) pending_.push_back({pin, 0, {}, 0, 0});
         else read_connection(m, pin);
-        if (!tok_.is(')')) expected("')' to close the connection of pin '" + std::string(c_.names.view(pin)) + "'");
+        if (!tok_.is(')'))
+            expected("')' to close the connection of pin '" + std::string(c_.names.view(pin)) +
+                     "'");
         advance();
         if (!tok_.is(',')) return;
         advance();
@@ -1289,8 +1365,10 @@ void Reader::add_connection(ModuleDef& m, NameId pin, const NetId* bits, std::si
         m.pins.push_back(Pin{kNoNet, pin, Direction::Unknown, false});
         return;
     }
-    m.wide.push_back({static_cast<std::uint32_t>(m.pins.size()), static_cast<std::uint32_t>(count)});
-    for (std::size_t i = 0; i < count; ++i) m.pins.push_back(Pin{bits[i], pin, Direction::Unknown, false});
+    m.wide.push_back(
+        {static_cast<std::uint32_t>(m.pins.size()), static_cast<std::uint32_t>(count)});
+    for (std::size_t i = 0; i < count; ++i)
+        m.pins.push_back(Pin{bits[i], pin, Direction::Unknown, false});
 }
 
 void Reader::finish_module(ModuleDef& m)
@@ -1298,7 +1376,8 @@ void Reader::finish_module(ModuleDef& m)
     m.port_bit_start.reserve(m.ports.size() + 1);
     for (PortDecl& p : m.ports) {
         if (!p.has_dir)
-            src_.fail(p.offset, "port '" + std::string(p.name) + "' of module '" + std::string(m.name) +
+            src_.fail(p.offset, "port '" + std::string(p.name) + "' of module '" +
+                                    std::string(m.name) +
                                     "' has no input, output or inout declaration");
         if (p.vector == kNone) p.vector = find_vector(m, p.name);
         m.port_bit_start.push_back(static_cast<std::uint32_t>(m.port_bits.size()));
@@ -1306,7 +1385,8 @@ void Reader::finish_module(ModuleDef& m)
             m.port_bits.push_back(scalar_net(m, p.name));
         } else {
             const Range r = m.vector_decls[p.vector].range;
-            for (std::uint32_t k = 0; k < r.width(); ++k) m.port_bits.push_back(vector_bit(m, p.vector, r.at(k)));
+            for (std::uint32_t k = 0; k < r.width(); ++k)
+                m.port_bits.push_back(vector_bit(m, p.vector, r.at(k)));
         }
     }
     m.port_bit_start.push_back(static_cast<std::uint32_t>(m.port_bits.size()));
@@ -1347,7 +1427,9 @@ void Reader::finish_module(ModuleDef& m)
     // Small modules give back what was reserved for the rest of the file.
     if (m.cells.capacity() > 2 * m.cells.size() + 1024) m.cells.shrink_to_fit();
     if (m.pins.capacity() > 2 * m.pins.size() + 4096) m.pins.shrink_to_fit();
-    if (m.instance_offsets.capacity() > 2 * m.instance_offsets.size() + 1024) m.instance_offsets.shrink_to_fit();
+    if (m.instance_offsets.capacity() > 2 * m.instance_offsets.size() + 1024)
+        m.instance_offsets.shrink_to_fit();
+    m.nets.shrink();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1360,8 +1442,9 @@ void Reader::skip_balanced()
     std::size_t depth = 0;
     for (;;) {
         if (tok_.kind == TokenKind::End)
-            fail_at(tok_, "expected a closing bracket for the '" + std::string(open.text()) + "' on line " +
-                              std::to_string(line_of(offset(open))) + ", found the end of the file");
+            fail_at(tok_, "expected a closing bracket for the '" + std::string(open.text()) +
+                              "' on line " + std::to_string(line_of(offset(open))) +
+                              ", found the end of the file");
         if (tok_.kind == TokenKind::Symbol) {
             if (tok_.is('(') || tok_.is('[') || tok_.is('{')) {
                 ++depth;
@@ -1372,8 +1455,9 @@ void Reader::skip_balanced()
                 }
             }
         } else if (tok_.is_word("endmodule")) {
-            fail_at(tok_, "expected a closing bracket for the '" + std::string(open.text()) + "' on line " +
-                              std::to_string(line_of(offset(open))) + " before 'endmodule'");
+            fail_at(tok_, "expected a closing bracket for the '" + std::string(open.text()) +
+                              "' on line " + std::to_string(line_of(offset(open))) +
+                              " before 'endmodule'");
         }
         advance();
     }
@@ -1401,7 +1485,8 @@ void Reader::skip_to_semicolon(const Token& start)
         if (tok_.is('(') || tok_.is('[') || tok_.is('{')) {
             ++depth;
         } else if (tok_.is(')') || tok_.is(']') || tok_.is('}')) {
-            if (depth == 0) expected("';' to end the '" + std::string(start.text()) + "' statement");
+            if (depth == 0)
+                expected("';' to end the '" + std::string(start.text()) + "' statement");
             --depth;
         } else if (depth == 0 && tok_.is(';')) {
             advance();
@@ -1423,8 +1508,9 @@ void Reader::skip_block(const Token& start, std::string_view end_word)
                 return;
             }
             if (tok_.text() == "endmodule" || tok_.text() == "module")
-                expected("'" + std::string(end_word) + "' to close the '" + std::string(start.text()) +
-                         "' of line " + std::to_string(line_of(offset(start))));
+                expected("'" + std::string(end_word) + "' to close the '" +
+                         std::string(start.text()) + "' of line " +
+                         std::to_string(line_of(offset(start))));
         }
         advance();
     }
@@ -1455,7 +1541,8 @@ void Reader::skip_behaviour(ModuleDef& m, const Token& start)
                 ++blocks;
             } else if (w == "end" || w == "join" || w == "join_any" || w == "join_none" ||
                        w == "endcase") {
-                if (blocks == 0) fail_at(tok_, "unexpected '" + std::string(w) + "' without a matching 'begin'");
+                if (blocks == 0)
+                    fail_at(tok_, "unexpected '" + std::string(w) + "' without a matching 'begin'");
                 --blocks;
                 statement_end = blocks == 0 && brackets == 0;
             }
@@ -1492,7 +1579,8 @@ Range Reader::parse_range()
     advance();
     const std::int64_t width = (left > right ? left - right : right - left) + 1;
     if (width > kMaxRangeWidth)
-        fail_at(open, "range [" + std::to_string(left) + ":" + std::to_string(right) + "] is too wide");
+        fail_at(open,
+                "range [" + std::to_string(left) + ":" + std::to_string(right) + "] is too wide");
     return Range{static_cast<std::int32_t>(left), static_cast<std::int32_t>(right)};
 }
 
@@ -1564,7 +1652,8 @@ void Reader::append_constant(const Token& t, std::vector<NetId>& out)
     const std::string_view text = t.text();
     const std::size_t q = text.find('\'');
     if (q == std::string_view::npos) {
-        if (text.find_first_of(".eE") != std::string_view::npos) fail_at(t, "expected an integer constant, found a real number");
+        if (text.find_first_of(".eE") != std::string_view::npos)
+            fail_at(t, "expected an integer constant, found a real number");
         std::int64_t v = 0;
         if (!integer_value(text, v)) fail_at(t, "constant " + std::string(text) + " is too large");
         std::uint32_t width = 1;
@@ -1628,9 +1717,12 @@ void Reader::append_constant(const Token& t, std::vector<NetId>& out)
                     for (int k = 0; k < per_digit; ++k) const_bits_.push_back(code(ch));
                     continue;
                 }
-                if (v >= (1 << per_digit)) fail_at(t, "digit '" + std::string(1, ch) + "' is not valid in this base");
-                for (int k = 0; k < per_digit; ++k) const_bits_.push_back(static_cast<std::uint8_t>((v >> k) & 1));
-                if (const_bits_.size() > kMaxBits) fail_at(t, "constant '" + std::string(text) + "' is too wide");
+                if (v >= (1 << per_digit))
+                    fail_at(t, "digit '" + std::string(1, ch) + "' is not valid in this base");
+                for (int k = 0; k < per_digit; ++k)
+                    const_bits_.push_back(static_cast<std::uint8_t>((v >> k) & 1));
+                if (const_bits_.size() > kMaxBits)
+                    fail_at(t, "constant '" + std::string(text) + "' is too wide");
             }
         }
     }
@@ -1642,7 +1734,8 @@ void Reader::append_constant(const Token& t, std::vector<NetId>& out)
     for (std::size_t i = const_bits_.size(); i-- > 0;) out.push_back(kCodes[const_bits_[i]]);
 }
 
-void Reader::replicate(std::vector<NetId>& out, std::size_t start, std::uint32_t times, const Token& at)
+void Reader::replicate(std::vector<NetId>& out, std::size_t start, std::uint32_t times,
+                       const Token& at)
 {
     const std::size_t n = out.size() - start;
     if (times == 0) {
@@ -1650,9 +1743,18 @@ void Reader::replicate(std::vector<NetId>& out, std::size_t start, std::uint32_t
         return;
     }
     if (n * times > kMaxBits) fail_at(at, "replication is too large");
+    spend_bits(n * (times - 1), at);
     out.reserve(start + n * times);
     for (std::uint32_t r = 1; r < times; ++r)
         for (std::size_t i = 0; i < n; ++i) out.push_back(out[start + i]);
+}
+
+void Reader::spend_bits(std::size_t bits, const Token& at)
+{
+    if (bits > bits_left_)
+        fail_at(at, "the netlist expands to far more bits than its size suggests (a huge "
+                    "replication or bus?)");
+    bits_left_ -= bits;
 }
 
 void Reader::parse_primary(ModuleDef& m, std::vector<NetId>& out)
@@ -1672,8 +1774,9 @@ void Reader::parse_primary(ModuleDef& m, std::vector<NetId>& out)
             out.push_back(scalar_net(m, name));
         } else {
             const Range r = m.vector_decls[vid].range;
-            ensure_vector_bits(m, vid);
-            for (std::uint32_t k = 0; k < r.width(); ++k) out.push_back(vector_bit(m, vid, r.at(k)));
+            spend_bits(r.width(), name_tok);
+            for (std::uint32_t k = 0; k < r.width(); ++k)
+                out.push_back(vector_bit(m, vid, r.at(k)));
         }
         return;
     }
@@ -1690,7 +1793,8 @@ void Reader::parse_primary(ModuleDef& m, std::vector<NetId>& out)
         const std::int64_t width = parse_const_int("the width of the part-select");
         if (width < 1 || width > kMaxRangeWidth) fail_at(name_tok, "invalid part-select width");
         const std::uint32_t vid = find_vector(m, name);
-        const bool descending = vid == kNone || m.vector_decls[vid].range.left >= m.vector_decls[vid].range.right;
+        const bool descending =
+            vid == kNone || m.vector_decls[vid].range.left >= m.vector_decls[vid].range.right;
         const std::int64_t base = from;
         const std::int64_t lo = up ? base : base - width + 1, hi = up ? base + width - 1 : base;
         from = descending ? hi : lo;
@@ -1699,13 +1803,16 @@ void Reader::parse_primary(ModuleDef& m, std::vector<NetId>& out)
     if (!tok_.is(']')) expected("']' to close the select of '" + std::string(name) + "'");
     advance();
     if (tok_.is('[')) fail_at(tok_, "selects of more than one dimension are not supported");
-    if ((from > to ? from - to : to - from) >= kMaxRangeWidth) fail_at(name_tok, "part-select is too wide");
+    if ((from > to ? from - to : to - from) >= kMaxRangeWidth)
+        fail_at(name_tok, "part-select is too wide");
     const std::uint32_t vid = find_vector(m, name);
     const std::int64_t step = from <= to ? 1 : -1;
+    spend_bits(static_cast<std::size_t>(step > 0 ? to - from : from - to) + 1, name_tok);
     if (vid == kNone) {
         // Not declared as a vector (an implicit net): the bits are the names "name[i]".
         if (!m.warned_bit_select)
-            warn(offset(name_tok), "select of '" + std::string(name) + "', which is not declared as a vector in module '" +
+            warn(offset(name_tok), "select of '" + std::string(name) +
+                                       "', which is not declared as a vector in module '" +
                                        std::string(m.name) + "'");
         m.warned_bit_select = true;
         for (std::int64_t i = from;; i += step) {
@@ -1720,7 +1827,8 @@ void Reader::parse_primary(ModuleDef& m, std::vector<NetId>& out)
     }
     const Range r = m.vector_decls[vid].range;
     if (!r.contains(from) || !r.contains(to)) {
-        std::string sel = "[" + std::to_string(from) + (from == to ? "" : ":" + std::to_string(to)) + "]";
+        std::string sel =
+            "[" + std::to_string(from) + (from == to ? "" : ":" + std::to_string(to)) + "]";
         fail_at(name_tok, "select " + std::string(name) + sel + " is outside the declared range [" +
                               std::to_string(r.left) + ":" + std::to_string(r.right) + "]");
     }
@@ -1738,10 +1846,12 @@ void Reader::parse_net_expr(ModuleDef& m, std::vector<NetId>& out)
         if (tok_.is('{')) {
             const Token open = tok_;
             advance();
-            if (braces_.size() >= kMaxNesting) fail_at(open, "concatenations are nested too deeply");
+            if (braces_.size() >= kMaxNesting)
+                fail_at(open, "concatenations are nested too deeply");
             if (tok_.kind == TokenKind::Number && peek().is('{')) {
                 std::int64_t times = 0;
-                if (!integer_value(tok_.text(), times) || times > static_cast<std::int64_t>(kMaxBits))
+                if (!integer_value(tok_.text(), times) ||
+                    times > static_cast<std::int64_t>(kMaxBits))
                     fail_at(tok_, "expected a replication count (a plain integer)");
                 advance();
                 advance();
@@ -1774,8 +1884,9 @@ void Reader::parse_net_expr(ModuleDef& m, std::vector<NetId>& out)
     }
 }
 
-void Reader::parse_rhs(ModuleDef& m, const std::vector<NetId>& lhs)
+void Reader::parse_rhs(ModuleDef& m)
 {
+    const std::vector<NetId>& lhs = lhs_; // complete once resolve_deferred ran
     // A flat scan of the right side: the operands in order (a pin each), which binary operators
     // occur, and whether an operand is directly under '~'. Enough to type a gate without a tree.
     enum : std::uint8_t { kAnd = 1, kOr = 2, kXor = 4, kXnor = 8 };
@@ -1810,8 +1921,11 @@ void Reader::parse_rhs(ModuleDef& m, const std::vector<NetId>& lhs)
                 continue;
             }
             const std::uint32_t first = static_cast<std::uint32_t>(rhs_bits_.size());
-            parse_primary(m, rhs_bits_);
-            operands_.push_back({first, static_cast<std::uint32_t>(rhs_bits_.size()) - first, invert_next, false});
+            // Inside braces a replication may copy bits: those are resolved on the spot.
+            if (!(braces_.empty() && !peek().is('[') && defer_plain_name(m, rhs_bits_, false)))
+                parse_primary(m, rhs_bits_);
+            operands_.push_back(
+                {first, static_cast<std::uint32_t>(rhs_bits_.size()) - first, invert_next, false});
             invert_next = false;
             prev_operand = true;
             continue;
@@ -1819,7 +1933,8 @@ void Reader::parse_rhs(ModuleDef& m, const std::vector<NetId>& lhs)
         case TokenKind::Number: {
             if (!braces_.empty() && braces_.back().fresh && peek().is('{')) {
                 std::int64_t times = 0;
-                if (!integer_value(tok_.text(), times) || times > static_cast<std::int64_t>(kMaxBits))
+                if (!integer_value(tok_.text(), times) ||
+                    times > static_cast<std::int64_t>(kMaxBits))
                     fail_at(tok_, "expected a replication count (a plain integer)");
                 braces_.back().replication = true;
                 braces_.back().repeat = static_cast<std::uint32_t>(times);
@@ -1833,7 +1948,8 @@ void Reader::parse_rhs(ModuleDef& m, const std::vector<NetId>& lhs)
             invert_next = false;
             const std::uint32_t first = static_cast<std::uint32_t>(rhs_bits_.size());
             append_constant(tok_, rhs_bits_);
-            operands_.push_back({first, static_cast<std::uint32_t>(rhs_bits_.size()) - first, false, true});
+            operands_.push_back(
+                {first, static_cast<std::uint32_t>(rhs_bits_.size()) - first, false, true});
             prev_operand = true;
             break;
         }
@@ -1867,7 +1983,8 @@ void Reader::parse_rhs(ModuleDef& m, const std::vector<NetId>& lhs)
                 break;
             case '{':
                 operand_start();
-                if (braces_.size() >= kMaxNesting) fail_at(tok_, "concatenations are nested too deeply");
+                if (braces_.size() >= kMaxNesting)
+                    fail_at(tok_, "concatenations are nested too deeply");
                 braces_.push_back({static_cast<std::uint32_t>(rhs_bits_.size()),
                                    static_cast<std::uint32_t>(operands_.size()), 1, false, true});
                 break;
@@ -1933,8 +2050,10 @@ void Reader::parse_rhs(ModuleDef& m, const std::vector<NetId>& lhs)
         advance();
     }
     if (!prev_operand) expected("an operand before " + verilog::describe(tok_));
+    resolve_deferred(m);
 
-    const bool has_const = std::any_of(operands_.begin(), operands_.end(), [](const Operand& o) { return o.constant; });
+    const bool has_const = std::any_of(operands_.begin(), operands_.end(),
+                                       [](const Operand& o) { return o.constant; });
     if (!other && ops == 0 && !any_invert) {
         // A plain right side: aliases (or buffers and constants), bit by bit, aligned at the LSB.
         const std::size_t w = lhs.size(), r = rhs_bits_.size();
@@ -1964,32 +2083,56 @@ void Reader::parse_rhs(ModuleDef& m, const std::vector<NetId>& lhs)
         if (o.count != lhs.size()) per_bit = false;
     if (!per_bit) type = "EXPR";
     if (per_bit) {
-        for (std::uint32_t bit = 0; bit < lhs.size(); ++bit) emit_assign_gate(m, type, lhs, bit, true, type != "NOT");
+        for (std::uint32_t bit = 0; bit < lhs.size(); ++bit)
+            emit_assign_gate(m, type, lhs, bit, true, type != "NOT");
     } else {
         emit_assign_gate(m, type, lhs, 0, false, true);
     }
 }
 
-void Reader::emit_assign_gate(ModuleDef& m, std::string_view type, const std::vector<NetId>& outputs,
-                              std::uint32_t bit, bool per_bit, bool invert_pins)
+bool Reader::defer_plain_name(ModuleDef& m, std::vector<NetId>& bits, bool on_lhs)
+{
+    // At a name that is neither a vector nor followed by a select: keep a placeholder.
+    const std::string_view name = tok_.text();
+    if (find_vector(m, name) != kNone) return false;
+    const std::uint32_t h = NameTable::hash(name);
+    m.nets.prefetch(h);
+    deferred_.push_back({name, h, static_cast<std::uint32_t>(bits.size()), on_lhs});
+    bits.push_back(kUnmapped);
+    advance();
+    return true;
+}
+
+void Reader::resolve_deferred(ModuleDef& m)
+{
+    for (const DeferredName& d : deferred_)
+        (d.on_lhs ? lhs_ : rhs_bits_)[d.index] = m.nets.intern(d.name, d.hash);
+    deferred_.clear();
+}
+
+void Reader::emit_assign_gate(ModuleDef& m, std::string_view type,
+                              const std::vector<NetId>& outputs, std::uint32_t bit, bool per_bit,
+                              bool invert_pins)
 {
     // A NOT gate already says "complement": its pin is not marked inverted as well.
     const std::uint32_t first = static_cast<std::uint32_t>(m.pins.size());
     if (per_bit) {
         m.pins.push_back(Pin{outputs[bit], kNoName, Direction::Output, false});
         for (const Operand& o : operands_)
-            m.pins.push_back(Pin{rhs_bits_[o.first + bit], kNoName, Direction::Input, invert_pins && o.inverted});
+            m.pins.push_back(Pin{rhs_bits_[o.first + bit], kNoName, Direction::Input,
+                                 invert_pins && o.inverted});
     } else {
         for (NetId out : outputs) m.pins.push_back(Pin{out, kNoName, Direction::Output, false});
         for (const Operand& o : operands_) {
             if (o.constant) continue;
             for (std::uint32_t i = 0; i < o.count; ++i)
-                m.pins.push_back(Pin{rhs_bits_[o.first + i], kNoName, Direction::Input, invert_pins && o.inverted});
+                m.pins.push_back(Pin{rhs_bits_[o.first + i], kNoName, Direction::Input,
+                                     invert_pins && o.inverted});
         }
         // bits added by replication belong to no operand: they repeat operands already listed
     }
-    m.cells.push_back(Cell{kNoName, type_id(type), first, static_cast<std::uint32_t>(m.pins.size()) - first,
-                           CellKind::Logic, 0});
+    m.cells.push_back(Cell{kNoName, type_id(type), first,
+                           static_cast<std::uint32_t>(m.pins.size()) - first, CellKind::Logic, 0});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2006,8 +2149,8 @@ std::uint32_t Reader::choose_top()
             if (cell.kind != CellKind::Instance) continue;
             const std::int32_t d = module_of_type_[cell.type];
             if (d == static_cast<std::int32_t>(i))
-                src_.fail(m.instance_offsets[k], "recursive instantiation: module '" + std::string(m.name) +
-                                                     "' instantiates itself");
+                src_.fail(m.instance_offsets[k], "recursive instantiation: module '" +
+                                                     std::string(m.name) + "' instantiates itself");
             if (d >= 0) instantiated[static_cast<std::size_t>(d)] = 1;
             ++k;
         }
@@ -2016,14 +2159,17 @@ std::uint32_t Reader::choose_top()
     for (std::uint32_t i = 0; i < n; ++i)
         if (!instantiated[i]) candidates.push_back(i);
     if (candidates.empty())
-        src_.fail(modules_.front()->offset, "recursive instantiation: every module is instantiated by "
-                                            "another, so none can be the top");
+        src_.fail(modules_.front()->offset,
+                  "recursive instantiation: every module is instantiated by "
+                  "another, so none can be the top");
     const std::uint32_t top = candidates.back();
     if (candidates.size() > 1) {
         std::string names;
-        for (std::uint32_t i : candidates) names += (names.empty() ? "'" : ", '") + std::string(modules_[i]->name) + "'";
-        warn(kNoOffset, "several modules are instantiated by no other (" + names + "); the last one, '" +
-                            std::string(modules_[top]->name) + "', is the top");
+        for (std::uint32_t i : candidates)
+            names += (names.empty() ? "'" : ", '") + std::string(modules_[i]->name) + "'";
+        warn(kNoOffset, "several modules are instantiated by no other (" + names +
+                            "); the last one, '" + std::string(modules_[top]->name) +
+                            "', is the top");
     }
     return top;
 }
@@ -2031,29 +2177,49 @@ std::uint32_t Reader::choose_top()
 void Reader::check_recursion(std::uint32_t top)
 {
     // Depth-first over the module graph with an explicit stack: a module met again while it is
-    // still open is a cycle. Netlists can be deep; the C++ stack is never used for it.
+    // still open is a cycle. Netlists can be deep; the C++ stack is never used for it. On the
+    // way back, each module learns the pins and instances it flattens to (saturating sums), so
+    // that a hierarchy that multiplies without bound is refused before anything is built.
     const std::size_t n = modules_.size();
+    static constexpr std::uint64_t kSaturated = std::uint64_t(1) << 62;
+    auto add = [](std::uint64_t a, std::uint64_t b) { return std::min(a + b, kSaturated); };
     std::vector<std::uint8_t> state(n, 0); // 0 new, 1 open, 2 done
+    std::vector<std::uint64_t> pins(n, 0), instances(n, 0);
     struct Visit {
         std::uint32_t module;
         std::uint32_t cell;
         std::uint32_t instance;
+        std::uint64_t pins;
+        std::uint64_t instances;
     };
-    std::vector<Visit> stack{{top, 0, 0}};
+    std::vector<Visit> stack{{top, 0, 0, 0, 0}};
     state[top] = 1;
     while (!stack.empty()) {
         Visit& v = stack.back();
         const ModuleDef& m = *modules_[v.module];
         if (v.cell == m.cells.size()) {
             state[v.module] = 2;
+            pins[v.module] = v.pins;
+            instances[v.module] = v.instances;
+            const std::uint32_t done = v.module;
             stack.pop_back();
+            if (!stack.empty()) {
+                stack.back().pins = add(stack.back().pins, pins[done]);
+                stack.back().instances = add(stack.back().instances, add(instances[done], 1));
+            }
             continue;
         }
         const Cell& cell = m.cells[v.cell++];
-        if (cell.kind != CellKind::Instance) continue;
+        if (cell.kind != CellKind::Instance) {
+            v.pins = add(v.pins, cell.pin_count);
+            continue;
+        }
         const std::size_t inst_offset = m.instance_offsets[v.instance++];
         const std::int32_t d = module_of_type_[cell.type];
-        if (d < 0 || is_flip_flop_module_[static_cast<std::size_t>(d)]) continue;
+        if (d < 0 || is_flip_flop_module_[static_cast<std::size_t>(d)]) {
+            v.pins = add(v.pins, d < 0 ? cell.pin_count : modules_[d]->port_bits.size());
+            continue;
+        }
         const auto child = static_cast<std::uint32_t>(d);
         if (state[child] == 1) {
             std::string path;
@@ -2065,13 +2231,22 @@ void Reader::check_recursion(std::uint32_t top)
                 path += modules_[s.module]->name;
                 path += "' -> ";
             }
-            src_.fail(inst_offset, "recursive instantiation: " + path + "'" + std::string(modules_[child]->name) + "'");
+            src_.fail(inst_offset, "recursive instantiation: " + path + "'" +
+                                       std::string(modules_[child]->name) + "'");
         }
-        if (state[child] == 0) {
+        if (state[child] == 2) {
+            v.pins = add(v.pins, pins[child]);
+            v.instances = add(v.instances, add(instances[child], 1));
+        } else {
             state[child] = 1;
-            stack.push_back({child, 0, 0});
+            stack.push_back({child, 0, 0, 0, 0}); // invalidates v
         }
     }
+    if (pins[top] > flat_limit_ || instances[top] > flat_limit_)
+        src_.fail(modules_[top]->offset,
+                  "flattening module '" + std::string(modules_[top]->name) +
+                      "' gives far more pins or instances than the file's size suggests (a "
+                      "hierarchy that multiplies without bound?)");
 }
 
 void Reader::collect_groups(const ModuleDef& m, const Cell& cell, std::uint32_t& wide_cursor)
@@ -2079,7 +2254,8 @@ void Reader::collect_groups(const ModuleDef& m, const Cell& cell, std::uint32_t&
     // The connections of a cell: runs of pins, one pin each unless listed as wide.
     groups_.clear();
     const std::uint32_t end = cell.first_pin + cell.pin_count;
-    while (wide_cursor < m.wide.size() && m.wide[wide_cursor].first_pin < cell.first_pin) ++wide_cursor;
+    while (wide_cursor < m.wide.size() && m.wide[wide_cursor].first_pin < cell.first_pin)
+        ++wide_cursor;
     for (std::uint32_t p = cell.first_pin; p < end;) {
         if (wide_cursor < m.wide.size() && m.wide[wide_cursor].first_pin == p) {
             groups_.push_back(m.wide[wide_cursor]);
@@ -2131,11 +2307,13 @@ NetId Reader::map_net(Frame& f, NetId local)
     return slot;
 }
 
-void Reader::connect_ports(Frame& f, const Cell& cell, ModuleDef& d, std::size_t inst_offset)
+void Reader::connect_ports(Frame& f, ModuleDef& d, std::size_t inst_offset)
 {
-    // Fills port_conn_ (one entry per port bit of `d`) with the outer nets of the connections.
+    // Fills port_conn_ (one entry per port bit of `d`) with the outer nets of the connections
+    // listed in groups_ (pins of the current frame's module).
     if (d.port_by_pin.empty() && !d.ports.empty())
-        for (std::uint32_t i = 0; i < d.ports.size(); ++i) d.port_by_pin.emplace(c_.names.intern(d.ports[i].name), i);
+        for (std::uint32_t i = 0; i < d.ports.size(); ++i)
+            d.port_by_pin.emplace(c_.names.intern(d.ports[i].name), i);
     port_conn_.assign(d.port_bits.size(), kNoNet);
     port_done_.assign(d.ports.size(), 0);
     const Pin* pins = f.m->pins.data();
@@ -2146,31 +2324,34 @@ void Reader::connect_ports(Frame& f, const Cell& cell, ModuleDef& d, std::size_t
         if (pin_name != kNoName) {
             auto it = d.port_by_pin.find(pin_name);
             if (it == d.port_by_pin.end())
-                src_.fail(connection_offset(inst_offset, k), "module '" + std::string(d.name) + "' has no port named '" +
-                                                                 std::string(c_.names.view(pin_name)) + "'");
+                src_.fail(connection_offset(inst_offset, k),
+                          "module '" + std::string(d.name) + "' has no port named '" +
+                              std::string(c_.names.view(pin_name)) + "'");
             port = it->second;
         } else {
             if (k >= d.ports.size())
                 src_.fail(connection_offset(inst_offset, k),
                           "too many connections: module '" + std::string(d.name) + "' has " +
-                              std::to_string(d.ports.size()) + " port" + (d.ports.size() == 1 ? "" : "s"));
+                              std::to_string(d.ports.size()) + " port" +
+                              (d.ports.size() == 1 ? "" : "s"));
             port = static_cast<std::uint32_t>(k);
             if (g.width == 1 && pins[g.first_pin].net == kNoNet) continue; // left empty: `(a, , b)`
         }
         if (port_done_[port])
-            src_.fail(connection_offset(inst_offset, k), "port '" + std::string(d.ports[port].name) + "' of module '" +
-                                                             std::string(d.name) + "' is connected twice");
+            src_.fail(connection_offset(inst_offset, k),
+                      "port '" + std::string(d.ports[port].name) + "' of module '" +
+                          std::string(d.name) + "' is connected twice");
         port_done_[port] = 1;
         const std::uint32_t pb = d.port_bit_start[port], width = d.port_bit_start[port + 1] - pb;
         const bool unconnected = g.width == 1 && pins[g.first_pin].net == kNoNet;
         if (g.width != width && !unconnected)
             warn(inst_offset, "connection of " + std::to_string(g.width) + " bits to port '" +
-                                  std::string(d.ports[port].name) + "' of module '" + std::string(d.name) +
-                                  "', which has " + std::to_string(width) + "; aligned at the least significant bit");
+                                  std::string(d.ports[port].name) + "' of module '" +
+                                  std::string(d.name) + "', which has " + std::to_string(width) +
+                                  "; aligned at the least significant bit");
         for (std::uint32_t i = 0; i < std::min(width, g.width); ++i)
             port_conn_[pb + width - 1 - i] = map_net(f, pins[g.first_pin + g.width - 1 - i].net);
     }
-    (void)cell;
 }
 
 void Reader::note_module_use(ModuleDef& m)
@@ -2202,7 +2383,13 @@ NameId Reader::prefixed_name(const Frame& f, NameId name)
     return c_.names.add_unindexed(scratch_);
 }
 
-void Reader::fix_instance(Cell& cell, Pin* pins)
+NameId Reader::dff_type()
+{
+    if (dff_type_ == kNoName) dff_type_ = c_.names.intern("DFF");
+    return dff_type_;
+}
+
+void Reader::fix_instance(Cell& cell, Pin* pins, std::size_t inst_offset)
 {
     // An instance of an undefined module: the ISCAS `dff` idiom, or a black box. `groups_` holds
     // its connections; pins are numbered relative to `pins`.
@@ -2212,9 +2399,10 @@ void Reader::fix_instance(Cell& cell, Pin* pins)
     const bool positional = cell.pin_count > 0 && pins[0].name == kNoName;
     bool single_bits = true;
     for (const WideConnection& g : groups_) single_bits = single_bits && g.width == 1;
-    if (iequals(type, "dff") && (!positional || ((groups_.size() == 2 || groups_.size() == 3) && single_bits))) {
+    if (iequals(type, "dff") &&
+        (!positional || ((groups_.size() == 2 || groups_.size() == 3) && single_bits))) {
         cell.kind = CellKind::FlipFlop;
-        cell.type = c_.names.intern("DFF");
+        cell.type = dff_type();
         if (positional) {
             static constexpr std::string_view kTwo[] = {"Q", "D"}, kThree[] = {"CK", "Q", "D"};
             const std::string_view* names = groups_.size() == 2 ? kTwo : kThree;
@@ -2225,14 +2413,16 @@ void Reader::fix_instance(Cell& cell, Pin* pins)
         } else {
             for (std::uint32_t i = 0; i < cell.pin_count; ++i) {
                 const std::string_view n = c_.names.view(pins[i].name);
-                pins[i].dir = !n.empty() && (n[0] == 'Q' || n[0] == 'q') ? Direction::Output : Direction::Input;
+                pins[i].dir = !n.empty() && (n[0] == 'Q' || n[0] == 'q') ? Direction::Output
+                                                                         : Direction::Input;
             }
         }
         return;
     }
     if (iequals(type, "dff"))
-        warn(kNoOffset, "instance of undefined 'dff' with " + std::to_string(groups_.size()) +
-                            " positional connections (expected 2: Q, D or 3: CK, Q, D) kept as a black box");
+        warn(inst_offset,
+             "instance of undefined 'dff' with " + std::to_string(groups_.size()) +
+                 " positional connections (expected 2: Q, D or 3: CK, Q, D) kept as a black box");
     cell.kind = CellKind::Instance;
     cell.flags |= kCellBlackBox;
     cell.type = final_type(cell.type);
@@ -2241,7 +2431,8 @@ void Reader::fix_instance(Cell& cell, Pin* pins)
         Pin* p = pins + (g.first_pin - base);
         if (positional) {
             if (k < position_names_.size()) {
-                if (position_names_[k] == kNoName) position_names_[k] = c_.names.intern(std::to_string(k + 1));
+                if (position_names_[k] == kNoName)
+                    position_names_[k] = c_.names.intern(std::to_string(k + 1));
                 p->name = position_names_[k];
             } else {
                 p->name = c_.names.intern(std::to_string(k + 1));
@@ -2268,8 +2459,12 @@ void Reader::emit_flip_flop(Frame& f, const Cell& cell, ModuleDef& d)
         for (NetId b : d.port_bits) d.port_bit_pin_names.push_back(c_.names.intern(d.nets.view(b)));
     }
     ++instances_of_type_[d.type];
-    Cell ff{prefixed_name(f, cell.name), c_.names.intern("DFF"), static_cast<std::uint32_t>(c_.pins.size()), 0,
-            CellKind::FlipFlop, 0};
+    Cell ff{prefixed_name(f, cell.name),
+            dff_type(),
+            static_cast<std::uint32_t>(c_.pins.size()),
+            0,
+            CellKind::FlipFlop,
+            0};
     for (std::uint32_t p = 0; p < d.ports.size(); ++p) {
         for (std::uint32_t b = d.port_bit_start[p]; b < d.port_bit_start[p + 1]; ++b) {
             c_.pins.push_back(Pin{port_conn_[b], d.port_bit_pin_names[b], d.ports[p].dir, false});
@@ -2304,11 +2499,12 @@ void Reader::flatten_into_circuit(std::uint32_t top_index)
         // The usual big netlist: its cells and pins become the circuit's without a copy.
         c_.cells = std::move(top.cells);
         c_.pins = std::move(top.pins);
-        std::uint32_t wide = 0;
+        std::uint32_t wide = 0, instance = 0;
         for (Cell& cell : c_.cells) {
             if (cell.kind == CellKind::Instance) {
                 collect_groups(top, cell, wide);
-                fix_instance(cell, c_.pins.data() + cell.first_pin);
+                fix_instance(cell, c_.pins.data() + cell.first_pin,
+                             top.instance_offsets[instance++]);
             } else {
                 cell.type = final_type(cell.type);
             }
@@ -2333,13 +2529,14 @@ void Reader::flatten_into_circuit(std::uint32_t top_index)
             continue;
         }
         const Cell& cell = m.cells[f.cell++];
+        std::size_t inst_offset = kNoOffset;
         if (cell.kind == CellKind::Instance) {
-            const std::size_t inst_offset = m.instance_offsets[f.instance++];
+            inst_offset = m.instance_offsets[f.instance++];
             collect_groups(m, cell, f.wide);
             const std::int32_t d = module_of_type_[cell.type];
             if (d >= 0) {
                 ModuleDef& dm = *modules_[static_cast<std::size_t>(d)];
-                connect_ports(f, cell, dm, inst_offset);
+                connect_ports(f, dm, inst_offset);
                 if (is_flip_flop_module_[static_cast<std::size_t>(d)]) {
                     emit_flip_flop(f, cell, dm);
                     continue;
@@ -2380,8 +2577,9 @@ void Reader::flatten_into_circuit(std::uint32_t top_index)
         }
         if (copy.kind == CellKind::Instance) {
             // groups_ refer to the module's pin numbers; shift them to the copy's
-            for (WideConnection& g : groups_) g.first_pin = g.first_pin - cell.first_pin + copy.first_pin;
-            fix_instance(copy, c_.pins.data() + copy.first_pin);
+            for (WideConnection& g : groups_)
+                g.first_pin = g.first_pin - cell.first_pin + copy.first_pin;
+            fix_instance(copy, c_.pins.data() + copy.first_pin, inst_offset);
         } else {
             copy.type = final_type(cell.type);
         }
@@ -2456,17 +2654,20 @@ void Reader::warn_undriven()
     std::string first;
     for (std::size_t i = 0; i < state.size(); ++i) {
         if (state[i] != 2) continue;
-        if (count < 5) first += (count ? ", '" : "'") + std::string(c_.net_name(static_cast<NetId>(i))) + "'";
+        if (count < 5)
+            first += (count ? ", '" : "'") + std::string(c_.net_name(static_cast<NetId>(i))) + "'";
         ++count;
     }
     if (count)
         warn(kNoOffset, std::to_string(count) + " net" + (count == 1 ? " is" : "s are") +
-                            " read by a gate but driven by nothing: " + first + (count > 5 ? ", ..." : ""));
+                            " read by a gate but driven by nothing: " + first +
+                            (count > 5 ? ", ..." : ""));
 }
 
 void Reader::fill_modules()
 {
-    for (const auto& m : modules_) c_.modules.push_back({std::string(m->name), true, instances_of_type_[m->type]});
+    for (const auto& m : modules_)
+        c_.modules.push_back({std::string(m->name), true, instances_of_type_[m->type]});
     for (std::uint32_t t = 0; t < types_.size(); ++t)
         if (type_is_module_[t] && module_of_type_[t] < 0)
             c_.modules.push_back({std::string(types_.view(t)), false, instances_of_type_[t]});

@@ -53,7 +53,8 @@ std::vector<std::string> pin_nets(const Circuit& c, const Cell& cell)
 std::vector<std::string> pin_names(const Circuit& c, const Cell& cell)
 {
     std::vector<std::string> out;
-    for (std::uint32_t i = 0; i < cell.pin_count; ++i) out.emplace_back(c.pin_name(c.pins_of(cell)[i]));
+    for (std::uint32_t i = 0; i < cell.pin_count; ++i)
+        out.emplace_back(c.pin_name(c.pins_of(cell)[i]));
     return out;
 }
 
@@ -86,7 +87,8 @@ using Names = std::vector<std::string>;
 
 TEST(VerilogReader, GatePrimitiveOutputComesFirst)
 {
-    const Circuit c = verilog("module m(a, b, y); input a, b; output y; nand g1(y, a, b); endmodule");
+    const Circuit c =
+        verilog("module m(a, b, y); input a, b; output y; nand g1(y, a, b); endmodule");
     ASSERT_EQ(c.cells.size(), 1u);
     EXPECT_EQ(c.cell_type(c.cells[0]), "NAND");
     EXPECT_EQ(c.cells[0].kind, CellKind::Logic);
@@ -105,7 +107,8 @@ TEST(VerilogReader, GateInstanceNameIsOptional)
 
 TEST(VerilogReader, BufDrivesAllButItsLastTerminal)
 {
-    const Circuit c = verilog("module m(a, x, y); input a; output x, y; buf b1(x, y, a); endmodule");
+    const Circuit c =
+        verilog("module m(a, x, y); input a; output x, y; buf b1(x, y, a); endmodule");
     const Pin* p = c.pins_of(c.cells[0]);
     EXPECT_EQ(p[0].dir, Direction::Output);
     EXPECT_EQ(p[1].dir, Direction::Output);
@@ -122,14 +125,16 @@ TEST(VerilogReader, SeveralGatesInOneStatementWithDelay)
 
 TEST(VerilogReader, TristateBuffersAreLogicCells)
 {
-    const Circuit c = verilog("module m(a, e, y); input a, e; output y; bufif1 t(y, a, e); endmodule");
+    const Circuit c =
+        verilog("module m(a, e, y); input a, e; output y; bufif1 t(y, a, e); endmodule");
     EXPECT_EQ(c.cell_type(c.cells[0]), "BUFIF1");
     EXPECT_EQ(c.cells[0].kind, CellKind::Logic);
 }
 
 TEST(VerilogReader, SwitchPrimitiveOutsideADffIsALogicCellWithAWarning)
 {
-    const Circuit c = verilog("module m(a, g, y); input a, g; output y; nmos n1(y, a, g); endmodule");
+    const Circuit c =
+        verilog("module m(a, g, y); input a, g; output y; nmos n1(y, a, g); endmodule");
     EXPECT_EQ(c.cell_type(c.cells[0]), "NMOS");
     EXPECT_TRUE(has_warning(c, "switch-level"));
 }
@@ -172,14 +177,16 @@ TEST(VerilogReader, InoutCountsAsInputAndOutput)
 
 TEST(VerilogReader, EscapedIdentifierWithBracketsIsAScalar)
 {
-    const Circuit c = verilog("module m(\\a[0] , y); input \\a[0] ; output y; not (y, \\a[0] ); endmodule");
+    const Circuit c =
+        verilog("module m(\\a[0] , y); input \\a[0] ; output y; not (y, \\a[0] ); endmodule");
     EXPECT_EQ(port_names(c), (Names{"a[0]", "y"}));
     EXPECT_EQ(pin_nets(c, c.cells[0]), (Names{"y", "a[0]"}));
 }
 
 TEST(VerilogReader, EscapedIdentifierEndsAtWhiteSpaceOnly)
 {
-    const Circuit c = verilog("module m(y); output y; wire \\x+y,z ; not (y, \\x+y,z );\nendmodule");
+    const Circuit c =
+        verilog("module m(y); output y; wire \\x+y,z ; not (y, \\x+y,z );\nendmodule");
     EXPECT_EQ(pin_nets(c, c.cells[0])[1], "x+y,z");
 }
 
@@ -198,8 +205,9 @@ TEST(VerilogReader, DeclaredButUnusedWiresAreNotNets)
 
 TEST(VerilogReader, SeveralModulesAndTheTopIsTheOneNobodyInstantiates)
 {
-    const Circuit c = verilog("module top(a, y); input a; output y; inv u1(.A(a), .Y(y)); endmodule\n"
-                              "module inv(A, Y); input A; output Y; not (Y, A); endmodule\n");
+    const Circuit c =
+        verilog("module top(a, y); input a; output y; inv u1(.A(a), .Y(y)); endmodule\n"
+                "module inv(A, Y); input A; output Y; not (Y, A); endmodule\n");
     EXPECT_EQ(c.top, "top");
     EXPECT_EQ(c.cells.size(), 1u);
 }
@@ -215,8 +223,9 @@ TEST(VerilogReader, AmbiguousTopTakesTheLastAndWarns)
 
 TEST(VerilogReader, NamedConnectionsKeepPinNames)
 {
-    const Circuit c = verilog("module m(a, b, y); input a, b; output y; NAND2_X1 u1(.A1(a), .A2(b), .ZN(y));\n"
-                              "endmodule");
+    const Circuit c =
+        verilog("module m(a, b, y); input a, b; output y; NAND2_X1 u1(.A1(a), .A2(b), .ZN(y));\n"
+                "endmodule");
     const Cell& u1 = c.cells[0];
     EXPECT_EQ(c.cell_type(u1), "NAND2_X1");
     EXPECT_EQ(u1.kind, CellKind::Instance);
@@ -233,7 +242,8 @@ TEST(VerilogReader, PositionalPinsOfABlackBoxAreNumbered)
 
 TEST(VerilogReader, UnconnectedPinIsKeptWithoutANet)
 {
-    const Circuit c = verilog("module m(d, q); input d; output q; DFF_X1 r(.D(d), .Q(q), .QN()); endmodule");
+    const Circuit c =
+        verilog("module m(d, q); input d; output q; DFF_X1 r(.D(d), .Q(q), .QN()); endmodule");
     const Cell& r = c.cells[0];
     ASSERT_EQ(r.pin_count, 3u);
     EXPECT_EQ(c.pin_name(c.pins_of(r)[2]), "QN");
@@ -248,29 +258,33 @@ TEST(VerilogReader, EmptyPositionalConnectionIsUnconnected)
 
 TEST(VerilogReader, BitAndPartSelects)
 {
-    const Circuit c = verilog("module m(b, y); input [3:0] b; output y; CELL u(.A(b[3]), .B(b[1:0]), .Z(y));\n"
-                              "endmodule");
+    const Circuit c =
+        verilog("module m(b, y); input [3:0] b; output y; CELL u(.A(b[3]), .B(b[1:0]), .Z(y));\n"
+                "endmodule");
     EXPECT_EQ(pin_nets(c, c.cells[0]), (Names{"b[3]", "b[1]", "b[0]", "y"}));
     EXPECT_EQ(pin_names(c, c.cells[0]), (Names{"A", "B[1]", "B[0]", "Z"}));
 }
 
 TEST(VerilogReader, IndexedPartSelect)
 {
-    const Circuit c = verilog("module m(b); input [7:0] b; CELL u(.A(b[2 +: 2]), .B(b[7 -: 2])); endmodule");
+    const Circuit c =
+        verilog("module m(b); input [7:0] b; CELL u(.A(b[2 +: 2]), .B(b[7 -: 2])); endmodule");
     EXPECT_EQ(pin_nets(c, c.cells[0]), (Names{"b[3]", "b[2]", "b[7]", "b[6]"}));
 }
 
 TEST(VerilogReader, ConcatenationAndReplication)
 {
-    const Circuit c = verilog("module m(a, b); input a; input [1:0] b; CELL u(.A({a, {2{b[0]}}, b}));\n"
-                              "endmodule");
+    const Circuit c =
+        verilog("module m(a, b); input a; input [1:0] b; CELL u(.A({a, {2{b[0]}}, b}));\n"
+                "endmodule");
     EXPECT_EQ(pin_nets(c, c.cells[0]), (Names{"a", "b[0]", "b[0]", "b[1]", "b[0]"}));
 }
 
 TEST(VerilogReader, ConstantsAreNotNets)
 {
-    const Circuit c = verilog("module m(a, y); input a; output y;\n"
-                              "CELL u(.A(a), .B(1'b1), .C(4'hA), .D('b0), .E(0), .Z(y)); endmodule");
+    const Circuit c =
+        verilog("module m(a, y); input a; output y;\n"
+                "CELL u(.A(a), .B(1'b1), .C(4'hA), .D('b0), .E(0), .Z(y)); endmodule");
     const Cell& u = c.cells[0];
     EXPECT_EQ(pin_names(c, u), (Names{"A", "B", "C[3]", "C[2]", "C[1]", "C[0]", "D", "E", "Z"}));
     for (std::uint32_t i = 1; i + 1 < u.pin_count; ++i) EXPECT_EQ(c.pins_of(u)[i].net, kNoNet);
@@ -320,7 +334,8 @@ TEST(VerilogReader, AssignTypesFollowTheOperator)
 
 TEST(VerilogReader, ConstantAssignIsAConstantCell)
 {
-    const Circuit c = verilog("module m(y, z); output y, z; assign y = 1'b1; assign z = 1'b0; endmodule");
+    const Circuit c =
+        verilog("module m(y, z); output y, z; assign y = 1'b1; assign z = 1'b0; endmodule");
     ASSERT_EQ(c.cells.size(), 2u);
     EXPECT_EQ(c.cells[0].kind, CellKind::Constant);
     EXPECT_EQ(c.cell_type(c.cells[0]), "CONST1");
@@ -330,8 +345,9 @@ TEST(VerilogReader, ConstantAssignIsAConstantCell)
 
 TEST(VerilogReader, WideBitwiseAssignMakesAGatePerBit)
 {
-    const Circuit c = verilog("module m(a, b, y); input [1:0] a, b; output [1:0] y; assign y = a & b;\n"
-                              "endmodule");
+    const Circuit c =
+        verilog("module m(a, b, y); input [1:0] a, b; output [1:0] y; assign y = a & b;\n"
+                "endmodule");
     ASSERT_EQ(c.cells.size(), 2u);
     EXPECT_EQ(pin_nets(c, c.cells[1]), (Names{"y[0]", "a[0]", "b[0]"}));
 }
@@ -348,8 +364,9 @@ TEST(VerilogReader, AssignInAModuleWithInstancesIsAnAlias)
 
 TEST(VerilogReader, AliasToAConstantIsNoNet)
 {
-    const Circuit c = verilog("module m(a, y, z); input a; output y, z; wire t;\n"
-                              "assign y = 1'b1; assign t = 1'b0; AND2 u(.A(a), .B(t), .Z(z)); endmodule");
+    const Circuit c =
+        verilog("module m(a, y, z); input a; output y, z; wire t;\n"
+                "assign y = 1'b1; assign t = 1'b0; AND2 u(.A(a), .B(t), .Z(z)); endmodule");
     EXPECT_EQ(c.ports[1].net, kNoNet);
     EXPECT_EQ(c.pins_of(c.cells[0])[1].net, kNoNet);
     EXPECT_EQ(*c.counts.nets, 2);
@@ -366,7 +383,8 @@ TEST(VerilogReader, ExpressionAssignInAModuleWithInstancesIsAGate)
 
 TEST(VerilogReader, NetDeclarationAssignment)
 {
-    const Circuit c = verilog("module m(a, y); input a; output y; wire w = ~a; buf (y, w); endmodule");
+    const Circuit c =
+        verilog("module m(a, y); input a; output y; wire w = ~a; buf (y, w); endmodule");
     EXPECT_EQ(c.cells.size(), 2u);
 }
 
@@ -381,7 +399,8 @@ TEST(VerilogReader, SupplyNetsAreConstants)
 TEST(VerilogReader, DeepParenthesesDoNotRecurse)
 {
     const std::string expr = std::string(100000, '(') + "a" + std::string(100000, ')');
-    const Circuit c = verilog("module m(a, y); input a; output y; assign y = " + expr + " & a; endmodule");
+    const Circuit c =
+        verilog("module m(a, y); input a; output y; assign y = " + expr + " & a; endmodule");
     EXPECT_EQ(c.cell_type(c.cells[0]), "AND");
 }
 
@@ -389,10 +408,11 @@ TEST(VerilogReader, DeepParenthesesDoNotRecurse)
 
 TEST(VerilogReader, DefinedModulesAreFlattenedWithHierarchicalNames)
 {
-    const Circuit c = verilog("module half(x, y, s); input x, y; output s; wire t; xor g(t, x, y);\n"
-                              "buf b(s, t); endmodule\n"
-                              "module top(a, b, c, s1, s2); input a, b, c; output s1, s2;\n"
-                              "half h1(.x(a), .y(b), .s(s1)); half h2(c, a, s2); endmodule\n");
+    const Circuit c =
+        verilog("module half(x, y, s); input x, y; output s; wire t; xor g(t, x, y);\n"
+                "buf b(s, t); endmodule\n"
+                "module top(a, b, c, s1, s2); input a, b, c; output s1, s2;\n"
+                "half h1(.x(a), .y(b), .s(s1)); half h2(c, a, s2); endmodule\n");
     EXPECT_EQ(c.top, "top");
     ASSERT_EQ(c.cells.size(), 4u);
     EXPECT_NE(cell_named(c, "h1/g"), nullptr);
@@ -406,10 +426,11 @@ TEST(VerilogReader, DefinedModulesAreFlattenedWithHierarchicalNames)
 
 TEST(VerilogReader, AliasBetweenPortsMergesTheOuterNets)
 {
-    const Circuit c = verilog("module through(i, o, k); input i; output o, k; not (k, i); assign o = i;\n"
-                              "endmodule\n"
-                              "module top(a, y, z); input a; output y, z; wire m; through w(a, m, z);\n"
-                              "not (y, m); endmodule\n");
+    const Circuit c =
+        verilog("module through(i, o, k); input i; output o, k; not (k, i); assign o = i;\n"
+                "endmodule\n"
+                "module top(a, y, z); input a; output y, z; wire m; through w(a, m, z);\n"
+                "not (y, m); endmodule\n");
     ASSERT_EQ(c.cells.size(), 2u);
     EXPECT_EQ(pin_nets(c, c.cells[1]), (Names{"y", "a"}));
 }
@@ -436,8 +457,8 @@ TEST(VerilogReader, DeepHierarchyUsesNoRecursion)
     std::string text = "module m0(a, y); input a; output y; not n(y, a); endmodule\n";
     const int depth = 3000;
     for (int i = 1; i <= depth; ++i)
-        text += "module m" + std::to_string(i) + "(a, y); input a; output y; m" + std::to_string(i - 1) +
-                " u(a, y); endmodule\n";
+        text += "module m" + std::to_string(i) + "(a, y); input a; output y; m" +
+                std::to_string(i - 1) + " u(a, y); endmodule\n";
     const Circuit c = verilog(text);
     EXPECT_EQ(c.top, "m" + std::to_string(depth));
     ASSERT_EQ(c.cells.size(), 1u);
@@ -469,8 +490,9 @@ TEST(VerilogReader, UnknownPortOfADefinedModuleIsAnError)
 
 TEST(VerilogReader, TooManyPositionalConnectionsIsAnError)
 {
-    const gsr::Error e = verilog_error("module s(a); input a; endmodule\nmodule t(x, y); input x, y;\n"
-                                       "s u(x,\n y); endmodule\n");
+    const gsr::Error e =
+        verilog_error("module s(a); input a; endmodule\nmodule t(x, y); input x, y;\n"
+                      "s u(x,\n y); endmodule\n");
     EXPECT_NE(e.message().find("too many connections"), std::string::npos) << e.what();
     EXPECT_EQ(e.where().line, 4);
 }
@@ -506,9 +528,10 @@ TEST(VerilogReader, BehaviouralDffModuleBecomesFlipFlops)
 
 TEST(VerilogReader, SwitchLevelDffBodyIsNotFlattened)
 {
-    const Circuit c = verilog("module dff (CK,Q,D); input CK,D; output Q; wire NM; trireg M;\n"
-                              "nmos N7 (M,D,CK); not P3 (NM,M); not P5 (Q,NM); endmodule\n"
-                              "module s(CK, a, q); input CK, a; output q; dff D0(CK, q, a); endmodule\n");
+    const Circuit c =
+        verilog("module dff (CK,Q,D); input CK,D; output Q; wire NM; trireg M;\n"
+                "nmos N7 (M,D,CK); not P3 (NM,M); not P5 (Q,NM); endmodule\n"
+                "module s(CK, a, q); input CK, a; output q; dff D0(CK, q, a); endmodule\n");
     ASSERT_EQ(c.cells.size(), 1u);
     EXPECT_EQ(c.cells[0].kind, CellKind::FlipFlop);
     EXPECT_FALSE(has_warning(c, "switch-level"));
@@ -524,15 +547,17 @@ TEST(VerilogReader, UndefinedDffWithTwoPinsIsQAndD)
 
 TEST(VerilogReader, UndefinedDffWithThreePinsIsClockQAndD)
 {
-    const Circuit c = verilog("module s(c, a, q); input c, a; output q; DFF D0(c, q, a); endmodule");
+    const Circuit c =
+        verilog("module s(c, a, q); input c, a; output q; DFF D0(c, q, a); endmodule");
     EXPECT_EQ(pin_names(c, c.cells[0]), (Names{"CK", "Q", "D"}));
 }
 
 TEST(VerilogReader, AnyBehaviouralPosedgeModuleIsAFlipFlop)
 {
-    const Circuit c = verilog("module myreg(c, d, q); input c, d; output q; reg q;\n"
-                              "always @(posedge c) begin if (d) q <= 1'b1; else q <= 1'b0; end\nendmodule\n"
-                              "module s(c, a, y); input c, a; output y; myreg r(.c(c), .d(a), .q(y)); endmodule\n");
+    const Circuit c = verilog(
+        "module myreg(c, d, q); input c, d; output q; reg q;\n"
+        "always @(posedge c) begin if (d) q <= 1'b1; else q <= 1'b0; end\nendmodule\n"
+        "module s(c, a, y); input c, a; output y; myreg r(.c(c), .d(a), .q(y)); endmodule\n");
     ASSERT_EQ(c.cells.size(), 1u);
     EXPECT_EQ(c.cells[0].kind, CellKind::FlipFlop);
 }
@@ -551,7 +576,8 @@ TEST(VerilogReader, CommentsAttributesAndDirectivesAreSkipped)
 
 TEST(VerilogReader, AlwaysStarIsNotAnAttribute)
 {
-    const Circuit c = verilog("module m(a, y); input a; output reg y; always @(*) y = a; endmodule");
+    const Circuit c =
+        verilog("module m(a, y); input a; output reg y; always @(*) y = a; endmodule");
     EXPECT_EQ(c.cells.size(), 0u);
     EXPECT_TRUE(has_warning(c, "behavioural"));
 }
@@ -574,16 +600,17 @@ TEST(VerilogReader, IfdefKeepsTheActiveBranch)
 
 TEST(VerilogReader, BehaviouralBlocksAreSkippedWithTheirNesting)
 {
-    const Circuit c = verilog(
-        "module m(c, a, y); input c, a; output y; reg r; integer i;\n"
-        "parameter W = 4; localparam [3:0] K = 4'h3; defparam u.P = 1;\n"
-        "initial begin r = 0; for (i = 0; i < 4; i = i + 1) begin r = ~r; end end\n"
-        "always @(posedge c) if (a) r <= 1; else if (r) r <= 0; else begin case (r) 1: r <= 0; endcase end\n"
-        "function f; input x; begin f = x; end endfunction\n"
-        "task t; begin end endtask\n"
-        "specify (a => y) = 1; endspecify\n"
-        "generate if (W > 2) begin : g not (y, a); end endgenerate\n"
-        "not (y, a);\nendmodule\n");
+    const Circuit c =
+        verilog("module m(c, a, y); input c, a; output y; reg r; integer i;\n"
+                "parameter W = 4; localparam [3:0] K = 4'h3; defparam u.P = 1;\n"
+                "initial begin r = 0; for (i = 0; i < 4; i = i + 1) begin r = ~r; end end\n"
+                "always @(posedge c) if (a) r <= 1; else if (r) r <= 0; else begin case (r) 1: r "
+                "<= 0; endcase end\n"
+                "function f; input x; begin f = x; end endfunction\n"
+                "task t; begin end endtask\n"
+                "specify (a => y) = 1; endspecify\n"
+                "generate if (W > 2) begin : g not (y, a); end endgenerate\n"
+                "not (y, a);\nendmodule\n");
     ASSERT_EQ(c.cells.size(), 1u);
     EXPECT_TRUE(has_warning(c, "generate"));
 }
@@ -654,7 +681,8 @@ TEST(VerilogReader, SelectOutsideTheRangeIsAnError)
 
 TEST(VerilogReader, UnbalancedParenthesesInAnInstance)
 {
-    const gsr::Error e = verilog_error("module m(a, y); input a; output y;\nnand g(y, a, a;\nendmodule");
+    const gsr::Error e =
+        verilog_error("module m(a, y); input a; output y;\nnand g(y, a, a;\nendmodule");
     EXPECT_EQ(e.where().line, 2);
     EXPECT_NE(e.message().find("expected ',' or ')'"), std::string::npos) << e.what();
 }
@@ -666,6 +694,33 @@ TEST(VerilogReader, DeeplyNestedConcatenationIsAnErrorNotACrash)
     EXPECT_NE(e.message().find("nested too deeply"), std::string::npos);
 }
 
+TEST(VerilogReader, HugeReplicationsEndInAnErrorNotInExhaustedMemory)
+{
+    std::string text = "module m(a); input a;\n";
+    for (int i = 0; i < 100; ++i) text += "CELL u" + std::to_string(i) + "(.A({16000000{a}}));\n";
+    const gsr::Error e = verilog_error(text + "endmodule\n");
+    EXPECT_NE(e.message().find("expands to far more bits"), std::string::npos) << e.what();
+}
+
+TEST(VerilogReader, ExponentialHierarchyEndsInAnError)
+{
+    std::string text = "module m0(a); input a; not (b, a); endmodule\n";
+    for (int i = 1; i <= 12; ++i) {
+        text += "module m" + std::to_string(i) + "(a); input a;";
+        for (int k = 0; k < 10; ++k)
+            text += " m" + std::to_string(i - 1) + " u" + std::to_string(k) + "(a);";
+        text += " endmodule\n";
+    }
+    const gsr::Error e = verilog_error(text);
+    EXPECT_NE(e.message().find("flattening module 'm12'"), std::string::npos) << e.what();
+}
+
+TEST(VerilogReader, ByteOrderMarkIsSkipped)
+{
+    const Circuit c = verilog("\xEF\xBB\xBFmodule m(a); input a; endmodule\n");
+    EXPECT_EQ(c.top, "m");
+}
+
 TEST(VerilogReader, BinaryGarbageIsRejected)
 {
     const gsr::Error e = verilog_error(std::string("module \0\x01\x02\xff", 11));
@@ -674,7 +729,8 @@ TEST(VerilogReader, BinaryGarbageIsRejected)
 
 TEST(VerilogReader, HtmlPageIsRejected)
 {
-    const gsr::Error e = verilog_error("<!DOCTYPE html>\n<html><body>404 Not Found</body></html>\n");
+    const gsr::Error e =
+        verilog_error("<!DOCTYPE html>\n<html><body>404 Not Found</body></html>\n");
     EXPECT_NE(e.message().find("HTML"), std::string::npos);
     EXPECT_EQ(e.where().line, 1);
 }
@@ -745,7 +801,8 @@ TEST(VerilogReaderRobustness, EveryTruncationReadsOrThrowsError)
 
 TEST(VerilogReaderRobustness, EveryTruncationOfARealFileReadsOrThrowsError)
 {
-    std::ifstream in(std::string(GSR_DATA_DIR) + "/netlists/iscas89/verilog/s27.v", std::ios::binary);
+    std::ifstream in(std::string(GSR_DATA_DIR) + "/netlists/iscas89/verilog/s27.v",
+                     std::ios::binary);
     if (!in) GTEST_SKIP() << "test data not found";
     std::stringstream ss;
     ss << in.rdbuf();
@@ -764,7 +821,8 @@ TEST(VerilogReaderRobustness, CorruptedBytesReadOrThrowError)
 {
     // Deterministic mutations: each byte in turn replaced by characters that change the syntax.
     const std::string text = kFeatureRich;
-    const char replacements[] = {'(', ')', '{', '}', ';', ',', '\\', '`', '[', '\'', '"', '*', '/', '\0'};
+    const char replacements[] = {'(', ')', '{',  '}', ';', ',', '\\',
+                                 '`', '[', '\'', '"', '*', '/', '\0'};
     for (std::size_t i = 0; i < text.size(); ++i) {
         for (char r : replacements) {
             std::string t = text;
@@ -805,7 +863,8 @@ std::vector<CountsRow> verilog_rows()
             f.push_back(line.substr(start, comma - start));
             start = comma + 1;
         }
-        if (f.size() == 8 && f[1] == "verilog") rows.push_back({f[0], f[3], f[4], f[5], f[6], f[7]});
+        if (f.size() == 8 && f[1] == "verilog")
+            rows.push_back({f[0], f[3], f[4], f[5], f[6], f[7]});
     }
     return rows;
 }
@@ -832,7 +891,8 @@ std::string row_name(const ::testing::TestParamInfo<CountsRow>& info)
 TEST_P(VerilogCounts, MatchManifest)
 {
     const CountsRow& row = GetParam();
-    const SourceText src = SourceText::read_file(std::string(GSR_DATA_DIR) + "/netlists/" + row.file);
+    const SourceText src =
+        SourceText::read_file(std::string(GSR_DATA_DIR) + "/netlists/" + row.file);
     Circuit c = read_verilog(src);
     c.finalize_counts();
     expect_count(c.counts.inputs, row.pi, "PI");

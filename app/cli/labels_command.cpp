@@ -1,0 +1,193 @@
+// `gsr labels`: per-net learning targets of a netlist (signal probability, toggle rate, logic
+// levels, arrival time), written as one CSV in the layout of shared/data/labels.
+#include "cli_commands.hpp"
+
+#include "labels/arrival_time.hpp"
+#include "labels/label_set.hpp"
+#include "labels/logic_simulator.hpp"
+#include "labels/net_levels.hpp"
+#include "labels/net_structure.hpp"
+#include "netlist/readers.hpp"
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+
+namespace gsr::cli {
+
+namespace {
+
+struct Targets {
+    bool probability = false; ///< sp: sim_ones, sim_total, sim_prob
+    bool toggles = false;     ///< toggle: toggles, toggle_total, toggle_rate
+    bool arrival = false;
+    // level: the structural columns, which every target writes
+};
+
+Targets parse_targets(const std::string& text)
+{
+    Targets t;
+    std::size_t s = 0;
+    for (;;) {
+        const std::size_t e = text.find(',', s);
+        const std::size_t length = e == std::string::npos ? std::string::npos : e - s;
+        const std::string item = text.substr(s, length);
+        if (item == "sp") t.probability = true;
+        else if (item == "toggle") t.toggles = true;
+        else if (item == "arrival") t.arrival = true;
+        else if (item == "all") t.probability = t.toggles = t.arrival = true;
+        else if (item != "level")
+            throw UsageError("--target: unknown target '" + item +
+                             "' (allowed: sp, toggle, level, arrival, all, or a comma list)");
+        if (e == std::string::npos) break;
+        s = e + 1;
+    }
+    return t;
+}
+
+std::optional<labels::SimulationMode> parse_mode(const std::string& text)
+{
+    if (text.empty()) return std::nullopt;
+    if (text == "random") return labels::SimulationMode::Random;
+    if (text == "exhaustive") return labels::SimulationMode::Exhaustive;
+    if (text == "seq") return labels::SimulationMode::Sequential;
+    throw UsageError("--mode: unknown mode '" + text + "' (allowed: random, exhaustive, seq)");
+}
+
+std::uint64_t parse_integer(const Args& a, const std::string& flag, std::uint64_t fallback,
+                            std::uint64_t lowest, std::uint64_t highest)
+{
+    if (!a.has(flag)) return fallback;
+    const std::string v = a.value(flag);
+    std::uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc{} || end != v.data() + v.size() || n < lowest || n > highest)
+        throw UsageError(flag + " expects an integer from " + std::to_string(lowest) + " to " +
+                         std::to_string(highest) + ", got '" + v + "'");
+    return n;
+}
+
+double parse_factor(const Args& a, const std::string& flag, double fallback)
+{
+    if (!a.has(flag)) return fallback;
+    const std::string v = a.value(flag);
+    double d = 0.0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
+    if (ec != std::errc{} || end != v.data() + v.size() || !(d >= 0.0))
+        throw UsageError(flag + " expects a number >= 0, got '" + v + "'");
+    return d;
+}
+
+const char* mode_name(labels::SimulationMode m)
+{
+    switch (m) {
+    case labels::SimulationMode::Random: return "random";
+    case labels::SimulationMode::Exhaustive: return "exhaustive";
+    case labels::SimulationMode::Sequential: return "seq";
+    }
+    return "?";
+}
+
+} // namespace
+
+int cmd_labels(const std::vector<std::string>& argv)
+{
+    Args a(argv,
+           {"--target", "--mode", "--vectors", "--seed", "--runs", "--cycles", "--warmup",
+            "--threads", "--liberty", "--out", "--load-factor"},
+           {"--quiet"});
+    if (a.positionals().size() != 1)
+        throw UsageError("labels takes one FILE: gsr labels FILE --out CSV [--target "
+                         "sp|toggle|level|arrival|all] [--mode random|exhaustive|seq] ...");
+    if (!a.has("--out") || a.value("--out").empty()) throw UsageError("labels needs --out CSV");
+    const Targets targets = parse_targets(a.value("--target", "all"));
+    const std::optional<labels::SimulationMode> asked_mode = parse_mode(a.value("--mode"));
+
+    labels::SimulationOptions sim;
+    sim.vectors = parse_integer(a, "--vectors", sim.vectors, 1, std::uint64_t{1} << 40);
+    sim.seed = parse_integer(a, "--seed", sim.seed, 0, ~std::uint64_t{0});
+    sim.runs = parse_integer(a, "--runs", sim.runs, 1, std::uint64_t{1} << 32);
+    sim.cycles = static_cast<std::uint32_t>(parse_integer(a, "--cycles", sim.cycles, 1, 1u << 24));
+    sim.warmup = static_cast<std::uint32_t>(parse_integer(a, "--warmup", sim.warmup, 0, 1u << 24));
+    sim.threads = static_cast<unsigned>(parse_integer(a, "--threads", 0, 0, 4096));
+    const double load_factor = parse_factor(a, "--load-factor", labels::DelayModel{}.load_factor);
+
+    netlist::Library library;
+    const std::vector<std::string> libs = a.values("--liberty");
+    if (!libs.empty()) library = netlist::load_libraries(libs);
+    netlist::LoadOptions load;
+    if (!libs.empty()) load.library = &library;
+    const netlist::Circuit circuit = netlist::load_netlist(a.positionals()[0], load);
+    const labels::NetStructure structure = labels::build_net_structure(circuit);
+    const labels::NetLevels levels = labels::compute_net_levels(structure);
+
+    // Random for combinational circuits, seq for sequential ones, unless asked otherwise.
+    sim.mode = asked_mode.value_or(structure.flip_flops > 0 ? labels::SimulationMode::Sequential
+                                                            : labels::SimulationMode::Random);
+    const bool simulate = targets.probability || targets.toggles;
+    const bool seq = sim.mode == labels::SimulationMode::Sequential;
+    if (simulate) { // stimulus flags are ignored by the structural and arrival targets
+        if (a.has("--vectors") && sim.mode != labels::SimulationMode::Random)
+            throw UsageError("--vectors applies to --mode random only (this run is --mode " +
+                             std::string(mode_name(sim.mode)) + ")");
+        for (const char* f : {"--runs", "--cycles", "--warmup"})
+            if (a.has(f) && !seq)
+                throw UsageError(std::string(f) + " applies to --mode seq only (this run is " +
+                                 "--mode " + mode_name(sim.mode) + ")");
+        if (a.has("--seed") && sim.mode == labels::SimulationMode::Exhaustive)
+            throw UsageError("--seed does not apply to --mode exhaustive (it draws no random "
+                             "bits)");
+        if (seq && sim.cycles <= sim.warmup)
+            throw UsageError("--cycles (" + std::to_string(sim.cycles) +
+                             ") must exceed --warmup (" + std::to_string(sim.warmup) + ")");
+        const bool exhaustive = sim.mode == labels::SimulationMode::Exhaustive;
+        if (targets.toggles && !targets.probability && exhaustive)
+            throw UsageError("--target toggle needs --mode random or seq: exhaustive vectors have "
+                             "no meaningful order");
+    }
+
+    const auto start = std::chrono::steady_clock::now();
+    std::optional<labels::SimulationResult> result;
+    if (simulate) {
+        const labels::LogicSimulator simulator(circuit, structure);
+        result = simulator.run(sim);
+        if (!targets.toggles) result->has_toggles = false;
+    }
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    const double seconds = elapsed.count();
+    std::optional<labels::ArrivalTimes> arrival;
+    if (targets.arrival) {
+        labels::DelayModel model;
+        model.load_factor = load_factor;
+        if (!libs.empty()) model.library = &library;
+        arrival = labels::compute_arrival_times(circuit, structure, model);
+    }
+
+    labels::LabelSet set = labels::make_label_set(circuit, structure, levels,
+                                                  result ? &*result : nullptr,
+                                                  arrival ? &*arrival : nullptr);
+    if (simulate && !targets.probability) set.has_simulation = false;
+    const std::string out = a.value("--out");
+    labels::write_label_csv(set, out);
+
+    if (simulate && structure.undriven_nets > 0)
+        std::cerr << "warning: " << structure.undriven_nets
+                  << " nets are read but never driven; they were simulated as 0\n";
+    if (!a.has("--quiet")) {
+        std::cout << out << ": " << set.size() << " nets, max level " << levels.max_level;
+        if (result) {
+            std::cout << ", " << mode_name(sim.mode) << " simulation of " << result->total
+                      << " samples per net";
+            char buf[64];
+            std::snprintf(buf, sizeof buf, " in %.3f s", seconds);
+            std::cout << buf;
+        }
+        if (arrival) std::cout << ", max arrival " << arrival->max_arrival;
+        std::cout << '\n';
+    }
+    return 0;
+}
+
+} // namespace gsr::cli

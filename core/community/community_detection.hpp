@@ -1,0 +1,70 @@
+#pragma once
+// Community detection on the undirected weighted graph: Leiden (Traag, Waltman, van Eck 2019)
+// and Louvain (Blondel et al. 2008), both maximising modularity with a resolution parameter.
+//
+// Parallel and deterministic: local moving takes nodes in fixed-size batches whose moves are
+// decided in parallel against the state at the batch start and applied in batch order; the
+// Leiden refinement runs community by community, each with its own seeded generator; the
+// aggregation builds rows independently. Batch sizes depend on the graph only, so one seed gives
+// one partition whatever the thread count.
+#include "community/weighted_graph.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace gsr::community {
+
+enum class Method { Leiden, Louvain };
+
+struct CommunityOptions {
+    Method method = Method::Leiden;
+    double resolution = 1.0; ///< gamma > 0: larger gives more, smaller communities
+    std::uint64_t seed = 1;
+    unsigned threads = 0; ///< 0: one per hardware thread
+    /// Leiden: passes over the whole hierarchy, each starting from the last partition; 0 repeats
+    /// until a pass changes nothing (at most kMaxLeidenIterations). Louvain makes one pass.
+    int iterations = 0;
+    double randomness = 0.01; ///< Leiden refinement: theta of the merge probabilities exp(gain/theta)
+    /// Set by another thread to stop early; detection then returns no result at all.
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+inline constexpr int kMaxLeidenIterations = 64;
+
+/// One level of the hierarchy: a partition of the original nodes.
+struct CommunityLevel {
+    std::vector<std::uint32_t> membership; ///< community of each node, numbered by size (0: largest)
+    std::uint32_t community_count = 0;
+    double modularity = 0;
+};
+
+struct CommunityResult {
+    std::vector<std::uint32_t> membership; ///< final community of each node, 0: largest
+    std::vector<std::uint32_t> sizes;      ///< nodes per community, non-increasing
+    std::uint32_t community_count = 0;
+    double modularity = 0;
+    /// Finest first, each a refinement of the next; the last is the final partition. Leiden:
+    /// its refined partitions (connected), Louvain: the partition after each level's moves.
+    std::vector<CommunityLevel> levels;
+    int iterations = 0; ///< Leiden passes made
+
+    std::uint32_t largest() const { return sizes.empty() ? 0 : sizes.front(); }
+    std::uint32_t smallest() const { return sizes.empty() ? 0 : sizes.back(); }
+};
+
+/// Detects communities. Returns std::nullopt only when `options.cancel` was set. Throws
+/// gsr::Error for a resolution that is not finite and positive, a graph without nodes or without
+/// edges, and edge weights that are not finite and positive.
+std::optional<CommunityResult> detect_communities(const WeightedGraph& g, const CommunityOptions& options);
+
+/// Renumbers a membership by community size (largest first, ties by lowest node), returning the
+/// sizes. Ids need not be dense.
+std::vector<std::uint32_t> number_by_size(std::vector<std::uint32_t>& membership);
+
+/// Nodes in communities that are not connected in `g` (0: every community is connected).
+std::size_t nodes_in_disconnected_communities(const WeightedGraph& g,
+                                              const std::vector<std::uint32_t>& membership);
+
+} // namespace gsr::community

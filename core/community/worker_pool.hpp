@@ -1,0 +1,60 @@
+#pragma once
+// A fixed set of threads that run index ranges in parallel. Which thread runs which chunk is left
+// to chance: callers keep results deterministic by making each chunk's output depend only on the
+// chunk (never on the thread) and by combining chunk results in chunk order.
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace gsr::community {
+
+class WorkerPool {
+public:
+    /// `threads` counts the calling thread; 0 means one per hardware thread.
+    explicit WorkerPool(unsigned threads = 0);
+    ~WorkerPool();
+    WorkerPool(const WorkerPool&) = delete;
+    WorkerPool& operator=(const WorkerPool&) = delete;
+
+    /// Threads that take part in parallel_for, the caller included.
+    unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
+
+    /// body(begin, end, worker) for chunks [begin, end) of [0, count), each at most `grain` long.
+    using Body = std::function<void(std::size_t, std::size_t, unsigned)>;
+
+    /// Runs every chunk once and returns when all are done. `worker` < size() names the thread,
+    /// for per-thread scratch space. The first exception a chunk throws is rethrown here; chunks
+    /// not yet started are then skipped.
+    void parallel_for(std::size_t count, std::size_t grain, const Body& body);
+
+private:
+    void worker_loop(unsigned worker);
+    void run_chunks(unsigned worker);
+
+    std::vector<std::thread> workers_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::condition_variable done_;
+    std::uint64_t generation_ = 0; ///< bumped for each job; guarded by mutex_
+    bool stopping_ = false;
+    bool job_open_ = false; ///< workers may still join the current job; guarded by mutex_
+    const Body* body_ = nullptr;
+    std::size_t count_ = 0;
+    std::size_t grain_ = 1;
+    std::size_t chunks_ = 0;
+    std::atomic<std::size_t> next_chunk_{0};
+    unsigned entered_ = 0;  ///< workers that joined the current job; guarded by mutex_
+    unsigned finished_ = 0; ///< workers that left it; guarded by mutex_
+    std::exception_ptr error_;
+};
+
+/// The thread count a `threads` option of 0 stands for.
+unsigned default_thread_count();
+
+} // namespace gsr::community

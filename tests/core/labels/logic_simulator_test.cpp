@@ -1,0 +1,308 @@
+#include "label_test_support.hpp"
+
+#include "labels/logic_simulator.hpp"
+#include "labels/net_structure.hpp"
+#include "labels/splitmix64.hpp"
+#include "util/diagnostics.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using gsr::SourceText;
+using gsr::netlist::Circuit;
+using gsr::netlist::load_netlist;
+using namespace gsr::labels;
+using namespace gsr::labels::testing;
+
+namespace {
+
+Circuit circuit_of(const std::string& name, const std::string& text)
+{
+    return load_netlist(SourceText::from_string(name, text));
+}
+
+SimulationResult simulate(const Circuit& c, const SimulationOptions& o)
+{
+    return LogicSimulator(c, build_net_structure(c)).run(o);
+}
+
+SimulationOptions exhaustive(unsigned threads = 1)
+{
+    SimulationOptions o;
+    o.mode = SimulationMode::Exhaustive;
+    o.threads = threads;
+    return o;
+}
+
+SimulationOptions random_vectors(std::uint64_t n, std::uint64_t seed, unsigned threads)
+{
+    SimulationOptions o;
+    o.mode = SimulationMode::Random;
+    o.vectors = n;
+    o.seed = seed;
+    o.threads = threads;
+    return o;
+}
+
+/// ones and toggles of every net by the scalar evaluator, one vector at a time, with the
+/// README's stimulus layout computed here from SplitMix64::next().
+struct ScalarCounts {
+    std::vector<std::uint64_t> ones, toggles;
+};
+
+ScalarCounts scalar_random(const Circuit& c, std::uint64_t n, std::uint64_t seed)
+{
+    const NetStructure s = build_net_structure(c);
+    const std::size_t words = (n + 63) / 64;
+    std::vector<std::vector<std::uint64_t>> stimulus;
+    SplitMix64 rng(seed);
+    for (std::size_t i = 0; i < s.primary_inputs.size(); ++i) {
+        stimulus.emplace_back();
+        for (std::size_t w = 0; w < words; ++w) stimulus.back().push_back(rng.next());
+    }
+    ScalarEvaluator eval(c);
+    ScalarCounts r{std::vector<std::uint64_t>(c.net_count(), 0),
+                   std::vector<std::uint64_t>(c.net_count(), 0)};
+    std::vector<int> previous;
+    for (std::uint64_t v = 0; v < n; ++v) {
+        std::vector<int> values(c.net_count(), -1);
+        for (std::size_t i = 0; i < s.primary_inputs.size(); ++i)
+            values[s.primary_inputs[i]] = static_cast<int>((stimulus[i][v / 64] >> (v % 64)) & 1u);
+        eval.evaluate(values);
+        for (std::size_t k = 0; k < values.size(); ++k) {
+            r.ones[k] += values[k] == 1;
+            if (v > 0) r.toggles[k] += values[k] != previous[k];
+        }
+        previous = values;
+    }
+    return r;
+}
+
+} // namespace
+
+TEST(SplitMix64, FirstOutputsForSeed2024AreTheReadmeOnes)
+{
+    SplitMix64 rng(2024);
+    EXPECT_EQ(rng.next(), 0x9f6d8fecf88eecd5ull);
+    EXPECT_EQ(rng.next(), 0x18e430bb1511f2d2ull);
+    EXPECT_EQ(rng.next(), 0x4c6f7cbf58dba57full);
+}
+
+TEST(SplitMix64, DirectAccessEqualsTheStream)
+{
+    SplitMix64 rng(7);
+    for (std::uint64_t k = 0; k < 1000; ++k) ASSERT_EQ(SplitMix64::at(7, k), rng.next()) << k;
+}
+
+TEST(SplitMix64, FirstVectorsOfC432FirstInputAreTheReadmeOnes)
+{
+    const std::uint64_t w = SplitMix64::at(2024, 0); // PI 0, word 0
+    const int want[8] = {1, 0, 1, 0, 1, 0, 1, 1};
+    for (int v = 0; v < 8; ++v) EXPECT_EQ(static_cast<int>((w >> v) & 1u), want[v]) << v;
+}
+
+TEST(LogicSimulator, ExhaustiveC17EqualsBruteForceOverAll32Vectors)
+{
+    const Circuit c = load_netlist(netlists_dir() + "/iscas85/bench/c17.bench");
+    const NetStructure s = build_net_structure(c);
+    ASSERT_EQ(s.primary_inputs.size(), 5u);
+    std::vector<std::uint64_t> ones(c.net_count(), 0);
+    ScalarEvaluator eval(c);
+    for (unsigned v = 0; v < 32; ++v) {
+        std::vector<int> values(c.net_count(), -1);
+        for (std::size_t i = 0; i < 5; ++i) values[s.primary_inputs[i]] = (v >> i) & 1u;
+        eval.evaluate(values);
+        for (std::size_t k = 0; k < values.size(); ++k) ones[k] += values[k] == 1;
+    }
+    const SimulationResult r = simulate(c, exhaustive());
+    EXPECT_EQ(r.total, 32u);
+    EXPECT_FALSE(r.has_toggles);
+    EXPECT_EQ(r.ones, ones);
+    EXPECT_EQ(r.ones[c.net_names.find("22")], 18u); // NAND(10, 16): P = 18/32, the README's check
+}
+
+TEST(LogicSimulator, RandomTogglesEqualScalarOnesAcrossWordAndThreadBorders)
+{
+    // 1,000 vectors: not a multiple of 64, so the last word is partial; 3 threads split the
+    // 16 words at odd places.
+    const Circuit c = load_netlist(netlists_dir() + "/iscas85/bench/c17.bench");
+    const ScalarCounts want = scalar_random(c, 1000, 99);
+    for (unsigned threads : {1u, 3u, 4u}) {
+        const SimulationResult r = simulate(c, random_vectors(1000, 99, threads));
+        EXPECT_EQ(r.total, 1000u);
+        EXPECT_EQ(r.toggle_total, 999u);
+        EXPECT_EQ(r.ones, want.ones) << threads << " threads";
+        EXPECT_EQ(r.toggles, want.toggles) << threads << " threads";
+    }
+}
+
+TEST(LogicSimulator, ThreadCountDoesNotChangeResults)
+{
+    const Circuit comb = load_netlist(netlists_dir() + "/iscas85/bench/c6288.bench");
+    const LogicSimulator sim(comb, build_net_structure(comb));
+    const SimulationResult one = sim.run(random_vectors(65536, 2024, 1));
+    const SimulationResult four = sim.run(random_vectors(65536, 2024, 4));
+    EXPECT_EQ(one.ones, four.ones);
+    EXPECT_EQ(one.toggles, four.toggles);
+
+    const Circuit blif = load_netlist(netlists_dir() + "/epfl/random_control/int2float.blif");
+    const LogicSimulator exh(blif, build_net_structure(blif));
+    EXPECT_EQ(exh.run(exhaustive(1)).ones, exh.run(exhaustive(4)).ones);
+
+    const Circuit seq = load_netlist(netlists_dir() + "/iscas89/bench/s1196.bench");
+    const LogicSimulator cyc(seq, build_net_structure(seq));
+    SimulationOptions o;
+    o.mode = SimulationMode::Sequential;
+    o.runs = 1000; // 16 words, the last one partial
+    o.cycles = 20;
+    o.warmup = 4;
+    o.threads = 1;
+    const SimulationResult s1 = cyc.run(o);
+    o.threads = 4;
+    const SimulationResult s4 = cyc.run(o);
+    EXPECT_EQ(s1.ones, s4.ones);
+    EXPECT_EQ(s1.toggles, s4.toggles);
+    EXPECT_EQ(s1.total, 16u * 1000u);
+    EXPECT_EQ(s1.toggle_total, 15u * 1000u);
+}
+
+TEST(LogicSimulator, FlipFlopsStartAtZeroAndLoadOncePerCycle)
+{
+    // q toggles every cycle: 0 1 0 1 ... in every run; r follows q one cycle later.
+    const Circuit c =
+        circuit_of("t.bench", "INPUT(a)\nOUTPUT(q)\nq = DFF(d)\nd = NOT(q)\nr = DFF(q)\n");
+    SimulationOptions o;
+    o.mode = SimulationMode::Sequential;
+    o.runs = 100;
+    o.cycles = 10;
+    o.warmup = 3; // samples cycles 3..9: q = 1 0 1 0 1 0 1
+    o.threads = 2;
+    const SimulationResult r = simulate(c, o);
+    EXPECT_EQ(r.total, 700u);
+    EXPECT_EQ(r.ones[c.net_names.find("q")], 400u);
+    EXPECT_EQ(r.ones[c.net_names.find("d")], 300u);
+    EXPECT_EQ(r.ones[c.net_names.find("r")], 300u); // r = q of the cycle before: 0 1 0 1 0 1 0
+    EXPECT_EQ(r.toggles[c.net_names.find("q")], 600u);
+    EXPECT_EQ(r.toggle_total, 600u);
+}
+
+TEST(LogicSimulator, MuxSelectsItsFirstDataInputWhenTheSelectIsOne)
+{
+    // ABC's bench MUX: y = MUX(s, a, b) = s ? a : b.
+    const Circuit c = circuit_of("t.bench", "INPUT(s)\nINPUT(a)\nINPUT(b)\nOUTPUT(y)\n"
+                                            "y = MUX(s, a, b)\nOUTPUT(z)\nz = AND(s, a)\n");
+    const SimulationResult r = simulate(c, exhaustive());
+    // y = 1 for s=1,a=1 (2 vectors) and s=0,b=1 (2 vectors)
+    EXPECT_EQ(r.ones[c.net_names.find("y")], 4u);
+    ScalarEvaluator eval(c);
+    const NetStructure s = build_net_structure(c);
+    std::uint64_t ones = 0;
+    for (unsigned v = 0; v < 8; ++v) {
+        std::vector<int> values(c.net_count(), -1);
+        for (std::size_t i = 0; i < 3; ++i) values[s.primary_inputs[i]] = (v >> i) & 1u;
+        eval.evaluate(values);
+        const bool sel = v & 1u, a = v & 2u, b = v & 4u;
+        EXPECT_EQ(values[c.net_names.find("y")], sel ? a : b);
+        ones += values[c.net_names.find("y")];
+    }
+    EXPECT_EQ(ones, 4u);
+}
+
+TEST(LogicSimulator, AigerInvertedEdgesAreComplemented)
+{
+    // y = !a & b; z = !(y) & !a, output z inverted: the net z itself is counted.
+    const Circuit c = circuit_of("t.aag", "aag 4 2 0 2 2\n2\n4\n6\n9\n6 3 4\n8 7 3\n");
+    const SimulationResult r = simulate(c, exhaustive());
+    const NetStructure s = build_net_structure(c);
+    ASSERT_EQ(s.primary_inputs.size(), 2u);
+    // Vectors (a, b): 00 01 10 11 with a = bit 0. n3 = !a & b: only a=0,b=1.
+    EXPECT_EQ(r.ones[c.net_names.find("n3")], 1u);
+    // n4 = !n3 & !a: a=0 and not (b=1): only a=0,b=0.
+    EXPECT_EQ(r.ones[c.net_names.find("n4")], 1u);
+}
+
+TEST(LogicSimulator, BlifCoversOnAndOffSetWithDontCares)
+{
+    const Circuit c = circuit_of("t.blif", ".model t\n.inputs a b c\n.outputs x y k\n"
+                                           ".names a b c x\n1-1 1\n01- 1\n"
+                                           ".names a b c y\n1-1 0\n01- 0\n"
+                                           ".names k\n1\n.end\n");
+    const SimulationResult r = simulate(c, exhaustive());
+    // x = a&c | !a&b: a=1,c=1 (2 of 8) + a=0,b=1 (2 of 8) = 4; y is its complement.
+    EXPECT_EQ(r.ones[c.net_names.find("x")], 4u);
+    EXPECT_EQ(r.ones[c.net_names.find("y")], 4u);
+    EXPECT_EQ(r.ones[c.net_names.find("k")], 8u);
+    ScalarEvaluator eval(c);
+    const NetStructure s = build_net_structure(c);
+    for (unsigned v = 0; v < 8; ++v) {
+        std::vector<int> values(c.net_count(), -1);
+        for (std::size_t i = 0; i < 3; ++i) values[s.primary_inputs[i]] = (v >> i) & 1u;
+        eval.evaluate(values);
+        EXPECT_NE(values[c.net_names.find("x")], values[c.net_names.find("y")]);
+    }
+}
+
+TEST(LogicSimulator, AnUnsimulableCellIsAnErrorNamingIt)
+{
+    const Circuit lut =
+        circuit_of("t.bench", "INPUT(a)\nINPUT(b)\nOUTPUT(y)\ny = LUT 0x8 (a, b)\n");
+    try {
+        LogicSimulator sim(lut, build_net_structure(lut));
+        FAIL() << "expected gsr::Error";
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("'y'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("LUT"), std::string::npos) << e.what();
+    }
+
+    const Circuit inst = circuit_of("t.v", "module t(a, y);\ninput a;\noutput y;\n"
+                                           "INV_X1 u7 (.A(a), .ZN(y));\nendmodule\n");
+    try {
+        LogicSimulator sim(inst, build_net_structure(inst));
+        FAIL() << "expected gsr::Error";
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("'u7'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("INV_X1"), std::string::npos) << e.what();
+    }
+
+    const Circuit expr = circuit_of("t.v", "module t(a, b, y);\ninput [1:0] a, b;\n"
+                                           "output [1:0] y;\nassign y = a + b;\nendmodule\n");
+    EXPECT_THROW(LogicSimulator(expr, build_net_structure(expr)), gsr::Error);
+}
+
+TEST(LogicSimulator, ExhaustiveAbove20InputsIsAnErrorNamingTheLimit)
+{
+    std::string text;
+    for (int i = 0; i < 21; ++i) text += "INPUT(i" + std::to_string(i) + ")\n";
+    text += "OUTPUT(y)\ny = AND(i0, i20)\n";
+    const Circuit c = circuit_of("t.bench", text);
+    try {
+        simulate(c, exhaustive());
+        FAIL() << "expected gsr::Error";
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("20"), std::string::npos) << e.what();
+    }
+}
+
+TEST(LogicSimulator, RandomModeOnASequentialCircuitIsAnError)
+{
+    const Circuit c = load_netlist(netlists_dir() + "/iscas89/bench/s344.bench");
+    EXPECT_THROW(simulate(c, random_vectors(64, 1, 1)), gsr::Error);
+}
+
+TEST(LogicSimulator, UndrivenNetsReadAsZero)
+{
+    const Circuit c = circuit_of("t.bench", "INPUT(a)\nOUTPUT(y)\ny = OR(a, ghost)\n");
+    const LogicSimulator sim(c, build_net_structure(c));
+    EXPECT_EQ(sim.undriven_nets(), 1u);
+    const SimulationResult r = sim.run(exhaustive());
+    EXPECT_EQ(r.ones[c.net_names.find("y")], 1u);
+}
+
+TEST(LogicSimulator, RowsAreRecycledOnDeepCircuits)
+{
+    const Circuit c = load_netlist(netlists_dir() + "/iscas85/bench/c6288.bench");
+    const LogicSimulator sim(c, build_net_structure(c));
+    EXPECT_EQ(sim.instruction_count(), 2448u - 32u);
+    EXPECT_LT(sim.live_rows(), sim.instruction_count() / 2);
+}
