@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Run HERE before a device call: copies the headers and sources the GPU machine lacks (it has
-# no network) from this machine's Debian packages into .deps/, which the call carries.
+# no network) from this machine's Debian packages, and the shared test data, into .deps/,
+# which the call carries.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mkdir -p .deps/include
 cp -r /usr/include/nlohmann .deps/include/
 rm -rf .deps/googletest && cp -r /usr/src/googletest .deps/googletest
+# The public test data (read in place by the tests; ignored by git, never committed).
+rm -rf .deps/data && cp -r ../shared/data .deps/data
 du -sh .deps

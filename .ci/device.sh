@@ -24,7 +24,9 @@ step() { # name, command...
     tail -5 "$OUT/$name.log"
   fi
 }
-step configure cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release \
+data=()
+[ -d .deps/data ] && data=(-DGSR_DATA_DIR="$PWD/.deps/data")
+step configure cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release "${data[@]}" \
   -DGSR_BUILD_GUI=OFF -DGSR_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="90-real;80-virtual"
 step build cmake --build build/device -j "$(nproc)"
 step unit-tests ctest --test-dir build/device -L unit -j "$(nproc)" --output-on-failure
