@@ -226,6 +226,15 @@ void append_int(std::string& s, std::int64_t v)
 // ---------------------------------------------------------------------------------------------
 // Net names while reading
 
+/// Shrinks a vector whose reservation (made from the size of the rest of the file) turned out
+/// far too big, when its content is small enough to copy at no real cost.
+template <class T>
+void give_back_unused(std::vector<T>& v)
+{
+    if (v.size() * sizeof(T) < (std::size_t{1} << 20) && v.capacity() > 2 * v.size() + 1024)
+        v.shrink_to_fit();
+}
+
 /// Names of one module (its nets, ports or vectors): stored in id order, found through an
 /// open-addressing index whose slots keep the full 32-bit hash, so a probe rarely touches the
 /// characters and growing never re-reads a name. Light on purpose: a file can hold thousands of
@@ -236,20 +245,20 @@ class NameTable {
 public:
     NameTable() : slots_(kInitialSlots, 0) {}
 
-    /// Room for about `names` names. Only the storage is reserved (pages nobody writes cost
-    /// nothing); the index jumps to that size once the table proves big, so that many small
-    /// modules never zero-fill large tables.
-    void reserve(std::size_t names, std::size_t chars)
+    /// Room for up to `names` names of `chars` characters: storage pages nobody writes cost
+    /// nothing, so this may be generous. The index, zero-filled and so paid in full, jumps to
+    /// `likely_names` once the table proves big; many small modules never fill large tables.
+    void reserve(std::size_t names, std::size_t chars, std::size_t likely_names)
     {
         spans_.reserve(names);
         chars_.reserve(chars);
-        expected_ = names;
+        expected_ = likely_names;
     }
     /// Gives back reserved storage that was not used.
     void shrink()
     {
-        if (spans_.capacity() > 2 * spans_.size() + 1024) spans_.shrink_to_fit();
-        if (chars_.capacity() > 2 * chars_.size() + 8192) chars_.shrink_to_fit();
+        give_back_unused(spans_);
+        give_back_unused(chars_);
     }
     std::size_t size() const { return spans_.size(); }
     std::string_view view(std::uint32_t id) const
@@ -465,7 +474,9 @@ struct ModuleDef {
     std::vector<Cell> cells; ///< type: id in the type pool; pins: local nets or constants
     std::vector<Pin> pins;
     std::vector<WideConnection> wide;
-    std::vector<std::size_t> instance_offsets; ///< of the instance name, one per Instance cell
+    /// Where each Instance cell's name is, relative to `offset`: for messages of elaboration.
+    std::vector<std::uint32_t> instance_offsets;
+    std::size_t instance_offset(std::size_t k) const { return offset + instance_offsets[k]; }
     std::vector<SimpleAssign> simple_assigns;
     std::vector<SimpleAssign> constant_ties; ///< supply0/supply1 nets: constants in every style
 
@@ -564,7 +575,7 @@ public:
         flat_limit_ = bits_left_;
         // Instance names of a big netlist go to this pool: reserve by the file size (pages that
         // stay unused are never touched).
-        if (src_.size() > (1u << 20)) c_.names.reserve(src_.size() / 64, src_.size() / 10);
+        if (src_.size() > (1u << 20)) c_.names.reserve(src_.size() / 40, src_.size() / 5);
         parse_file();
         elaborate();
         warnings_.flush(src_, c_.diagnostics);
@@ -818,9 +829,12 @@ void Reader::parse_file()
             parse_module();
         } else if (kw && (kw->kind == Kw::Primitive || kw->kind == Kw::Config)) {
             const Token start = tok_;
-            warn(offset(start), "'" + std::string(kw->word) + "' block skipped; instances of a "
-                                "user-defined primitive become black boxes");
             advance();
+            if (kw->kind == Kw::Primitive)
+                warn(offset(start), "user-defined primitive '" + std::string(tok_.text()) +
+                                        "' skipped: its instances become black boxes");
+            else
+                warn(offset(start), "'config' block skipped");
             skip_block(start, kw->end);
         } else if (tok_.is(';')) {
             advance();
@@ -855,7 +869,7 @@ void Reader::parse_module()
     if (rest > (1u << 20)) {
         m.cells.reserve(rest / 48);
         m.pins.reserve(rest / 14);
-        m.nets.reserve(rest / 100, rest / 10);
+        m.nets.reserve(rest / 40, rest / 6, rest / 100);
         m.instance_offsets.reserve(rest / 48);
     }
 
@@ -1277,7 +1291,8 @@ void Reader::parse_instances(ModuleDef& m)
         m.cells.push_back(Cell{c_.names.add_unindexed(inst.text()), type, first,
                                static_cast<std::uint32_t>(m.pins.size()) - first,
                                CellKind::Instance, 0});
-        m.instance_offsets.push_back(offset(inst));
+        // 32 bits from the module's start: a module of 4 GiB would not fit in memory anyway
+        m.instance_offsets.push_back(static_cast<std::uint32_t>(offset(inst) - m.offset));
         m.has_instances = true;
         if (tok_.is(',')) {
             advance();
@@ -1424,11 +1439,11 @@ void Reader::finish_module(ModuleDef& m)
                                std::string(m.name) + "' is tied to two different constants");
     m.simple_assigns = {};
     m.constant_ties = {};
-    // Small modules give back what was reserved for the rest of the file.
-    if (m.cells.capacity() > 2 * m.cells.size() + 1024) m.cells.shrink_to_fit();
-    if (m.pins.capacity() > 2 * m.pins.size() + 4096) m.pins.shrink_to_fit();
-    if (m.instance_offsets.capacity() > 2 * m.instance_offsets.size() + 1024)
-        m.instance_offsets.shrink_to_fit();
+    // Small modules give back what was reserved for the rest of the file. A big one keeps it:
+    // reserved pages it never wrote cost nothing, while shrinking would copy it.
+    give_back_unused(m.cells);
+    give_back_unused(m.pins);
+    give_back_unused(m.instance_offsets);
     m.nets.shrink();
 }
 
@@ -2149,7 +2164,7 @@ std::uint32_t Reader::choose_top()
             if (cell.kind != CellKind::Instance) continue;
             const std::int32_t d = module_of_type_[cell.type];
             if (d == static_cast<std::int32_t>(i))
-                src_.fail(m.instance_offsets[k], "recursive instantiation: module '" +
+                src_.fail(m.instance_offset(k), "recursive instantiation: module '" +
                                                      std::string(m.name) + "' instantiates itself");
             if (d >= 0) instantiated[static_cast<std::size_t>(d)] = 1;
             ++k;
@@ -2214,7 +2229,7 @@ void Reader::check_recursion(std::uint32_t top)
             v.pins = add(v.pins, cell.pin_count);
             continue;
         }
-        const std::size_t inst_offset = m.instance_offsets[v.instance++];
+        const std::size_t inst_offset = m.instance_offset(v.instance++);
         const std::int32_t d = module_of_type_[cell.type];
         if (d < 0 || is_flip_flop_module_[static_cast<std::size_t>(d)]) {
             v.pins = add(v.pins, d < 0 ? cell.pin_count : modules_[d]->port_bits.size());
@@ -2504,7 +2519,7 @@ void Reader::flatten_into_circuit(std::uint32_t top_index)
             if (cell.kind == CellKind::Instance) {
                 collect_groups(top, cell, wide);
                 fix_instance(cell, c_.pins.data() + cell.first_pin,
-                             top.instance_offsets[instance++]);
+                             top.instance_offset(instance++));
             } else {
                 cell.type = final_type(cell.type);
             }
@@ -2531,7 +2546,7 @@ void Reader::flatten_into_circuit(std::uint32_t top_index)
         const Cell& cell = m.cells[f.cell++];
         std::size_t inst_offset = kNoOffset;
         if (cell.kind == CellKind::Instance) {
-            inst_offset = m.instance_offsets[f.instance++];
+            inst_offset = m.instance_offset(f.instance++);
             collect_groups(m, cell, f.wide);
             const std::int32_t d = module_of_type_[cell.type];
             if (d >= 0) {
@@ -2618,18 +2633,27 @@ void Reader::compact_nets()
     std::size_t chars = 0;
     for (std::size_t i = 0; i < n; ++i)
         if (remap[i] != kUnmapped) chars += gnets_.view(static_cast<NetId>(i)).size();
-    std::vector<NetId> order;
-    order.reserve(used);
-    for (std::size_t i = 0; i < n; ++i)
-        if (remap[i] != kUnmapped) order.push_back(static_cast<NetId>(i));
     NamePool out;
     out.reserve(used, chars);
     out.reserve_index(used);
     // Every insertion lands in a random slot: prefetching a few names ahead overlaps the misses.
+    // `ring` holds the next used ids, in order; `scan` only reads entries not interned yet, which
+    // still hold the "used" mark.
     constexpr std::size_t kAhead = 16;
-    for (std::size_t k = 0; k < order.size(); ++k) {
-        if (k + kAhead < order.size()) out.prefetch(gnets_.view(order[k + kAhead]));
-        remap[order[k]] = out.intern(gnets_.view(order[k]));
+    std::array<NetId, kAhead> ring{};
+    std::size_t head = 0, queued = 0, scan = 0;
+    auto refill = [&]() {
+        for (; queued < kAhead && scan < n; ++scan) {
+            if (remap[scan] == kUnmapped) continue;
+            out.prefetch(gnets_.view(static_cast<NetId>(scan)));
+            ring[(head + queued++) % kAhead] = static_cast<NetId>(scan);
+        }
+    };
+    for (refill(); queued > 0; refill()) {
+        const NetId i = ring[head];
+        head = (head + 1) % kAhead;
+        --queued;
+        remap[i] = out.intern(gnets_.view(i));
     }
     for (Pin& p : c_.pins)
         if (p.net != kNoNet) p.net = remap[p.net];

@@ -615,6 +615,17 @@ TEST(VerilogReader, BehaviouralBlocksAreSkippedWithTheirNesting)
     EXPECT_TRUE(has_warning(c, "generate"));
 }
 
+TEST(VerilogReader, UserDefinedPrimitiveIsSkippedAndItsInstancesAreBlackBoxes)
+{
+    const Circuit c = verilog("primitive latch (q, d, en);\n output q; reg q; input d, en;\n"
+                              " table\n  ? 0 : ? : - ;\n  0 (01) : ? : 0 ;\n  1 1 : ? : 1 ;\n"
+                              " endtable\nendprimitive\n"
+                              "module m(d, e, q); input d, e; output q; latch l1(q, d, e); endmodule\n");
+    ASSERT_EQ(c.cells.size(), 1u);
+    EXPECT_TRUE(c.cells[0].flags & kCellBlackBox);
+    EXPECT_TRUE(has_warning(c, "user-defined primitive 'latch'"));
+}
+
 // --- warnings ---------------------------------------------------------------------------------
 
 TEST(VerilogReader, UndrivenNetReadByAGateWarns)
