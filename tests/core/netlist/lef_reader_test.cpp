@@ -1,4 +1,5 @@
 #include "netlist/readers.hpp"
+#include "netlist_test_data.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,59 +13,7 @@
 namespace gsr::netlist {
 namespace {
 
-const std::string kNetlists = std::string(GSR_DATA_DIR) + "/netlists/";
-
-/// The COUNTS.csv row of `file` (relative to the netlists folder), column name -> value.
-std::map<std::string, std::string> counts_row(const std::string& file)
-{
-    std::ifstream in(kNetlists + "COUNTS.csv");
-    std::string line;
-    std::vector<std::string> header;
-    auto split = [](const std::string& s) {
-        std::vector<std::string> out(1);
-        bool quoted = false;
-        for (char c : s) {
-            if (c == '\r') continue; // the file has CRLF line ends
-            if (c == '"')
-                quoted = !quoted;
-            else if (c == ',' && !quoted)
-                out.emplace_back();
-            else
-                out.back() += c;
-        }
-        return out;
-    };
-    while (std::getline(in, line)) {
-        const std::vector<std::string> cols = split(line);
-        if (header.empty()) {
-            header = cols;
-            continue;
-        }
-        if (cols[0] != file) continue;
-        std::map<std::string, std::string> row;
-        for (std::size_t i = 0; i < header.size() && i < cols.size(); ++i)
-            row[header[i]] = cols[i];
-        return row;
-    }
-    return {};
-}
-
-/// A number that MANIFEST.md states for `file`, matched by `pattern` with one group.
-std::int64_t manifest_number(const std::string& file, const std::string& pattern)
-{
-    std::ifstream in(kNetlists + "MANIFEST.md");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
-    const std::size_t at = text.find("### `" + file + "`");
-    if (at == std::string::npos) return -1;
-    const std::size_t end = text.find("\n### ", at + 1);
-    const std::string entry =
-        text.substr(at, end == std::string::npos ? std::string::npos : end - at);
-    std::smatch m;
-    if (!std::regex_search(entry, m, std::regex(pattern))) return -1;
-    return std::stoll(m[1].str());
-}
+using namespace testdata;
 
 Library parse(const std::string& text) { return read_lef(SourceText::from_string("t.lef", text)); }
 

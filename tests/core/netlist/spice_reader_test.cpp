@@ -1,4 +1,5 @@
 #include "netlist/readers.hpp"
+#include "netlist_test_data.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,42 +13,7 @@
 namespace gsr::netlist {
 namespace {
 
-const std::string kNetlists = std::string(GSR_DATA_DIR) + "/netlists/";
-
-/// The COUNTS.csv row of `file` (relative to the netlists folder), column name -> value.
-std::map<std::string, std::string> counts_row(const std::string& file)
-{
-    std::ifstream in(kNetlists + "COUNTS.csv");
-    std::string line;
-    std::vector<std::string> header;
-    auto split = [](const std::string& s) {
-        std::vector<std::string> out(1);
-        bool quoted = false;
-        for (char c : s) {
-            if (c == '\r') continue; // the file has CRLF line ends
-            if (c == '"')
-                quoted = !quoted;
-            else if (c == ',' && !quoted)
-                out.emplace_back();
-            else
-                out.back() += c;
-        }
-        return out;
-    };
-    while (std::getline(in, line)) {
-        const std::vector<std::string> cols = split(line);
-        if (header.empty()) {
-            header = cols;
-            continue;
-        }
-        if (cols[0] != file) continue;
-        std::map<std::string, std::string> row;
-        for (std::size_t i = 0; i < header.size() && i < cols.size(); ++i)
-            row[header[i]] = cols[i];
-        return row;
-    }
-    return {};
-}
+using namespace testdata;
 
 Circuit parse(const std::string& text, const std::string& name = "t.cir")
 {
@@ -62,13 +28,6 @@ Error parse_error(const std::string& text)
         return e;
     }
     return Error("no error");
-}
-
-const Cell* find_cell(const Circuit& c, std::string_view name)
-{
-    for (const Cell& cell : c.cells)
-        if (c.cell_name(cell) == name) return &cell;
-    return nullptr;
 }
 
 std::string net_of(const Circuit& c, const Cell& cell, std::uint32_t i)
