@@ -17,57 +17,8 @@ bool is_control(unsigned char c)
     return (c < 0x20 && !is_blank(static_cast<char>(c))) || c == 0x7f;
 }
 
-std::string hex_byte(unsigned char c)
-{
-    static const char digits[] = "0123456789abcdef";
-    return std::string("0x") + digits[c >> 4] + digits[c & 15];
-}
 
 } // namespace
-
-SourceLocation OffsetLocator::locate(std::size_t offset)
-{
-    const std::string_view text = src_.text();
-    if (offset > text.size()) offset = text.size();
-    if (offset < offset_) { // asked backwards: start over
-        offset_ = 0;
-        line_start_ = 0;
-        line_ = 1;
-    }
-    const char* p = text.data() + offset_;
-    const char* end = text.data() + offset;
-    while (p < end) {
-        const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
-        if (!nl) break;
-        p = static_cast<const char*>(nl) + 1;
-        ++line_;
-        line_start_ = static_cast<std::size_t>(p - text.data());
-    }
-    offset_ = offset;
-    return {src_.name(), line_, static_cast<int>(offset - line_start_) + 1};
-}
-
-void check_text_input(const SourceText& src, std::string_view format)
-{
-    const std::string_view text = src.text();
-    if (!looks_like_text(text)) {
-        std::size_t bad = 0;
-        const std::size_t n = text.size() < 8192 ? text.size() : 8192;
-        for (std::size_t i = 0; i < n; ++i) {
-            if (is_control(static_cast<unsigned char>(text[i]))) {
-                bad = i;
-                break;
-            }
-        }
-        src.fail(bad, "found binary data (byte " +
-                          hex_byte(static_cast<unsigned char>(text[bad])) + "): expected a " +
-                          std::string(format) + " text file");
-    }
-    std::size_t first = bom_length(text);
-    while (first < text.size() && is_blank(text[first])) ++first;
-    if (first < text.size() && text[first] == '<')
-        src.fail(first, "found an HTML or XML page: expected a " + std::string(format) + " file");
-}
 
 LefDefLexer::LefDefLexer(const SourceText& src, std::string_view format)
     : src_(src), text_(src.text()), format_(format), pos_(bom_length(src.text())), locator_(src)

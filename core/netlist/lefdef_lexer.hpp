@@ -22,20 +22,6 @@ struct LefDefToken {
     std::size_t end_offset() const { return offset + text.size() + (quoted ? 2 : 0); }
 };
 
-/// Maps offsets to line and column quickly when they are asked for in increasing order, as
-/// warnings are; SourceText::location rescans from the start each time.
-class OffsetLocator {
-public:
-    explicit OffsetLocator(const SourceText& src) : src_(src) {}
-    SourceLocation locate(std::size_t offset);
-
-private:
-    const SourceText& src_;
-    std::size_t offset_ = 0;
-    std::size_t line_start_ = 0;
-    int line_ = 1;
-};
-
 class LefDefLexer {
 public:
     /// `format` ("LEF", "DEF") is used in messages. Fails on binary data and HTML pages.
@@ -90,15 +76,5 @@ private:
     bool has_peeked_ = false;
     OffsetLocator locator_;
 };
-
-/// Length of a UTF-8 byte order mark at the start of `text` (editors on Windows add one).
-inline std::size_t bom_length(std::string_view text)
-{
-    return text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-}
-
-/// Fails at the first byte that cannot be in a text file, or at a leading HTML/XML tag: input
-/// that is not `format` at all, said so instead of a puzzling syntax error further on.
-void check_text_input(const SourceText& src, std::string_view format);
 
 } // namespace gsr::netlist
