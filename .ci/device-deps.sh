@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mkdir -p .deps/include
 cp -r /usr/include/nlohmann .deps/include/
+rm -rf .deps/include/eigen3 && cp -r /usr/include/eigen3 .deps/include/eigen3
 rm -rf .deps/googletest && cp -r /usr/src/googletest .deps/googletest
 # The public test data (read in place by the tests; ignored by git, never committed).
 rm -rf .deps/data && cp -r ../shared/data .deps/data

@@ -71,6 +71,13 @@ void print_help()
         "  labels FILE --out CSV [--target sp|toggle|level|arrival|all] [--mode random|exhaustive|seq]\n"
         "         [--vectors N] [--seed S] [--runs R --cycles C --warmup W] [--threads T]\n"
         "         [--liberty LIB]... [--load-factor K]      per-net learning targets as CSV\n"
+        "  train FILE... --test FILE... [--val FILE...] --db PROJECT [--target sp|toggle|level|arrival]\n"
+        "        [--model gcn|sage|res|rev|gsr] [--layers L] [--hidden D] [--groups C] [--topk K]\n"
+        "        [--epochs E] [--lr X] [--batch B] [--seed S] [--patience P] [--device auto|cpu|gpu]\n"
+        "        [--resume RUN] [--json]            train a GNN; test it on other circuits\n"
+        "  runs list --db PROJECT [--json]          the training runs of a project\n"
+        "  memory --model M --layers L --hidden D [--groups C] [--topk K] --nodes N --edges E\n"
+        "         [--features F] [--directed] [--json]   per-layer memory of a training step\n"
         "  help                                      this text\n"
         "  --version                                 the version\n"
         "\n"
@@ -114,6 +121,9 @@ int run(const std::vector<std::string>& args)
     if (args[0] == "import") return cmd_import(rest);
     if (args[0] == "netlists") return cmd_netlists(rest);
     if (args[0] == "labels") return cmd_labels(rest);
+    if (args[0] == "train") return cmd_train(rest);
+    if (args[0] == "runs") return cmd_runs(rest);
+    if (args[0] == "memory") return cmd_memory(rest);
     throw UsageError("unknown command '" + args[0] + "'");
 }
 

@@ -32,5 +32,8 @@ int cmd_info(const std::vector<std::string>& args);
 int cmd_import(const std::vector<std::string>& args);
 int cmd_netlists(const std::vector<std::string>& args);
 int cmd_labels(const std::vector<std::string>& args);
+int cmd_train(const std::vector<std::string>& args);
+int cmd_runs(const std::vector<std::string>& args);
+int cmd_memory(const std::vector<std::string>& args);
 
 } // namespace gsr::cli

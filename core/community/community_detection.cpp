@@ -1,6 +1,5 @@
 #include "community/community_detection.hpp"
 
-#include "community/csr_assembly.hpp"
 #include "community/random.hpp"
 #include "community/worker_pool.hpp"
 #include "util/diagnostics.hpp"
@@ -10,9 +9,6 @@
 #include <limits>
 #include <numeric>
 #include <string>
-#include <cstdio>
-#include <chrono>
-#include <cstdlib>
 
 namespace gsr::community {
 namespace {
@@ -21,18 +17,29 @@ namespace {
 struct Cancelled {};
 
 constexpr std::uint32_t kToEmpty = std::numeric_limits<std::uint32_t>::max();
-constexpr std::size_t kDecideGrain = 256;     ///< nodes per parallel chunk of a batch
-constexpr std::size_t kMaxBatch = 4096;       ///< nodes decided against one snapshot
-constexpr std::size_t kBatchFraction = 64;    ///< ... and at most 1/64 of the graph
-constexpr std::size_t kCommunityGrain = 32;   ///< communities per refinement chunk
+constexpr std::uint32_t kNotMoved = kToEmpty - 1;
+constexpr std::size_t kDecideGrain = 256;   ///< nodes per parallel chunk of a batch
+constexpr std::size_t kMaxBatch = 4096;     ///< nodes decided against one snapshot
+constexpr std::size_t kBatchFraction = 64;  ///< ... and at most 1/64 of the graph
+constexpr std::size_t kCommunityGrain = 32; ///< communities per refinement chunk
 constexpr int kMaxLouvainSweeps = 100;
-constexpr double kLouvainMinGain = 1e-7;      ///< a sweep that gains less ends the level
+constexpr double kLouvainMinGainShare = 0.01; ///< a sweep gaining less than this share of the
+                                              ///< first sweep's gain ends the level
 
-/// Scratch space of one thread. `acc` is all zeros between uses.
-struct WorkerScratch {
+/// Scratch space of one thread, on cache lines of its own (push_back writes the headers).
+/// `acc` is all zeros between uses.
+struct alignas(64) WorkerScratch {
     std::vector<double> acc;
     std::vector<std::uint32_t> touched;
+    std::vector<std::uint32_t> slots; ///< n long: touched communities in local moving
+    // Local moving: the moves decided earlier in the current chunk (all n long).
+    std::vector<std::uint32_t> moved_to; ///< new community of a node, or kNotMoved
+    std::vector<double> tot_delta;       ///< change of a community's strength
+    std::vector<std::int64_t> size_delta;
+    std::vector<NodeId> moved_nodes;
+    std::vector<std::uint32_t> delta_communities;
     std::vector<std::uint32_t> candidates;
+    std::vector<double> gains; ///< of the candidates, then their weights
     std::vector<NodeId> order;
 };
 
@@ -63,7 +70,8 @@ std::vector<NodeId> local_shuffle(std::size_t n, SeededRandom& rng)
     order.reserve(n);
     for (std::uint32_t b : block_order) {
         const std::size_t first = order.size();
-        for (std::size_t v = b * kBlock; v < std::min(n, (b + 1) * kBlock); ++v) order.push_back(static_cast<NodeId>(v));
+        for (std::size_t v = b * kBlock; v < std::min(n, (b + 1) * kBlock); ++v)
+            order.push_back(static_cast<NodeId>(v));
         rng.shuffle(std::span<NodeId>(order.data() + first, order.size() - first));
     }
     return order;
@@ -81,7 +89,10 @@ public:
 private:
     struct Pass {
         std::vector<std::uint32_t> membership;
-        std::vector<std::vector<std::uint32_t>> levels;
+        double modularity = 0;
+        std::vector<std::vector<std::uint32_t>> levels; ///< when asked to keep them
+        std::vector<double> level_modularity;
+        bool unrefined = false; ///< a level was aggregated by its unrefined partition
     };
 
     void check_cancel() const
@@ -89,14 +100,15 @@ private:
         if (options_.cancel && options_.cancel->load(std::memory_order_relaxed)) throw Cancelled{};
     }
 
-    Pass one_pass(std::vector<std::uint32_t> start, std::uint64_t seed);
+    Pass one_pass(const WeightedGraph& base, const std::vector<double>& base_strength,
+                  std::vector<std::uint32_t> start, std::uint64_t seed, bool keep_levels);
     void move_nodes(const WeightedGraph& g, const std::vector<double>& k,
                     std::vector<std::uint32_t>& member, std::uint64_t seed, bool queue_mode);
     std::vector<std::uint32_t> refine(const WeightedGraph& g, const std::vector<double>& k,
                                       const std::vector<std::uint32_t>& member,
                                       std::uint32_t communities, std::uint64_t seed);
     WeightedGraph aggregate(const WeightedGraph& g, const std::vector<std::uint32_t>& agg_of,
-                            std::uint32_t aggregate_count);
+                            std::uint32_t aggregate_count, std::vector<double>& self_weight);
     std::size_t split_disconnected(std::vector<std::uint32_t>& membership) const;
 
     const WeightedGraph& g0_;
@@ -104,6 +116,7 @@ private:
     WorkerPool pool_;
     std::vector<double> strength0_;
     double gamma_scaled_ = 0; ///< gamma / 2m: the weight of the null-model term
+    double two_m_inverse_ = 0;
     std::vector<WorkerScratch> scratch_;
 };
 
@@ -122,78 +135,141 @@ void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
         if (size[c] == 0) empty.push_back(static_cast<std::uint32_t>(c));
 
     const double gs = gamma_scaled_;
-    const std::size_t batch = getenv("GSR_BATCH") ? std::clamp<std::size_t>(n / atoi(getenv("GSR_BATCH")), 1, kMaxBatch) : std::clamp<std::size_t>(n / kBatchFraction, 1, kMaxBatch);
+    const std::size_t batch = std::clamp<std::size_t>(n / kBatchFraction, 1, kMaxBatch);
     std::vector<std::uint32_t> decision(batch);
     std::vector<double> gain(batch);
     std::vector<NodeId> batch_nodes(batch);
 
-    // The best community for v given the state at the batch start; its gain over staying.
+    // Decisions. The nodes of one chunk (kDecideGrain consecutive batch entries, a fixed split)
+    // are decided one after another, each seeing the moves decided before it in its chunk
+    // through an overlay on the state at the batch start; chunks run in parallel.
+    const std::uint64_t* const offsets = g.offsets.data();
+    const NodeId* const targets = g.targets.data();
+    const double* const weights = g.weights.data();
+    const std::uint32_t* const community = member.data();
     auto decide = [&](NodeId v, WorkerScratch& s, double& best_gain_out) {
-        const std::uint32_t from = member[v];
-        std::vector<double>& acc = s.acc;
-        s.touched.clear();
-        for (std::uint64_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
-            const NodeId u = g.targets[e];
-            if (u == v) continue;
-            const std::uint32_t c = member[u];
-            if (acc[c] == 0) s.touched.push_back(c);
-            acc[c] += g.weights[e];
+        const std::uint32_t from = community[v];
+        double* const acc = s.acc.data();
+        std::uint32_t* const touched = s.slots.data();
+        const std::uint32_t* const moved_to = s.moved_to.data();
+        const double* const tot_delta = s.tot_delta.data();
+        std::size_t touched_count = 0;
+        for (std::uint64_t e = offsets[v], end = offsets[v + 1]; e < end; ++e) {
+            const NodeId u = targets[e];
+            const std::uint32_t moved = moved_to[u];
+            const std::uint32_t c = moved == kNotMoved ? community[u] : moved;
+            if (u == v || c == kToEmpty) continue; // a new community: not a candidate
+            touched[touched_count] = c;
+            touched_count += acc[c] == 0;
+            acc[c] += weights[e];
         }
         const double kv = k[v];
         const double eps = 1e-12 * std::max(kv, 1.0);
-        const double stay = acc[from] - gs * kv * (tot[from] - kv);
+        const double stay = acc[from] - gs * kv * (tot[from] + tot_delta[from] - kv);
         double best = stay;
         std::uint32_t target = from;
-        for (std::uint32_t c : s.touched) {
-            if (c == from) continue;
-            const double q = acc[c] - gs * kv * tot[c];
-            if (q > best + eps) {
+        for (std::size_t i = 0; i < touched_count; ++i) {
+            const std::uint32_t c = touched[i];
+            const double q = acc[c] - gs * kv * (tot[c] + tot_delta[c]);
+            acc[c] = 0;
+            if (c != from && q > best + eps) {
                 best = q;
                 target = c;
             }
         }
-        if (size[from] > 1 && 0 > best + eps) {
+        if (static_cast<std::int64_t>(size[from]) + s.size_delta[from] > 1 && 0 > best + eps) {
             best = 0;
             target = kToEmpty;
         }
-        for (std::uint32_t c : s.touched) acc[c] = 0;
         best_gain_out = best - stay;
         return target;
     };
     auto decide_batch = [&](std::size_t count) {
         check_cancel();
         pool_.parallel_for(count, kDecideGrain, [&](std::size_t b, std::size_t e, unsigned w) {
-            for (std::size_t i = b; i < e; ++i) decision[i] = decide(batch_nodes[i], scratch_[w], gain[i]);
+            WorkerScratch& s = scratch_[w];
+            constexpr std::size_t kAhead = 8;
+            for (std::size_t i = b; i < e; ++i) {
+                if (i + 2 * kAhead < e) __builtin_prefetch(offsets + batch_nodes[i + 2 * kAhead]);
+                if (i + kAhead < e) {
+                    const std::uint64_t first = offsets[batch_nodes[i + kAhead]];
+                    __builtin_prefetch(targets + first);
+                    __builtin_prefetch(weights + first);
+                }
+                const NodeId v = batch_nodes[i];
+                const std::uint32_t to = decision[i] = decide(v, s, gain[i]);
+                const std::uint32_t from = community[v];
+                if (to == from) continue;
+                s.moved_to[v] = to;
+                s.moved_nodes.push_back(v);
+                s.tot_delta[from] -= k[v];
+                --s.size_delta[from];
+                s.delta_communities.push_back(from);
+                if (to != kToEmpty) {
+                    s.tot_delta[to] += k[v];
+                    ++s.size_delta[to];
+                    s.delta_communities.push_back(to);
+                }
+            }
+            for (NodeId v : s.moved_nodes) s.moved_to[v] = kNotMoved;
+            for (std::uint32_t c : s.delta_communities) {
+                s.tot_delta[c] = 0;
+                s.size_delta[c] = 0;
+            }
+            s.moved_nodes.clear();
+            s.delta_communities.clear();
         });
     };
-    // Decisions within a batch ignore each other. A move whose own or target community changed
-    // earlier in the same batch is checked again against the current state, so that every move
-    // applied improves the quality: no two neighbours swap places forever.
-    std::vector<std::uint32_t> changed_in_batch(n, 0);
-    std::uint32_t batch_stamp = 0;
+
+    // Applying, in batch order. A decision assumed the batch-start state plus its own chunk's
+    // earlier moves; where another chunk changed its own or its target community, or a move it
+    // counted on was refused, it is checked again against the current state. So every move
+    // applied improves the quality, and no two neighbours swap places forever.
+    // changed[c]: batch stamp << 32 | (chunk + 1) of the one chunk that changed c, or 0 for
+    // "several chunks, or a refused move".
+    std::vector<std::uint64_t> changed(n, 0);
+    std::uint64_t batch_stamp = 0;
+    auto changed_elsewhere = [&](std::uint32_t c, std::uint64_t chunk) {
+        return (changed[c] >> 32) == batch_stamp && (changed[c] & 0xffffffffu) != chunk + 1;
+    };
+    auto note_change = [&](std::uint32_t c, std::uint64_t chunk) {
+        const bool other =
+            (changed[c] >> 32) == batch_stamp && (changed[c] & 0xffffffffu) != chunk + 1;
+        changed[c] = batch_stamp << 32 | (other ? 0 : chunk + 1);
+    };
     auto gain_now = [&](NodeId v, std::uint32_t from, std::uint32_t to) {
         double w_from = 0, w_to = 0;
         for (std::uint64_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
             const NodeId u = g.targets[e];
             if (u == v) continue;
             const std::uint32_t c = member[u];
-            if (c == from) w_from += g.weights[e];
-            else if (c == to) w_to += g.weights[e];
+            if (c == from)
+                w_from += g.weights[e];
+            else if (c == to)
+                w_to += g.weights[e];
         }
         const double kv = k[v];
         const double go = to == kToEmpty ? 0.0 : w_to - gs * kv * tot[to];
         return go - (w_from - gs * kv * (tot[from] - kv));
     };
-    auto apply = [&](NodeId v, std::uint32_t target, double& gain_out) {
+    auto apply = [&](std::size_t i) {
+        const NodeId v = batch_nodes[i];
+        const std::uint64_t chunk = i / kDecideGrain;
+        std::uint32_t target = decision[i];
         const std::uint32_t from = member[v];
         if (target == from) return false;
-        if (changed_in_batch[from] == batch_stamp ||
-            (target != kToEmpty && changed_in_batch[target] == batch_stamp)) {
-            gain_out = gain_now(v, from, target);
-            if (!(gain_out > 1e-12 * std::max(k[v], 1.0))) return false;
+        auto refuse = [&] {
+            changed[from] = batch_stamp << 32;
+            if (target != kToEmpty) changed[target] = batch_stamp << 32;
+            return false;
+        };
+        if (changed_elsewhere(from, chunk) ||
+            (target != kToEmpty && changed_elsewhere(target, chunk))) {
+            gain[i] = gain_now(v, from, target);
+            if (!(gain[i] > 1e-12 * std::max(k[v], 1.0))) return refuse();
         }
         if (target == kToEmpty) {
-            if (size[from] == 1) return false; // the others left in this batch: it is alone now
+            if (size[from] == 1) return refuse(); // the others left: it is alone already
             do {
                 target = empty.back();
                 empty.pop_back();
@@ -204,21 +280,26 @@ void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
         --size[from];
         ++size[target];
         member[v] = target;
-        changed_in_batch[from] = changed_in_batch[target] = batch_stamp;
+        note_change(from, chunk);
+        note_change(target, chunk);
         if (size[from] == 0) empty.push_back(from);
         return true;
     };
 
     SeededRandom rng(seed);
-    std::vector<NodeId> order = getenv("GSR_FULLSHUF") ? [&]{ std::vector<NodeId> o(n); std::iota(o.begin(), o.end(), 0u); rng.shuffle(std::span<NodeId>(o)); return o; }() : local_shuffle(n, rng);
+    std::vector<NodeId> order = local_shuffle(n, rng);
 
     if (queue_mode) {
         // Leiden's fast local moving: a node that moves puts its neighbours outside its new
         // community back in the queue. `order` is the ring buffer holding the queue.
         std::vector<std::uint8_t> queued(n, 1);
+        std::vector<NodeId> moved;
+        struct alignas(64) NodeList {
+            std::vector<NodeId> nodes;
+        };
+        std::vector<NodeList> requeue((batch + kDecideGrain - 1) / kDecideGrain);
         std::size_t head = 0, count = n;
-        std::size_t visits = 0, dbg_scan = 0, dbg_maxdeg = 0;
-        for (NodeId v = 0; v < n; ++v) dbg_maxdeg = std::max(dbg_maxdeg, g.degree(v));
+        std::size_t visits = 0;
         const std::size_t max_visits = 64 * n + 1024;
         while (count > 0 && visits < max_visits) {
             const std::size_t b = std::min(batch, count);
@@ -231,43 +312,61 @@ void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
             visits += b;
             decide_batch(b);
             ++batch_stamp;
-            for (std::size_t i = 0; i < b; ++i) dbg_scan += g.degree(batch_nodes[i]);
-            for (std::size_t i = 0; i < b; ++i) {
-                const NodeId v = batch_nodes[i];
-                if (!apply(v, decision[i], gain[i])) continue;
-                const std::uint32_t to = member[v];
-                for (std::uint64_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
-                    const NodeId u = g.targets[e];
-                    if (queued[u] || member[u] == to) continue;
+            moved.clear();
+            for (std::size_t i = 0; i < b; ++i)
+                if (apply(i)) moved.push_back(batch_nodes[i]);
+            // Neighbours of moved nodes outside their new community, found in parallel (fixed
+            // chunks), queued in order.
+            const std::size_t parts = (moved.size() + kDecideGrain - 1) / kDecideGrain;
+            pool_.parallel_for(parts, 1, [&](std::size_t p0, std::size_t p1, unsigned) {
+                for (std::size_t p = p0; p < p1; ++p) {
+                    std::vector<NodeId>& out = requeue[p].nodes;
+                    out.clear();
+                    for (std::size_t j = p * kDecideGrain;
+                         j < std::min(moved.size(), (p + 1) * kDecideGrain); ++j) {
+                        const NodeId v = moved[j];
+                        const std::uint32_t to = member[v];
+                        for (std::uint64_t e = offsets[v]; e < offsets[v + 1]; ++e) {
+                            const NodeId u = targets[e];
+                            if (!queued[u] && member[u] != to) out.push_back(u);
+                        }
+                    }
+                }
+            });
+            for (std::size_t p = 0; p < parts; ++p)
+                for (NodeId u : requeue[p].nodes) {
+                    if (queued[u]) continue;
                     queued[u] = 1;
                     std::size_t tail = head + count;
                     if (tail >= n) tail -= n;
                     order[tail] = u;
                     ++count;
                 }
-            }
         }
-        if (getenv("GSR_COMM_DEBUG")) fprintf(stderr, "level n=%zu entries=%zu visits=%zu scanned=%zu maxdeg=%zu\n", n, g.entry_count(), visits, dbg_scan, dbg_maxdeg);
         return;
     }
 
-    // Louvain: sweeps over all nodes until one gains (almost) nothing.
-    const double min_gain = kLouvainMinGain * g0_.total_weight();
+    // Louvain: sweeps over all nodes until one gains little. On deep circuits the gains keep a
+    // long thin tail (boundaries creep one node per sweep), so "little" is relative to the
+    // first sweep's gain; the levels above move whole groups and take over.
+    double first_gain = 0;
     for (int sweep = 0; sweep < kMaxLouvainSweeps; ++sweep) {
         std::size_t moves = 0;
         double gained = 0;
         for (std::size_t start = 0; start < n; start += batch) {
             const std::size_t b = std::min(batch, n - start);
-            std::copy_n(order.begin() + static_cast<std::ptrdiff_t>(start), b, batch_nodes.begin());
+            std::copy_n(order.begin() + static_cast<std::ptrdiff_t>(start), b,
+                        batch_nodes.begin());
             decide_batch(b);
             ++batch_stamp;
             for (std::size_t i = 0; i < b; ++i)
-                if (apply(batch_nodes[i], decision[i], gain[i])) {
+                if (apply(i)) {
                     ++moves;
                     gained += gain[i];
                 }
         }
-        if (moves == 0 || gained < min_gain) break;
+        if (sweep == 0) first_gain = gained;
+        if (moves == 0 || gained <= kLouvainMinGainShare * first_gain) break;
         order = local_shuffle(n, rng);
     }
 }
@@ -281,141 +380,203 @@ std::vector<std::uint32_t> Detector::refine(const WeightedGraph& g, const std::v
     for (NodeId v = 0; v < n; ++v) ++start[member[v] + 1];
     for (std::uint32_t c = 0; c < communities; ++c) start[c + 1] += start[c];
     std::vector<NodeId> nodes(n);
+    std::vector<std::uint32_t> position(n); ///< of each node in `nodes`
     {
         std::vector<std::uint64_t> fill(start.begin(), start.end() - 1);
-        for (NodeId v = 0; v < n; ++v) nodes[fill[member[v]]++] = v;
+        for (NodeId v = 0; v < n; ++v) {
+            position[v] = static_cast<std::uint32_t>(fill[member[v]]);
+            nodes[fill[member[v]]++] = v;
+        }
     }
-    // Refined communities are named by node ids; only nodes of community c touch c's entries.
-    std::vector<std::uint32_t> refined(n);
+    // The refinement state is kept by position, so that each community owns one run of every
+    // array (no two threads write the same cache line), and refined communities are named by
+    // the position of their first node.
+    std::vector<std::uint32_t> root(n), rsize(n);
     std::vector<double> inside(n), outside(n), rtot(n);
-    std::vector<std::uint32_t> rsize(n);
     const double gs = gamma_scaled_;
     const double theta = options_.randomness;
 
     auto refine_one = [&](std::uint32_t c, WorkerScratch& s) {
-        const NodeId* first = nodes.data() + start[c];
-        const std::size_t count = start[c + 1] - start[c];
-        if (count == 1) {
-            refined[first[0]] = first[0];
+        const std::uint32_t p0 = static_cast<std::uint32_t>(start[c]);
+        const std::uint32_t p1 = static_cast<std::uint32_t>(start[c + 1]);
+        if (p1 - p0 == 1) {
+            root[p0] = p0;
             return;
         }
         double total = 0;
-        for (std::size_t i = 0; i < count; ++i) {
-            const NodeId v = first[i];
+        for (std::uint32_t p = p0; p < p1; ++p) {
+            const NodeId v = nodes[p];
             double w_in = 0;
             for (std::uint64_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e)
                 if (g.targets[e] != v && member[g.targets[e]] == c) w_in += g.weights[e];
-            inside[v] = outside[v] = w_in;
-            refined[v] = v;
-            rtot[v] = k[v];
-            rsize[v] = 1;
+            inside[p] = outside[p] = w_in;
+            root[p] = p;
+            rtot[p] = k[v];
+            rsize[p] = 1;
             total += k[v];
         }
-        s.order.assign(first, first + count);
+        s.order.resize(p1 - p0);
+        std::iota(s.order.begin(), s.order.end(), p0);
         SeededRandom rng(derive_seed(seed, c));
         rng.shuffle(std::span<NodeId>(s.order));
-        std::vector<double>& acc = s.acc;
-        for (const NodeId v : s.order) {
-            if (refined[v] != v || rsize[v] != 1) continue; // only singletons move
-            if (inside[v] < gs * k[v] * (total - k[v])) continue; // v is not well connected
+        double* const acc = s.acc.data();
+        for (const std::uint32_t p : s.order) {
+            if (root[p] != p || rsize[p] != 1) continue; // only singletons move
+            const NodeId v = nodes[p];
+            const double kv = k[v];
+            if (inside[p] < gs * kv * (total - kv)) continue; // v is not well connected
             s.touched.clear();
             for (std::uint64_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
                 const NodeId u = g.targets[e];
                 if (u == v || member[u] != c) continue;
-                const std::uint32_t r = refined[u];
+                const std::uint32_t r = root[position[u]];
                 if (acc[r] == 0) s.touched.push_back(r);
                 acc[r] += g.weights[e];
             }
             // Candidates: well-connected subcommunities that v does not make worse; staying
             // (gain 0) is one of them. Chosen with probability ~ exp(gain / theta).
             double best = 0;
-            std::uint32_t chosen = v;
+            std::uint32_t chosen = p;
             s.candidates.clear();
+            s.gains.clear();
             for (std::uint32_t r : s.touched) {
-                const double gain = acc[r] - gs * k[v] * rtot[r];
+                const double gain = acc[r] - gs * kv * rtot[r];
                 if (gain < 0 || outside[r] < gs * rtot[r] * (total - rtot[r])) continue;
                 s.candidates.push_back(r);
+                s.gains.push_back(gain);
                 if (gain > best) {
                     best = gain;
                     chosen = r;
                 }
             }
             if (theta > 0 && !s.candidates.empty()) {
-                auto weight = [&](double gain) { return std::exp((gain - best) / theta); };
-                double sum = weight(0);
-                for (std::uint32_t r : s.candidates) sum += weight(acc[r] - gs * k[v] * rtot[r]);
-                double pick = rng.uniform() * sum - weight(0);
-                chosen = v;
+                // exp(-40) is below the rounding of the sum: such choices are left out.
+                auto weight = [&](double gain) {
+                    const double x = (gain - best) / theta;
+                    return x < -40 ? 0.0 : std::exp(x);
+                };
+                const double stay = weight(0);
+                double sum = stay;
+                for (double& gain : s.gains) sum += (gain = weight(gain));
+                double pick = rng.uniform() * sum - stay;
+                chosen = p;
                 for (std::size_t i = 0; i < s.candidates.size() && pick >= 0; ++i) {
+                    if (s.gains[i] == 0) continue;
                     chosen = s.candidates[i];
-                    pick -= weight(acc[chosen] - gs * k[v] * rtot[chosen]);
+                    pick -= s.gains[i];
                 }
             }
-            if (chosen != v) {
-                refined[v] = chosen;
-                rtot[chosen] += k[v];
+            if (chosen != p) {
+                root[p] = chosen;
+                rtot[chosen] += kv;
                 ++rsize[chosen];
-                outside[chosen] += inside[v] - 2 * acc[chosen];
-                rsize[v] = 0;
-                rtot[v] = 0;
+                outside[chosen] += inside[p] - 2 * acc[chosen];
+                rsize[p] = 0;
+                rtot[p] = 0;
             }
             for (std::uint32_t r : s.touched) acc[r] = 0;
         }
     };
-    pool_.parallel_for(communities, kCommunityGrain, [&](std::size_t b, std::size_t e, unsigned w) {
+    // Communities are independent: small chunks keep both threads busy when a few are large.
+    const std::size_t grain =
+        std::clamp<std::size_t>(communities / (8 * pool_.size()), 1, kCommunityGrain);
+    pool_.parallel_for(communities, grain, [&](std::size_t b, std::size_t e, unsigned w) {
         check_cancel();
         for (std::size_t c = b; c < e; ++c) refine_one(static_cast<std::uint32_t>(c), scratch_[w]);
+    });
+    std::vector<std::uint32_t> refined(n);
+    pool_.parallel_for(n, 1 << 14, [&](std::size_t b, std::size_t e, unsigned) {
+        for (std::size_t v = b; v < e; ++v) refined[v] = nodes[root[position[v]]];
     });
     return refined;
 }
 
 WeightedGraph Detector::aggregate(const WeightedGraph& g, const std::vector<std::uint32_t>& agg_of,
-                                  std::uint32_t aggregate_count)
+                                  std::uint32_t aggregate_count, std::vector<double>& self_weight)
 {
+    self_weight.assign(aggregate_count, 0.0);
     const std::size_t n = g.node_count();
-    std::vector<std::uint64_t> start(aggregate_count + 1, 0);
-    for (NodeId v = 0; v < n; ++v) ++start[agg_of[v] + 1];
-    for (std::uint32_t a = 0; a < aggregate_count; ++a) start[a + 1] += start[a];
+    std::vector<std::uint64_t> start(aggregate_count + 1, 0), bound(aggregate_count + 1, 0);
+    for (NodeId v = 0; v < n; ++v) {
+        ++start[agg_of[v] + 1];
+        bound[agg_of[v] + 1] += g.degree(v);
+    }
+    for (std::uint32_t a = 0; a < aggregate_count; ++a) {
+        start[a + 1] += start[a];
+        bound[a + 1] += bound[a];
+    }
     std::vector<NodeId> nodes(n);
     {
         std::vector<std::uint64_t> fill(start.begin(), start.end() - 1);
         for (NodeId v = 0; v < n; ++v) nodes[fill[agg_of[v]]++] = v;
     }
-    return detail::assemble_rows(aggregate_count, &pool_, [&](NodeId a, detail::RowSink& sink, unsigned w) {
-        if ((a & 1023) == 0) check_cancel();
-        WorkerScratch& s = scratch_[w];
-        s.touched.clear();
-        for (std::uint64_t i = start[a]; i < start[a + 1]; ++i) {
-            const NodeId v = nodes[i];
-            for (std::uint64_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
-                const std::uint32_t b = agg_of[g.targets[e]];
-                if (s.acc[b] == 0) s.touched.push_back(b);
-                s.acc[b] += g.weights[e];
+    // Each row is written at its upper bound (the sum of its members' degrees), then packed.
+    std::vector<NodeId> wide_targets(g.entry_count());
+    std::vector<double> wide_weights(g.entry_count());
+    WeightedGraph out;
+    out.offsets.assign(aggregate_count + 1, 0);
+    constexpr std::size_t kRowsPerChunk = 512;
+    pool_.parallel_for(
+        aggregate_count, kRowsPerChunk, [&](std::size_t a0, std::size_t a1, unsigned w) {
+            check_cancel();
+            WorkerScratch& s = scratch_[w];
+            double* const acc = s.acc.data();
+            std::uint32_t* const touched = s.slots.data();
+            for (std::size_t a = a0; a < a1; ++a) {
+                std::size_t count = 0;
+                for (std::uint64_t i = start[a]; i < start[a + 1]; ++i) {
+                    const NodeId v = nodes[i];
+                    for (std::uint64_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
+                        const std::uint32_t b = agg_of[g.targets[e]];
+                        touched[count] = b;
+                        count += acc[b] == 0;
+                        acc[b] += g.weights[e];
+                    }
+                }
+                NodeId* row_targets = wide_targets.data() + bound[a];
+                double* row_weights = wide_weights.data() + bound[a];
+                self_weight[a] = acc[a];
+                for (std::size_t i = 0; i < count; ++i) {
+                    row_targets[i] = touched[i];
+                    row_weights[i] = acc[touched[i]];
+                    acc[touched[i]] = 0;
+                }
+                out.offsets[a + 1] = count;
             }
-        }
-        for (std::uint32_t b : s.touched) {
-            sink.add(b, s.acc[b]);
-            s.acc[b] = 0;
-        }
-    });
+        });
+    for (std::uint32_t a = 0; a < aggregate_count; ++a) out.offsets[a + 1] += out.offsets[a];
+    out.targets.resize(out.offsets[aggregate_count]);
+    out.weights.resize(out.offsets[aggregate_count]);
+    pool_.parallel_for(
+        aggregate_count, kRowsPerChunk * 4, [&](std::size_t a0, std::size_t a1, unsigned) {
+            for (std::size_t a = a0; a < a1; ++a) {
+                const std::size_t len = out.offsets[a + 1] - out.offsets[a];
+                std::copy_n(wide_targets.begin() + static_cast<std::ptrdiff_t>(bound[a]), len,
+                            out.targets.begin() + static_cast<std::ptrdiff_t>(out.offsets[a]));
+                std::copy_n(wide_weights.begin() + static_cast<std::ptrdiff_t>(bound[a]), len,
+                            out.weights.begin() + static_cast<std::ptrdiff_t>(out.offsets[a]));
+            }
+        });
+    return out;
 }
 
-Detector::Pass Detector::one_pass(std::vector<std::uint32_t> start, std::uint64_t seed)
+Detector::Pass Detector::one_pass(const WeightedGraph& base,
+                                  const std::vector<double>& base_strength,
+                                  std::vector<std::uint32_t> start, std::uint64_t seed,
+                                  bool keep_levels)
 {
     const bool leiden = options_.method == Method::Leiden;
-    const std::size_t n0 = g0_.node_count();
-    const WeightedGraph* g = &g0_;
+    const std::size_t n0 = base.node_count();
+    const WeightedGraph* g = &base;
     WeightedGraph owned;
-    std::vector<double> k = strength0_;
+    std::vector<double> k = base_strength;
     std::vector<std::uint32_t> member = std::move(start);
     compact(member);
     std::vector<std::uint32_t> node_to_agg(n0);
     std::iota(node_to_agg.begin(), node_to_agg.end(), 0u);
     Pass pass;
     for (std::uint64_t level = 0;; ++level) {
-        auto dt0 = std::chrono::steady_clock::now();
         move_nodes(*g, k, member, derive_seed(seed, level, 1), leiden);
-        auto dt1 = std::chrono::steady_clock::now();
         const std::uint32_t communities = compact(member);
         if (communities == g->node_count()) break;
         std::vector<std::uint32_t> agg_of;
@@ -426,14 +587,13 @@ Detector::Pass Detector::one_pass(std::vector<std::uint32_t> start, std::uint64_
             if (aggregates == g->node_count()) { // the refinement merged nothing
                 agg_of = member;
                 aggregates = communities;
+                pass.unrefined = true;
             }
         } else {
             agg_of = member;
         }
-        auto dt2 = std::chrono::steady_clock::now();
-        WeightedGraph next = aggregate(*g, agg_of, aggregates);
-        auto dt3 = std::chrono::steady_clock::now();
-        if (getenv("GSR_COMM_DEBUG")) fprintf(stderr, "  move %.4f refine %.4f agg %.4f\n", std::chrono::duration<double>(dt1-dt0).count(), std::chrono::duration<double>(dt2-dt1).count(), std::chrono::duration<double>(dt3-dt2).count());
+        std::vector<double> self_weight;
+        WeightedGraph next = aggregate(*g, agg_of, aggregates, self_weight);
         std::vector<double> next_k(aggregates, 0.0);
         std::vector<std::uint32_t> next_member(aggregates);
         for (NodeId v = 0; v < g->node_count(); ++v) {
@@ -443,12 +603,24 @@ Detector::Pass Detector::one_pass(std::vector<std::uint32_t> start, std::uint64_
         pool_.parallel_for(n0, 1 << 14, [&](std::size_t b, std::size_t e, unsigned) {
             for (std::size_t v = b; v < e; ++v) node_to_agg[v] = agg_of[node_to_agg[v]];
         });
-        pass.levels.push_back(node_to_agg);
+        if (keep_levels) {
+            // The level's partition puts each aggregate node alone: its modularity comes from
+            // the aggregated graph, whose self loops hold the weight inside.
+            pass.levels.push_back(node_to_agg);
+            double inside = 0, null_model = 0;
+            for (std::uint32_t a = 0; a < aggregates; ++a) {
+                inside += self_weight[a];
+                null_model += next_k[a] * next_k[a];
+            }
+            pass.level_modularity.push_back(inside * two_m_inverse_ -
+                                            gamma_scaled_ * two_m_inverse_ * null_model);
+        }
         owned = std::move(next);
         g = &owned;
         k = std::move(next_k);
         member = std::move(next_member);
     }
+    pass.modularity = modularity(*g, member, options_.resolution);
     pass.membership.resize(n0);
     for (std::size_t v = 0; v < n0; ++v) pass.membership[v] = member[node_to_agg[v]];
     compact(pass.membership);
@@ -467,8 +639,10 @@ std::size_t Detector::split_disconnected(std::vector<std::uint32_t>& membership)
     for (NodeId s = 0; s < n; ++s) {
         if (component[s] != kUnseen) continue;
         const std::uint32_t c = membership[s];
-        if (first_component_of[c] == kUnseen) first_component_of[c] = next;
-        else ++splits;
+        if (first_component_of[c] == kUnseen)
+            first_component_of[c] = next;
+        else
+            ++splits;
         component[s] = next;
         queue.assign(1, s);
         for (std::size_t head = 0; head < queue.size(); ++head) {
@@ -491,7 +665,8 @@ CommunityResult Detector::run()
 {
     const std::size_t n = g0_.node_count();
     if (!(options_.resolution > 0) || !std::isfinite(options_.resolution))
-        throw Error("the resolution must be finite and positive, got " + std::to_string(options_.resolution));
+        throw Error("the resolution must be finite and positive, got " +
+                    std::to_string(options_.resolution));
     if (!(options_.randomness >= 0) || !std::isfinite(options_.randomness))
         throw Error("the refinement randomness must be finite and not negative");
     if (n == 0) throw Error("community detection needs a graph with at least one node");
@@ -500,52 +675,67 @@ CommunityResult Detector::run()
         if (!(w > 0) || !std::isfinite(w))
             throw Error("edge weights must be finite and positive, got " + std::to_string(w));
     strength0_.resize(n);
+    pool_.parallel_for(n, 1 << 14, [&](std::size_t b, std::size_t e, unsigned) {
+        for (std::size_t v = b; v < e; ++v) strength0_[v] = g0_.strength(static_cast<NodeId>(v));
+    });
     double two_m = 0;
-    for (NodeId v = 0; v < n; ++v) {
-        strength0_[v] = g0_.strength(v);
-        two_m += strength0_[v];
-    }
+    for (double k : strength0_) two_m += k;
     if (!(two_m > 0))
         throw Error("community detection needs edges: the graph's " + std::to_string(n) +
                     " nodes have none between them");
     gamma_scaled_ = options_.resolution / two_m;
+    two_m_inverse_ = 1 / two_m;
     scratch_.resize(pool_.size());
-    for (WorkerScratch& s : scratch_) s.acc.assign(n, 0.0);
+    for (WorkerScratch& s : scratch_) {
+        s.acc.assign(n, 0.0);
+        s.slots.assign(n, 0);
+        s.moved_to.assign(n, kNotMoved);
+        s.tot_delta.assign(n, 0.0);
+        s.size_delta.assign(n, 0);
+    }
 
     CommunityResult result;
     std::vector<std::uint32_t> start(n);
     std::iota(start.begin(), start.end(), 0u);
     const bool leiden = options_.method == Method::Leiden;
-    const int max_passes = !leiden ? 1 : options_.iterations > 0 ? options_.iterations : kMaxLeidenIterations;
+    if (leiden && options_.iterations == 0) throw Error("Leiden needs at least one iteration");
+    const int max_passes = !leiden                   ? 1
+                           : options_.iterations > 0 ? options_.iterations
+                                                     : kMaxLeidenIterations;
+    const bool until_stable = leiden && options_.iterations < 0;
     Pass pass;
     for (int i = 0; i < max_passes; ++i) {
-        pass = one_pass(start, derive_seed(options_.seed, static_cast<std::uint64_t>(i)));
+        const bool keep_levels = until_stable || i + 1 == max_passes;
+        pass = one_pass(g0_, strength0_, start,
+                        derive_seed(options_.seed, static_cast<std::uint64_t>(i)), keep_levels);
         ++result.iterations;
         if (pass.membership == start) break;
         start = pass.membership;
     }
-    // Leiden's communities are connected by construction; this only guards that promise.
-    if (leiden) split_disconnected(pass.membership);
+    // Leiden's communities are connected by construction (refined communities grow along
+    // edges); only a level aggregated by its unrefined partition could break that.
+    std::vector<std::uint32_t> membership = std::move(pass.membership);
+    if (leiden && pass.unrefined && split_disconnected(membership) > 0)
+        pass.modularity = modularity(g0_, membership, options_.resolution);
+    check_cancel();
 
-    result.membership = std::move(pass.membership);
+    result.membership = std::move(membership);
+    result.modularity = pass.modularity;
     result.sizes = number_by_size(result.membership);
     result.community_count = static_cast<std::uint32_t>(result.sizes.size());
-    for (auto& level : pass.levels) {
-        CommunityLevel l;
-        l.membership = std::move(level);
-        l.community_count = static_cast<std::uint32_t>(number_by_size(l.membership).size());
-        if (l.community_count <= result.community_count) continue; // as coarse as the final one
-        result.levels.push_back(std::move(l));
-    }
-    result.levels.push_back({result.membership, result.community_count, 0});
-    check_cancel();
-    std::vector<double> q(result.levels.size());
-    pool_.parallel_for(q.size(), 1, [&](std::size_t b, std::size_t e, unsigned) {
-        for (std::size_t i = b; i < e; ++i)
-            q[i] = modularity(g0_, result.levels[i].membership, options_.resolution);
+    std::vector<CommunityLevel> levels(pass.levels.size());
+    pool_.parallel_for(levels.size(), 1, [&](std::size_t b, std::size_t e, unsigned) {
+        for (std::size_t i = b; i < e; ++i) {
+            CommunityLevel& l = levels[i];
+            l.membership = std::move(pass.levels[i]);
+            l.community_count = static_cast<std::uint32_t>(number_by_size(l.membership).size());
+            l.modularity = pass.level_modularity[i];
+        }
     });
-    for (std::size_t i = 0; i < q.size(); ++i) result.levels[i].modularity = q[i];
-    result.modularity = q.back();
+    for (CommunityLevel& l : levels)
+        if (l.community_count > result.community_count) // finer than the final partition
+            result.levels.push_back(std::move(l));
+    result.levels.push_back({result.membership, result.community_count, result.modularity});
     return result;
 }
 
@@ -555,21 +745,21 @@ std::vector<std::uint32_t> number_by_size(std::vector<std::uint32_t>& membership
 {
     std::uint32_t top = 0;
     for (std::uint32_t c : membership) top = std::max(top, c + 1);
-    std::vector<std::uint32_t> size(top, 0), first(top, kToEmpty);
-    for (std::size_t v = 0; v < membership.size(); ++v) {
-        const std::uint32_t c = membership[v];
-        if (size[c]++ == 0) first[c] = static_cast<std::uint32_t>(v);
-    }
-    std::vector<std::uint32_t> ids;
-    for (std::uint32_t c = 0; c < top; ++c)
-        if (size[c]) ids.push_back(c);
-    std::sort(ids.begin(), ids.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return size[a] != size[b] ? size[a] > size[b] : first[a] < first[b];
-    });
-    std::vector<std::uint32_t> map(top, 0), sizes(ids.size());
-    for (std::uint32_t i = 0; i < ids.size(); ++i) {
-        map[ids[i]] = i;
-        sizes[i] = size[ids[i]];
+    // Communities in order of their lowest node, then a stable counting sort by size, largest
+    // first: O(n), where the levels of a big graph hold many communities.
+    std::vector<std::uint32_t> size(top, 0), by_first;
+    for (std::uint32_t c : membership)
+        if (size[c]++ == 0) by_first.push_back(c);
+    std::uint32_t largest = 0;
+    for (std::uint32_t c : by_first) largest = std::max(largest, size[c]);
+    std::vector<std::uint32_t> slot(static_cast<std::size_t>(largest) + 2, 0);
+    for (std::uint32_t c : by_first) ++slot[largest - size[c] + 1];
+    for (std::size_t i = 1; i < slot.size(); ++i) slot[i] += slot[i - 1];
+    std::vector<std::uint32_t> map(top, 0), sizes(by_first.size());
+    for (std::uint32_t c : by_first) {
+        const std::uint32_t id = slot[largest - size[c]]++;
+        map[c] = id;
+        sizes[id] = size[c];
     }
     for (std::uint32_t& c : membership) c = map[c];
     return sizes;
@@ -608,7 +798,8 @@ std::size_t nodes_in_disconnected_communities(const WeightedGraph& g,
     return nodes;
 }
 
-std::optional<CommunityResult> detect_communities(const WeightedGraph& g, const CommunityOptions& options)
+std::optional<CommunityResult> detect_communities(const WeightedGraph& g,
+                                                  const CommunityOptions& options)
 {
     try {
         Detector detector(g, options);

@@ -2,10 +2,11 @@
 // Community detection on the undirected weighted graph: Leiden (Traag, Waltman, van Eck 2019)
 // and Louvain (Blondel et al. 2008), both maximising modularity with a resolution parameter.
 //
-// Parallel and deterministic: local moving takes nodes in fixed-size batches whose moves are
-// decided in parallel against the state at the batch start and applied in batch order; the
-// Leiden refinement runs community by community, each with its own seeded generator; the
-// aggregation builds rows independently. Batch sizes depend on the graph only, so one seed gives
+// Parallel and deterministic: local moving takes nodes in batches whose moves are decided in
+// parallel, chunk by chunk (each chunk in order, seeing its own earlier moves), then applied in
+// batch order, re-checked where another chunk changed a community they counted on; the Leiden
+// refinement runs community by community, each with its own seeded generator; aggregation
+// builds rows independently. Batch and chunk sizes depend on the graph only, so one seed gives
 // one partition whatever the thread count.
 #include "community/weighted_graph.hpp"
 
@@ -23,10 +24,12 @@ struct CommunityOptions {
     double resolution = 1.0; ///< gamma > 0: larger gives more, smaller communities
     std::uint64_t seed = 1;
     unsigned threads = 0; ///< 0: one per hardware thread
-    /// Leiden: passes over the whole hierarchy, each starting from the last partition; 0 repeats
-    /// until a pass changes nothing (at most kMaxLeidenIterations). Louvain makes one pass.
-    int iterations = 0;
-    double randomness = 0.01; ///< Leiden refinement: theta of the merge probabilities exp(gain/theta)
+    /// Leiden: passes over the whole hierarchy, each starting from the last partition (as
+    /// igraph's n_iterations, whose common default is 2); negative: until a pass changes
+    /// nothing, at most kMaxLeidenIterations. Louvain makes one pass.
+    int iterations = 2;
+    double randomness =
+        0.01; ///< Leiden refinement: theta of the merge probabilities exp(gain/theta)
     /// Set by another thread to stop early; detection then returns no result at all.
     const std::atomic<bool>* cancel = nullptr;
 };
@@ -35,7 +38,8 @@ inline constexpr int kMaxLeidenIterations = 64;
 
 /// One level of the hierarchy: a partition of the original nodes.
 struct CommunityLevel {
-    std::vector<std::uint32_t> membership; ///< community of each node, numbered by size (0: largest)
+    std::vector<std::uint32_t>
+        membership; ///< community of each node, numbered by size (0: largest)
     std::uint32_t community_count = 0;
     double modularity = 0;
 };
@@ -57,7 +61,8 @@ struct CommunityResult {
 /// Detects communities. Returns std::nullopt only when `options.cancel` was set. Throws
 /// gsr::Error for a resolution that is not finite and positive, a graph without nodes or without
 /// edges, and edge weights that are not finite and positive.
-std::optional<CommunityResult> detect_communities(const WeightedGraph& g, const CommunityOptions& options);
+std::optional<CommunityResult> detect_communities(const WeightedGraph& g,
+                                                  const CommunityOptions& options);
 
 /// Renumbers a membership by community size (largest first, ties by lowest node), returning the
 /// sizes. Ids need not be dense.

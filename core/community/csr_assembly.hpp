@@ -47,24 +47,31 @@ WeightedGraph assemble_rows(std::size_t rows, WorkerPool* pool, FillRow&& fill_r
             }
         }
     };
-    if (pool) pool->parallel_for(chunks, 1, fill_chunks);
-    else fill_chunks(0, chunks, 0);
+    if (pool)
+        pool->parallel_for(chunks, 1, fill_chunks);
+    else
+        fill_chunks(0, chunks, 0);
 
     std::vector<std::uint64_t> chunk_start(chunks + 1, 0);
-    for (std::size_t c = 0; c < chunks; ++c) chunk_start[c + 1] = chunk_start[c] + parts[c].targets.size();
+    for (std::size_t c = 0; c < chunks; ++c)
+        chunk_start[c + 1] = chunk_start[c] + parts[c].targets.size();
     for (std::size_t r = 0; r < rows; ++r) out.offsets[r + 1] += out.offsets[r];
     out.targets.resize(chunk_start[chunks]);
     out.weights.resize(chunk_start[chunks]);
     auto copy_chunks = [&](std::size_t begin, std::size_t end, unsigned) {
         for (std::size_t c = begin; c < end; ++c) {
-            std::copy(parts[c].targets.begin(), parts[c].targets.end(), out.targets.begin() + chunk_start[c]);
-            std::copy(parts[c].weights.begin(), parts[c].weights.end(), out.weights.begin() + chunk_start[c]);
+            std::copy(parts[c].targets.begin(), parts[c].targets.end(),
+                      out.targets.begin() + chunk_start[c]);
+            std::copy(parts[c].weights.begin(), parts[c].weights.end(),
+                      out.weights.begin() + chunk_start[c]);
             std::vector<NodeId>().swap(parts[c].targets);
             std::vector<double>().swap(parts[c].weights);
         }
     };
-    if (pool) pool->parallel_for(chunks, 1, copy_chunks);
-    else copy_chunks(0, chunks, 0);
+    if (pool)
+        pool->parallel_for(chunks, 1, copy_chunks);
+    else
+        copy_chunks(0, chunks, 0);
     return out;
 }
 

@@ -1,5 +1,6 @@
 #include "community/node_order.hpp"
 
+#include "community/worker_pool.hpp"
 #include "util/diagnostics.hpp"
 
 #include <algorithm>
@@ -16,7 +17,8 @@ NodeOrder from_old_of_new(std::vector<NodeId> old_of_new)
 {
     NodeOrder order;
     order.new_of_old.resize(old_of_new.size());
-    for (std::size_t i = 0; i < old_of_new.size(); ++i) order.new_of_old[old_of_new[i]] = static_cast<NodeId>(i);
+    for (std::size_t i = 0; i < old_of_new.size(); ++i)
+        order.new_of_old[old_of_new[i]] = static_cast<NodeId>(i);
     order.old_of_new = std::move(old_of_new);
     return order;
 }
@@ -118,7 +120,9 @@ NodeOrder rcm_order(const WeightedGraph& g)
             eccentricity = far;
             NodeId best = reach.back();
             for (auto it = reach.rbegin(); it != reach.rend() && depth[*it] == far; ++it)
-                if (g.degree(*it) < g.degree(best) || (g.degree(*it) == g.degree(best) && *it < best)) best = *it;
+                if (g.degree(*it) < g.degree(best) ||
+                    (g.degree(*it) == g.degree(best) && *it < best))
+                    best = *it;
             if (best == root) break;
             root = best;
         }
@@ -166,7 +170,7 @@ graph::Csr apply_order(const graph::Csr& csr, const NodeOrder& order)
     return out;
 }
 
-WeightedGraph apply_order(const WeightedGraph& g, const NodeOrder& order)
+WeightedGraph apply_order(const WeightedGraph& g, const NodeOrder& order, WorkerPool* pool)
 {
     const std::size_t n = order.size();
     if (g.node_count() != n)
@@ -174,16 +178,24 @@ WeightedGraph apply_order(const WeightedGraph& g, const NodeOrder& order)
                     std::to_string(g.node_count()));
     WeightedGraph out;
     out.offsets.assign(n + 1, 0);
-    out.targets.reserve(g.targets.size());
-    out.weights.reserve(g.weights.size());
-    for (std::size_t r = 0; r < n; ++r) {
-        const NodeId old = order.old_of_new[r];
-        for (std::uint64_t e = g.offsets[old]; e < g.offsets[old + 1]; ++e) {
-            out.targets.push_back(order.new_of_old[g.targets[e]]);
-            out.weights.push_back(g.weights[e]);
+    for (std::size_t r = 0; r < n; ++r)
+        out.offsets[r + 1] = out.offsets[r] + g.degree(order.old_of_new[r]);
+    out.targets.resize(g.targets.size());
+    out.weights.resize(g.weights.size());
+    auto copy_rows = [&](std::size_t r0, std::size_t r1, unsigned) {
+        for (std::size_t r = r0; r < r1; ++r) {
+            const NodeId old = order.old_of_new[r];
+            std::uint64_t o = out.offsets[r];
+            for (std::uint64_t e = g.offsets[old]; e < g.offsets[old + 1]; ++e, ++o) {
+                out.targets[o] = order.new_of_old[g.targets[e]];
+                out.weights[o] = g.weights[e];
+            }
         }
-        out.offsets[r + 1] = out.targets.size();
-    }
+    };
+    if (pool)
+        pool->parallel_for(n, 4096, copy_rows);
+    else
+        copy_rows(0, n, 0);
     return out;
 }
 

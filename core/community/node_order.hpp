@@ -40,7 +40,8 @@ NodeOrder rcm_order(const WeightedGraph& g);
 /// The same CSR with nodes renumbered: row r is the row of old_of_new[r], its targets mapped
 /// through new_of_old, in their original order; `inverted` (if present) follows its edges.
 graph::Csr apply_order(const graph::Csr& csr, const NodeOrder& order);
-WeightedGraph apply_order(const WeightedGraph& g, const NodeOrder& order);
+WeightedGraph apply_order(const WeightedGraph& g, const NodeOrder& order,
+                          WorkerPool* pool = nullptr);
 
 /// Per-node values in the new order: out[new] = values[old_of_new[new]].
 template <class T>

@@ -45,7 +45,8 @@ WeightedGraph project_undirected(const graph::CircuitGraph& g, WorkerPool* pool)
     });
 }
 
-WeightedGraph weighted_graph_from_edges(std::size_t node_count, std::span<const WeightedEdge> edges)
+WeightedGraph weighted_graph_from_edges(std::size_t node_count,
+                                        std::span<const WeightedEdge> edges)
 {
     std::vector<std::uint64_t> counts(node_count + 1, 0);
     for (const WeightedEdge& e : edges) {
@@ -53,7 +54,8 @@ WeightedGraph weighted_graph_from_edges(std::size_t node_count, std::span<const 
             throw Error("edge (" + std::to_string(e.u) + ", " + std::to_string(e.v) +
                         ") names a node beyond the graph's " + std::to_string(node_count));
         if (!(e.weight > 0) || !std::isfinite(e.weight))
-            throw Error("edge weights must be finite and positive, got " + std::to_string(e.weight));
+            throw Error("edge weights must be finite and positive, got " +
+                        std::to_string(e.weight));
         if (e.u == e.v) continue;
         ++counts[e.u + 1];
         ++counts[e.v + 1];
@@ -90,20 +92,24 @@ std::vector<WeightedEdge> edge_list(const WeightedGraph& g)
     for (NodeId v = 0; v < g.node_count(); ++v)
         for (std::uint64_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
             const NodeId u = g.targets[e];
-            if (u > v) edges.push_back({v, u, g.weights[e]});
-            else if (u == v) edges.push_back({v, v, g.weights[e] / 2});
+            if (u > v)
+                edges.push_back({v, u, g.weights[e]});
+            else if (u == v)
+                edges.push_back({v, v, g.weights[e] / 2});
         }
     return edges;
 }
 
-double modularity(const WeightedGraph& g, std::span<const std::uint32_t> membership, double resolution)
+double modularity(const WeightedGraph& g, std::span<const std::uint32_t> membership,
+                  double resolution)
 {
     const std::size_t n = g.node_count();
     if (membership.size() != n)
-        throw Error("a membership of " + std::to_string(membership.size()) + " nodes for a graph of " +
-                    std::to_string(n));
+        throw Error("a membership of " + std::to_string(membership.size()) +
+                    " nodes for a graph of " + std::to_string(n));
     if (!(resolution >= 0) || !std::isfinite(resolution))
-        throw Error("the resolution must be finite and not negative, got " + std::to_string(resolution));
+        throw Error("the resolution must be finite and not negative, got " +
+                    std::to_string(resolution));
     std::uint32_t communities = 0;
     for (std::uint32_t c : membership) communities = std::max(communities, c + 1);
     std::vector<double> inside(communities, 0.0), total(communities, 0.0);

@@ -43,7 +43,8 @@ WeightedGraph project_undirected(const graph::CircuitGraph& g, WorkerPool* pool 
 
 /// A graph from an edge list, with the projection's rules (merge, sum, drop self loops).
 /// Throws gsr::Error for a node id out of range or a weight that is not finite and positive.
-WeightedGraph weighted_graph_from_edges(std::size_t node_count, std::span<const WeightedEdge> edges);
+WeightedGraph weighted_graph_from_edges(std::size_t node_count,
+                                        std::span<const WeightedEdge> edges);
 
 /// Each undirected edge once (u <= v), in row order; a self loop with its own weight.
 std::vector<WeightedEdge> edge_list(const WeightedGraph& g);

@@ -1,8 +1,38 @@
 #include "community/worker_pool.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 namespace gsr::community {
+namespace {
+
+/// How long an idle thread keeps polling before it sleeps. Jobs come back to back (a batch of
+/// local moving every few hundred microseconds) and waking a sleeping thread can cost as much
+/// as a whole job, more so on virtual machines.
+constexpr std::chrono::microseconds kSpin{200};
+
+inline void cpu_relax()
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    std::this_thread::yield();
+#endif
+}
+
+/// Polls `done` for up to kSpin; true if it became true.
+template <class Done>
+bool spin_until(Done done)
+{
+    const auto deadline = std::chrono::steady_clock::now() + kSpin;
+    for (unsigned i = 1;; ++i) {
+        if (done()) return true;
+        cpu_relax();
+        if ((i & 63) == 0 && std::chrono::steady_clock::now() > deadline) return false;
+    }
+}
+
+} // namespace
 
 unsigned default_thread_count()
 {
@@ -20,7 +50,7 @@ WorkerPool::~WorkerPool()
 {
     {
         std::lock_guard lock(mutex_);
-        stopping_ = true;
+        stopping_.store(true);
     }
     wake_.notify_all();
     for (auto& t : workers_) t.join();
@@ -36,6 +66,7 @@ void WorkerPool::parallel_for(std::size_t count, std::size_t grain, const Body& 
             body(c * grain, std::min(count, (c + 1) * grain), 0);
         return;
     }
+    bool wake_sleepers = false;
     {
         std::lock_guard lock(mutex_);
         body_ = &body;
@@ -43,23 +74,33 @@ void WorkerPool::parallel_for(std::size_t count, std::size_t grain, const Body& 
         grain_ = grain;
         chunks_ = chunks;
         next_chunk_.store(0, std::memory_order_relaxed);
-        entered_ = finished_ = 0;
+        entered_ = 0;
+        finished_.store(0, std::memory_order_relaxed);
         error_ = nullptr;
         job_open_ = true;
-        ++generation_;
+        generation_.store(generation_.load(std::memory_order_relaxed) + 1,
+                          std::memory_order_release);
+        wake_sleepers = sleepers_ > 0;
     }
-    wake_.notify_all();
+    if (wake_sleepers) wake_.notify_all();
     run_chunks(0);
-    std::unique_lock lock(mutex_);
-    // Every chunk is taken. Workers that have not joined yet stay out of this job; those that
-    // did are waited for.
-    job_open_ = false;
-    done_.wait(lock, [this] { return finished_ == entered_; });
+    unsigned joined = 0;
+    {
+        // Every chunk is taken. Workers that have not joined yet stay out of this job; those
+        // that did are waited for.
+        std::lock_guard lock(mutex_);
+        job_open_ = false;
+        joined = entered_;
+    }
+    if (!spin_until([&] { return finished_.load(std::memory_order_acquire) == joined; })) {
+        std::unique_lock lock(mutex_);
+        done_.wait(lock, [&] { return finished_.load(std::memory_order_acquire) == joined; });
+    }
+    std::lock_guard lock(mutex_);
     body_ = nullptr;
     if (error_) {
         std::exception_ptr e = error_;
         error_ = nullptr;
-        lock.unlock();
         std::rethrow_exception(e);
     }
 }
@@ -83,18 +124,26 @@ void WorkerPool::worker_loop(unsigned worker)
 {
     std::uint64_t seen = 0;
     for (;;) {
+        const bool fresh = spin_until([&] {
+            return stopping_.load(std::memory_order_relaxed) ||
+                   generation_.load(std::memory_order_acquire) != seen;
+        });
         {
             std::unique_lock lock(mutex_);
-            wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-            if (stopping_) return;
-            seen = generation_;
+            if (!fresh) {
+                ++sleepers_;
+                wake_.wait(lock, [&] { return stopping_.load() || generation_.load() != seen; });
+                --sleepers_;
+            }
+            if (stopping_.load()) return;
+            seen = generation_.load();
             if (!job_open_) continue;
             ++entered_;
         }
         run_chunks(worker);
         {
             std::lock_guard lock(mutex_);
-            ++finished_;
+            finished_.fetch_add(1, std::memory_order_release);
         }
         done_.notify_one();
     }

@@ -41,16 +41,18 @@ private:
     std::mutex mutex_;
     std::condition_variable wake_;
     std::condition_variable done_;
-    std::uint64_t generation_ = 0; ///< bumped for each job; guarded by mutex_
-    bool stopping_ = false;
+    // Written under mutex_; atomic so that idle threads can poll them without it.
+    std::atomic<std::uint64_t> generation_{0}; ///< bumped for each job
+    std::atomic<bool> stopping_{false};
+    std::atomic<unsigned> finished_{0}; ///< workers that left the current job
     bool job_open_ = false; ///< workers may still join the current job; guarded by mutex_
+    unsigned entered_ = 0;  ///< workers that joined the current job; guarded by mutex_
+    unsigned sleepers_ = 0; ///< workers waiting on wake_; guarded by mutex_
     const Body* body_ = nullptr;
     std::size_t count_ = 0;
     std::size_t grain_ = 1;
     std::size_t chunks_ = 0;
     std::atomic<std::size_t> next_chunk_{0};
-    unsigned entered_ = 0;  ///< workers that joined the current job; guarded by mutex_
-    unsigned finished_ = 0; ///< workers that left it; guarded by mutex_
     std::exception_ptr error_;
 };
 

@@ -13,7 +13,8 @@ namespace gsr::test {
 
 inline void igraph_check(igraph_error_t rc)
 {
-    if (rc != IGRAPH_SUCCESS) throw std::runtime_error(std::string("igraph: ") + igraph_strerror(rc));
+    if (rc != IGRAPH_SUCCESS)
+        throw std::runtime_error(std::string("igraph: ") + igraph_strerror(rc));
 }
 
 /// An igraph copy of a WeightedGraph: one edge per undirected edge, with its weight.
@@ -23,7 +24,8 @@ public:
     {
         const auto edges = community::edge_list(g);
         igraph_vector_int_t ends;
-        igraph_check(igraph_vector_int_init(&ends, static_cast<igraph_integer_t>(2 * edges.size())));
+        igraph_check(
+            igraph_vector_int_init(&ends, static_cast<igraph_integer_t>(2 * edges.size())));
         igraph_check(igraph_vector_init(&weights_, static_cast<igraph_integer_t>(edges.size())));
         for (std::size_t i = 0; i < edges.size(); ++i) {
             VECTOR(ends)[2 * i] = edges[i].u;
@@ -34,8 +36,10 @@ public:
                                    IGRAPH_UNDIRECTED));
         igraph_vector_int_destroy(&ends);
         igraph_check(igraph_vector_init(&strength_, 0));
-        igraph_check(igraph_strength(&graph_, &strength_, igraph_vss_all(), IGRAPH_ALL, IGRAPH_LOOPS, &weights_));
-        for (igraph_integer_t i = 0; i < igraph_vector_size(&weights_); ++i) two_m_ += 2 * VECTOR(weights_)[i];
+        igraph_check(igraph_strength(&graph_, &strength_, igraph_vss_all(), IGRAPH_ALL,
+                                     IGRAPH_LOOPS, &weights_));
+        for (igraph_integer_t i = 0; i < igraph_vector_size(&weights_); ++i)
+            two_m_ += 2 * VECTOR(weights_)[i];
     }
     ~IgraphGraph()
     {
@@ -64,15 +68,16 @@ public:
 
     /// igraph's Leiden maximising modularity (node weights = strengths, resolution / 2m);
     /// n_iterations < 0 repeats until the partition is stable.
-    Leiden leiden(double resolution, std::uint64_t seed, int n_iterations = -1, double beta = 0.01) const
+    Leiden leiden(double resolution, std::uint64_t seed, int n_iterations = -1,
+                  double beta = 0.01) const
     {
         igraph_rng_seed(igraph_rng_default(), seed);
         igraph_vector_int_t m;
         igraph_check(igraph_vector_int_init(&m, 0));
         igraph_integer_t clusters = 0;
         igraph_real_t quality = 0;
-        igraph_check(igraph_community_leiden(&graph_, &weights_, &strength_, resolution / two_m_, beta,
-                                             false, n_iterations, &m, &clusters, &quality));
+        igraph_check(igraph_community_leiden(&graph_, &weights_, &strength_, resolution / two_m_,
+                                             beta, false, n_iterations, &m, &clusters, &quality));
         Leiden out;
         out.communities = clusters;
         out.membership.resize(static_cast<std::size_t>(igraph_vector_int_size(&m)));

@@ -1,0 +1,230 @@
+// `gsr communities` and `gsr layout`: community detection and ForceAtlas2 on a netlist's graph.
+#include "cli_commands.hpp"
+
+#include "community/community_detection.hpp"
+#include "community/worker_pool.hpp"
+#include "layout/force_atlas2.hpp"
+#include "layout/initial_positions.hpp"
+#include "netlist/readers.hpp"
+#include "util/diagnostics.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+namespace gsr::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct LoadedCircuit {
+    netlist::Circuit circuit;
+    graph::CircuitGraph graph;
+};
+
+LoadedCircuit load_circuit(const Args& a, const char* command)
+{
+    if (a.positionals().size() != 1) throw UsageError(std::string(command) + " takes one FILE");
+    netlist::LoadOptions options;
+    netlist::Library library;
+    if (!a.values("--liberty").empty()) {
+        library = netlist::load_libraries(a.values("--liberty"));
+        options.library = &library;
+    }
+    LoadedCircuit c;
+    c.circuit = netlist::load_netlist(a.positionals()[0], options);
+    c.graph = graph::build_graph(c.circuit);
+    return c;
+}
+
+double number_flag(const Args& a, const std::string& flag, double fallback)
+{
+    if (!a.has(flag)) return fallback;
+    const std::string text = a.value(flag);
+    std::size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || text.empty() || !std::isfinite(v))
+        throw UsageError(flag + " needs a number, got '" + text + "'");
+    return v;
+}
+
+std::uint64_t count_flag(const Args& a, const std::string& flag, std::uint64_t fallback)
+{
+    if (!a.has(flag)) return fallback;
+    const std::string text = a.value(flag);
+    std::size_t used = 0;
+    unsigned long long v = 0;
+    try {
+        if (!text.empty() && text[0] != '-') v = std::stoull(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || text.empty())
+        throw UsageError(flag + " needs a whole number, got '" + text + "'");
+    return v;
+}
+
+unsigned thread_flag(const Args& a)
+{
+    const std::uint64_t t = count_flag(a, "--threads", 0);
+    if (t > 1024) throw UsageError("--threads must be at most 1024");
+    return static_cast<unsigned>(t);
+}
+
+std::string node_name(const LoadedCircuit& c, std::size_t v)
+{
+    const std::int64_t id = c.graph.cell_of[v];
+    if (id >= 0)
+        return std::string(c.circuit.cell_name(c.circuit.cells[static_cast<std::size_t>(id)]));
+    const auto& port = c.circuit.ports[static_cast<std::size_t>(-id - 1)];
+    return std::string(c.circuit.names.view(port.name));
+}
+
+std::string csv_field(const std::string& s)
+{
+    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+}
+
+/// Writes `text` to `path` through a temporary file in the same folder and a rename, so that
+/// readers never see half a file.
+void write_atomically(const std::string& path, const std::string& text)
+{
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    const fs::path tmp = target.parent_path() /
+                         ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << text;
+        out.flush();
+        if (!out) {
+            std::error_code ignored;
+            fs::remove(tmp, ignored);
+            throw Error("cannot write " + tmp.string());
+        }
+    }
+    std::error_code ec;
+    fs::rename(tmp, target, ec);
+    if (ec) {
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        throw Error("cannot write " + path + ": " + ec.message());
+    }
+}
+
+} // namespace
+
+int cmd_communities(const std::vector<std::string>& argv)
+{
+    Args a(argv, {"--method", "--resolution", "--seed", "--threads", "--iterations", "--liberty"},
+           {"--json"});
+    community::CommunityOptions o;
+    const std::string method = a.value("--method", "leiden");
+    if (method == "leiden")
+        o.method = community::Method::Leiden;
+    else if (method == "louvain")
+        o.method = community::Method::Louvain;
+    else
+        throw UsageError("--method is leiden or louvain, got '" + method + "'");
+    o.resolution = number_flag(a, "--resolution", 1.0);
+    if (!(o.resolution > 0)) throw UsageError("--resolution must be positive");
+    o.seed = count_flag(a, "--seed", 1);
+    o.threads = thread_flag(a);
+    if (a.has("--iterations")) {
+        const double it = number_flag(a, "--iterations", 2);
+        if (it != std::floor(it) || it == 0 || std::abs(it) > 1e6)
+            throw UsageError("--iterations is a whole number, not 0 (negative: until stable)");
+        o.iterations = static_cast<int>(it);
+    }
+    const LoadedCircuit c = load_circuit(a, "communities");
+
+    const auto t0 = Clock::now();
+    community::WorkerPool pool(o.threads);
+    const community::WeightedGraph g = community::project_undirected(c.graph, &pool);
+    const auto r = community::detect_communities(g, o);
+    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (!r) throw Error("community detection was cancelled");
+
+    if (a.has("--json")) {
+        nlohmann::ordered_json levels = nlohmann::ordered_json::array();
+        for (const auto& l : r->levels)
+            levels.push_back({{"communities", l.community_count}, {"modularity", l.modularity}});
+        const nlohmann::ordered_json j = {{"communities", r->community_count},
+                                          {"modularity", r->modularity},
+                                          {"seconds", seconds},
+                                          {"largest", r->largest()},
+                                          {"smallest", r->smallest()},
+                                          {"levels", levels}};
+        std::cout << j.dump(2) << '\n';
+        return 0;
+    }
+    std::cout << "communities  " << r->community_count << '\n'
+              << "modularity   " << r->modularity << '\n'
+              << "largest      " << r->largest() << '\n'
+              << "smallest     " << r->smallest() << '\n'
+              << "levels      ";
+    for (const auto& l : r->levels) std::cout << ' ' << l.community_count;
+    std::cout << "\nseconds      " << seconds << '\n';
+    return 0;
+}
+
+int cmd_layout(const std::vector<std::string>& argv)
+{
+    Args a(argv, {"--iterations", "--seed", "--threads", "--out", "--liberty"}, {"--quiet"});
+    if (!a.has("--out") || a.value("--out").empty())
+        throw UsageError("layout needs --out positions.csv");
+    layout::ForceAtlas2Options o;
+    const std::uint64_t iterations =
+        count_flag(a, "--iterations", static_cast<std::uint64_t>(o.max_iterations));
+    if (iterations > 10'000'000) throw UsageError("--iterations must be at most 10000000");
+    o.max_iterations = static_cast<int>(iterations);
+    o.seed = count_flag(a, "--seed", 1);
+    o.threads = thread_flag(a);
+    const LoadedCircuit c = load_circuit(a, "layout");
+
+    const auto t0 = Clock::now();
+    community::WorkerPool pool(o.threads);
+    const community::WeightedGraph g = community::project_undirected(c.graph, &pool);
+    auto initial = layout::placement_positions(c.circuit, c.graph,
+                                               layout::default_extent(g.node_count()), o.seed);
+    const bool from_placement = !initial.empty();
+    layout::ForceAtlas2Layout fa2(g, o, std::move(initial));
+    const auto s = fa2.run();
+    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (!s) throw Error("the layout was cancelled");
+
+    std::string csv = "node,name,x,y\n";
+    char number[64];
+    for (std::size_t v = 0; v < s->positions.size(); ++v) {
+        csv += std::to_string(v);
+        csv += ',';
+        csv += csv_field(node_name(c, v));
+        std::snprintf(number, sizeof number, ",%.9g,%.9g\n", s->positions[v].x, s->positions[v].y);
+        csv += number;
+    }
+    write_atomically(a.value("--out"), csv);
+    if (!a.has("--quiet"))
+        std::cout << "nodes        " << s->positions.size() << '\n'
+                  << "start        " << (from_placement ? "DEF placement" : "random") << '\n'
+                  << "iterations   " << s->iteration
+                  << (s->converged ? " (converged)" : " (limit)") << '\n'
+                  << "seconds      " << seconds << '\n'
+                  << "wrote        " << a.value("--out") << '\n';
+    return 0;
+}
+
+} // namespace gsr::cli

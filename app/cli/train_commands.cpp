@@ -1,0 +1,400 @@
+// `gsr train`: trains a GNN on circuits and tests it on other circuits, recording the run, its
+// epochs and checkpoints in a project. `gsr runs list`: the runs of a project.
+#include "cli_commands.hpp"
+
+#include "nn/model_config.hpp"
+#include "train/dataset.hpp"
+#include "train/report_json.hpp"
+#include "train/trainer.hpp"
+#include "util/diagnostics.hpp"
+
+#ifdef GSR_HAVE_STORE
+#include "store/run_store.hpp"
+#endif
+
+#include <atomic>
+#include <charconv>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+namespace gsr::cli {
+
+#ifdef GSR_HAVE_STORE
+
+namespace {
+
+constexpr const char* kTrainUsage =
+    "gsr train FILE... --test FILE... [--val FILE...] --db PROJECT [--target "
+    "sp|toggle|level|arrival] [--model gcn|sage|res|rev|gsr] [--layers L] [--hidden D] "
+    "[--groups C] [--topk K] [--epochs E] [--lr X] [--batch B] [--seed S] [--patience P] "
+    "[--device auto|cpu|gpu] [--resume RUN] [--json] [--quiet]";
+
+/// Flags that take every following word up to the next flag: `--test a.bench b.bench`.
+const char* const kListFlags[] = {"--test", "--val"};
+
+/// Rewrites `--test a b` as `--test=a --test=b`, which Args reads as a repeated flag.
+std::vector<std::string> expand_list_flags(const std::vector<std::string>& argv)
+{
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < argv.size(); ++i) {
+        const std::string& a = argv[i];
+        bool list = false;
+        for (const char* f : kListFlags) list = list || a == f;
+        if (!list) {
+            out.push_back(a);
+            continue;
+        }
+        std::size_t j = i + 1;
+        for (; j < argv.size() && argv[j].rfind("--", 0) != 0; ++j)
+            out.push_back(a + "=" + argv[j]);
+        if (j == i + 1) throw UsageError(a + " needs at least one FILE");
+        i = j - 1;
+    }
+    return out;
+}
+
+std::uint64_t integer_flag(const Args& a, const std::string& flag, std::uint64_t fallback,
+                           std::uint64_t lowest, std::uint64_t highest)
+{
+    if (!a.has(flag)) return fallback;
+    const std::string v = a.value(flag);
+    std::uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc{} || end != v.data() + v.size() || n < lowest || n > highest)
+        throw UsageError(flag + " expects an integer from " + std::to_string(lowest) + " to " +
+                         std::to_string(highest) + ", got '" + v + "'");
+    return n;
+}
+
+double number_flag(const Args& a, const std::string& flag, double fallback)
+{
+    if (!a.has(flag)) return fallback;
+    const std::string v = a.value(flag);
+    double d = 0.0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
+    if (ec != std::errc{} || end != v.data() + v.size() || !(d > 0.0) || !std::isfinite(d))
+        throw UsageError(flag + " expects a positive number, got '" + v + "'");
+    return d;
+}
+
+/// Everything a run needs to be started again: stored as the run's config_json.
+struct RunSettings {
+    std::vector<std::string> train, validation, test; ///< absolute paths
+    train::Target target = train::Target::SignalProbability;
+    train::TrainConfig config;
+    double holdout_validation = 0.0; ///< of the training nodes, when no --val circuits
+    std::uint64_t split_seed = 1;
+};
+
+nlohmann::json settings_json(const RunSettings& s)
+{
+    const nn::ModelConfig& m = s.config.model;
+    return {{"train", s.train},
+            {"val", s.validation},
+            {"test", s.test},
+            {"target", std::string(train::target_name(s.target))},
+            {"model", std::string(nn::model_kind_name(m.kind))},
+            {"layers", m.layers},
+            {"hidden", m.hidden},
+            {"groups", m.groups},
+            {"topk", m.topk},
+            {"epochs", s.config.epochs},
+            {"lr", s.config.adam.learning_rate},
+            {"batch", s.config.batch_size},
+            {"seed", s.config.seed},
+            {"patience", s.config.patience},
+            {"holdout_validation", s.holdout_validation},
+            {"split_seed", s.split_seed}};
+}
+
+RunSettings settings_from_json(const nlohmann::json& j)
+{
+    RunSettings s;
+    s.train = j.at("train").get<std::vector<std::string>>();
+    s.validation = j.at("val").get<std::vector<std::string>>();
+    s.test = j.at("test").get<std::vector<std::string>>();
+    s.target = train::parse_target(j.at("target").get<std::string>());
+    nn::ModelConfig& m = s.config.model;
+    m.kind = nn::parse_model_kind(j.at("model").get<std::string>());
+    m.layers = j.at("layers");
+    m.hidden = j.at("hidden");
+    m.groups = j.at("groups");
+    m.topk = j.at("topk");
+    s.config.epochs = j.at("epochs");
+    s.config.adam.learning_rate = j.at("lr");
+    s.config.batch_size = j.at("batch");
+    s.config.seed = j.at("seed");
+    m.seed = s.config.seed;
+    s.config.patience = j.at("patience");
+    s.holdout_validation = j.at("holdout_validation");
+    s.split_seed = j.at("split_seed");
+    return s;
+}
+
+std::vector<std::string> absolute(const std::vector<std::string>& files)
+{
+    std::vector<std::string> out;
+    for (const std::string& f : files) out.push_back(std::filesystem::absolute(f).string());
+    return out;
+}
+
+RunSettings settings_from_flags(const Args& a)
+{
+    RunSettings s;
+    if (a.positionals().empty()) throw UsageError("train needs at least one training FILE");
+    if (!a.has("--test"))
+        throw UsageError("train needs --test FILE...: circuits to test on, other than the "
+                         "training circuits");
+    s.train = absolute(a.positionals());
+    s.validation = absolute(a.values("--val"));
+    s.test = absolute(a.values("--test"));
+    try {
+        s.target = train::parse_target(a.value("--target", "sp"));
+        nn::ModelConfig& m = s.config.model;
+        m.kind = nn::parse_model_kind(a.value("--model", "gsr"));
+        const bool grouped = m.kind == nn::ModelKind::Rev || m.kind == nn::ModelKind::Gsr;
+        if (a.has("--groups") && !grouped)
+            throw UsageError("--groups applies to --model rev or gsr only (the model is " +
+                             std::string(nn::model_kind_name(m.kind)) + ")");
+        if (a.has("--topk") && m.kind != nn::ModelKind::Gsr)
+            throw UsageError("--topk applies to --model gsr only (the model is " +
+                             std::string(nn::model_kind_name(m.kind)) + ")");
+        m.layers = static_cast<std::uint32_t>(integer_flag(a, "--layers", m.layers, 1, 100000));
+        m.hidden = static_cast<std::uint32_t>(integer_flag(a, "--hidden", m.hidden, 1, 65536));
+        m.groups = static_cast<std::uint32_t>(integer_flag(a, "--groups", m.groups, 1, 65536));
+        m.topk = static_cast<std::uint32_t>(integer_flag(a, "--topk", m.topk, 1, 65536));
+        s.config.epochs = static_cast<std::uint32_t>(integer_flag(a, "--epochs", 50, 1, 1u << 24));
+        s.config.adam.learning_rate = number_flag(a, "--lr", 1e-3);
+        s.config.batch_size = integer_flag(a, "--batch", 0, 0, std::uint64_t{1} << 32);
+        s.config.seed = integer_flag(a, "--seed", 1, 0, ~std::uint64_t{0});
+        s.config.patience =
+            static_cast<std::uint32_t>(integer_flag(a, "--patience", 10, 0, 1u << 24));
+        m.seed = s.config.seed;
+        s.split_seed = s.config.seed;
+        // Without validation circuits, early stopping watches 10 % of the training nodes.
+        s.holdout_validation = s.validation.empty() ? 0.1 : 0.0;
+        train::validate(s.config, s.target);
+    } catch (const Error& e) {
+        throw UsageError(e.message()); // a configuration this build cannot run
+    }
+    return s;
+}
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_interrupt(int) { g_interrupted = true; }
+
+/// Ctrl-C cancels the run after the step in progress; the last checkpoint stays resumable.
+class InterruptGuard {
+public:
+    InterruptGuard() { previous_ = std::signal(SIGINT, on_interrupt); }
+    ~InterruptGuard() { std::signal(SIGINT, previous_); }
+    InterruptGuard(const InterruptGuard&) = delete;
+    InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+private:
+    void (*previous_)(int) = SIG_DFL;
+};
+
+std::string fixed(double v, int digits = 4)
+{
+    if (!std::isfinite(v)) return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+nlohmann::json split_summary(const nlohmann::json& epoch, const char* split)
+{
+    return epoch.is_object() ? epoch.at(split) : nlohmann::json(nullptr);
+}
+
+} // namespace
+
+int cmd_train(const std::vector<std::string>& argv)
+{
+    Args a(expand_list_flags(argv),
+           {"--target", "--model", "--layers", "--hidden", "--groups", "--topk", "--epochs",
+            "--lr", "--batch", "--seed", "--patience", "--device", "--test", "--val", "--db",
+            "--resume"},
+           {"--json", "--quiet"});
+    if (!a.has("--db") || a.value("--db").empty())
+        throw UsageError("train needs --db PROJECT (runs and checkpoints are kept there)\n"
+                         "usage: " + std::string(kTrainUsage));
+    train::DeviceChoice device;
+    try {
+        device = train::choose_device(a.value("--device", "auto"));
+    } catch (const Error& e) {
+        throw UsageError(e.message());
+    }
+
+    auto store = store::RunStore::open(a.value("--db"), store::OpenMode::CreateOrOpen);
+    RunSettings settings;
+    std::int64_t run_id = 0;
+    const bool resume = a.has("--resume");
+    if (resume) {
+        for (const char* f : {"--target", "--model", "--layers", "--hidden", "--groups",
+                              "--topk", "--lr", "--batch", "--seed", "--patience", "--test",
+                              "--val"})
+            if (a.has(f))
+                throw UsageError(std::string("--resume continues a run with its own settings: "
+                                             "leave out ") + f + " (only --epochs may change)");
+        if (!a.positionals().empty())
+            throw UsageError("--resume continues a run on its own circuits: leave out FILE");
+        run_id = static_cast<std::int64_t>(
+            integer_flag(a, "--resume", 0, 1, std::uint64_t{1} << 62));
+        const std::optional<store::RunRecord> run = store.find_run(run_id);
+        if (!run) throw UsageError("--resume: no run " + std::to_string(run_id) + " in " +
+                                   a.value("--db") + " (gsr runs list --db ... lists them)");
+        settings = settings_from_json(nlohmann::json::parse(run->config_json));
+        if (a.has("--epochs")) {
+            settings.config.epochs =
+                static_cast<std::uint32_t>(integer_flag(a, "--epochs", 1, 1, 1u << 24));
+        }
+    } else {
+        settings = settings_from_flags(a);
+    }
+
+    const bool quiet = a.has("--quiet") || a.has("--json");
+    if (!device.note.empty() && !a.has("--quiet")) std::cerr << "note: " << device.note << '\n';
+
+    train::HoldOut hold_out;
+    hold_out.validation = settings.holdout_validation;
+    hold_out.seed = settings.split_seed;
+    const train::Dataset data = train::load_dataset(settings.target, settings.train,
+                                                    settings.validation, settings.test, hold_out);
+    if (!a.has("--quiet"))
+        for (const std::string& n : data.notes) std::cerr << "note: " << n << '\n';
+
+    train::Trainer trainer(data, settings.config);
+    if (!resume) {
+        store::RunRecord record;
+        record.config_json = settings_json(settings).dump();
+        record.device = device.device;
+        record.target = std::string(train::target_name(settings.target));
+        record.model = std::string(nn::model_kind_name(settings.config.model.kind));
+        run_id = store.create_run(record);
+    }
+    if (!quiet) std::cout << "run " << run_id << '\n';
+
+    store::StoreRunLog log(store, run_id);
+    train::TrainCallbacks callbacks;
+    g_interrupted = false;
+    callbacks.cancel = &g_interrupted;
+    callbacks.epoch = [&](const train::EpochReport& r) {
+        if (quiet) return;
+        std::cout << "epoch " << r.epoch << '/' << settings.config.epochs << "  train "
+                  << fixed(r.train_loss) << "  val " << fixed(r.validation.loss) << "  val r "
+                  << fixed(r.validation.metrics.pearson.value, 3) << "  test r "
+                  << fixed(r.test.metrics.pearson.value, 3) << "  " << fixed(r.seconds, 2)
+                  << " s" << (r.improved ? "  *" : "") << '\n';
+    };
+    train::TrainResult result;
+    {
+        InterruptGuard guard;
+        try {
+            result = trainer.run(log, callbacks, resume);
+        } catch (const std::exception& e) {
+            store.finish_run(run_id, "failed", nlohmann::json{{"error", e.what()}}.dump(), 0);
+            throw;
+        }
+    }
+
+    const nlohmann::json r = train::train_result_json(result);
+    if (a.has("--json")) {
+        nlohmann::ordered_json j;
+        j["run"] = run_id;
+        j["status"] = r["status"];
+        j["device"] = device.device;
+        if (!device.note.empty()) j["device_note"] = device.note;
+        j["target"] = std::string(train::target_name(settings.target));
+        j["model"] = std::string(nn::model_kind_name(settings.config.model.kind));
+        j["epochs_done"] = result.epochs_done;
+        j["best_epoch"] = result.best ? nlohmann::json(result.best->epoch) : nlohmann::json();
+        // The metrics of the epoch early stopping keeps: the best validation loss.
+        j["train"] = split_summary(r["best"], "train");
+        j["val"] = split_summary(r["best"], "val");
+        j["test"] = split_summary(r["best"], "test");
+        j["last_epoch"] = r["last"];
+        j["peak_memory"] = {{"analytic_bytes", result.memory.analytic_peak_bytes},
+                            {"measured_bytes", result.memory.measured_peak_bytes}};
+        j["parameters"] = result.parameter_count;
+        j["notes"] = data.notes;
+        std::cout << j.dump(2) << '\n';
+    } else if (!a.has("--quiet")) {
+        std::cout << "run " << run_id << ' ' << r["status"].get<std::string>() << " after epoch "
+                  << result.epochs_done;
+        if (result.best) {
+            const train::EpochReport& b = *result.best;
+            std::cout << "; best epoch " << b.epoch << ": test MAE " << fixed(b.test.metrics.mae)
+                      << ", r " << fixed(b.test.metrics.pearson.value, 3) << ", rho "
+                      << fixed(b.test.metrics.spearman.value, 3) << ", tau "
+                      << fixed(b.test.metrics.kendall.value, 3);
+        }
+        std::cout << "; peak memory " << result.memory.measured_peak_bytes << " bytes measured, "
+                  << result.memory.analytic_peak_bytes << " analytic\n";
+    }
+    if (result.status == train::TrainResult::Status::Cancelled && !a.has("--json"))
+        std::cerr << "interrupted: continue with gsr train --db " << a.value("--db")
+                  << " --resume " << run_id << '\n';
+    return result.status == train::TrainResult::Status::Cancelled ? 130 : 0;
+}
+
+int cmd_runs(const std::vector<std::string>& argv)
+{
+    Args a(argv, {"--db"}, {"--json"});
+    if (a.positionals().size() != 1 || a.positionals()[0] != "list")
+        throw UsageError("usage: gsr runs list --db PROJECT [--json]");
+    if (!a.has("--db") || a.value("--db").empty()) throw UsageError("runs needs --db PROJECT");
+    auto store = store::RunStore::open(a.value("--db"), store::OpenMode::ReadOnly);
+    const std::vector<store::RunRecord> runs = store.runs();
+    if (a.has("--json")) {
+        nlohmann::ordered_json j = nlohmann::ordered_json::array();
+        for (const store::RunRecord& r : runs) {
+            auto parsed = [](const std::string& text) {
+                return text.empty() ? nlohmann::ordered_json()
+                                    : nlohmann::ordered_json::parse(text, nullptr, false);
+            };
+            j.push_back({{"id", r.id},
+                         {"created_at", r.created_at},
+                         {"updated_at", r.updated_at},
+                         {"status", r.status},
+                         {"device", r.device},
+                         {"target", r.target},
+                         {"model", r.model},
+                         {"epochs_done", r.epochs_done},
+                         {"best_epoch", r.best_epoch},
+                         {"best_val_loss", r.best_val_loss ? nlohmann::ordered_json(
+                                                                 *r.best_val_loss)
+                                                           : nlohmann::ordered_json()},
+                         {"peak_bytes_analytic", r.peak_bytes_analytic},
+                         {"peak_bytes_measured", r.peak_bytes_measured},
+                         {"config", parsed(r.config_json)},
+                         {"result", parsed(r.result_json)}});
+        }
+        std::cout << j.dump(2) << '\n';
+        return 0;
+    }
+    for (const store::RunRecord& r : runs) {
+        std::cout << r.id << '\t' << r.status << '\t' << r.model << '\t' << r.target << '\t'
+                  << r.epochs_done << " epochs\tbest " << r.best_epoch << " (val "
+                  << (r.best_val_loss ? fixed(*r.best_val_loss) : "-") << ")\t" << r.created_at
+                  << '\n';
+    }
+    return 0;
+}
+
+#else
+
+int cmd_train(const std::vector<std::string>&)
+{
+    throw Error("this build has no project store (SQLite was not found when it was built); "
+                "gsr train keeps its runs and checkpoints there");
+}
+int cmd_runs(const std::vector<std::string>& args) { return cmd_train(args); }
+
+#endif
+
+} // namespace gsr::cli

@@ -1,0 +1,49 @@
+#pragma once
+// Memory of a model on a graph, layer by layer: the analytic model. A Model lays its arena out
+// with these same numbers, so analytic_peak_bytes is what the arena reserves and the measured
+// high-water mark (Model::measured_peak_bytes) can be held against it.
+#include "nn/graph_input.hpp"
+#include "nn/model_config.hpp"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace gsr::nn {
+
+/// One row of the report. Bytes include the arena's 64-byte alignment of every allocation.
+struct LayerMemory {
+    std::string name;                  ///< "encoder", "layer 0" .. "layer L-1", "head"
+    std::size_t parameter_bytes = 0;
+    std::size_t gradient_bytes = 0;
+    std::size_t optimizer_bytes = 0;   ///< Adam's two moments
+    std::size_t activation_bytes = 0;  ///< kept from the forward pass to the backward pass
+    std::size_t workspace_bytes = 0;   ///< transient, while this layer runs (reused by the next)
+    /// gsr: the compressed top-k activation of one group, N * k * (value + 1 index byte)
+    std::size_t compressed_bytes = 0;
+};
+
+struct MemoryReport {
+    std::vector<LayerMemory> layers;
+    std::size_t graph_bytes = 0;       ///< CSR operators, degree scales, features, targets
+    std::size_t buffer_bytes = 0;      ///< activation/gradient buffers shared by all layers
+    std::size_t parameter_bytes = 0;   ///< totals over the layers
+    std::size_t gradient_bytes = 0;
+    std::size_t optimizer_bytes = 0;
+    std::size_t activation_bytes = 0;
+    std::size_t max_workspace_bytes = 0;
+    std::size_t persistent_bytes = 0;  ///< everything but the workspace
+    std::size_t analytic_peak_bytes = 0;
+    std::size_t measured_peak_bytes = 0; ///< the arena's high-water mark; 0 when not measured
+    std::size_t parameter_count = 0;
+};
+
+/// The analytic model of a training step (forward, backward, Adam) of `config` on a graph of
+/// `shape`, with the CPU backend's reduction scratch. Throws gsr::Error on a bad config.
+MemoryReport estimate_memory(const ModelConfig& config, const GraphShape& shape);
+
+/// JSON text of a report: one object, the per-layer rows in "rows".
+std::string memory_report_json(const ModelConfig& config, const GraphShape& shape,
+                               const MemoryReport& report);
+
+} // namespace gsr::nn

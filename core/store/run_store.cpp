@@ -1,0 +1,501 @@
+#include "store/run_store.hpp"
+
+#include "store/sqlite_connection.hpp"
+#include "train/report_json.hpp"
+#include "util/diagnostics.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace gsr::store {
+
+using detail::Connection;
+using detail::Transaction;
+
+namespace {
+
+constexpr const char* kNow = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
+
+/// A prepared statement with the REAL and BLOB bindings that detail::Statement lacks.
+/// Parameters 1-based, columns 0-based; every failure throws through Connection::fail.
+class Query {
+public:
+    Query(Connection& conn, const std::string& sql) : conn_(conn)
+    {
+        const int rc = sqlite3_prepare_v2(conn_.handle(), sql.c_str(),
+                                          static_cast<int>(sql.size()), &stmt_, nullptr);
+        if (rc != SQLITE_OK) {
+            sqlite3_finalize(stmt_);
+            stmt_ = nullptr;
+            conn_.fail(rc, sql);
+        }
+    }
+    ~Query() { sqlite3_finalize(stmt_); }
+    Query(const Query&) = delete;
+    Query& operator=(const Query&) = delete;
+
+    void bind(int i, std::int64_t v) { check(sqlite3_bind_int64(stmt_, i, v)); }
+    void bind(int i, std::string_view text)
+    {
+        if (text.size() > static_cast<std::size_t>(INT_MAX)) too_big();
+        check(sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()),
+                                SQLITE_TRANSIENT));
+    }
+    /// NaN and infinities are stored as NULL.
+    void bind_real(int i, double v)
+    {
+        check(std::isfinite(v) ? sqlite3_bind_double(stmt_, i, v) : sqlite3_bind_null(stmt_, i));
+    }
+    void bind_blob(int i, const std::vector<std::uint8_t>& bytes)
+    {
+        if (bytes.size() > static_cast<std::size_t>(INT_MAX)) too_big();
+        // A zero-length blob needs a non-null pointer, or SQLite stores NULL.
+        static const std::uint8_t kEmpty = 0;
+        check(sqlite3_bind_blob(stmt_, i, bytes.empty() ? &kEmpty : bytes.data(),
+                                static_cast<int>(bytes.size()), SQLITE_TRANSIENT));
+    }
+    void bind_null(int i) { check(sqlite3_bind_null(stmt_, i)); }
+    void bind_optional(int i, std::string_view text)
+    {
+        if (text.empty()) bind_null(i);
+        else bind(i, text);
+    }
+
+    bool step()
+    {
+        const int rc = sqlite3_step(stmt_);
+        if (rc == SQLITE_ROW) return true;
+        if (rc == SQLITE_DONE) return false;
+        conn_.fail(rc, sqlite3_sql(stmt_));
+    }
+    void run()
+    {
+        while (step()) {
+        }
+    }
+
+    bool is_null(int c) const { return sqlite3_column_type(stmt_, c) == SQLITE_NULL; }
+    std::int64_t integer(int c) const { return sqlite3_column_int64(stmt_, c); }
+    /// NULL reads as NaN.
+    double real(int c) const
+    {
+        return is_null(c) ? std::numeric_limits<double>::quiet_NaN()
+                          : sqlite3_column_double(stmt_, c);
+    }
+    std::string text(int c) const
+    {
+        const unsigned char* t = sqlite3_column_text(stmt_, c);
+        if (!t) return {};
+        return std::string(reinterpret_cast<const char*>(t),
+                           static_cast<std::size_t>(sqlite3_column_bytes(stmt_, c)));
+    }
+    std::vector<std::uint8_t> blob(int c) const
+    {
+        const auto* p = static_cast<const std::uint8_t*>(sqlite3_column_blob(stmt_, c));
+        const int n = sqlite3_column_bytes(stmt_, c);
+        return p ? std::vector<std::uint8_t>(p, p + n) : std::vector<std::uint8_t>{};
+    }
+
+private:
+    void check(int rc)
+    {
+        if (rc != SQLITE_OK) conn_.fail(rc, sqlite3_sql(stmt_));
+    }
+    [[noreturn]] void too_big() { conn_.fail(SQLITE_TOOBIG, sqlite3_sql(stmt_)); }
+
+    Connection& conn_;
+    sqlite3_stmt* stmt_ = nullptr;
+};
+
+constexpr const char* kRunColumns =
+    "id, created_at, updated_at, config_json, status, device, target, model, epochs_done,"
+    " best_epoch, best_val_loss, peak_bytes_analytic, peak_bytes_measured, result_json";
+
+RunRecord read_run(const Query& q)
+{
+    RunRecord r;
+    r.id = q.integer(0);
+    r.created_at = q.text(1);
+    r.updated_at = q.text(2);
+    r.config_json = q.text(3);
+    r.status = q.text(4);
+    r.device = q.text(5);
+    r.target = q.text(6);
+    r.model = q.text(7);
+    r.epochs_done = q.integer(8);
+    r.best_epoch = q.integer(9);
+    if (!q.is_null(10)) r.best_val_loss = q.real(10);
+    r.peak_bytes_analytic = q.integer(11);
+    r.peak_bytes_measured = q.integer(12);
+    r.result_json = q.text(13);
+    return r;
+}
+
+std::int64_t as_int(std::size_t v)
+{
+    return static_cast<std::int64_t>(std::min<std::size_t>(v, INT64_MAX));
+}
+
+} // namespace
+
+struct RunStore::Impl {
+    Impl(const std::string& path, int flags) : conn(path, flags) {}
+    Connection conn;
+};
+
+// --- opening ---------------------------------------------------------------------------------
+
+RunStore RunStore::open(const std::string& path, OpenMode mode,
+                        std::chrono::milliseconds busy_timeout)
+{
+    // The project store checks the file and brings the schema up to date; this connection
+    // then only reads and writes rows.
+    { ProjectStore::open(path, mode, busy_timeout); }
+    const int flags = mode == OpenMode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+    auto impl = std::make_unique<Impl>(path, flags);
+    const auto ms = std::clamp<std::int64_t>(busy_timeout.count(), 0, INT_MAX);
+    const int rc = sqlite3_busy_timeout(impl->conn.handle(), static_cast<int>(ms));
+    if (rc != SQLITE_OK) impl->conn.fail(rc);
+    impl->conn.exec("PRAGMA foreign_keys=ON");
+    return RunStore(std::move(impl));
+}
+
+RunStore::RunStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+RunStore::RunStore(RunStore&&) noexcept = default;
+RunStore& RunStore::operator=(RunStore&&) noexcept = default;
+RunStore::~RunStore() = default;
+
+const std::string& RunStore::path() const
+{
+    if (!impl_) throw std::logic_error("gsr::store::RunStore used after it was moved from");
+    return impl_->conn.path();
+}
+
+// --- runs ------------------------------------------------------------------------------------
+
+std::int64_t RunStore::create_run(const RunRecord& run)
+{
+    Connection& c = impl_->conn;
+    Query q(c, std::string("INSERT INTO runs(created_at, updated_at, config_json, status,"
+                           " device, target, model, epochs_done, best_epoch, best_val_loss,"
+                           " peak_bytes_analytic, peak_bytes_measured, result_json) VALUES(") +
+                   kNow + ", " + kNow + ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+                   " RETURNING id");
+    q.bind(1, run.config_json);
+    q.bind(2, run.status.empty() ? std::string_view("created") : std::string_view(run.status));
+    q.bind_optional(3, run.device);
+    q.bind_optional(4, run.target);
+    q.bind_optional(5, run.model);
+    q.bind(6, run.epochs_done);
+    if (run.best_epoch > 0) q.bind(7, run.best_epoch);
+    else q.bind_null(7);
+    if (run.best_val_loss) q.bind_real(8, *run.best_val_loss);
+    else q.bind_null(8);
+    q.bind(9, run.peak_bytes_analytic);
+    q.bind(10, run.peak_bytes_measured);
+    q.bind_optional(11, run.result_json);
+    if (!q.step()) throw detail::sqlite_error(c.path(), SQLITE_INTERNAL, "insert gave no id");
+    const std::int64_t id = q.integer(0);
+    q.run();
+    return id;
+}
+
+std::optional<RunRecord> RunStore::find_run(std::int64_t id) const
+{
+    Query q(impl_->conn, std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?1");
+    q.bind(1, id);
+    if (!q.step()) return std::nullopt;
+    return read_run(q);
+}
+
+std::vector<RunRecord> RunStore::runs() const
+{
+    Query q(impl_->conn, std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id");
+    std::vector<RunRecord> out;
+    while (q.step()) out.push_back(read_run(q));
+    return out;
+}
+
+void RunStore::set_status(std::int64_t id, std::string_view status,
+                          std::string_view result_json)
+{
+    Query q(impl_->conn, std::string("UPDATE runs SET status = ?2,"
+                                     " result_json = coalesce(?3, result_json), updated_at = ") +
+                             kNow + " WHERE id = ?1");
+    q.bind(1, id);
+    q.bind(2, status);
+    q.bind_optional(3, result_json);
+    q.run();
+    if (sqlite3_changes64(impl_->conn.handle()) == 0)
+        throw Error(SourceLocation{path()}, "no run " + std::to_string(id) + " in the project");
+}
+
+bool RunStore::remove_run(std::int64_t id)
+{
+    Query q(impl_->conn, "DELETE FROM runs WHERE id = ?1"); // the rest goes by ON DELETE CASCADE
+    q.bind(1, id);
+    q.run();
+    return sqlite3_changes64(impl_->conn.handle()) > 0;
+}
+
+void RunStore::finish_run(std::int64_t id, std::string_view status,
+                          std::string_view result_json, std::int64_t peak_bytes_measured)
+{
+    // One statement: a reader never sees the final status without its numbers.
+    Query q(impl_->conn, std::string("UPDATE runs SET status = ?2, result_json = ?3,"
+                                     " peak_bytes_measured = ?4, updated_at = ") +
+                             kNow + " WHERE id = ?1");
+    q.bind(1, id);
+    q.bind(2, status);
+    q.bind_optional(3, result_json);
+    q.bind(4, peak_bytes_measured);
+    q.run();
+    if (sqlite3_changes64(impl_->conn.handle()) == 0)
+        throw Error(SourceLocation{path()}, "no run " + std::to_string(id) + " in the project");
+}
+
+void RunStore::write_transaction(const std::function<void()>& body)
+{
+    Transaction tx(impl_->conn);
+    body();
+    tx.commit();
+}
+
+// --- memory ----------------------------------------------------------------------------------
+
+void RunStore::set_layer_memory(std::int64_t run_id, const std::vector<LayerMemoryRecord>& rows,
+                                std::int64_t peak_bytes_analytic,
+                                std::int64_t peak_bytes_measured)
+{
+    Connection& c = impl_->conn;
+    Transaction tx(c);
+    {
+        Query del(c, "DELETE FROM run_layer_memory WHERE run_id = ?1");
+        del.bind(1, run_id);
+        del.run();
+    }
+    for (const LayerMemoryRecord& r : rows) {
+        Query q(c, "INSERT INTO run_layer_memory(run_id, layer, name, params, grads,"
+                   " optimizer, activations, workspace, measured)"
+                   " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+        q.bind(1, run_id);
+        q.bind(2, r.layer);
+        q.bind_optional(3, r.name);
+        q.bind(4, r.params);
+        q.bind(5, r.grads);
+        q.bind(6, r.optimizer);
+        q.bind(7, r.activations);
+        q.bind(8, r.workspace);
+        q.bind(9, std::int64_t{r.measured ? 1 : 0});
+        q.run();
+    }
+    Query up(c, std::string("UPDATE runs SET peak_bytes_analytic = ?2, peak_bytes_measured = ?3,"
+                            " updated_at = ") + kNow + " WHERE id = ?1");
+    up.bind(1, run_id);
+    up.bind(2, peak_bytes_analytic);
+    up.bind(3, peak_bytes_measured);
+    up.run();
+    if (sqlite3_changes64(c.handle()) == 0) {
+        throw Error(SourceLocation{path()},
+                    "no run " + std::to_string(run_id) + " in the project");
+    }
+    tx.commit();
+}
+
+std::vector<LayerMemoryRecord> RunStore::layer_memory(std::int64_t run_id) const
+{
+    Query q(impl_->conn, "SELECT layer, name, params, grads, optimizer, activations, workspace,"
+                         " measured FROM run_layer_memory WHERE run_id = ?1 ORDER BY layer");
+    q.bind(1, run_id);
+    std::vector<LayerMemoryRecord> out;
+    while (q.step()) {
+        LayerMemoryRecord r;
+        r.layer = q.integer(0);
+        r.name = q.text(1);
+        r.params = q.integer(2);
+        r.grads = q.integer(3);
+        r.optimizer = q.integer(4);
+        r.activations = q.integer(5);
+        r.workspace = q.integer(6);
+        r.measured = q.integer(7) != 0;
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+// --- epochs and checkpoints ------------------------------------------------------------------
+
+void RunStore::record_epoch(const RunEpochRecord& e, const CheckpointRecord& ck, bool improved,
+                            std::size_t keep_checkpoints)
+{
+    if (keep_checkpoints < 1) throw std::invalid_argument("record_epoch: keep at least one");
+    if (ck.run_id != e.run_id) throw std::invalid_argument("record_epoch: two different runs");
+    Connection& c = impl_->conn;
+    Transaction tx(c);
+    {
+        Query q(c, "INSERT OR REPLACE INTO run_epochs(run_id, epoch, train_loss, val_loss,"
+                   " metrics_json, seconds) VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
+        q.bind(1, e.run_id);
+        q.bind(2, e.epoch);
+        q.bind_real(3, e.train_loss);
+        q.bind_real(4, e.val_loss);
+        q.bind_optional(5, e.metrics_json);
+        q.bind_real(6, e.seconds);
+        q.run();
+    }
+    {
+        Query q(c, std::string("INSERT OR REPLACE INTO checkpoints(run_id, epoch, model,"
+                               " optimizer, rng, created_at) VALUES(?1, ?2, ?3, ?4, ?5, ") +
+                       kNow + ")");
+        q.bind(1, ck.run_id);
+        q.bind(2, ck.epoch);
+        q.bind_blob(3, ck.model);
+        q.bind_blob(4, ck.optimizer);
+        q.bind_blob(5, ck.rng);
+        q.run();
+    }
+    {
+        Query q(c, "DELETE FROM checkpoints WHERE run_id = ?1 AND epoch NOT IN (SELECT epoch"
+                   " FROM checkpoints WHERE run_id = ?1 ORDER BY epoch DESC LIMIT ?2)");
+        q.bind(1, ck.run_id);
+        q.bind(2, as_int(keep_checkpoints));
+        q.run();
+    }
+    {
+        Query q(c, std::string("UPDATE runs SET epochs_done = ?2, status = 'running',"
+                               " best_epoch = CASE WHEN ?3 THEN ?2 ELSE best_epoch END,"
+                               " best_val_loss = CASE WHEN ?3 THEN ?4 ELSE best_val_loss END,"
+                               " updated_at = ") + kNow + " WHERE id = ?1");
+        q.bind(1, e.run_id);
+        q.bind(2, e.epoch);
+        q.bind(3, std::int64_t{improved ? 1 : 0});
+        q.bind_real(4, e.val_loss);
+        q.run();
+        if (sqlite3_changes64(c.handle()) == 0)
+            throw Error(SourceLocation{path()},
+                        "no run " + std::to_string(e.run_id) + " in the project");
+    }
+    tx.commit();
+}
+
+std::vector<RunEpochRecord> RunStore::epochs(std::int64_t run_id) const
+{
+    Query q(impl_->conn, "SELECT run_id, epoch, train_loss, val_loss, metrics_json, seconds"
+                         " FROM run_epochs WHERE run_id = ?1 ORDER BY epoch");
+    q.bind(1, run_id);
+    std::vector<RunEpochRecord> out;
+    while (q.step()) {
+        RunEpochRecord r;
+        r.run_id = q.integer(0);
+        r.epoch = q.integer(1);
+        r.train_loss = q.real(2);
+        r.val_loss = q.real(3);
+        r.metrics_json = q.text(4);
+        r.seconds = q.real(5);
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+std::optional<CheckpointRecord> RunStore::last_checkpoint(std::int64_t run_id) const
+{
+    Query q(impl_->conn, "SELECT run_id, epoch, model, optimizer, rng, created_at FROM"
+                         " checkpoints WHERE run_id = ?1 ORDER BY epoch DESC LIMIT 1");
+    q.bind(1, run_id);
+    if (!q.step()) return std::nullopt;
+    CheckpointRecord r;
+    r.run_id = q.integer(0);
+    r.epoch = q.integer(1);
+    r.model = q.blob(2);
+    r.optimizer = q.blob(3);
+    r.rng = q.blob(4);
+    r.created_at = q.text(5);
+    return r;
+}
+
+std::vector<std::int64_t> RunStore::checkpoint_epochs(std::int64_t run_id) const
+{
+    Query q(impl_->conn, "SELECT epoch FROM checkpoints WHERE run_id = ?1 ORDER BY epoch");
+    q.bind(1, run_id);
+    std::vector<std::int64_t> out;
+    while (q.step()) out.push_back(q.integer(0));
+    return out;
+}
+
+// --- the trainer's log -----------------------------------------------------------------------
+
+std::vector<LayerMemoryRecord> layer_memory_rows(const nn::MemoryReport& report)
+{
+    std::vector<LayerMemoryRecord> rows;
+    for (std::size_t i = 0; i < report.layers.size(); ++i) {
+        const nn::LayerMemory& l = report.layers[i];
+        LayerMemoryRecord r;
+        r.layer = as_int(i);
+        r.name = l.name;
+        r.params = as_int(l.parameter_bytes);
+        r.grads = as_int(l.gradient_bytes);
+        r.optimizer = as_int(l.optimizer_bytes);
+        r.activations = as_int(l.activation_bytes);
+        r.workspace = as_int(l.workspace_bytes);
+        rows.push_back(std::move(r));
+    }
+    return rows;
+}
+
+StoreRunLog::StoreRunLog(RunStore& store, std::int64_t run_id, std::size_t keep_checkpoints)
+    : store_(store), run_id_(run_id), keep_(std::max<std::size_t>(1, keep_checkpoints))
+{
+}
+
+void StoreRunLog::begin(const nn::MemoryReport& memory)
+{
+    const std::vector<LayerMemoryRecord> rows = layer_memory_rows(memory);
+    store_.write_transaction([&] {
+        store_.set_layer_memory(run_id_, rows, as_int(memory.analytic_peak_bytes), 0);
+        store_.set_status(run_id_, "running");
+    });
+}
+
+void StoreRunLog::epoch_done(const train::EpochReport& report, const train::Checkpoint& ck)
+{
+    RunEpochRecord e;
+    e.run_id = run_id_;
+    e.epoch = report.epoch;
+    e.train_loss = report.train_loss;
+    e.val_loss = report.validation.loss;
+    e.metrics_json = train::epoch_report_json(report).dump();
+    e.seconds = report.seconds;
+    CheckpointRecord c;
+    c.run_id = run_id_;
+    c.epoch = ck.epoch;
+    c.model = ck.model;
+    c.optimizer = ck.optimizer;
+    c.rng = ck.rng;
+    store_.record_epoch(e, c, report.improved, keep_);
+}
+
+std::optional<train::Checkpoint> StoreRunLog::last_checkpoint()
+{
+    std::optional<CheckpointRecord> r = store_.last_checkpoint(run_id_);
+    if (!r) return std::nullopt;
+    train::Checkpoint ck;
+    ck.epoch = static_cast<std::uint32_t>(r->epoch);
+    ck.model = std::move(r->model);
+    ck.optimizer = std::move(r->optimizer);
+    ck.rng = std::move(r->rng);
+    return ck;
+}
+
+void StoreRunLog::end(const std::string& status, const nlohmann::json& result)
+{
+    std::int64_t measured = 0;
+    if (result.contains("memory")) {
+        measured = result["memory"].value("measured_peak_bytes", std::int64_t{0});
+    }
+    store_.finish_run(run_id_, status, result.dump(), measured);
+}
+
+} // namespace gsr::store

@@ -1,0 +1,340 @@
+#include "train/trainer.hpp"
+
+#include "nn/backend.hpp" // Model's default backend argument needs the complete type
+#include "nn/model.hpp"
+#include "train/report_json.hpp"
+#include "util/diagnostics.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+namespace gsr::train {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr char kRngMagic[8] = {'G', 'S', 'R', 'R', 'N', 'G', '1', '\0'};
+constexpr const char* kStateFormat = "gsr.trainer-state";
+constexpr int kStateVersion = 1;
+
+std::vector<std::uint8_t> encode_stream(const SeededStream& s)
+{
+    std::vector<std::uint8_t> out(kRngMagic, kRngMagic + 8);
+    const std::uint64_t state = s.state();
+    for (int b = 0; b < 8; ++b) out.push_back(static_cast<std::uint8_t>(state >> (8 * b)));
+    return out;
+}
+
+std::uint64_t decode_stream(const std::vector<std::uint8_t>& bytes)
+{
+    if (bytes.size() != 16 || std::memcmp(bytes.data(), kRngMagic, 8) != 0)
+        throw Error("the checkpoint's random state is damaged or of another version");
+    std::uint64_t state = 0;
+    for (int b = 0; b < 8; ++b) state |= std::uint64_t{bytes[8 + b]} << (8 * b);
+    return state;
+}
+
+double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+/// The loss of one prediction in learning units, as the engine defines its losses.
+double loss_of(nn::LossKind kind, double p, double t)
+{
+    if (kind == nn::LossKind::MeanSquaredError) return (p - t) * (p - t);
+    // Binary cross-entropy on a logit, in the overflow-free form.
+    return std::max(p, 0.0) - p * t + std::log1p(std::exp(-std::abs(p)));
+}
+
+/// The configuration a checkpoint must match to be resumed: everything that changes what the
+/// next epoch computes.
+nlohmann::json fingerprint(const TrainConfig& c, const Dataset& d, const Batcher& b)
+{
+    return {{"target", std::string(target_name(d.target))},
+            {"batcher", b.name()},
+            {"loss", std::string(nn::loss_kind_name(c.loss))},
+            {"model", std::string(nn::model_kind_name(c.model.kind))},
+            {"layers", c.model.layers},
+            {"hidden", c.model.hidden},
+            {"groups", c.model.groups},
+            {"topk", c.model.topk},
+            {"features", d.feature_count},
+            {"batch", c.batch_size},
+            {"seed", c.seed},
+            {"model_seed", c.model.seed},
+            {"lr", c.adam.learning_rate},
+            {"target_mean", d.target_mean},
+            {"target_scale", d.target_scale}};
+}
+
+std::string describe_difference(const nlohmann::json& saved, const nlohmann::json& now)
+{
+    for (auto it = now.begin(); it != now.end(); ++it) {
+        const auto s = saved.find(it.key());
+        if (s == saved.end() || *s != it.value())
+            return it.key() + " was " + (s == saved.end() ? "not recorded" : s->dump()) +
+                   ", is " + it.value().dump();
+    }
+    return "the settings differ";
+}
+
+} // namespace
+
+void validate(const TrainConfig& config, Target target)
+{
+    if (config.epochs < 1) throw Error("--epochs must be at least 1");
+    if (!(config.adam.learning_rate > 0) || !std::isfinite(config.adam.learning_rate))
+        throw Error("--lr must be a positive number");
+    if (config.loss == nn::LossKind::BinaryCrossEntropyWithLogits &&
+        target != Target::SignalProbability && target != Target::Toggle)
+        throw Error("--loss bce needs a target in [0, 1] (sp or toggle), not " +
+                    std::string(target_name(target)));
+    if (!(config.min_delta >= 0)) throw Error("--min-delta must be >= 0");
+    nn::validate(config.model);
+    nn::validate(config.adam);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+struct Trainer::State {
+    explicit State(const TrainConfig& c, std::size_t features)
+        : model(c.model, features, c.adam), stream(c.seed)
+    {
+    }
+
+    nn::Model model;
+    SeededStream stream;
+    std::ptrdiff_t bound = -1; ///< circuit bound to the model
+    std::size_t peak = 0;
+    double best_loss = kInfinity;
+    std::uint32_t bad_epochs = 0;
+    std::optional<EpochReport> best;
+    std::vector<std::vector<float>> targets; ///< per circuit, in learning units
+
+    /// The arena's high-water mark over every binding so far (binding resets the engine's).
+    std::size_t peak_bytes()
+    {
+        if (bound >= 0) peak = std::max(peak, model.measured_peak_bytes());
+        return peak;
+    }
+
+    void bind(const Dataset& d, std::size_t c)
+    {
+        if (bound == static_cast<std::ptrdiff_t>(c)) return;
+        peak_bytes();
+        model.bind_graph(d.circuits[c].input);
+        bound = static_cast<std::ptrdiff_t>(c);
+    }
+};
+
+Trainer::Trainer(const Dataset& data, const TrainConfig& config) : data_(data), config_(config)
+{
+    validate(config_, data_.target);
+    if (data_.circuits.empty()) throw Error("the data set has no circuits");
+    batcher_ = make_batcher(config_.batch_size);
+}
+
+void Trainer::set_batcher(std::unique_ptr<Batcher> batcher)
+{
+    if (!batcher) throw std::invalid_argument("Trainer::set_batcher: no batcher");
+    batcher_ = std::move(batcher);
+}
+
+Trainer::~Trainer() = default;
+
+TrainResult Trainer::run(RunLog& log, const TrainCallbacks& callbacks, bool resume)
+{
+    using Clock = std::chrono::steady_clock;
+    state_ = std::make_unique<State>(config_, data_.feature_count);
+    State& s = *state_;
+    const bool bce = config_.loss == nn::LossKind::BinaryCrossEntropyWithLogits;
+    const double mean = bce ? 0.0 : data_.target_mean;
+    const double scale = bce ? 1.0 : data_.target_scale;
+    for (const CircuitData& c : data_.circuits) {
+        std::vector<float> t(c.target.size());
+        for (std::size_t v = 0; v < t.size(); ++v)
+            t[v] = static_cast<float>((c.target[v] - mean) / scale);
+        s.targets.push_back(std::move(t));
+    }
+
+    TrainResult result;
+    const nlohmann::json print = fingerprint(config_, data_, *batcher_);
+    if (resume) {
+        if (std::optional<Checkpoint> ck = log.last_checkpoint()) {
+            nlohmann::json saved = nlohmann::json::parse(
+                std::string(ck->optimizer.begin(), ck->optimizer.end()), nullptr, false);
+            if (saved.is_discarded() || saved.value("format", "") != kStateFormat ||
+                saved.value("version", 0) != kStateVersion)
+                throw Error("the checkpoint of epoch " + std::to_string(ck->epoch) +
+                            " has no trainer state this build can read");
+            if (saved.at("fingerprint") != print)
+                throw Error("cannot resume: the run was started with other settings (" +
+                            describe_difference(saved.at("fingerprint"), print) + ")");
+            s.model.load_state(ck->model);
+            s.stream.set_state(decode_stream(ck->rng));
+            s.best_loss = number_at(saved, "best_loss", kInfinity);
+            s.bad_epochs = saved.value("bad_epochs", 0u);
+            if (saved.contains("best") && saved["best"].is_object())
+                s.best = epoch_report_from_json(saved["best"]);
+            if (saved.contains("last") && saved["last"].is_object())
+                result.last = epoch_report_from_json(saved["last"]);
+            result.first_epoch = ck->epoch + 1;
+            result.epochs_done = ck->epoch;
+        }
+    }
+
+    // Memory on the largest circuit: the one that sets the arena's size.
+    std::size_t largest = 0;
+    for (std::size_t c = 1; c < data_.circuits.size(); ++c) {
+        const auto& a = data_.circuits[c].input;
+        const auto& b = data_.circuits[largest].input;
+        if (a.node_count + a.edge_count() > b.node_count + b.edge_count()) largest = c;
+    }
+    s.bind(data_, largest);
+    result.memory = s.model.memory_report();
+    result.parameter_count = s.model.parameter_count();
+    log.begin(result.memory);
+
+    const bool have_validation = data_.node_count(Split::Validation) > 0;
+    const auto cancelled = [&] { return callbacks.cancel && callbacks.cancel->load(); };
+    auto finish = [&](TrainResult::Status status) {
+        result.status = status;
+        result.best = s.best;
+        result.memory.measured_peak_bytes = s.peak_bytes();
+        log.end(std::string(status_name(status)), train_result_json(result));
+        return result;
+    };
+    if (config_.patience > 0 && s.bad_epochs >= config_.patience)
+        return finish(TrainResult::Status::StoppedEarly);
+
+    for (std::uint32_t epoch = result.first_epoch; epoch <= config_.epochs; ++epoch) {
+        const auto start = Clock::now();
+        const std::vector<Batch> batches = batcher_->epoch_batches(data_, s.stream);
+        Progress progress;
+        progress.epoch = epoch;
+        progress.epochs = config_.epochs;
+        progress.steps = batches.size();
+        double loss_sum = 0.0;
+        std::size_t loss_nodes = 0;
+        for (const Batch& batch : batches) {
+            const std::size_t total = batch.node_count();
+            if (total == 0) continue;
+            s.model.zero_gradients();
+            double batch_loss = 0.0;
+            for (const BatchPart& part : batch.parts) {
+                if (cancelled()) return finish(TrainResult::Status::Cancelled);
+                s.bind(data_, part.circuit);
+                const double share = static_cast<double>(part.nodes.size()) / total;
+                batch_loss += share * s.model.accumulate_gradients(
+                                          part.nodes, s.targets[part.circuit], config_.loss,
+                                          share);
+            }
+            s.model.adam_step();
+            loss_sum += batch_loss * static_cast<double>(total);
+            loss_nodes += total;
+            ++progress.step;
+            progress.loss = batch_loss;
+            if (callbacks.progress) callbacks.progress(progress);
+        }
+
+        // Evaluation: one forward pass per circuit gives every split's predictions.
+        EpochReport report;
+        report.epoch = epoch;
+        report.train_loss = loss_nodes ? loss_sum / static_cast<double>(loss_nodes) : kUndefined;
+        struct Pool {
+            std::vector<double> prediction, target;
+            double loss = 0.0;
+        };
+        Pool pools[4];
+        progress.phase = Progress::Phase::Evaluating;
+        progress.step = 0;
+        progress.steps = data_.circuits.size();
+        for (std::size_t c = 0; c < data_.circuits.size(); ++c) {
+            if (cancelled()) return finish(TrainResult::Status::Cancelled);
+            const CircuitData& circuit = data_.circuits[c];
+            s.bind(data_, c);
+            const std::vector<float> out = s.model.predict();
+            for (std::size_t v = 0; v < circuit.split.size(); ++v) {
+                if (circuit.split[v] == Split::None) continue;
+                Pool& p = pools[static_cast<int>(circuit.split[v])];
+                p.loss += loss_of(config_.loss, out[v], s.targets[c][v]);
+                p.prediction.push_back(bce ? sigmoid(out[v]) : out[v] * scale + mean);
+                p.target.push_back(circuit.target[v]);
+            }
+            ++progress.step;
+            if (callbacks.progress) callbacks.progress(progress);
+        }
+        auto split_result = [&](Split which) {
+            Pool& p = pools[static_cast<int>(which)];
+            SplitResult r;
+            r.metrics = evaluate(p.prediction, p.target);
+            if (!p.target.empty()) r.loss = p.loss / static_cast<double>(p.target.size());
+            return r;
+        };
+        report.train = split_result(Split::Train);
+        report.validation = split_result(Split::Validation);
+        report.test = split_result(Split::Test);
+
+        const double watched = have_validation ? report.validation.loss : report.train.loss;
+        report.improved = watched < s.best_loss - config_.min_delta;
+        if (report.improved) {
+            s.best_loss = watched;
+            s.bad_epochs = 0;
+        } else {
+            ++s.bad_epochs;
+        }
+        report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        if (report.improved) s.best = report;
+        result.last = report;
+        result.epochs_done = epoch;
+
+        nlohmann::json state = {{"format", kStateFormat},
+                                {"version", kStateVersion},
+                                {"fingerprint", print},
+                                {"best_loss", json_number(s.best_loss)},
+                                {"bad_epochs", s.bad_epochs}};
+        if (s.best) state["best"] = epoch_report_json(*s.best);
+        state["last"] = epoch_report_json(report);
+        const std::string text = state.dump();
+        Checkpoint ck;
+        ck.epoch = epoch;
+        ck.model = s.model.save_state();
+        ck.optimizer.assign(text.begin(), text.end());
+        ck.rng = encode_stream(s.stream);
+        log.epoch_done(report, ck);
+        if (callbacks.epoch) callbacks.epoch(report);
+
+        if (config_.patience > 0 && s.bad_epochs >= config_.patience)
+            return finish(TrainResult::Status::StoppedEarly);
+    }
+    return finish(TrainResult::Status::Finished);
+}
+
+std::vector<double> Trainer::predict(std::size_t circuit)
+{
+    if (!state_) throw std::logic_error("Trainer::predict before run");
+    state_->bind(data_, circuit);
+    const std::vector<float> out = state_->model.predict();
+    const bool bce = config_.loss == nn::LossKind::BinaryCrossEntropyWithLogits;
+    std::vector<double> p(out.size());
+    for (std::size_t v = 0; v < out.size(); ++v)
+        p[v] = bce ? sigmoid(out[v]) : out[v] * data_.target_scale + data_.target_mean;
+    return p;
+}
+
+DeviceChoice choose_device(std::string_view asked)
+{
+    if (asked == "cpu") return {"cpu", {}};
+    if (asked == "auto") {
+        return {"cpu", "no GPU backend is built for training (core/nn has only its CPU "
+                       "backend in this build); using the CPU"};
+    }
+    if (asked == "gpu") {
+        throw Error("--device gpu: this build has no GPU backend for training (core/nn has "
+                    "only its CPU backend); use --device cpu or auto");
+    }
+    throw Error("--device: unknown device '" + std::string(asked) +
+                "' (allowed: auto, cpu, gpu)");
+}
+
+} // namespace gsr::train

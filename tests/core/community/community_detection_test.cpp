@@ -1,0 +1,241 @@
+#include "community/community_detection.hpp"
+#include "circuit_fixtures.hpp"
+#include "util/diagnostics.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#if __has_include(<igraph.h>)
+#include "igraph_reference.hpp"
+#define GSR_HAVE_IGRAPH 1
+#endif
+
+using namespace gsr;
+using namespace gsr::community;
+
+namespace {
+
+CommunityResult detect(const WeightedGraph& g, CommunityOptions o = {})
+{
+    auto r = detect_communities(g, o);
+    if (!r) throw std::runtime_error("cancelled");
+    return std::move(*r);
+}
+
+/// Each community of `coarse` is a union of communities of `fine`.
+bool refines(const std::vector<std::uint32_t>& fine, const std::vector<std::uint32_t>& coarse)
+{
+    std::vector<std::int64_t> parent(fine.size(), -1);
+    for (std::size_t v = 0; v < fine.size(); ++v) {
+        if (parent[fine[v]] == -1)
+            parent[fine[v]] = coarse[v];
+        else if (parent[fine[v]] != coarse[v])
+            return false;
+    }
+    return true;
+}
+
+const char* const kCircuits[] = {"iscas85/bench/c6288.bench", "iscas89/bench/s38417.bench",
+                                 "itc99/b14.bench", "epfl/arithmetic/multiplier.blif"};
+
+} // namespace
+
+TEST(CommunityDetection, FindsTwoCliquesJoinedByAnEdge)
+{
+    const WeightedGraph g =
+        test::graph_of(8, "0-1 0-2 0-3 1-2 1-3 2-3 4-5 4-6 4-7 5-6 5-7 6-7 3-4");
+    for (Method method : {Method::Leiden, Method::Louvain}) {
+        CommunityOptions o;
+        o.method = method;
+        const CommunityResult r = detect(g, o);
+        EXPECT_EQ(r.community_count, 2u);
+        EXPECT_EQ(r.membership, (std::vector<std::uint32_t>{0, 0, 0, 0, 1, 1, 1, 1}));
+        EXPECT_EQ(r.largest(), 4u);
+        EXPECT_EQ(r.smallest(), 4u);
+        EXPECT_NEAR(r.modularity, modularity(g, r.membership), 1e-12);
+    }
+}
+
+TEST(CommunityDetection, RejectsBadInput)
+{
+    const WeightedGraph g = test::graph_of(4, "0-1 2-3");
+    CommunityOptions o;
+    for (double gamma : {0.0, -1.0, std::nan(""), double(INFINITY)}) {
+        o.resolution = gamma;
+        EXPECT_THROW(detect_communities(g, o), Error) << gamma;
+    }
+    o = {};
+    EXPECT_THROW(detect_communities(WeightedGraph{}, o), Error);
+    EXPECT_THROW(detect_communities(test::graph_of(5, ""), o), Error); // nodes, no edges
+    WeightedGraph negative = g;
+    negative.weights[0] = -1;
+    EXPECT_THROW(detect_communities(negative, o), Error);
+    o.iterations = 0;
+    EXPECT_THROW(detect_communities(g, o), Error);
+    try {
+        detect_communities(test::graph_of(5, ""), {});
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("edges"), std::string::npos) << e.what();
+    }
+}
+
+TEST(CommunityDetection, IsolatedNodesStayAlone)
+{
+    const WeightedGraph g = test::graph_of(5, "0-1 1-2 2-0");
+    const CommunityResult r = detect(g);
+    EXPECT_EQ(r.community_count, 3u);
+    EXPECT_EQ(r.sizes, (std::vector<std::uint32_t>{3, 1, 1}));
+}
+
+TEST(CommunityDetection, LeidenCommunitiesAreConnected)
+{
+    for (const char* rel : kCircuits) {
+        const WeightedGraph& g = test::circuit_graph(rel);
+        for (double gamma : {0.5, 1.0, 4.0}) {
+            CommunityOptions o;
+            o.resolution = gamma;
+            const CommunityResult r = detect(g, o);
+            EXPECT_EQ(nodes_in_disconnected_communities(g, r.membership), 0u)
+                << rel << " gamma " << gamma;
+            for (const CommunityLevel& level : r.levels)
+                EXPECT_EQ(nodes_in_disconnected_communities(g, level.membership), 0u) << rel;
+        }
+    }
+}
+
+TEST(CommunityDetection, SameSeedSamePartition)
+{
+    const WeightedGraph& g = test::circuit_graph("iscas89/bench/s38417.bench");
+    CommunityOptions o;
+    o.seed = 42;
+    const CommunityResult a = detect(g, o), b = detect(g, o);
+    EXPECT_EQ(a.membership, b.membership);
+    EXPECT_EQ(a.modularity, b.modularity);
+    o.seed = 43;
+    const CommunityResult c = detect(g, o);
+    EXPECT_NE(a.membership, c.membership);
+}
+
+TEST(CommunityDetection, ThreadCountDoesNotChangeThePartition)
+{
+    for (const char* rel : kCircuits) {
+        const WeightedGraph& g = test::circuit_graph(rel);
+        for (Method method : {Method::Leiden, Method::Louvain}) {
+            CommunityOptions o;
+            o.method = method;
+            o.seed = 5;
+            o.threads = 1;
+            const CommunityResult one = detect(g, o);
+            o.threads = 2;
+            const CommunityResult two = detect(g, o);
+            o.threads = 3;
+            const CommunityResult three = detect(g, o);
+            EXPECT_EQ(one.membership, two.membership) << rel;
+            EXPECT_EQ(one.membership, three.membership) << rel;
+            EXPECT_EQ(one.modularity, two.modularity) << rel;
+            ASSERT_EQ(one.levels.size(), two.levels.size()) << rel;
+            for (std::size_t i = 0; i < one.levels.size(); ++i)
+                EXPECT_EQ(one.levels[i].membership, two.levels[i].membership) << rel;
+        }
+    }
+}
+
+TEST(CommunityDetection, LevelsNestFromFineToTheFinalPartition)
+{
+    for (Method method : {Method::Leiden, Method::Louvain}) {
+        const WeightedGraph& g = test::circuit_graph("itc99/b14.bench");
+        CommunityOptions o;
+        o.method = method;
+        const CommunityResult r = detect(g, o);
+        ASSERT_GE(r.levels.size(), 2u);
+        EXPECT_EQ(r.levels.back().membership, r.membership);
+        EXPECT_EQ(r.levels.back().modularity, r.modularity);
+        for (std::size_t i = 0; i + 1 < r.levels.size(); ++i) {
+            EXPECT_GT(r.levels[i].community_count, r.levels[i + 1].community_count);
+            EXPECT_TRUE(refines(r.levels[i].membership, r.levels[i + 1].membership))
+                << "level " << i;
+            EXPECT_NEAR(r.levels[i].modularity, modularity(g, r.levels[i].membership), 1e-9);
+        }
+    }
+}
+
+TEST(CommunityDetection, ReportedModularityIsThePartitions)
+{
+    for (const char* rel : kCircuits) {
+        const WeightedGraph& g = test::circuit_graph(rel);
+        const CommunityResult r = detect(g);
+        EXPECT_NEAR(r.modularity, modularity(g, r.membership), 1e-9) << rel;
+        std::uint32_t total = 0;
+        for (std::uint32_t s : r.sizes) total += s;
+        EXPECT_EQ(total, g.node_count());
+        EXPECT_TRUE(std::is_sorted(r.sizes.rbegin(), r.sizes.rend()));
+    }
+}
+
+TEST(CommunityDetection, HigherResolutionGivesMoreCommunities)
+{
+    const WeightedGraph& g = test::circuit_graph("itc99/b14.bench");
+    CommunityOptions o;
+    o.resolution = 0.25;
+    const std::uint32_t coarse = detect(g, o).community_count;
+    o.resolution = 4;
+    const std::uint32_t fine = detect(g, o).community_count;
+    EXPECT_LT(coarse, fine);
+}
+
+TEST(CommunityDetection, MorePassesDoNotLowerModularity)
+{
+    const WeightedGraph& g = test::circuit_graph("epfl/arithmetic/multiplier.blif");
+    CommunityOptions o;
+    o.iterations = 1;
+    const double one = detect(g, o).modularity;
+    o.iterations = -1;
+    const CommunityResult stable = detect(g, o);
+    EXPECT_GE(stable.modularity, one - 1e-3);
+    EXPECT_GE(stable.iterations, 2);
+}
+
+TEST(CommunityDetection, CancelLeavesNoResult)
+{
+    const WeightedGraph& g = test::circuit_graph("epfl/arithmetic/multiplier.blif");
+    std::atomic<bool> cancel{true};
+    CommunityOptions o;
+    o.cancel = &cancel;
+    EXPECT_FALSE(detect_communities(g, o).has_value());
+
+    // Cancelled while running: until-stable passes take far longer than the delay.
+    cancel = false;
+    o.iterations = -1;
+    o.threads = 2;
+    std::thread canceller([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        cancel = true;
+    });
+    const auto r = detect_communities(g, o);
+    canceller.join();
+    EXPECT_FALSE(r.has_value());
+}
+
+#ifdef GSR_HAVE_IGRAPH
+TEST(CommunityDetection, LeidenModularityMatchesIgraph)
+{
+    // igraph's Leiden with the modularity objective, with its default of 2 iterations and with
+    // "until stable" (-1); ours with its defaults. Same seed on both sides (different generators).
+    for (const char* rel : kCircuits) {
+        const WeightedGraph& g = test::circuit_graph(rel);
+        const test::IgraphGraph ig(g);
+        const CommunityResult ours = detect(g);
+        for (int n_iterations : {2, -1}) {
+            const auto theirs = ig.leiden(1.0, 1, n_iterations);
+            const double q = ig.modularity(theirs.membership, 1.0);
+            EXPECT_GE(ours.modularity, q - 0.005)
+                << rel << " igraph n_iterations " << n_iterations;
+            RecordProperty(std::string(rel) + " igraph", std::to_string(q));
+        }
+        RecordProperty(std::string(rel) + " ours", std::to_string(ours.modularity));
+    }
+}
+#endif

@@ -1,0 +1,158 @@
+// Impossible configurations are refused with the flag at fault and what is allowed; states of
+// another architecture are refused; graphs are checked.
+#include "nn/model.hpp"
+#include "nn_test_support.hpp"
+#include "util/diagnostics.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace gsr::nn;
+using namespace gsr::nn::testing;
+
+namespace {
+
+std::string error_of(const ModelConfig& c)
+{
+    try {
+        validate(c);
+    } catch (const gsr::Error& e) {
+        return e.message();
+    }
+    return {};
+}
+
+ModelConfig gsr_config()
+{
+    ModelConfig c;
+    c.kind = ModelKind::Gsr;
+    c.layers = 4;
+    c.hidden = 16;
+    c.groups = 4;
+    c.topk = 2;
+    return c;
+}
+
+} // namespace
+
+TEST(ModelConfig, ValidConfigurationPasses) { EXPECT_EQ(error_of(gsr_config()), ""); }
+
+TEST(ModelConfig, HiddenNotDivisibleByGroupsNamesGroups)
+{
+    ModelConfig c = gsr_config();
+    c.hidden = 18;
+    const std::string e = error_of(c);
+    EXPECT_NE(e.find("--groups"), std::string::npos) << e;
+    EXPECT_NE(e.find("not divisible"), std::string::npos) << e;
+}
+
+TEST(ModelConfig, TopkAboveGroupWidthNamesTopk)
+{
+    ModelConfig c = gsr_config();
+    c.topk = 5; // d = 4
+    const std::string e = error_of(c);
+    EXPECT_NE(e.find("--topk"), std::string::npos) << e;
+    EXPECT_NE(e.find("1 to"), std::string::npos) << e;
+    c.topk = 0;
+    EXPECT_NE(error_of(c).find("--topk"), std::string::npos);
+}
+
+TEST(ModelConfig, ZeroLayersNamesLayers)
+{
+    ModelConfig c = gsr_config();
+    c.layers = 0;
+    EXPECT_NE(error_of(c).find("--layers"), std::string::npos);
+}
+
+TEST(ModelConfig, OneGroupIsNotReversible)
+{
+    ModelConfig c = gsr_config();
+    c.kind = ModelKind::Rev;
+    c.groups = 1;
+    EXPECT_NE(error_of(c).find("at least 2 groups"), std::string::npos);
+    c.kind = ModelKind::Sage; // groups do not apply to shallow models
+    EXPECT_EQ(error_of(c), "");
+}
+
+TEST(ModelConfig, DropoutOutOfRangeNamesDropout)
+{
+    ModelConfig c = gsr_config();
+    c.dropout = 1.0;
+    EXPECT_NE(error_of(c).find("--dropout"), std::string::npos);
+}
+
+TEST(ModelConfig, ModelNamesParseAndUnknownNamesAreRefused)
+{
+    for (auto k : {ModelKind::Gcn, ModelKind::Sage, ModelKind::Res, ModelKind::Rev,
+                   ModelKind::Gsr})
+        EXPECT_EQ(parse_model_kind(model_kind_name(k)), k);
+    try {
+        parse_model_kind("transformer");
+        FAIL();
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(e.message().find("--model"), std::string::npos);
+        EXPECT_NE(e.message().find("gcn, sage, res, rev, gsr"), std::string::npos);
+    }
+}
+
+TEST(Model, ConstructorRefusesImpossibleConfig)
+{
+    ModelConfig c = gsr_config();
+    c.hidden = 18;
+    EXPECT_THROW(Model(c, 3), gsr::Error);
+}
+
+TEST(Model, StateOfAnotherArchitectureIsRefused)
+{
+    Model a(gsr_config(), 3);
+    ModelConfig other = gsr_config();
+    other.layers = 5;
+    Model b(other, 3);
+    try {
+        b.load_state(a.save_state());
+        FAIL();
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(e.message().find("not this model"), std::string::npos) << e.message();
+    }
+    std::vector<std::uint8_t> junk(10, 7);
+    EXPECT_THROW(b.load_state(junk), gsr::Error);
+}
+
+TEST(Model, GraphAndTargetsAreChecked)
+{
+    Model m(gsr_config(), 3);
+    GraphInput g = random_graph(20, 4, 1); // 4 features, model wants 3
+    EXPECT_THROW(m.bind_graph(g), gsr::Error);
+    g = random_graph(20, 3, 1);
+    g.fanin_targets[0] = 99;
+    EXPECT_THROW(m.bind_graph(g), gsr::Error);
+    g = random_graph(20, 3, 1);
+    std::vector<float> targets(19, 0.0f); // one per node expected
+    const std::vector<std::uint32_t> nodes = {1};
+    EXPECT_THROW(m.train_step(nodes, targets, LossKind::MeanSquaredError), gsr::Error); // unbound
+    m.bind_graph(g);
+    EXPECT_THROW(m.train_step(nodes, targets, LossKind::MeanSquaredError), gsr::Error);
+    targets.resize(20);
+    const std::vector<std::uint32_t> outside = {20};
+    EXPECT_THROW(m.train_step(outside, targets, LossKind::MeanSquaredError), gsr::Error);
+    EXPECT_NO_THROW(m.train_step(nodes, targets, LossKind::MeanSquaredError));
+}
+
+TEST(Model, RebindingToAnotherGraphKeepsTheParameters)
+{
+    Model m(gsr_config(), 3);
+    const GraphInput small = random_graph(20, 3, 1), large = random_graph(500, 3, 2);
+    m.bind_graph(small);
+    const auto before = m.parameters();
+    m.bind_graph(large);
+    EXPECT_EQ(m.parameters(), before);
+    EXPECT_EQ(m.predict().size(), 500u);
+    m.bind_graph(small);
+    EXPECT_EQ(m.predict().size(), 20u);
+}
+
+TEST(Model, MaskToNodeList)
+{
+    EXPECT_EQ(nodes_from_mask({0, 1, 1, 0, 1}), (std::vector<std::uint32_t>{1, 2, 4}));
+}

@@ -1,0 +1,141 @@
+// The analytic memory model: depth-independent activations for rev and gsr, linear growth for
+// res, the compressed top-k format, and agreement with the arena's measured high-water mark.
+#include "nn/model.hpp"
+#include "nn_test_support.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+
+using namespace gsr::nn;
+using namespace gsr::nn::testing;
+
+namespace {
+
+ModelConfig config(ModelKind kind, std::uint32_t layers)
+{
+    ModelConfig c;
+    c.kind = kind;
+    c.layers = layers;
+    c.hidden = 64;
+    c.groups = 4;
+    c.topk = 4;
+    return c;
+}
+
+// A circuit of the size of a mid-size benchmark: 100k cells, 2.5 pins per cell.
+const GraphShape kCircuit{100000, 250000, 16};
+
+} // namespace
+
+TEST(MemoryModel, ReversiblePeakBarelyGrowsWithDepth)
+{
+    for (ModelKind kind : {ModelKind::Rev, ModelKind::Gsr}) {
+        const auto shallow = estimate_memory(config(kind, 16), kCircuit);
+        const auto deep = estimate_memory(config(kind, 256), kCircuit);
+        const double ratio = double(deep.analytic_peak_bytes) / shallow.analytic_peak_bytes;
+        std::printf("[memory] %s peak L=16 %zu B, L=256 %zu B, ratio %.3f\n",
+                    std::string(model_kind_name(kind)).c_str(), shallow.analytic_peak_bytes,
+                    deep.analytic_peak_bytes, ratio);
+        EXPECT_LE(ratio, 1.2);
+        // What does grow is the parameter state, not the activations.
+        EXPECT_EQ(deep.activation_bytes, shallow.activation_bytes);
+        EXPECT_EQ(deep.max_workspace_bytes, shallow.max_workspace_bytes);
+    }
+}
+
+TEST(MemoryModel, ResidualPeakGrowsLinearlyWithDepth)
+{
+    const auto p16 = estimate_memory(config(ModelKind::Res, 16), kCircuit).analytic_peak_bytes;
+    const auto p32 = estimate_memory(config(ModelKind::Res, 32), kCircuit).analytic_peak_bytes;
+    const auto p64 = estimate_memory(config(ModelKind::Res, 64), kCircuit).analytic_peak_bytes;
+    const auto p256 = estimate_memory(config(ModelKind::Res, 256), kCircuit).analytic_peak_bytes;
+    EXPECT_EQ(p64 - p32, 2 * (p32 - p16));
+    EXPECT_EQ(p256 - p64, 6 * (p64 - p32));
+    // Per layer at least the input, the activation and the aggregate, N x D floats each.
+    EXPECT_GE((p32 - p16) / 16, 3 * kCircuit.nodes * 64 * 4);
+    const auto rev256 = estimate_memory(config(ModelKind::Rev, 256), kCircuit);
+    std::printf("[memory] res L=256 %zu B vs rev L=256 %zu B: %.1f%% less\n", p256,
+                rev256.analytic_peak_bytes,
+                100.0 * (1.0 - double(rev256.analytic_peak_bytes) / p256));
+    EXPECT_LT(rev256.analytic_peak_bytes * 10, p256);
+}
+
+TEST(MemoryModel, GsrKeepsTopkCompressedAtFiveBytesPerEntry)
+{
+    const ModelConfig c = config(ModelKind::Gsr, 8);
+    const auto r = estimate_memory(c, kCircuit);
+    const std::size_t n = kCircuit.nodes, k = c.topk, d = c.hidden / c.groups;
+    for (const auto& layer : r.layers) {
+        if (layer.name.rfind("layer", 0) != 0) continue;
+        EXPECT_EQ(layer.compressed_bytes, n * k * (4 + 1)) << layer.name; // N k (value + uint8)
+    }
+    // Against rev (dense ReLU), the workspace trades two N x d float blocks (activation and its
+    // gradient) for the compressed activation and the N x k gradient of its values.
+    const auto dense = estimate_memory(config(ModelKind::Rev, 8), kCircuit);
+    const std::size_t gsr_ws = r.layers[1].workspace_bytes;
+    const std::size_t rev_ws = dense.layers[1].workspace_bytes;
+    EXPECT_EQ(rev_ws - gsr_ws, 2 * n * d * 4 - (n * k * 5 + n * k * 4));
+}
+
+TEST(MemoryModel, MeasuredPeakMatchesTheAnalyticModel)
+{
+    const GraphInput g = random_graph(640, 6, 3);
+    std::vector<float> targets(g.node_count, 0.5f);
+    std::vector<std::uint32_t> nodes;
+    for (std::uint32_t v = 0; v < g.node_count; v += 3) nodes.push_back(v);
+    for (ModelKind kind :
+         {ModelKind::Gcn, ModelKind::Sage, ModelKind::Res, ModelKind::Rev, ModelKind::Gsr})
+        for (bool directed : {false, true}) {
+            ModelConfig c = config(kind, 6);
+            c.hidden = 32;
+            c.directed = directed;
+            c.dropout = 0.1;
+            c.threads = 2;
+            Model model(c, g.feature_count);
+            model.bind_graph(g);
+            model.train_step(nodes, targets, LossKind::MeanSquaredError);
+            model.predict();
+            const MemoryReport r = model.memory_report();
+            std::printf("[memory] %-4s %-10s measured %8zu B analytic %8zu B (%.1f%%)\n",
+                        std::string(model_kind_name(kind)).c_str(),
+                        directed ? "directed" : "undirected", r.measured_peak_bytes,
+                        r.analytic_peak_bytes,
+                        100.0 * double(r.measured_peak_bytes) / r.analytic_peak_bytes);
+            EXPECT_LE(r.measured_peak_bytes, r.analytic_peak_bytes);
+            EXPECT_GE(r.measured_peak_bytes, r.analytic_peak_bytes * 95 / 100);
+        }
+}
+
+TEST(MemoryModel, RevMeasuredPeakIsIndependentOfDepth)
+{
+    const GraphInput g = random_graph(300, 4, 5);
+    std::vector<float> targets(g.node_count, 0.0f);
+    std::vector<std::uint32_t> nodes = {1, 2, 3};
+    std::size_t activations[2];
+    int i = 0;
+    for (std::uint32_t layers : {4u, 64u}) {
+        ModelConfig c = config(ModelKind::Gsr, layers);
+        c.hidden = 16;
+        Model model(c, g.feature_count);
+        model.bind_graph(g);
+        model.train_step(nodes, targets, LossKind::MeanSquaredError);
+        const MemoryReport r = model.memory_report();
+        activations[i++] = r.measured_peak_bytes - 4 * r.parameter_bytes;
+    }
+    EXPECT_EQ(activations[0], activations[1]);
+}
+
+TEST(MemoryModel, JsonHasOneRowPerLayerAndThePeak)
+{
+    ModelConfig c = config(ModelKind::Gsr, 5);
+    const GraphShape shape{1000, 2500, 16};
+    const auto r = estimate_memory(c, shape);
+    const auto j = nlohmann::json::parse(memory_report_json(c, shape, r));
+    ASSERT_EQ(j["rows"].size(), 5u + 2u); // encoder, 5 layers, head
+    EXPECT_EQ(j["rows"][1]["name"], "layer 0");
+    EXPECT_EQ(j["rows"][1]["compressed_bytes"], 1000u * 4u * 5u);
+    EXPECT_EQ(j["analytic_peak_bytes"], r.analytic_peak_bytes);
+    EXPECT_EQ(j["parameter_count"], r.parameter_count);
+}

@@ -1,0 +1,215 @@
+// Targets on graph nodes, and data sets: mapping nets to nodes, the union one-hot, splits.
+#include "train/dataset.hpp"
+
+#include "labels/logic_simulator.hpp"
+#include "labels/net_levels.hpp"
+#include "netlist/readers.hpp"
+#include "util/source_text.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace gsr::train;
+using gsr::netlist::Circuit;
+
+namespace {
+
+std::string netlist_path(const std::string& rel)
+{
+    return std::string(GSR_DATA_DIR) + "/netlists/" + rel;
+}
+
+Circuit circuit_of(const std::string& name, const std::string& text)
+{
+    return gsr::netlist::load_netlist(gsr::SourceText::from_string(name, text));
+}
+
+/// The node that carries net `name`'s label.
+gsr::graph::NodeId node_of(const Circuit& c, const LabelledCircuit& l, const std::string& name)
+{
+    for (gsr::graph::NodeId v = 0; v < l.net_of.size(); ++v)
+        if (l.net_of[v] != gsr::netlist::kNoNet && c.net_name(l.net_of[v]) == name) return v;
+    ADD_FAILURE() << "no node drives net " << name;
+    return 0;
+}
+
+LabelOptions quick()
+{
+    LabelOptions o;
+    o.vectors = 4096;
+    o.runs = 256;
+    o.cycles = 24;
+    o.warmup = 4;
+    return o;
+}
+
+const char* kAndOr = "INPUT(a)\nINPUT(b)\nINPUT(c)\nOUTPUT(y)\nx = AND(a, b)\ny = OR(x, c)\n";
+
+} // namespace
+
+TEST(Dataset, TargetNamesRoundTripAndBadNamesAreNamed)
+{
+    for (Target t : {Target::SignalProbability, Target::Toggle, Target::Level, Target::Arrival})
+        EXPECT_EQ(parse_target(target_name(t)), t);
+    try {
+        parse_target("power");
+        FAIL();
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(e.message().find("--target"), std::string::npos);
+        EXPECT_NE(e.message().find("sp, toggle, level, arrival"), std::string::npos);
+    }
+}
+
+TEST(Dataset, C17SignalProbabilityOfNode22IsTheSimulatorsValue)
+{
+    const Circuit c = gsr::netlist::load_netlist(netlist_path("iscas85/bench/c17.bench"));
+    const LabelledCircuit l = label_circuit(c, Target::SignalProbability);
+    ASSERT_EQ(l.graph.node_count(), 5u + 6u);
+
+    const gsr::labels::NetStructure s = gsr::labels::build_net_structure(c);
+    gsr::labels::SimulationOptions o; // label_circuit's defaults: random, 65536, seed 2024
+    const gsr::labels::SimulationResult r = gsr::labels::LogicSimulator(c, s).run(o);
+    const gsr::netlist::NetId net22 = c.net_names.find("22");
+    const gsr::graph::NodeId v = node_of(c, l, "22");
+    EXPECT_EQ(l.net_of[v], net22);
+    EXPECT_GE(l.graph.cell_of[v], 0); // a cell (NAND), not a primary input
+    EXPECT_DOUBLE_EQ(l.target[v],
+                     static_cast<double>(r.ones[net22]) / static_cast<double>(r.total));
+    EXPECT_NEAR(l.target[v], 18.0 / 32.0, 0.01); // the exact value (labels README)
+
+    // Primary inputs carry their own net: about 1/2 under random stimulus.
+    for (gsr::graph::NodeId pi = 0; pi < 5; ++pi) {
+        EXPECT_LT(l.graph.cell_of[pi], 0);
+        EXPECT_TRUE(l.has_target[pi]);
+        EXPECT_NEAR(l.target[pi], 0.5, 0.01);
+    }
+}
+
+TEST(Dataset, LevelAndArrivalTargetsFollowTheNetLabels)
+{
+    const Circuit c = circuit_of("t.bench", kAndOr);
+    const LabelledCircuit level = label_circuit(c, Target::Level);
+    EXPECT_EQ(level.target[node_of(c, level, "a")], 0.0);
+    EXPECT_EQ(level.target[node_of(c, level, "x")], 1.0);
+    EXPECT_EQ(level.target[node_of(c, level, "y")], 2.0);
+    const LabelledCircuit arrival = label_circuit(c, Target::Arrival);
+    // AND 1.6 + 0.1 load, then OR 1.8 + no load (labels/arrival_time.hpp).
+    EXPECT_NEAR(arrival.target[node_of(c, arrival, "x")], 1.7, 1e-12);
+    EXPECT_NEAR(arrival.target[node_of(c, arrival, "y")], 3.5, 1e-12);
+    const LabelledCircuit toggle = label_circuit(c, Target::Toggle, quick());
+    EXPECT_NEAR(toggle.target[node_of(c, toggle, "a")], 0.5, 0.05);
+}
+
+TEST(Dataset, SequentialCircuitsAreSimulatedOverCycles)
+{
+    const Circuit c = gsr::netlist::load_netlist(netlist_path("iscas89/bench/s344.bench"));
+    const LabelledCircuit l = label_circuit(c, Target::SignalProbability, quick());
+    const std::size_t with = std::count(l.has_target.begin(), l.has_target.end(), 1);
+    EXPECT_EQ(with, l.graph.node_count());
+    EXPECT_TRUE(std::all_of(l.target.begin(), l.target.end(),
+                            [](double p) { return p >= 0 && p <= 1; }));
+}
+
+TEST(Dataset, FeaturesUseTheUnionOfCellTypes)
+{
+    std::vector<LabelledCircuit> cs;
+    cs.push_back(label_circuit(circuit_of("a.bench", kAndOr), Target::Level));
+    cs.push_back(label_circuit(
+        circuit_of("b.bench", "INPUT(a)\nOUTPUT(y)\nn = NOT(a)\ny = NAND(a, n)\n"),
+        Target::Level));
+    const Dataset d = make_dataset(Target::Level, std::move(cs), {Role::Train, Role::Test});
+    EXPECT_EQ(d.type_names, (std::vector<std::string>{"PI", "AND", "NAND", "NOT", "OR"}));
+    EXPECT_EQ(d.feature_count, 10u);
+    EXPECT_EQ(d.feature_names()[2], "type=NAND");
+    for (const CircuitData& c : d.circuits) {
+        EXPECT_EQ(c.input.feature_count, d.feature_count);
+        EXPECT_EQ(c.input.features.size(), c.input.node_count * d.feature_count);
+        for (std::size_t v = 0; v < c.input.node_count; ++v) {
+            const float* row = c.input.features.data() + v * d.feature_count;
+            float hot = 0;
+            for (std::size_t t = 0; t < 5; ++t) hot += row[t];
+            EXPECT_EQ(hot, 1.0f);
+        }
+    }
+    // b: node 2 is the NAND (a, n): two fan-ins, log1p(2); the NOT has fan-out 1.
+    const CircuitData& b = d.circuits[1];
+    const float* nand = b.input.features.data() + 2 * d.feature_count;
+    EXPECT_EQ(nand[2], 1.0f);
+    EXPECT_FLOAT_EQ(nand[5], std::log1p(2.0f));
+    EXPECT_FLOAT_EQ(nand[6], 0.0f);
+    EXPECT_EQ(nand[8], 1.0f); // drives the output
+    EXPECT_EQ(b.input.fanin_offsets, b.graph.fanin.offsets);
+}
+
+TEST(Dataset, CircuitRolesAndSeededNodeHoldOuts)
+{
+    auto build = [](std::uint64_t seed) {
+        std::vector<LabelledCircuit> cs;
+        const Circuit c880 = gsr::netlist::load_netlist(netlist_path("iscas85/bench/c880.bench"));
+        const Circuit c17 = gsr::netlist::load_netlist(netlist_path("iscas85/bench/c17.bench"));
+        cs.push_back(label_circuit(c880, Target::Level));
+        cs.push_back(label_circuit(c17, Target::Level));
+        HoldOut h;
+        h.validation = 0.2;
+        h.test = 0.1;
+        h.seed = seed;
+        return make_dataset(Target::Level, std::move(cs), {Role::Train, Role::Test}, h);
+    };
+    const Dataset d = build(5);
+    const CircuitData& train = d.circuits[0];
+    const std::size_t n = train.summary.count;
+    EXPECT_EQ(train.nodes(Split::Validation).size(),
+              static_cast<std::size_t>(std::llround(n * 0.2)));
+    EXPECT_EQ(train.nodes(Split::Test).size(), static_cast<std::size_t>(std::llround(n * 0.1)));
+    EXPECT_EQ(train.nodes(Split::Train).size() + train.nodes(Split::Validation).size() +
+                  train.nodes(Split::Test).size(),
+              n);
+    EXPECT_EQ(d.circuits[1].nodes(Split::Test).size(), 11u);
+    EXPECT_TRUE(d.circuits[1].nodes(Split::Train).empty());
+    EXPECT_EQ(build(5).circuits[0].split, train.split);
+    EXPECT_NE(build(6).circuits[0].split, train.split);
+    // The scaling comes from the training nodes only.
+    double sum = 0;
+    for (std::uint32_t v : train.nodes(Split::Train)) sum += train.target[v];
+    EXPECT_NEAR(d.target_mean, sum / static_cast<double>(train.nodes(Split::Train).size()), 1e-9);
+    EXPECT_GT(d.target_scale, 1.0);
+}
+
+TEST(Dataset, ACircuitWithoutVarianceIsReported)
+{
+    std::vector<LabelledCircuit> cs;
+    cs.push_back(label_circuit(circuit_of("t.bench", kAndOr), Target::Level));
+    cs.push_back(label_circuit(circuit_of("flat.bench", "INPUT(a)\nINPUT(b)\nOUTPUT(a)\n"),
+                               Target::Level));
+    const Dataset d = make_dataset(Target::Level, std::move(cs), {Role::Train, Role::Validation});
+    EXPECT_TRUE(d.circuits[1].summary.constant());
+    ASSERT_EQ(d.notes.size(), 1u);
+    EXPECT_NE(d.notes[0].find("flat.bench: the level target has no variance"), std::string::npos)
+        << d.notes[0];
+}
+
+TEST(Dataset, ImpossibleSetsAreRefused)
+{
+    const std::string c17 = netlist_path("iscas85/bench/c17.bench");
+    EXPECT_THROW(load_dataset(Target::Level, {c17}, {}, {c17}), gsr::Error);
+    std::vector<LabelledCircuit> cs;
+    cs.push_back(label_circuit(circuit_of("t.bench", kAndOr), Target::Level));
+    EXPECT_THROW(make_dataset(Target::Level, cs, {Role::Test}), gsr::Error); // nothing to train
+    HoldOut all;
+    all.validation = 0.5;
+    all.test = 0.5;
+    EXPECT_THROW(make_dataset(Target::Level, cs, {Role::Train}, all), gsr::Error);
+}
+
+TEST(Dataset, LoadDatasetReadsFilesWithTheirRoles)
+{
+    const Dataset d = load_dataset(Target::Level, {netlist_path("iscas85/bench/c432.bench")},
+                                   {netlist_path("iscas85/bench/c17.bench")},
+                                   {netlist_path("iscas85/bench/c880.bench")});
+    ASSERT_EQ(d.circuits.size(), 3u);
+    EXPECT_EQ(d.node_count(Split::Validation), 11u);
+    EXPECT_EQ(d.node_count(Split::Train), d.circuits[0].summary.count);
+    EXPECT_EQ(d.circuits[2].summary.max, 24.0); // the published depth of c880
+}

@@ -1,0 +1,327 @@
+// The training loop: learning, batching, early stopping, cancel, and resume from a checkpoint
+// giving the same result as a run that was never interrupted.
+#include "train/trainer.hpp"
+
+#include "nn/backend.hpp"
+#include "nn/model.hpp"
+#include "train/report_json.hpp"
+#include "util/diagnostics.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace gsr::train;
+
+namespace {
+
+std::string netlist_path(const std::string& rel)
+{
+    return std::string(GSR_DATA_DIR) + "/netlists/" + rel;
+}
+
+/// c432 trained on (with 20 % of its nodes held out for validation), c17 tested on.
+const Dataset& small_dataset()
+{
+    static const Dataset d = [] {
+        HoldOut h;
+        h.validation = 0.2;
+        h.seed = 3;
+        return load_dataset(Target::Level, {netlist_path("iscas85/bench/c432.bench")}, {},
+                            {netlist_path("iscas85/bench/c17.bench")}, h);
+    }();
+    return d;
+}
+
+TrainConfig small_config(gsr::nn::ModelKind kind = gsr::nn::ModelKind::Gcn)
+{
+    TrainConfig c;
+    c.model.kind = kind;
+    c.model.layers = kind == gsr::nn::ModelKind::Gcn ? 2 : 4;
+    c.model.hidden = 16;
+    c.model.groups = 2;
+    c.model.topk = 4;
+    c.model.threads = 1;
+    c.model.seed = 11;
+    c.adam.learning_rate = 1e-2;
+    c.epochs = 6;
+    c.patience = 0;
+    c.seed = 5;
+    return c;
+}
+
+} // namespace
+
+TEST(Trainer, LearnsAndReportsEveryEpoch)
+{
+    MemoryRunLog log;
+    Trainer trainer(small_dataset(), small_config());
+    std::size_t epochs_seen = 0;
+    TrainCallbacks cb;
+    cb.epoch = [&](const EpochReport&) { ++epochs_seen; };
+    const TrainResult r = trainer.run(log, cb);
+    EXPECT_EQ(r.status, TrainResult::Status::Finished);
+    EXPECT_EQ(r.epochs_done, 6u);
+    EXPECT_EQ(epochs_seen, 6u);
+    ASSERT_EQ(log.epochs().size(), 6u);
+    EXPECT_LT(log.epochs().back().train_loss, log.epochs().front().train_loss);
+    const EpochReport& last = log.epochs().back();
+    EXPECT_EQ(last.test.metrics.count, 11u); // every c17 node
+    EXPECT_EQ(last.validation.metrics.count, small_dataset().node_count(Split::Validation));
+    EXPECT_TRUE(last.validation.metrics.pearson.defined());
+    EXPECT_GT(last.validation.metrics.pearson.value, 0.3);
+    ASSERT_TRUE(r.best);
+    EXPECT_EQ(log.status(), "finished");
+    EXPECT_EQ(log.result()["epochs_done"], 6);
+    // Memory: per layer from the engine's model, and the arena's measured peak.
+    EXPECT_FALSE(r.memory.layers.empty());
+    EXPECT_GT(r.memory.measured_peak_bytes, 0u);
+    EXPECT_LE(r.memory.measured_peak_bytes, r.memory.analytic_peak_bytes);
+    // c17, bound last, is far smaller than c432: the peak is the run's, not the last binding's.
+    EXPECT_GT(r.memory.measured_peak_bytes, r.memory.analytic_peak_bytes / 2);
+    EXPECT_EQ(log.memory().layers.size(), r.memory.layers.size());
+    // Predictions come back in the target's units: levels, not standardised values.
+    const std::vector<double> p = trainer.predict(0);
+    EXPECT_EQ(p.size(), small_dataset().circuits[0].input.node_count);
+}
+
+TEST(Trainer, EvaluationLossMatchesTheEngines)
+{
+    // The trainer computes split losses from one prediction per circuit; they must be the
+    // engine's own loss (nn::Model::evaluate) on the same nodes.
+    const Dataset& d = small_dataset();
+    const TrainConfig c = small_config();
+    gsr::nn::Model model(c.model, d.feature_count, c.adam);
+    const CircuitData& circuit = d.circuits[0];
+    model.bind_graph(circuit.input);
+    std::vector<float> t(circuit.target.size());
+    for (std::size_t v = 0; v < t.size(); ++v)
+        t[v] = static_cast<float>((circuit.target[v] - d.target_mean) / d.target_scale);
+    const std::vector<std::uint32_t> nodes = circuit.nodes(Split::Validation);
+    const std::vector<float> p = model.predict();
+    double sum = 0;
+    for (std::uint32_t v : nodes) sum += (double(p[v]) - t[v]) * (double(p[v]) - t[v]);
+    EXPECT_NEAR(sum / nodes.size(),
+                model.evaluate(nodes, t, gsr::nn::LossKind::MeanSquaredError), 1e-9);
+}
+
+TEST(Trainer, RandomBatchesTakeSeveralStepsPerEpoch)
+{
+    TrainConfig c = small_config();
+    c.batch_size = 40;
+    c.epochs = 2;
+    MemoryRunLog log;
+    std::size_t steps = 0, last_total = 0;
+    TrainCallbacks cb;
+    cb.progress = [&](const Progress& p) {
+        if (p.phase == Progress::Phase::Training) {
+            ++steps;
+            last_total = p.steps;
+        }
+    };
+    Trainer(small_dataset(), c).run(log, cb);
+    const std::size_t n = small_dataset().node_count(Split::Train);
+    EXPECT_EQ(last_total, (n + 39) / 40);
+    EXPECT_EQ(steps, 2 * last_total);
+}
+
+TEST(Trainer, BatchesCoverEveryTrainingNodeOnce)
+{
+    const Dataset& d = small_dataset();
+    SeededStream s(9);
+    RandomNodeBatcher b(25);
+    std::vector<int> seen(d.circuits[0].input.node_count, 0);
+    for (const Batch& batch : b.epoch_batches(d, s)) {
+        EXPECT_LE(batch.node_count(), 25u);
+        for (const BatchPart& part : batch.parts)
+            for (std::uint32_t v : part.nodes) ++seen[v];
+    }
+    for (std::size_t v = 0; v < seen.size(); ++v)
+        EXPECT_EQ(seen[v], d.circuits[0].split[v] == Split::Train ? 1 : 0);
+}
+
+TEST(Trainer, StopsEarlyWhenValidationStopsImproving)
+{
+    TrainConfig c = small_config();
+    c.patience = 1;
+    c.min_delta = 1e9; // only the first epoch counts as an improvement
+    MemoryRunLog log;
+    const TrainResult r = Trainer(small_dataset(), c).run(log);
+    EXPECT_EQ(r.status, TrainResult::Status::StoppedEarly);
+    EXPECT_EQ(r.epochs_done, 2u);
+    ASSERT_TRUE(r.best);
+    EXPECT_EQ(r.best->epoch, 1u);
+    EXPECT_EQ(log.status(), "stopped early");
+}
+
+TEST(Trainer, CancelStopsWithinAnEpoch)
+{
+    TrainConfig c = small_config();
+    c.batch_size = 10; // many steps per epoch
+    std::atomic<bool> cancel{false};
+    std::size_t steps_after = 0;
+    TrainCallbacks cb;
+    cb.cancel = &cancel;
+    cb.progress = [&](const Progress& p) {
+        if (cancel) ++steps_after;
+        if (p.epoch == 2 && p.step == 3) cancel = true;
+    };
+    MemoryRunLog log;
+    const TrainResult r = Trainer(small_dataset(), c).run(log, cb);
+    EXPECT_EQ(r.status, TrainResult::Status::Cancelled);
+    EXPECT_EQ(steps_after, 0u); // the next step never started
+    EXPECT_EQ(r.epochs_done, 1u);
+    EXPECT_EQ(log.epochs().size(), 1u); // the epoch in progress is lost, no more
+    EXPECT_EQ(log.last_checkpoint()->epoch, 1u);
+    EXPECT_EQ(log.status(), "cancelled");
+}
+
+TEST(Trainer, AResumedRunEndsExactlyWhereAnUninterruptedOneDoes)
+{
+    // Reversible blocks with dropout and random batches: weights, Adam moments, the dropout
+    // stream and the batch stream must all come back from the checkpoint.
+    TrainConfig c = small_config(gsr::nn::ModelKind::Gsr);
+    c.model.dropout = 0.1;
+    c.batch_size = 64;
+    c.epochs = 5;
+    c.patience = 3;
+
+    MemoryRunLog straight;
+    const TrainResult a = Trainer(small_dataset(), c).run(straight);
+
+    MemoryRunLog interrupted;
+    std::atomic<bool> cancel{false};
+    TrainCallbacks cb;
+    cb.cancel = &cancel;
+    cb.progress = [&](const Progress& p) {
+        if (p.epoch == 3 && p.step == 1) cancel = true;
+    };
+    const TrainResult first = Trainer(small_dataset(), c).run(interrupted, cb);
+    ASSERT_EQ(first.status, TrainResult::Status::Cancelled);
+    ASSERT_EQ(interrupted.last_checkpoint()->epoch, 2u);
+
+    const TrainResult b = Trainer(small_dataset(), c).run(interrupted, {}, true);
+    EXPECT_EQ(b.first_epoch, 3u);
+    EXPECT_EQ(b.epochs_done, a.epochs_done);
+    ASSERT_EQ(interrupted.epochs().size(), straight.epochs().size());
+    for (std::size_t e = 0; e < straight.epochs().size(); ++e) {
+        EXPECT_EQ(interrupted.epochs()[e].train_loss, straight.epochs()[e].train_loss) << e;
+        EXPECT_EQ(interrupted.epochs()[e].validation.loss, straight.epochs()[e].validation.loss);
+    }
+    ASSERT_TRUE(a.best && b.best);
+    EXPECT_EQ(b.best->epoch, a.best->epoch);
+    EXPECT_EQ(b.last->test.metrics.rmse, a.last->test.metrics.rmse);
+}
+
+TEST(Trainer, ResumeRefusesOtherSettings)
+{
+    TrainConfig c = small_config();
+    c.epochs = 1;
+    MemoryRunLog log;
+    Trainer(small_dataset(), c).run(log);
+    c.model.hidden = 32;
+    c.epochs = 2;
+    try {
+        Trainer(small_dataset(), c).run(log, {}, true);
+        FAIL();
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(e.message().find("hidden was 16, is 32"), std::string::npos) << e.message();
+    }
+}
+
+TEST(Trainer, ImpossibleConfigurationsNameTheFlag)
+{
+    auto message = [](TrainConfig c, Target t = Target::Level) {
+        try {
+            validate(c, t);
+        } catch (const gsr::Error& e) {
+            return e.message();
+        }
+        return std::string();
+    };
+    TrainConfig c = small_config();
+    c.epochs = 0;
+    EXPECT_NE(message(c).find("--epochs"), std::string::npos);
+    c = small_config();
+    c.adam.learning_rate = -1;
+    EXPECT_NE(message(c).find("--lr"), std::string::npos);
+    c = small_config();
+    c.loss = gsr::nn::LossKind::BinaryCrossEntropyWithLogits;
+    EXPECT_NE(message(c, Target::Arrival).find("--loss bce"), std::string::npos);
+    EXPECT_EQ(message(c, Target::SignalProbability), "");
+    c = small_config(gsr::nn::ModelKind::Gsr);
+    c.model.topk = 99;
+    EXPECT_NE(message(c).find("--topk"), std::string::npos);
+}
+
+TEST(Trainer, DeviceChoice)
+{
+    EXPECT_EQ(choose_device("cpu").device, "cpu");
+    EXPECT_TRUE(choose_device("cpu").note.empty());
+    EXPECT_EQ(choose_device("auto").device, "cpu");
+    EXPECT_NE(choose_device("auto").note.find("CPU"), std::string::npos);
+    EXPECT_THROW(choose_device("gpu"), gsr::Error);
+    EXPECT_THROW(choose_device("tpu"), gsr::Error);
+}
+
+TEST(Trainer, EpochReportJsonRoundTrips)
+{
+    EpochReport r;
+    r.epoch = 4;
+    r.train_loss = 0.125;
+    r.validation.loss = 0.5;
+    r.validation.metrics.count = 3;
+    r.validation.metrics.pearson.value = 0.75;
+    r.test.metrics.kendall.undefined = "the target has no variance (every value is 1)";
+    const nlohmann::json j = epoch_report_json(r);
+    EXPECT_TRUE(j["train"]["loss"].is_null());
+    EXPECT_EQ(j["test"]["undefined"], r.test.metrics.kendall.undefined);
+    const EpochReport back = epoch_report_from_json(j);
+    EXPECT_EQ(back.epoch, 4u);
+    EXPECT_EQ(back.train_loss, 0.125);
+    EXPECT_EQ(back.validation.metrics.pearson.value, 0.75);
+    EXPECT_EQ(back.test.metrics.kendall.undefined, r.test.metrics.kendall.undefined);
+    EXPECT_TRUE(std::isnan(back.train.loss));
+}
+
+namespace {
+
+/// A stand-in for a community batcher: the training nodes in halves, low ids first.
+class HalvesBatcher final : public Batcher {
+public:
+    std::vector<Batch> epoch_batches(const Dataset& data, SeededStream& random) override
+    {
+        random.next(); // draws like a real one, so the stream is checkpointed with meaning
+        std::vector<std::uint32_t> nodes = data.circuits[0].nodes(Split::Train);
+        const std::size_t half = nodes.size() / 2;
+        Batch a, b;
+        a.parts.push_back({0, {nodes.begin(), nodes.begin() + half}});
+        b.parts.push_back({0, {nodes.begin() + half, nodes.end()}});
+        ++epochs;
+        return {a, b};
+    }
+    std::string name() const override { return "halves"; }
+    int epochs = 0;
+};
+
+} // namespace
+
+TEST(Trainer, AnotherBatcherPlugsIn)
+{
+    TrainConfig c = small_config();
+    c.epochs = 3;
+    Trainer trainer(small_dataset(), c);
+    auto batcher = std::make_unique<HalvesBatcher>();
+    HalvesBatcher* seen = batcher.get();
+    trainer.set_batcher(std::move(batcher));
+    std::size_t steps = 0;
+    TrainCallbacks cb;
+    cb.progress = [&](const Progress& p) { steps += p.phase == Progress::Phase::Training; };
+    MemoryRunLog log;
+    trainer.run(log, cb);
+    EXPECT_EQ(seen->epochs, 3);
+    EXPECT_EQ(steps, 6u);
+    // Its checkpoints cannot be resumed with the default batcher.
+    c.epochs = 4;
+    EXPECT_THROW(Trainer(small_dataset(), c).run(log, {}, true), gsr::Error);
+}
