@@ -78,6 +78,10 @@ void print_help()
         "  runs list --db PROJECT [--json]          the training runs of a project\n"
         "  memory --model M --layers L --hidden D [--groups C] [--topk K] --nodes N --edges E\n"
         "         [--features F] [--directed] [--json]   per-layer memory of a training step\n"
+        "  communities FILE [--method leiden|louvain] [--resolution R] [--seed S] [--threads T]\n"
+        "              [--iterations K] [--liberty LIB]... [--json]   community detection\n"
+        "  layout FILE --out CSV [--iterations N] [--seed S] [--threads T] [--liberty LIB]...\n"
+        "                                            ForceAtlas2 positions (node,name,x,y)\n"
         "  help                                      this text\n"
         "  --version                                 the version\n"
         "\n"
@@ -124,6 +128,8 @@ int run(const std::vector<std::string>& args)
     if (args[0] == "train") return cmd_train(rest);
     if (args[0] == "runs") return cmd_runs(rest);
     if (args[0] == "memory") return cmd_memory(rest);
+    if (args[0] == "communities") return cmd_communities(rest);
+    if (args[0] == "layout") return cmd_layout(rest);
     throw UsageError("unknown command '" + args[0] + "'");
 }
 

@@ -35,5 +35,7 @@ int cmd_labels(const std::vector<std::string>& args);
 int cmd_train(const std::vector<std::string>& args);
 int cmd_runs(const std::vector<std::string>& args);
 int cmd_memory(const std::vector<std::string>& args);
+int cmd_communities(const std::vector<std::string>& args);
+int cmd_layout(const std::vector<std::string>& args);
 
 } // namespace gsr::cli

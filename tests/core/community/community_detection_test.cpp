@@ -233,7 +233,9 @@ TEST(CommunityDetection, LeidenModularityMatchesIgraph)
             const double q = ig.modularity(theirs.membership, 1.0);
             EXPECT_GE(ours.modularity, q - 0.005)
                 << rel << " igraph n_iterations " << n_iterations;
-            RecordProperty(std::string(rel) + " igraph", std::to_string(q));
+            RecordProperty(std::string(rel) + " igraph n_iterations " +
+                               std::to_string(n_iterations),
+                           std::to_string(q));
         }
         RecordProperty(std::string(rel) + " ours", std::to_string(ours.modularity));
     }

@@ -1,0 +1,129 @@
+// The command line beyond `info`, run as a user would: labels, memory, train, communities, layout.
+#include "run_gsr.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+namespace fs = std::filesystem;
+using gsr::test::run_gsr;
+using gsr::test::shell_quote;
+
+namespace {
+
+std::string data(const std::string& rel) { return shell_quote(std::string(GSR_DATA_DIR) + "/" + rel); }
+
+fs::path scratch(const std::string& name)
+{
+    const fs::path dir = fs::temp_directory_path() / ("gsr_cli_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    return dir / name;
+}
+
+/// net -> column value of a labels CSV.
+std::map<std::string, std::string> column(const fs::path& csv, const std::string& name)
+{
+    std::ifstream in(csv);
+    std::string line;
+    std::getline(in, line);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::vector<std::string> header = gsr::test::split_csv(line, 64);
+    std::size_t col = 0;
+    while (col < header.size() && header[col] != name) ++col;
+    std::map<std::string, std::string> out;
+    while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        const auto cells = gsr::test::split_csv(line, 64);
+        if (col < cells.size()) out[cells[0]] = cells[col];
+    }
+    return out;
+}
+
+std::int64_t peak_of(const std::string& model, int layers)
+{
+    const auto r = run_gsr("memory --model " + model + " --layers " + std::to_string(layers) +
+                           " --hidden 128 --groups 2 --topk 16 --nodes 214591 --edges 857340 --json");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out).at("analytic_peak_bytes").get<std::int64_t>();
+}
+
+} // namespace
+
+TEST(LabelsCommand, ReproducesTheReferenceCsvOfC17)
+{
+    const fs::path out = scratch("c17.csv");
+    const auto r = run_gsr("labels " + data("netlists/iscas85/bench/c17.bench") +
+                           " --mode exhaustive --out " + shell_quote(out.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto ours = column(out, "sim_ones");
+    const auto ref = column(std::string(GSR_DATA_DIR) + "/labels/iscas85_c17.csv", "sim_ones");
+    ASSERT_FALSE(ref.empty());
+    EXPECT_EQ(ours, ref);
+}
+
+TEST(MemoryCommand, ReversibleModelsStayFlatAndResidualGrowsLinearly)
+{
+    EXPECT_LE(static_cast<double>(peak_of("rev", 256)), 1.2 * static_cast<double>(peak_of("rev", 16)));
+    EXPECT_LE(static_cast<double>(peak_of("gsr", 256)), 1.2 * static_cast<double>(peak_of("gsr", 16)));
+    const double r16 = static_cast<double>(peak_of("res", 16)), r32 = static_cast<double>(peak_of("res", 32)),
+                 r64 = static_cast<double>(peak_of("res", 64));
+    EXPECT_NEAR((r64 - r32) / (r32 - r16), 2.0, 1e-6); // equal growth per layer
+}
+
+TEST(TrainCommand, TrainsAndReportsMetricsOnAnUnseenCircuit)
+{
+    const fs::path db = scratch("train.gsr");
+    const auto r = run_gsr("train " + data("netlists/iscas85/bench/c880.bench") + " --test " +
+                           data("netlists/iscas85/bench/c432.bench") + " --db " + shell_quote(db.string()) +
+                           " --model gsr --layers 4 --hidden 16 --groups 2 --topk 4 --epochs 3 --json --quiet");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    for (const char* k : {"pearson", "spearman", "kendall", "mae", "rmse"}) EXPECT_TRUE(j["test"].contains(k)) << k;
+    EXPECT_GT(j["peak_memory"]["measured_bytes"].get<std::int64_t>(), 0);
+    const auto runs = run_gsr("runs list --json --db " + shell_quote(db.string()));
+    ASSERT_EQ(runs.exit_code, 0) << runs.err;
+    EXPECT_EQ(nlohmann::json::parse(runs.out).size(), 1u);
+}
+
+TEST(TrainCommand, ImpossibleConfigurationNamesTheFlag)
+{
+    const auto r = run_gsr("train " + data("netlists/iscas85/bench/c17.bench") + " --test " +
+                           data("netlists/iscas85/bench/c432.bench") + " --db " +
+                           shell_quote(scratch("bad.gsr").string()) + " --model rev --hidden 32 --groups 3");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--groups"), std::string::npos) << r.err;
+}
+
+TEST(CommunitiesCommand, JsonHasTheDocumentedKeys)
+{
+    const auto r = run_gsr("communities " + data("netlists/itc99/b14.bench") + " --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    for (const char* k : {"communities", "modularity", "seconds", "largest", "smallest"}) EXPECT_TRUE(j.contains(k)) << k;
+    EXPECT_GT(j["modularity"].get<double>(), 0.5);
+    EXPECT_GE(j["largest"].get<std::int64_t>(), j["smallest"].get<std::int64_t>());
+}
+
+TEST(CommunitiesCommand, NonPositiveResolutionIsRefused)
+{
+    const auto r = run_gsr("communities " + data("netlists/itc99/b14.bench") + " --resolution 0");
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.err.find("resolution"), std::string::npos) << r.err;
+}
+
+TEST(LayoutCommand, WritesOnePositionPerNode)
+{
+    const fs::path out = scratch("pos.csv");
+    const auto r = run_gsr("layout " + data("netlists/iscas85/bench/c432.bench") + " --iterations 50 --out " +
+                           shell_quote(out.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto info = nlohmann::json::parse(run_gsr("info --json --quiet " + data("netlists/iscas85/bench/c432.bench")).out);
+    std::ifstream in(out);
+    std::size_t lines = 0;
+    std::string line;
+    while (std::getline(in, line)) ++lines;
+    EXPECT_EQ(lines, info["graph_nodes"].get<std::size_t>() + 1); // a header line
+}
