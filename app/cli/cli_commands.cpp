@@ -4,6 +4,8 @@
 #include "util/resources.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <iostream>
 
 namespace gsr::cli {
@@ -53,6 +55,34 @@ std::vector<std::string> Args::values(const std::string& flag) const
     for (const auto& f : flags_)
         if (f.first == flag) v.push_back(f.second);
     return v;
+}
+
+std::uint64_t Args::integer(const std::string& flag, std::uint64_t fallback, std::uint64_t lowest,
+                           std::uint64_t highest) const
+{
+    if (!has(flag)) return fallback;
+    const std::string v = value(flag);
+    std::uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc{} || end != v.data() + v.size() || n < lowest || n > highest)
+        throw UsageError(flag + " expects an integer from " + std::to_string(lowest) + " to " +
+                         std::to_string(highest) + ", got '" + v + "'");
+    return n;
+}
+
+double Args::number(const std::string& flag, double fallback, double lowest, bool exclusive) const
+{
+    if (!has(flag)) return fallback;
+    const std::string v = value(flag);
+    double d = 0.0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
+    const bool in_range = exclusive ? d > lowest : d >= lowest;
+    if (ec != std::errc{} || end != v.data() + v.size() || !std::isfinite(d) || !in_range) {
+        std::string what = "a number";
+        if (std::isfinite(lowest)) what += (exclusive ? " above " : " of at least ") + std::to_string(lowest);
+        throw UsageError(flag + " expects " + what + ", got '" + v + "'");
+    }
+    return d;
 }
 
 namespace {

@@ -1,5 +1,7 @@
 #pragma once
 // The subcommands of `gsr`. Each parses its own flags and calls into core.
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -19,6 +21,12 @@ public:
     bool has(const std::string& flag) const;
     std::string value(const std::string& flag, const std::string& fallback = {}) const;
     std::vector<std::string> values(const std::string& flag) const;
+    /// An integer flag within [lowest, highest]; `fallback` when absent. UsageError otherwise.
+    std::uint64_t integer(const std::string& flag, std::uint64_t fallback, std::uint64_t lowest,
+                          std::uint64_t highest) const;
+    /// A finite number flag at least `lowest` (above it when `exclusive`); `fallback` when absent.
+    double number(const std::string& flag, double fallback,
+                  double lowest = -std::numeric_limits<double>::infinity(), bool exclusive = false) const;
     const std::vector<std::string>& positionals() const { return positionals_; }
 
 private:

@@ -43,41 +43,9 @@ LoadedCircuit load_circuit(const Args& a, const char* command)
     return c;
 }
 
-double number_flag(const Args& a, const std::string& flag, double fallback)
-{
-    if (!a.has(flag)) return fallback;
-    const std::string text = a.value(flag);
-    std::size_t used = 0;
-    double v = 0;
-    try {
-        v = std::stod(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != text.size() || text.empty() || !std::isfinite(v))
-        throw UsageError(flag + " needs a number, got '" + text + "'");
-    return v;
-}
-
-std::uint64_t count_flag(const Args& a, const std::string& flag, std::uint64_t fallback)
-{
-    if (!a.has(flag)) return fallback;
-    const std::string text = a.value(flag);
-    std::size_t used = 0;
-    unsigned long long v = 0;
-    try {
-        if (!text.empty() && text[0] != '-') v = std::stoull(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != text.size() || text.empty())
-        throw UsageError(flag + " needs a whole number, got '" + text + "'");
-    return v;
-}
-
 unsigned thread_flag(const Args& a)
 {
-    const std::uint64_t t = count_flag(a, "--threads", 0);
+    const std::uint64_t t = a.integer("--threads", 0, 0, ~std::uint64_t{0});
     if (t > 1024) throw UsageError("--threads must be at most 1024");
     return static_cast<unsigned>(t);
 }
@@ -140,12 +108,12 @@ int cmd_communities(const std::vector<std::string>& argv)
         o.method = community::Method::Louvain;
     else
         throw UsageError("--method is leiden or louvain, got '" + method + "'");
-    o.resolution = number_flag(a, "--resolution", 1.0);
+    o.resolution = a.number("--resolution", 1.0);
     if (!(o.resolution > 0)) throw UsageError("--resolution must be positive");
-    o.seed = count_flag(a, "--seed", 1);
+    o.seed = a.integer("--seed", 1, 0, ~std::uint64_t{0});
     o.threads = thread_flag(a);
     if (a.has("--iterations")) {
-        const double it = number_flag(a, "--iterations", 2);
+        const double it = a.number("--iterations", 2);
         if (it != std::floor(it) || it == 0 || std::abs(it) > 1e6)
             throw UsageError("--iterations is a whole number, not 0 (negative: until stable)");
         o.iterations = static_cast<int>(it);
@@ -189,10 +157,10 @@ int cmd_layout(const std::vector<std::string>& argv)
         throw UsageError("layout needs --out positions.csv");
     layout::ForceAtlas2Options o;
     const std::uint64_t iterations =
-        count_flag(a, "--iterations", static_cast<std::uint64_t>(o.max_iterations));
+        a.integer("--iterations", static_cast<std::uint64_t>(o.max_iterations), 0, ~std::uint64_t{0});
     if (iterations > 10'000'000) throw UsageError("--iterations must be at most 10000000");
     o.max_iterations = static_cast<int>(iterations);
-    o.seed = count_flag(a, "--seed", 1);
+    o.seed = a.integer("--seed", 1, 0, ~std::uint64_t{0});
     o.threads = thread_flag(a);
     const LoadedCircuit c = load_circuit(a, "layout");
 

@@ -56,30 +56,6 @@ std::optional<labels::SimulationMode> parse_mode(const std::string& text)
     throw UsageError("--mode: unknown mode '" + text + "' (allowed: random, exhaustive, seq)");
 }
 
-std::uint64_t parse_integer(const Args& a, const std::string& flag, std::uint64_t fallback,
-                            std::uint64_t lowest, std::uint64_t highest)
-{
-    if (!a.has(flag)) return fallback;
-    const std::string v = a.value(flag);
-    std::uint64_t n = 0;
-    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-    if (ec != std::errc{} || end != v.data() + v.size() || n < lowest || n > highest)
-        throw UsageError(flag + " expects an integer from " + std::to_string(lowest) + " to " +
-                         std::to_string(highest) + ", got '" + v + "'");
-    return n;
-}
-
-double parse_factor(const Args& a, const std::string& flag, double fallback)
-{
-    if (!a.has(flag)) return fallback;
-    const std::string v = a.value(flag);
-    double d = 0.0;
-    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
-    if (ec != std::errc{} || end != v.data() + v.size() || !(d >= 0.0))
-        throw UsageError(flag + " expects a number >= 0, got '" + v + "'");
-    return d;
-}
-
 const char* mode_name(labels::SimulationMode m)
 {
     switch (m) {
@@ -106,13 +82,13 @@ int cmd_labels(const std::vector<std::string>& argv)
     const std::optional<labels::SimulationMode> asked_mode = parse_mode(a.value("--mode"));
 
     labels::SimulationOptions sim;
-    sim.vectors = parse_integer(a, "--vectors", sim.vectors, 1, std::uint64_t{1} << 40);
-    sim.seed = parse_integer(a, "--seed", sim.seed, 0, ~std::uint64_t{0});
-    sim.runs = parse_integer(a, "--runs", sim.runs, 1, std::uint64_t{1} << 32);
-    sim.cycles = static_cast<std::uint32_t>(parse_integer(a, "--cycles", sim.cycles, 1, 1u << 24));
-    sim.warmup = static_cast<std::uint32_t>(parse_integer(a, "--warmup", sim.warmup, 0, 1u << 24));
-    sim.threads = static_cast<unsigned>(parse_integer(a, "--threads", 0, 0, 4096));
-    const double load_factor = parse_factor(a, "--load-factor", labels::DelayModel{}.load_factor);
+    sim.vectors = a.integer("--vectors", sim.vectors, 1, std::uint64_t{1} << 40);
+    sim.seed = a.integer("--seed", sim.seed, 0, ~std::uint64_t{0});
+    sim.runs = a.integer("--runs", sim.runs, 1, std::uint64_t{1} << 32);
+    sim.cycles = static_cast<std::uint32_t>(a.integer("--cycles", sim.cycles, 1, 1u << 24));
+    sim.warmup = static_cast<std::uint32_t>(a.integer("--warmup", sim.warmup, 0, 1u << 24));
+    sim.threads = static_cast<unsigned>(a.integer("--threads", 0, 0, 4096));
+    const double load_factor = a.number("--load-factor", labels::DelayModel{}.load_factor, 0.0);
 
     netlist::Library library;
     const std::vector<std::string> libs = a.values("--liberty");

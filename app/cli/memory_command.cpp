@@ -13,19 +13,6 @@ namespace gsr::cli {
 
 namespace {
 
-std::uint64_t integer_flag(const Args& a, const std::string& flag, std::uint64_t fallback,
-                           std::uint64_t lowest, std::uint64_t highest)
-{
-    if (!a.has(flag)) return fallback;
-    const std::string v = a.value(flag);
-    std::uint64_t n = 0;
-    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-    if (ec != std::errc{} || end != v.data() + v.size() || n < lowest || n > highest)
-        throw UsageError(flag + " expects an integer from " + std::to_string(lowest) + " to " +
-                         std::to_string(highest) + ", got '" + v + "'");
-    return n;
-}
-
 std::string human_bytes(std::size_t b)
 {
     const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -94,14 +81,14 @@ int cmd_memory(const std::vector<std::string>& args)
     } catch (const Error& e) {
         throw UsageError(e.message());
     }
-    c.layers = std::uint32_t(integer_flag(a, "--layers", c.layers, 1, 100000));
-    c.hidden = std::uint32_t(integer_flag(a, "--hidden", c.hidden, 1, 1u << 20));
-    c.groups = std::uint32_t(integer_flag(a, "--groups", c.groups, 1, 1u << 20));
-    c.topk = std::uint32_t(integer_flag(a, "--topk", c.topk, 1, 1u << 20));
+    c.layers = std::uint32_t(a.integer("--layers", c.layers, 1, 100000));
+    c.hidden = std::uint32_t(a.integer("--hidden", c.hidden, 1, 1u << 20));
+    c.groups = std::uint32_t(a.integer("--groups", c.groups, 1, 1u << 20));
+    c.topk = std::uint32_t(a.integer("--topk", c.topk, 1, 1u << 20));
     c.directed = a.has("--directed");
-    shape.nodes = integer_flag(a, "--nodes", 0, 1, 0xFFFFFFFFull);
-    shape.edges = integer_flag(a, "--edges", 0, 0, 1ull << 40);
-    shape.features = integer_flag(a, "--features", 16, 1, 1u << 20);
+    shape.nodes = a.integer("--nodes", 0, 1, 0xFFFFFFFFull);
+    shape.edges = a.integer("--edges", 0, 0, 1ull << 40);
+    shape.features = a.integer("--features", 16, 1, 1u << 20);
     if (a.has("--dropout")) {
         const std::string v = a.value("--dropout");
         double p = 0.0;

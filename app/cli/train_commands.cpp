@@ -56,30 +56,6 @@ std::vector<std::string> expand_list_flags(const std::vector<std::string>& argv)
     return out;
 }
 
-std::uint64_t integer_flag(const Args& a, const std::string& flag, std::uint64_t fallback,
-                           std::uint64_t lowest, std::uint64_t highest)
-{
-    if (!a.has(flag)) return fallback;
-    const std::string v = a.value(flag);
-    std::uint64_t n = 0;
-    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-    if (ec != std::errc{} || end != v.data() + v.size() || n < lowest || n > highest)
-        throw UsageError(flag + " expects an integer from " + std::to_string(lowest) + " to " +
-                         std::to_string(highest) + ", got '" + v + "'");
-    return n;
-}
-
-double number_flag(const Args& a, const std::string& flag, double fallback)
-{
-    if (!a.has(flag)) return fallback;
-    const std::string v = a.value(flag);
-    double d = 0.0;
-    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
-    if (ec != std::errc{} || end != v.data() + v.size() || !(d > 0.0) || !std::isfinite(d))
-        throw UsageError(flag + " expects a positive number, got '" + v + "'");
-    return d;
-}
-
 /// Everything a run needs to be started again: stored as the run's config_json.
 struct RunSettings {
     std::vector<std::string> train, validation, test; ///< absolute paths
@@ -162,16 +138,16 @@ RunSettings settings_from_flags(const Args& a)
         if (a.has("--topk") && m.kind != nn::ModelKind::Gsr)
             throw UsageError("--topk applies to --model gsr only (the model is " +
                              std::string(nn::model_kind_name(m.kind)) + ")");
-        m.layers = static_cast<std::uint32_t>(integer_flag(a, "--layers", m.layers, 1, 100000));
-        m.hidden = static_cast<std::uint32_t>(integer_flag(a, "--hidden", m.hidden, 1, 65536));
-        m.groups = static_cast<std::uint32_t>(integer_flag(a, "--groups", m.groups, 1, 65536));
-        m.topk = static_cast<std::uint32_t>(integer_flag(a, "--topk", m.topk, 1, 65536));
-        s.config.epochs = static_cast<std::uint32_t>(integer_flag(a, "--epochs", 50, 1, 1u << 24));
-        s.config.adam.learning_rate = number_flag(a, "--lr", 1e-3);
-        s.config.batch_size = integer_flag(a, "--batch", 0, 0, std::uint64_t{1} << 32);
-        s.config.seed = integer_flag(a, "--seed", 1, 0, ~std::uint64_t{0});
+        m.layers = static_cast<std::uint32_t>(a.integer("--layers", m.layers, 1, 100000));
+        m.hidden = static_cast<std::uint32_t>(a.integer("--hidden", m.hidden, 1, 65536));
+        m.groups = static_cast<std::uint32_t>(a.integer("--groups", m.groups, 1, 65536));
+        m.topk = static_cast<std::uint32_t>(a.integer("--topk", m.topk, 1, 65536));
+        s.config.epochs = static_cast<std::uint32_t>(a.integer("--epochs", 50, 1, 1u << 24));
+        s.config.adam.learning_rate = a.number("--lr", 1e-3, 0.0, true);
+        s.config.batch_size = a.integer("--batch", 0, 0, std::uint64_t{1} << 32);
+        s.config.seed = a.integer("--seed", 1, 0, ~std::uint64_t{0});
         s.config.patience =
-            static_cast<std::uint32_t>(integer_flag(a, "--patience", 10, 0, 1u << 24));
+            static_cast<std::uint32_t>(a.integer("--patience", 10, 0, 1u << 24));
         m.seed = s.config.seed;
         s.split_seed = s.config.seed;
         // Without validation circuits, early stopping watches 10 % of the training nodes.
@@ -244,14 +220,14 @@ int cmd_train(const std::vector<std::string>& argv)
         if (!a.positionals().empty())
             throw UsageError("--resume continues a run on its own circuits: leave out FILE");
         run_id = static_cast<std::int64_t>(
-            integer_flag(a, "--resume", 0, 1, std::uint64_t{1} << 62));
+            a.integer("--resume", 0, 1, std::uint64_t{1} << 62));
         const std::optional<store::RunRecord> run = store.find_run(run_id);
         if (!run) throw UsageError("--resume: no run " + std::to_string(run_id) + " in " +
                                    a.value("--db") + " (gsr runs list --db ... lists them)");
         settings = settings_from_json(nlohmann::json::parse(run->config_json));
         if (a.has("--epochs")) {
             settings.config.epochs =
-                static_cast<std::uint32_t>(integer_flag(a, "--epochs", 1, 1, 1u << 24));
+                static_cast<std::uint32_t>(a.integer("--epochs", 1, 1, 1u << 24));
         }
     } else {
         settings = settings_from_flags(a);
