@@ -2,6 +2,7 @@
 # GSR Studio set-up for a fresh Debian 12 / Ubuntu 24.04 machine.
 #   installer/bootstrap.sh        install what is missing, build, run the main job on the sample
 #   installer/bootstrap.sh test   install what is missing, build, run the whole test suite
+#   installer/bootstrap.sh bench  the same set-up plus the benchmarks' baselines, then the benchmarks
 # Both are idempotent: a second run reuses the build in build/.
 set -euo pipefail
 
@@ -17,15 +18,18 @@ PACKAGES=(
   xvfb xauth yosys
 )
 
+# Baselines that only the benchmarks need.
+BENCH_PACKAGES=(python3-torch)
+
 say() { printf '\033[1m[gsr]\033[0m %s\n' "$*"; }
 
 install_missing() {
   local missing=()
-  for p in "${PACKAGES[@]}"; do
+  for p in "${PACKAGES[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ ${#missing[@]} -eq 0 ]; then
-    say "all ${#PACKAGES[@]} packages present"
+    say "all packages present"
     return
   fi
   say "installing: ${missing[*]}"
@@ -72,10 +76,25 @@ run_tests() {
   (cd "$ROOT/build/asan" && ctest --output-on-failure -j "$JOBS" --timeout 900 -L unit)
 }
 
+run_benchmarks() {
+  build release
+  local bin="$ROOT/build/release/bin"
+  say "parser throughput, scaling, memory; yosys side by side"
+  "$bin/gsr_bench_parse" --sizes 10,100
+  say "community detection against igraph; layout speed"
+  "$bin/gsr_bench_community" --runs 5
+  "$bin/gsr_bench_layout" --iterations 20
+  say "CPU training speed against PyTorch"
+  "$ROOT/tests/bench/train_speed_vs_torch.sh" "$ROOT/build/release"
+  say "quality on circuits never seen"
+  "$ROOT/tests/bench/quality_bench.sh" "$bin"
+}
+
 case "$MODE" in
   run) install_missing; build release; run_main_job ;;
   test) install_missing; run_tests ;;
+  bench) install_missing "${BENCH_PACKAGES[@]}"; run_benchmarks ;;
   deps) install_missing ;;
   build) install_missing; build release ;;
-  *) echo "usage: $0 [run|test|deps|build]" >&2; exit 1 ;;
+  *) echo "usage: $0 [run|test|bench|deps|build]" >&2; exit 1 ;;
 esac
