@@ -5,132 +5,39 @@
 #include "util/diagnostics.hpp"
 
 #include <algorithm>
-#include <climits>
-#include <cmath>
-#include <limits>
 #include <stdexcept>
 
 namespace gsr::store {
 
 using detail::Connection;
+using detail::Statement;
 using detail::Transaction;
 
 namespace {
 
 constexpr const char* kNow = "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')";
 
-/// A prepared statement with the REAL and BLOB bindings that detail::Statement lacks.
-/// Parameters 1-based, columns 0-based; every failure throws through Connection::fail.
-class Query {
-public:
-    Query(Connection& conn, const std::string& sql) : conn_(conn)
-    {
-        const int rc = sqlite3_prepare_v2(conn_.handle(), sql.c_str(),
-                                          static_cast<int>(sql.size()), &stmt_, nullptr);
-        if (rc != SQLITE_OK) {
-            sqlite3_finalize(stmt_);
-            stmt_ = nullptr;
-            conn_.fail(rc, sql);
-        }
-    }
-    ~Query() { sqlite3_finalize(stmt_); }
-    Query(const Query&) = delete;
-    Query& operator=(const Query&) = delete;
-
-    void bind(int i, std::int64_t v) { check(sqlite3_bind_int64(stmt_, i, v)); }
-    void bind(int i, std::string_view text)
-    {
-        if (text.size() > static_cast<std::size_t>(INT_MAX)) too_big();
-        check(sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()),
-                                SQLITE_TRANSIENT));
-    }
-    /// NaN and infinities are stored as NULL.
-    void bind_real(int i, double v)
-    {
-        check(std::isfinite(v) ? sqlite3_bind_double(stmt_, i, v) : sqlite3_bind_null(stmt_, i));
-    }
-    void bind_blob(int i, const std::vector<std::uint8_t>& bytes)
-    {
-        if (bytes.size() > static_cast<std::size_t>(INT_MAX)) too_big();
-        // A zero-length blob needs a non-null pointer, or SQLite stores NULL.
-        static const std::uint8_t kEmpty = 0;
-        check(sqlite3_bind_blob(stmt_, i, bytes.empty() ? &kEmpty : bytes.data(),
-                                static_cast<int>(bytes.size()), SQLITE_TRANSIENT));
-    }
-    void bind_null(int i) { check(sqlite3_bind_null(stmt_, i)); }
-    void bind_optional(int i, std::string_view text)
-    {
-        if (text.empty()) bind_null(i);
-        else bind(i, text);
-    }
-
-    bool step()
-    {
-        const int rc = sqlite3_step(stmt_);
-        if (rc == SQLITE_ROW) return true;
-        if (rc == SQLITE_DONE) return false;
-        conn_.fail(rc, sqlite3_sql(stmt_));
-    }
-    void run()
-    {
-        while (step()) {
-        }
-    }
-
-    bool is_null(int c) const { return sqlite3_column_type(stmt_, c) == SQLITE_NULL; }
-    std::int64_t integer(int c) const { return sqlite3_column_int64(stmt_, c); }
-    /// NULL reads as NaN.
-    double real(int c) const
-    {
-        return is_null(c) ? std::numeric_limits<double>::quiet_NaN()
-                          : sqlite3_column_double(stmt_, c);
-    }
-    std::string text(int c) const
-    {
-        const unsigned char* t = sqlite3_column_text(stmt_, c);
-        if (!t) return {};
-        return std::string(reinterpret_cast<const char*>(t),
-                           static_cast<std::size_t>(sqlite3_column_bytes(stmt_, c)));
-    }
-    std::vector<std::uint8_t> blob(int c) const
-    {
-        const auto* p = static_cast<const std::uint8_t*>(sqlite3_column_blob(stmt_, c));
-        const int n = sqlite3_column_bytes(stmt_, c);
-        return p ? std::vector<std::uint8_t>(p, p + n) : std::vector<std::uint8_t>{};
-    }
-
-private:
-    void check(int rc)
-    {
-        if (rc != SQLITE_OK) conn_.fail(rc, sqlite3_sql(stmt_));
-    }
-    [[noreturn]] void too_big() { conn_.fail(SQLITE_TOOBIG, sqlite3_sql(stmt_)); }
-
-    Connection& conn_;
-    sqlite3_stmt* stmt_ = nullptr;
-};
-
 constexpr const char* kRunColumns =
     "id, created_at, updated_at, config_json, status, device, target, model, epochs_done,"
     " best_epoch, best_val_loss, peak_bytes_analytic, peak_bytes_measured, result_json";
 
-RunRecord read_run(const Query& q)
+RunRecord read_run(const Statement& q)
 {
     RunRecord r;
-    r.id = q.integer(0);
-    r.created_at = q.text(1);
-    r.updated_at = q.text(2);
-    r.config_json = q.text(3);
-    r.status = q.text(4);
-    r.device = q.text(5);
-    r.target = q.text(6);
-    r.model = q.text(7);
-    r.epochs_done = q.integer(8);
-    r.best_epoch = q.integer(9);
-    if (!q.is_null(10)) r.best_val_loss = q.real(10);
-    r.peak_bytes_analytic = q.integer(11);
-    r.peak_bytes_measured = q.integer(12);
-    r.result_json = q.text(13);
+    r.id = q.column_int(0);
+    r.created_at = q.column_text(1);
+    r.updated_at = q.column_text(2);
+    r.config_json = q.column_text(3);
+    r.status = q.column_text(4);
+    r.device = q.column_text(5);
+    r.target = q.column_text(6);
+    r.model = q.column_text(7);
+    r.epochs_done = q.column_int(8);
+    r.best_epoch = q.column_int(9);
+    if (!q.column_is_null(10)) r.best_val_loss = q.column_real(10);
+    r.peak_bytes_analytic = q.column_int(11);
+    r.peak_bytes_measured = q.column_int(12);
+    r.result_json = q.column_text(13);
     return r;
 }
 
@@ -179,7 +86,7 @@ const std::string& RunStore::path() const
 std::int64_t RunStore::create_run(const RunRecord& run)
 {
     Connection& c = impl_->conn;
-    Query q(c, std::string("INSERT INTO runs(created_at, updated_at, config_json, status,"
+    Statement q(c, std::string("INSERT INTO runs(created_at, updated_at, config_json, status,"
                            " device, target, model, epochs_done, best_epoch, best_val_loss,"
                            " peak_bytes_analytic, peak_bytes_measured, result_json) VALUES(") +
                    kNow + ", " + kNow + ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
@@ -198,14 +105,14 @@ std::int64_t RunStore::create_run(const RunRecord& run)
     q.bind(10, run.peak_bytes_measured);
     q.bind_optional(11, run.result_json);
     if (!q.step()) throw detail::sqlite_error(c.path(), SQLITE_INTERNAL, "insert gave no id");
-    const std::int64_t id = q.integer(0);
+    const std::int64_t id = q.column_int(0);
     q.run();
     return id;
 }
 
 std::optional<RunRecord> RunStore::find_run(std::int64_t id) const
 {
-    Query q(impl_->conn, std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?1");
+    Statement q(impl_->conn, std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?1");
     q.bind(1, id);
     if (!q.step()) return std::nullopt;
     return read_run(q);
@@ -213,7 +120,7 @@ std::optional<RunRecord> RunStore::find_run(std::int64_t id) const
 
 std::vector<RunRecord> RunStore::runs() const
 {
-    Query q(impl_->conn, std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id");
+    Statement q(impl_->conn, std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id");
     std::vector<RunRecord> out;
     while (q.step()) out.push_back(read_run(q));
     return out;
@@ -222,7 +129,7 @@ std::vector<RunRecord> RunStore::runs() const
 void RunStore::set_status(std::int64_t id, std::string_view status,
                           std::string_view result_json)
 {
-    Query q(impl_->conn, std::string("UPDATE runs SET status = ?2,"
+    Statement q(impl_->conn, std::string("UPDATE runs SET status = ?2,"
                                      " result_json = coalesce(?3, result_json), updated_at = ") +
                              kNow + " WHERE id = ?1");
     q.bind(1, id);
@@ -235,7 +142,7 @@ void RunStore::set_status(std::int64_t id, std::string_view status,
 
 bool RunStore::remove_run(std::int64_t id)
 {
-    Query q(impl_->conn, "DELETE FROM runs WHERE id = ?1"); // the rest goes by ON DELETE CASCADE
+    Statement q(impl_->conn, "DELETE FROM runs WHERE id = ?1"); // the rest goes by ON DELETE CASCADE
     q.bind(1, id);
     q.run();
     return sqlite3_changes64(impl_->conn.handle()) > 0;
@@ -245,7 +152,7 @@ void RunStore::finish_run(std::int64_t id, std::string_view status,
                           std::string_view result_json, std::int64_t peak_bytes_measured)
 {
     // One statement: a reader never sees the final status without its numbers.
-    Query q(impl_->conn, std::string("UPDATE runs SET status = ?2, result_json = ?3,"
+    Statement q(impl_->conn, std::string("UPDATE runs SET status = ?2, result_json = ?3,"
                                      " peak_bytes_measured = ?4, updated_at = ") +
                              kNow + " WHERE id = ?1");
     q.bind(1, id);
@@ -273,12 +180,12 @@ void RunStore::set_layer_memory(std::int64_t run_id, const std::vector<LayerMemo
     Connection& c = impl_->conn;
     Transaction tx(c);
     {
-        Query del(c, "DELETE FROM run_layer_memory WHERE run_id = ?1");
+        Statement del(c, "DELETE FROM run_layer_memory WHERE run_id = ?1");
         del.bind(1, run_id);
         del.run();
     }
     for (const LayerMemoryRecord& r : rows) {
-        Query q(c, "INSERT INTO run_layer_memory(run_id, layer, name, params, grads,"
+        Statement q(c, "INSERT INTO run_layer_memory(run_id, layer, name, params, grads,"
                    " optimizer, activations, workspace, measured)"
                    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
         q.bind(1, run_id);
@@ -292,7 +199,7 @@ void RunStore::set_layer_memory(std::int64_t run_id, const std::vector<LayerMemo
         q.bind(9, std::int64_t{r.measured ? 1 : 0});
         q.run();
     }
-    Query up(c, std::string("UPDATE runs SET peak_bytes_analytic = ?2, peak_bytes_measured = ?3,"
+    Statement up(c, std::string("UPDATE runs SET peak_bytes_analytic = ?2, peak_bytes_measured = ?3,"
                             " updated_at = ") + kNow + " WHERE id = ?1");
     up.bind(1, run_id);
     up.bind(2, peak_bytes_analytic);
@@ -307,20 +214,20 @@ void RunStore::set_layer_memory(std::int64_t run_id, const std::vector<LayerMemo
 
 std::vector<LayerMemoryRecord> RunStore::layer_memory(std::int64_t run_id) const
 {
-    Query q(impl_->conn, "SELECT layer, name, params, grads, optimizer, activations, workspace,"
+    Statement q(impl_->conn, "SELECT layer, name, params, grads, optimizer, activations, workspace,"
                          " measured FROM run_layer_memory WHERE run_id = ?1 ORDER BY layer");
     q.bind(1, run_id);
     std::vector<LayerMemoryRecord> out;
     while (q.step()) {
         LayerMemoryRecord r;
-        r.layer = q.integer(0);
-        r.name = q.text(1);
-        r.params = q.integer(2);
-        r.grads = q.integer(3);
-        r.optimizer = q.integer(4);
-        r.activations = q.integer(5);
-        r.workspace = q.integer(6);
-        r.measured = q.integer(7) != 0;
+        r.layer = q.column_int(0);
+        r.name = q.column_text(1);
+        r.params = q.column_int(2);
+        r.grads = q.column_int(3);
+        r.optimizer = q.column_int(4);
+        r.activations = q.column_int(5);
+        r.workspace = q.column_int(6);
+        r.measured = q.column_int(7) != 0;
         out.push_back(std::move(r));
     }
     return out;
@@ -336,7 +243,7 @@ void RunStore::record_epoch(const RunEpochRecord& e, const CheckpointRecord& ck,
     Connection& c = impl_->conn;
     Transaction tx(c);
     {
-        Query q(c, "INSERT OR REPLACE INTO run_epochs(run_id, epoch, train_loss, val_loss,"
+        Statement q(c, "INSERT OR REPLACE INTO run_epochs(run_id, epoch, train_loss, val_loss,"
                    " metrics_json, seconds) VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
         q.bind(1, e.run_id);
         q.bind(2, e.epoch);
@@ -347,7 +254,7 @@ void RunStore::record_epoch(const RunEpochRecord& e, const CheckpointRecord& ck,
         q.run();
     }
     {
-        Query q(c, std::string("INSERT OR REPLACE INTO checkpoints(run_id, epoch, model,"
+        Statement q(c, std::string("INSERT OR REPLACE INTO checkpoints(run_id, epoch, model,"
                                " optimizer, rng, created_at) VALUES(?1, ?2, ?3, ?4, ?5, ") +
                        kNow + ")");
         q.bind(1, ck.run_id);
@@ -358,14 +265,14 @@ void RunStore::record_epoch(const RunEpochRecord& e, const CheckpointRecord& ck,
         q.run();
     }
     {
-        Query q(c, "DELETE FROM checkpoints WHERE run_id = ?1 AND epoch NOT IN (SELECT epoch"
+        Statement q(c, "DELETE FROM checkpoints WHERE run_id = ?1 AND epoch NOT IN (SELECT epoch"
                    " FROM checkpoints WHERE run_id = ?1 ORDER BY epoch DESC LIMIT ?2)");
         q.bind(1, ck.run_id);
         q.bind(2, as_int(keep_checkpoints));
         q.run();
     }
     {
-        Query q(c, std::string("UPDATE runs SET epochs_done = ?2, status = 'running',"
+        Statement q(c, std::string("UPDATE runs SET epochs_done = ?2, status = 'running',"
                                " best_epoch = CASE WHEN ?3 THEN ?2 ELSE best_epoch END,"
                                " best_val_loss = CASE WHEN ?3 THEN ?4 ELSE best_val_loss END,"
                                " updated_at = ") + kNow + " WHERE id = ?1");
@@ -383,18 +290,18 @@ void RunStore::record_epoch(const RunEpochRecord& e, const CheckpointRecord& ck,
 
 std::vector<RunEpochRecord> RunStore::epochs(std::int64_t run_id) const
 {
-    Query q(impl_->conn, "SELECT run_id, epoch, train_loss, val_loss, metrics_json, seconds"
+    Statement q(impl_->conn, "SELECT run_id, epoch, train_loss, val_loss, metrics_json, seconds"
                          " FROM run_epochs WHERE run_id = ?1 ORDER BY epoch");
     q.bind(1, run_id);
     std::vector<RunEpochRecord> out;
     while (q.step()) {
         RunEpochRecord r;
-        r.run_id = q.integer(0);
-        r.epoch = q.integer(1);
-        r.train_loss = q.real(2);
-        r.val_loss = q.real(3);
-        r.metrics_json = q.text(4);
-        r.seconds = q.real(5);
+        r.run_id = q.column_int(0);
+        r.epoch = q.column_int(1);
+        r.train_loss = q.column_real(2);
+        r.val_loss = q.column_real(3);
+        r.metrics_json = q.column_text(4);
+        r.seconds = q.column_real(5);
         out.push_back(std::move(r));
     }
     return out;
@@ -402,26 +309,26 @@ std::vector<RunEpochRecord> RunStore::epochs(std::int64_t run_id) const
 
 std::optional<CheckpointRecord> RunStore::last_checkpoint(std::int64_t run_id) const
 {
-    Query q(impl_->conn, "SELECT run_id, epoch, model, optimizer, rng, created_at FROM"
+    Statement q(impl_->conn, "SELECT run_id, epoch, model, optimizer, rng, created_at FROM"
                          " checkpoints WHERE run_id = ?1 ORDER BY epoch DESC LIMIT 1");
     q.bind(1, run_id);
     if (!q.step()) return std::nullopt;
     CheckpointRecord r;
-    r.run_id = q.integer(0);
-    r.epoch = q.integer(1);
-    r.model = q.blob(2);
-    r.optimizer = q.blob(3);
-    r.rng = q.blob(4);
-    r.created_at = q.text(5);
+    r.run_id = q.column_int(0);
+    r.epoch = q.column_int(1);
+    r.model = q.column_blob(2);
+    r.optimizer = q.column_blob(3);
+    r.rng = q.column_blob(4);
+    r.created_at = q.column_text(5);
     return r;
 }
 
 std::vector<std::int64_t> RunStore::checkpoint_epochs(std::int64_t run_id) const
 {
-    Query q(impl_->conn, "SELECT epoch FROM checkpoints WHERE run_id = ?1 ORDER BY epoch");
+    Statement q(impl_->conn, "SELECT epoch FROM checkpoints WHERE run_id = ?1 ORDER BY epoch");
     q.bind(1, run_id);
     std::vector<std::int64_t> out;
-    while (q.step()) out.push_back(q.integer(0));
+    while (q.step()) out.push_back(q.column_int(0));
     return out;
 }
 

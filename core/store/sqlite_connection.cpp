@@ -1,6 +1,8 @@
 #include "store/sqlite_connection.hpp"
 
 #include <climits>
+#include <cmath>
+#include <limits>
 
 namespace gsr::store::detail {
 
@@ -152,6 +154,23 @@ void Statement::bind_null(int index)
     if (rc != SQLITE_OK) conn_.fail(rc, sqlite3_sql(stmt_));
 }
 
+void Statement::bind_real(int index, double value)
+{
+    if (!std::isfinite(value)) return bind_null(index);
+    int rc = sqlite3_bind_double(stmt_, index, value);
+    if (rc != SQLITE_OK) conn_.fail(rc, sqlite3_sql(stmt_));
+}
+
+void Statement::bind_blob(int index, const std::vector<std::uint8_t>& bytes)
+{
+    if (bytes.size() > static_cast<std::size_t>(INT_MAX)) conn_.fail(SQLITE_TOOBIG, sqlite3_sql(stmt_));
+    // A zero-length blob needs a non-null pointer, or SQLite stores NULL.
+    static const std::uint8_t kEmpty = 0;
+    int rc = sqlite3_bind_blob(stmt_, index, bytes.empty() ? &kEmpty : bytes.data(),
+                               static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+    if (rc != SQLITE_OK) conn_.fail(rc, sqlite3_sql(stmt_));
+}
+
 bool Statement::step()
 {
     int rc = sqlite3_step(stmt_);
@@ -216,6 +235,19 @@ void Transaction::commit()
     // A failed COMMIT leaves the transaction open, so the destructor still rolls it back.
     conn_.exec(nested_ ? "RELEASE gsr_nested" : "COMMIT");
     open_ = false;
+}
+
+double Statement::column_real(int col) const
+{
+    if (column_is_null(col)) return std::numeric_limits<double>::quiet_NaN();
+    return sqlite3_column_double(stmt_, col);
+}
+
+std::vector<std::uint8_t> Statement::column_blob(int col) const
+{
+    const auto* p = static_cast<const std::uint8_t*>(sqlite3_column_blob(stmt_, col));
+    const int n = sqlite3_column_bytes(stmt_, col);
+    return p ? std::vector<std::uint8_t>(p, p + n) : std::vector<std::uint8_t>{};
 }
 
 } // namespace gsr::store::detail

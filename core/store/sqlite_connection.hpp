@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gsr::store::detail {
 
@@ -52,6 +53,9 @@ public:
     /// @brief Binds NULL when `text` is empty: optional text columns hold NULL, not "".
     void bind_optional(int index, std::string_view text);
     void bind_null(int index);
+    /// @brief Binds a double; NaN and infinities are stored as NULL.
+    void bind_real(int index, double value);
+    void bind_blob(int index, const std::vector<std::uint8_t>& bytes);
 
     /// @brief Advances; true while there is a row to read, false once the statement is done.
     bool step();
@@ -62,6 +66,9 @@ public:
     std::int64_t column_int(int col) const;
     /// @brief The column as text; NULL reads as "".
     std::string column_text(int col) const;
+    /// @brief The column as a double; NULL reads as NaN.
+    double column_real(int col) const;
+    std::vector<std::uint8_t> column_blob(int col) const;
 
 private:
     Connection& conn_;
