@@ -1,3 +1,4 @@
+#include "label_test_support.hpp"
 #include "labels/arrival_time.hpp"
 #include "labels/net_structure.hpp"
 #include "netlist/readers.hpp"
@@ -11,14 +12,7 @@ using gsr::netlist::Circuit;
 using gsr::netlist::load_netlist;
 using namespace gsr::labels;
 
-namespace {
-
-Circuit circuit_of(const std::string& name, const std::string& text)
-{
-    return load_netlist(SourceText::from_string(name, text));
-}
-
-} // namespace
+using gsr::labels::testing::circuit_of;
 
 TEST(GateDelay, TableOfDefaults)
 {

@@ -14,6 +14,12 @@
 
 namespace gsr::labels::testing {
 
+/// A circuit from netlist text in memory (the format is detected from the content).
+inline netlist::Circuit circuit_of(const std::string& name, const std::string& text)
+{
+    return netlist::load_netlist(SourceText::from_string(name, text));
+}
+
 inline std::string labels_dir() { return std::string(GSR_DATA_DIR) + "/labels"; }
 inline std::string netlists_dir() { return std::string(GSR_DATA_DIR) + "/netlists"; }
 

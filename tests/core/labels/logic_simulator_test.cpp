@@ -17,10 +17,7 @@ using namespace gsr::labels::testing;
 
 namespace {
 
-Circuit circuit_of(const std::string& name, const std::string& text)
-{
-    return load_netlist(SourceText::from_string(name, text));
-}
+using gsr::labels::testing::circuit_of;
 
 SimulationResult simulate(const Circuit& c, const SimulationOptions& o)
 {
