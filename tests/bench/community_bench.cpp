@@ -1,3 +1,4 @@
+#include "bench_support.hpp"
 // Community detection: our Leiden against igraph's Leiden (modularity objective), side by side
 // in one process on the same graph, best of N runs each. Prints Markdown rows for
 // docs/BENCHMARKS.md, with the machine's load average, which the timings depend on.
@@ -18,24 +19,13 @@
 #include <string>
 #include <vector>
 
-using Clock = std::chrono::steady_clock;
+using gsr::bench::Clock;
 using namespace gsr;
 
 namespace {
 
-double seconds_since(Clock::time_point t0)
-{
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-std::string load_average()
-{
-    double l[3] = {0, 0, 0};
-    if (getloadavg(l, 3) != 3) return "unknown";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.2f %.2f %.2f", l[0], l[1], l[2]);
-    return buf;
-}
+using bench::load_average;
+using bench::seconds_since;
 
 struct Timed {
     double seconds = 1e300;

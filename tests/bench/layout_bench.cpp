@@ -1,3 +1,4 @@
+#include "bench_support.hpp"
 // ForceAtlas2 with Barnes-Hut: iterations per second at circuit sizes up to EPFL hyp (214,591
 // nodes), on 1 and T threads, and the iterations a smaller circuit needs to converge. Prints
 // Markdown rows for docs/BENCHMARKS.md, with the machine's load average.
@@ -14,24 +15,13 @@
 #include <string>
 #include <vector>
 
-using Clock = std::chrono::steady_clock;
+using gsr::bench::Clock;
 using namespace gsr;
 
 namespace {
 
-double seconds_since(Clock::time_point t0)
-{
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-std::string load_average()
-{
-    double l[3] = {0, 0, 0};
-    if (getloadavg(l, 3) != 3) return "unknown";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.2f %.2f %.2f", l[0], l[1], l[2]);
-    return buf;
-}
+using bench::load_average;
+using bench::seconds_since;
 
 community::WeightedGraph load(const std::string& file)
 {
