@@ -1,0 +1,315 @@
+// `gsr train --model symgraph`: learns SymGraph rules (core/symgraph) on the data sets, splits
+// and metrics of the GNN trainer and stores the run, its metrics and its rules in the project.
+// `gsr rules RUN`: a stored symgraph run's rules as text or JSON.
+#include "cli_commands.hpp"
+
+#include "symgraph/symgraph_model.hpp"
+#include "train/dataset.hpp"
+#include "train/report_json.hpp"
+#include "util/diagnostics.hpp"
+
+#ifdef GSR_HAVE_STORE
+#include "store/run_store.hpp"
+#endif
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace gsr::cli {
+
+#ifdef GSR_HAVE_STORE
+
+namespace {
+
+constexpr const char* kUsage =
+    "gsr train FILE... --test FILE... [--val FILE...] --db PROJECT --model symgraph "
+    "[--target sp|toggle|level|arrival] [--task value|bins] [--bins N] [--hops auto|1|2] "
+    "[--max-rules N] [--max-conditions N] [--min-support N] [--penalty X] [--seed S] "
+    "[--json] [--quiet]";
+
+/// `--test a b` -> `--test=a --test=b` (as train_commands.cpp does for the GNNs).
+std::vector<std::string> expand_list_flags(const std::vector<std::string>& argv)
+{
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < argv.size(); ++i) {
+        const std::string& a = argv[i];
+        if (a != "--test" && a != "--val") {
+            out.push_back(a);
+            continue;
+        }
+        std::size_t j = i + 1;
+        for (; j < argv.size() && argv[j].rfind("--", 0) != 0; ++j)
+            out.push_back(a + "=" + argv[j]);
+        if (j == i + 1) throw UsageError(a + " needs at least one FILE");
+        i = j - 1;
+    }
+    return out;
+}
+
+std::vector<std::string> absolute(const std::vector<std::string>& files)
+{
+    std::vector<std::string> out;
+    for (const std::string& f : files) out.push_back(std::filesystem::absolute(f).string());
+    return out;
+}
+
+nlohmann::ordered_json split_json(const symgraph::SplitScore& s)
+{
+    nlohmann::ordered_json j;
+    j["count"] = s.metrics.count;
+    j["mae"] = train::json_number(s.metrics.mae);
+    j["rmse"] = train::json_number(s.metrics.rmse);
+    j["pearson"] = train::json_number(s.metrics.pearson.value);
+    j["spearman"] = train::json_number(s.metrics.spearman.value);
+    j["kendall"] = train::json_number(s.metrics.kendall.value);
+    j["bin_accuracy"] = train::json_number(s.bin_accuracy);
+    if (!s.metrics.pearson.defined()) j["undefined"] = s.metrics.pearson.undefined;
+    return j;
+}
+
+nlohmann::ordered_json granularity_json(const symgraph::Granularity& g)
+{
+    return {{"fine_fan", g.fine_fan}, {"depth_bins", g.depth_bins}, {"hops", g.hops}};
+}
+
+std::string fixed(double v, int digits)
+{
+    if (!std::isfinite(v)) return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+} // namespace
+
+int cmd_train_symgraph(const std::vector<std::string>& argv)
+{
+    Args a(expand_list_flags(argv),
+           {"--target", "--model", "--task", "--bins", "--hops", "--max-rules", "--max-conditions",
+            "--min-support", "--penalty", "--seed", "--test", "--val", "--db"},
+           {"--json", "--quiet"});
+    if (a.value("--model") != "symgraph") throw UsageError("usage: " + std::string(kUsage));
+    if (!a.has("--db") || a.value("--db").empty())
+        throw UsageError("train needs --db PROJECT (runs are kept there)\nusage: " +
+                         std::string(kUsage));
+    if (a.positionals().empty()) throw UsageError("train needs at least one training FILE");
+    if (!a.has("--test"))
+        throw UsageError("train needs --test FILE...: circuits to test on, other than the "
+                         "training circuits");
+
+    const std::vector<std::string> train_files = absolute(a.positionals());
+    const std::vector<std::string> val_files = absolute(a.values("--val"));
+    const std::vector<std::string> test_files = absolute(a.values("--test"));
+    train::Target target;
+    symgraph::SymGraphOptions options;
+    std::uint64_t seed = 1;
+    try {
+        target = train::parse_target(a.value("--target", "sp"));
+    } catch (const Error& e) {
+        throw UsageError(e.message());
+    }
+    const std::string task = a.value("--task", "value");
+    if (task != "value" && task != "bins")
+        throw UsageError("--task must be value (regression by rules) or bins (classification "
+                         "into --bins bins), not '" +
+                         task + "'");
+    options.task = task == "bins" ? symgraph::Task::Classification : symgraph::Task::Regression;
+    options.bins = static_cast<std::uint32_t>(a.integer("--bins", 10, 2, 1000));
+    const std::string hops = a.value("--hops", "auto");
+    if (hops != "auto" && hops != "1" && hops != "2")
+        throw UsageError("--hops must be auto, 1 or 2, not '" + hops + "'");
+    if (hops != "auto") {
+        std::vector<symgraph::Granularity> kept;
+        for (const symgraph::Granularity& g : options.candidates)
+            if (g.hops == static_cast<std::uint32_t>(std::stoul(hops))) kept.push_back(g);
+        options.candidates = kept;
+    }
+    options.max_rules = static_cast<std::uint32_t>(a.integer("--max-rules", 64, 1, 100000));
+    options.max_conditions = static_cast<std::uint32_t>(a.integer("--max-conditions", 3, 1, 16));
+    options.min_support = a.integer("--min-support", 0, 0, std::uint64_t{1} << 40);
+    options.rule_penalty = a.number("--penalty", 0.001, 0.0);
+    seed = a.integer("--seed", 1, 0, ~std::uint64_t{0});
+
+    auto store = store::RunStore::open(a.value("--db"), store::OpenMode::CreateOrOpen);
+    train::HoldOut hold_out;
+    // Without validation circuits, the penalised search watches 10 % of the training nodes,
+    // as early stopping does for the GNNs.
+    hold_out.validation = val_files.empty() ? 0.1 : 0.0;
+    hold_out.seed = seed;
+    const train::Dataset data =
+        train::load_dataset(target, train_files, val_files, test_files, hold_out);
+    if (!a.has("--quiet"))
+        for (const std::string& n : data.notes) std::cerr << "note: " << n << '\n';
+
+    nlohmann::ordered_json config;
+    config["train"] = train_files;
+    config["val"] = val_files;
+    config["test"] = test_files;
+    config["target"] = std::string(train::target_name(target));
+    config["model"] = "symgraph";
+    config["task"] = task;
+    config["bins"] = options.bins;
+    config["hops"] = hops;
+    config["max_rules"] = options.max_rules;
+    config["max_conditions"] = options.max_conditions;
+    config["min_support"] = options.min_support;
+    config["penalty"] = options.rule_penalty;
+    config["seed"] = seed;
+    config["holdout_validation"] = hold_out.validation;
+    store::RunRecord record;
+    record.config_json = config.dump();
+    record.device = "cpu";
+    record.target = std::string(train::target_name(target));
+    record.model = "symgraph";
+    record.status = "running";
+    const std::int64_t run_id = store.create_run(record);
+
+    std::vector<symgraph::CandidateReport> search;
+    const auto t0 = std::chrono::steady_clock::now();
+    symgraph::SymGraphModel model;
+    try {
+        model = symgraph::SymGraphModel::fit(data, options, &search);
+    } catch (const std::exception& e) {
+        store.finish_run(run_id, "failed", nlohmann::json{{"error", e.what()}}.dump(), 0);
+        throw;
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    std::vector<std::vector<double>> predictions;
+    for (const train::CircuitData& c : data.circuits)
+        predictions.push_back(model.predict(c.graph));
+    const symgraph::SplitScore train_s =
+        symgraph::evaluate_split(data, predictions, train::Split::Train, model.binning());
+    const symgraph::SplitScore val_s =
+        symgraph::evaluate_split(data, predictions, train::Split::Validation, model.binning());
+    const symgraph::SplitScore test_s =
+        symgraph::evaluate_split(data, predictions, train::Split::Test, model.binning());
+
+    nlohmann::ordered_json result;
+    result["status"] = "finished";
+    result["seconds"] = seconds;
+    result["task"] = task;
+    result["granularity"] = granularity_json(model.granularity());
+    nlohmann::ordered_json s = nlohmann::ordered_json::array();
+    for (const symgraph::CandidateReport& c : search)
+        s.push_back({{"granularity", granularity_json(c.granularity)},
+                     {"min_support", c.min_support},
+                     {"vocabulary", c.vocabulary},
+                     {"rules_learned", c.rules_learned},
+                     {"rules_kept", c.rules_kept},
+                     {"validation_score", train::json_number(c.validation_score)},
+                     {"objective", train::json_number(c.objective)},
+                     {"seconds", c.seconds}});
+    result["search"] = s;
+    result["train"] = split_json(train_s);
+    result["val"] = split_json(val_s);
+    result["test"] = split_json(test_s);
+    result["rules"] = model.to_json();
+    store.finish_run(run_id, "finished", result.dump(), 0);
+
+    if (a.has("--json")) {
+        nlohmann::ordered_json j;
+        j["run"] = run_id;
+        j["status"] = "finished";
+        j["device"] = "cpu";
+        j["target"] = std::string(train::target_name(target));
+        j["model"] = "symgraph";
+        j["task"] = task;
+        j["seconds"] = seconds;
+        j["granularity"] = result["granularity"];
+        j["rule_count"] = model.rules().rules.size();
+        j["train"] = result["train"];
+        j["val"] = result["val"];
+        j["test"] = result["test"];
+        j["search"] = result["search"];
+        nlohmann::ordered_json texts = nlohmann::ordered_json::array();
+        for (std::size_t i = 0; i <= model.rules().rules.size(); ++i)
+            texts.push_back(model.rule_text(i));
+        j["rules"] = texts;
+        j["notes"] = data.notes;
+        std::cout << j.dump(2) << '\n';
+    } else if (!a.has("--quiet")) {
+        std::cout << "run " << run_id << " finished: symgraph searched " << search.size()
+                  << " vocabularies in " << fixed(seconds, 3) << " s, kept "
+                  << model.granularity().str() << " with " << model.rules().rules.size()
+                  << " rules\n";
+        std::cout << "split  nodes   Pearson  Spearman  Kendall  MAE     RMSE    bin acc\n";
+        for (const auto& [name, sc] : {std::pair{"train", &train_s}, std::pair{"val", &val_s},
+                                       std::pair{"test", &test_s}}) {
+            char line[160];
+            std::snprintf(line, sizeof line, "%-6s %-7zu %-8s %-9s %-8s %-7s %-7s %s\n", name,
+                          sc->metrics.count, fixed(sc->metrics.pearson.value, 3).c_str(),
+                          fixed(sc->metrics.spearman.value, 3).c_str(),
+                          fixed(sc->metrics.kendall.value, 3).c_str(),
+                          fixed(sc->metrics.mae, 4).c_str(), fixed(sc->metrics.rmse, 4).c_str(),
+                          fixed(sc->bin_accuracy, 3).c_str());
+            std::cout << line;
+        }
+        std::cout << model.text();
+    }
+    return 0;
+}
+
+int cmd_rules(const std::vector<std::string>& argv)
+{
+    Args a(argv, {"--db", "--format", "--out"}, {});
+    constexpr const char* usage =
+        "usage: gsr rules RUN --db PROJECT [--format text|json] [--out FILE]";
+    if (a.positionals().size() != 1) throw UsageError(usage);
+    if (!a.has("--db") || a.value("--db").empty())
+        throw UsageError(std::string("rules needs --db PROJECT\n") + usage);
+    const std::string format = a.value("--format", "text");
+    if (format != "text" && format != "json")
+        throw UsageError("--format must be text or json, not '" + format + "'");
+    std::int64_t id = 0;
+    try {
+        std::size_t used = 0;
+        id = std::stoll(a.positionals()[0], &used);
+        if (used != a.positionals()[0].size() || id < 1) throw std::invalid_argument("run");
+    } catch (const std::exception&) {
+        throw UsageError("RUN must be a run number (gsr runs list --db ... lists them), not '" +
+                         a.positionals()[0] + "'");
+    }
+    auto store = store::RunStore::open(a.value("--db"), store::OpenMode::ReadOnly);
+    const std::optional<store::RunRecord> run = store.find_run(id);
+    if (!run) throw UsageError("no run " + std::to_string(id) + " in " + a.value("--db"));
+    if (run->model != "symgraph")
+        throw UsageError("run " + std::to_string(id) + " is a " + run->model +
+                         " run; only symgraph runs have rules");
+    const nlohmann::json result = nlohmann::json::parse(run->result_json, nullptr, false);
+    if (result.is_discarded() || !result.is_object() || !result.contains("rules"))
+        throw Error(SourceLocation{a.value("--db")},
+                    "run " + std::to_string(id) + " has no stored rules (status: " + run->status +
+                        ")");
+    const symgraph::SymGraphModel model = symgraph::SymGraphModel::from_json(result.at("rules"));
+    const std::string text = format == "json" ? model.to_json().dump(2) + "\n" : model.text();
+    if (a.has("--out")) {
+        std::ofstream out(a.value("--out"), std::ios::binary);
+        out << text;
+        if (!out) throw Error(SourceLocation{a.value("--out")}, "cannot write the rules");
+    } else {
+        std::cout << text;
+    }
+    return 0;
+}
+
+#else
+
+int cmd_train_symgraph(const std::vector<std::string>&)
+{
+    throw Error("this build has no project store (SQLite was not found when it was built); "
+                "gsr train keeps its runs there");
+}
+int cmd_rules(const std::vector<std::string>& args)
+{
+    return cmd_train_symgraph(args);
+}
+
+#endif
+
+} // namespace gsr::cli

@@ -1,0 +1,141 @@
+// `gsr train --model symgraph` and `gsr rules`, run as a user would on public circuits.
+#include "run_gsr.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using gsr::test::run_gsr;
+using gsr::test::shell_quote;
+
+namespace {
+
+std::string data(const std::string& rel)
+{
+    return shell_quote(std::string(GSR_DATA_DIR) + "/netlists/" + rel);
+}
+
+fs::path scratch(const std::string& name)
+{
+    const fs::path dir =
+        fs::temp_directory_path() / ("gsr_symgraph_cli_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    fs::remove(dir / name);
+    return dir / name;
+}
+
+/// PI + cells of a COUNTS.csv row: the graph nodes, every one of which drives a net.
+std::size_t nodes_in_counts(const std::string& file)
+{
+    std::ifstream in(std::string(GSR_DATA_DIR) + "/netlists/COUNTS.csv");
+    std::string line;
+    while (std::getline(in, line)) {
+        const auto cells = gsr::test::split_csv(line, 9);
+        if (cells[0] == file) return std::stoul(cells[3]) + std::stoul(cells[6]);
+    }
+    ADD_FAILURE() << file << " not in COUNTS.csv";
+    return 0;
+}
+
+std::string train_args(const fs::path& db, const std::string& extra)
+{
+    return "train " + data("iscas85/bench/c432.bench") + " " + data("iscas85/bench/c880.bench") +
+           " --test " + data("iscas85/bench/c1908.bench") + " --db " + shell_quote(db.string()) +
+           " --model symgraph --seed 5 " + extra;
+}
+
+} // namespace
+
+TEST(SymGraphCommand, TrainsStoresARunAndReportsTheGnnMetrics)
+{
+    const fs::path db = scratch("sg.gsr");
+    const auto r = run_gsr(train_args(db, "--json"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["model"], "symgraph");
+    EXPECT_EQ(j["target"], "sp");
+    EXPECT_EQ(j["test"]["count"].get<std::size_t>(), nodes_in_counts("iscas85/bench/c1908.bench"));
+    // Without --val, 10 % of the training nodes are held out, as for the GNNs.
+    const std::size_t train_nodes =
+        nodes_in_counts("iscas85/bench/c432.bench") + nodes_in_counts("iscas85/bench/c880.bench");
+    EXPECT_EQ(j["train"]["count"].get<std::size_t>() + j["val"]["count"].get<std::size_t>(),
+              train_nodes);
+    for (const char* k : {"pearson", "spearman", "kendall", "mae", "rmse", "bin_accuracy"})
+        EXPECT_TRUE(j["test"][k].is_number()) << k;
+    EXPECT_GT(j["test"]["pearson"].get<double>(), 0.2);
+    const auto rules = j["rules"];
+    ASSERT_EQ(rules.size(), j["rule_count"].get<std::size_t>() + 1);
+    EXPECT_EQ(rules.back().get<std::string>().rfind("otherwise -> signal probability", 0), 0u);
+    EXPECT_EQ(j["search"].size(), 8u * 3u); // 8 granularities x 3 support levels
+
+    const auto runs = run_gsr("runs list --json --db " + shell_quote(db.string()));
+    ASSERT_EQ(runs.exit_code, 0) << runs.err;
+    const auto list = nlohmann::json::parse(runs.out);
+    ASSERT_EQ(list.size(), 1u);
+    EXPECT_EQ(list[0]["model"], "symgraph");
+    EXPECT_EQ(list[0]["status"], "finished");
+    EXPECT_EQ(list[0]["result"]["test"]["pearson"], j["test"]["pearson"]);
+}
+
+TEST(SymGraphCommand, SameDataAndSeedGiveByteIdenticalRuleExports)
+{
+    const fs::path a = scratch("a.gsr"), b = scratch("b.gsr");
+    ASSERT_EQ(run_gsr(train_args(a, "--task bins --quiet")).exit_code, 0);
+    ASSERT_EQ(run_gsr(train_args(b, "--task bins --quiet")).exit_code, 0);
+    const auto ta = run_gsr("rules 1 --db " + shell_quote(a.string()));
+    const auto tb = run_gsr("rules 1 --db " + shell_quote(b.string()));
+    ASSERT_EQ(ta.exit_code, 0) << ta.err;
+    EXPECT_EQ(ta.out, tb.out);
+    EXPECT_NE(ta.out.find("-> signal probability in ["), std::string::npos) << ta.out;
+    const auto ja = run_gsr("rules 1 --format json --db " + shell_quote(a.string()));
+    const auto jb = run_gsr("rules 1 --format json --db " + shell_quote(b.string()));
+    ASSERT_EQ(ja.exit_code, 0) << ja.err;
+    EXPECT_EQ(ja.out, jb.out);
+    const auto j = nlohmann::json::parse(ja.out);
+    EXPECT_EQ(j["format"], "gsr-symgraph-rules");
+    EXPECT_EQ(j["task"], "classification");
+    // --out writes what stdout shows.
+    const fs::path out = scratch("rules.txt");
+    ASSERT_EQ(
+        run_gsr("rules 1 --out " + shell_quote(out.string()) + " --db " + shell_quote(a.string()))
+            .exit_code,
+        0);
+    std::ifstream in(out);
+    const std::string written((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+    EXPECT_EQ(written, ta.out);
+}
+
+TEST(SymGraphCommand, RefusesGnnFlagsAndBadValues)
+{
+    const fs::path db = scratch("bad.gsr");
+    auto r = run_gsr(train_args(db, "--layers 4"));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--layers"), std::string::npos) << r.err;
+    r = run_gsr(train_args(db, "--task guess"));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--task"), std::string::npos) << r.err;
+    r = run_gsr(train_args(db, "--hops 3"));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--hops"), std::string::npos) << r.err;
+}
+
+TEST(RulesCommand, NamesRunsWithoutRules)
+{
+    const fs::path db = scratch("gnn.gsr");
+    const auto t = run_gsr("train " + data("iscas85/bench/c17.bench") + " --test " +
+                           data("iscas85/bench/c432.bench") + " --db " + shell_quote(db.string()) +
+                           " --model gcn --layers 2 --hidden 4 --epochs 1 --quiet");
+    ASSERT_EQ(t.exit_code, 0) << t.err;
+    auto r = run_gsr("rules 1 --db " + shell_quote(db.string()));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("gcn run"), std::string::npos) << r.err;
+    r = run_gsr("rules 7 --db " + shell_quote(db.string()));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("no run 7"), std::string::npos) << r.err;
+    r = run_gsr("rules x --db " + shell_quote(db.string()));
+    EXPECT_EQ(r.exit_code, 1);
+}

@@ -1,0 +1,201 @@
+// The SymGraph node model on public circuits, and the graph-level classifier on cycles.
+#include "symgraph/graph_classifier.hpp"
+#include "symgraph/symgraph_model.hpp"
+
+#include "symgraph_test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace gsr::symgraph;
+namespace train = gsr::train;
+
+namespace {
+
+train::LabelOptions quick_labels()
+{
+    train::LabelOptions o;
+    o.vectors = 4096;
+    return o;
+}
+
+/// c432 and c880 to train on (20 % of their nodes held out for validation), c1908 to test.
+train::Dataset small_dataset(std::uint64_t seed = 3)
+{
+    std::vector<train::LabelledCircuit> circuits;
+    std::vector<train::Role> roles;
+    for (const char* f : {"c432", "c880", "c1908"}) {
+        const auto c = gsr::netlist::load_netlist(
+            gsr::test::netlist_path(std::string("iscas85/bench/") + f + ".bench"));
+        circuits.push_back(
+            train::label_circuit(c, train::Target::SignalProbability, quick_labels()));
+        roles.push_back(std::string(f) == "c1908" ? train::Role::Test : train::Role::Train);
+    }
+    train::HoldOut h;
+    h.validation = 0.2;
+    h.seed = seed;
+    return train::make_dataset(train::Target::SignalProbability, std::move(circuits), roles, h);
+}
+
+SymGraphOptions few_candidates(Task task)
+{
+    SymGraphOptions o;
+    o.task = task;
+    o.candidates = {Granularity{true, 0, 1}, Granularity{false, 3, 2}};
+    return o;
+}
+
+std::vector<std::vector<double>> predictions(const SymGraphModel& m, const train::Dataset& d)
+{
+    std::vector<std::vector<double>> p;
+    for (const train::CircuitData& c : d.circuits) p.push_back(m.predict(c.graph));
+    return p;
+}
+
+} // namespace
+
+TEST(SymGraphModel, SameDataAndSeedGiveByteIdenticalRules)
+{
+    const train::Dataset d1 = small_dataset(), d2 = small_dataset();
+    std::vector<CandidateReport> search;
+    const SymGraphModel a = SymGraphModel::fit(d1, few_candidates(Task::Regression), &search);
+    const SymGraphModel b = SymGraphModel::fit(d2, few_candidates(Task::Regression));
+    EXPECT_EQ(a.text(), b.text());
+    EXPECT_EQ(a.to_json().dump(), b.to_json().dump());
+    ASSERT_EQ(search.size(), 2u * 3u); // two granularities x three support factors
+    EXPECT_GT(a.rules().rules.size(), 2u);
+    // The winner is the candidate with the best objective, and the objective is the score less
+    // the penalty per kept rule.
+    const auto best =
+        std::max_element(search.begin(), search.end(),
+                         [](const auto& x, const auto& y) { return x.objective < y.objective; });
+    EXPECT_EQ(best->granularity, a.granularity());
+    EXPECT_EQ(best->rules_kept, a.rules().rules.size());
+    for (const CandidateReport& r : search)
+        EXPECT_NEAR(r.objective, r.validation_score - 0.001 * static_cast<double>(r.rules_kept),
+                    1e-12);
+}
+
+TEST(SymGraphModel, RulesCoverExactlyTheTrainingNodesTheyClaim)
+{
+    const train::Dataset d = small_dataset();
+    const SymGraphModel m = SymGraphModel::fit(d, few_candidates(Task::Classification));
+    std::vector<std::size_t> covered(m.rules().rules.size() + 1, 0);
+    for (const train::CircuitData& c : d.circuits) {
+        const std::vector<std::uint32_t> a = m.assign(c.graph);
+        for (std::uint32_t v : c.nodes(train::Split::Train)) ++covered[a[v]];
+    }
+    for (std::size_t i = 0; i < m.rules().rules.size(); ++i)
+        EXPECT_EQ(covered[i], m.rules().rules[i].support) << m.rule_text(i);
+    EXPECT_EQ(covered.back(), m.rules().fallback.support);
+}
+
+TEST(SymGraphModel, ClassifiesHeldOutNodesBetterThanTheMajorityBin)
+{
+    const train::Dataset d = small_dataset();
+    const SymGraphModel m = SymGraphModel::fit(d, few_candidates(Task::Classification));
+    const Binning& b = m.binning();
+    ASSERT_EQ(b.bins, 10u);
+    // The majority bin of the training nodes, as a baseline on the held-out nodes.
+    std::vector<std::size_t> hist(b.bins, 0);
+    for (const auto& c : d.circuits)
+        for (std::uint32_t v : c.nodes(train::Split::Train)) ++hist[b.of(c.target[v])];
+    const std::uint32_t majority =
+        static_cast<std::uint32_t>(std::max_element(hist.begin(), hist.end()) - hist.begin());
+    std::size_t hit = 0, base = 0, n = 0;
+    for (const auto& c : d.circuits) {
+        const std::vector<std::uint32_t> bins = m.predict_bin(c.graph);
+        for (std::uint32_t v : c.nodes(train::Split::Validation)) {
+            hit += bins[v] == b.of(c.target[v]);
+            base += majority == b.of(c.target[v]);
+            ++n;
+        }
+    }
+    ASSERT_GT(n, 100u);
+    EXPECT_GT(hit, 2 * base) << "accuracy " << double(hit) / n << " majority " << double(base) / n;
+    const SplitScore s = evaluate_split(d, predictions(m, d), train::Split::Validation, b);
+    EXPECT_DOUBLE_EQ(s.bin_accuracy, double(hit) / double(n));
+}
+
+TEST(SymGraphModel, RegressionCorrelatesOnAnUnseenCircuit)
+{
+    const train::Dataset d = small_dataset();
+    const SymGraphModel m = SymGraphModel::fit(d, few_candidates(Task::Regression));
+    const SplitScore s = evaluate_split(d, predictions(m, d), train::Split::Test, m.binning());
+    ASSERT_TRUE(s.metrics.pearson.defined());
+    EXPECT_GT(s.metrics.pearson.value, 0.3);
+    // Every regression rule's value lies within its stated 10-90 % interval's hull of targets.
+    for (const Rule& r : m.rules().rules) {
+        EXPECT_LE(r.low, r.high);
+        EXPECT_GE(r.value, 0.0);
+        EXPECT_LE(r.value, 1.0);
+    }
+}
+
+TEST(SymGraphModel, JsonRoundTripKeepsRulesAndCoverage)
+{
+    const train::Dataset d = small_dataset();
+    for (Task task : {Task::Regression, Task::Classification}) {
+        const SymGraphModel m = SymGraphModel::fit(d, few_candidates(task));
+        const SymGraphModel back =
+            SymGraphModel::from_json(nlohmann::json::parse(m.to_json().dump()));
+        EXPECT_EQ(back.text(), m.text());
+        EXPECT_EQ(back.assign(d.circuits[2].graph), m.assign(d.circuits[2].graph));
+        EXPECT_EQ(back.predict(d.circuits[2].graph), m.predict(d.circuits[2].graph));
+    }
+    nlohmann::json bad = SymGraphModel::fit(d, few_candidates(Task::Regression)).to_json();
+    bad["rules"][0]["conditions"][0]["predicate"] = 100000;
+    EXPECT_THROW(SymGraphModel::from_json(bad), gsr::Error);
+    bad.erase("granularity");
+    EXPECT_THROW(SymGraphModel::from_json(bad), gsr::Error);
+}
+
+TEST(SymGraphModel, RuleTextNamesCellsRolesAndTheTarget)
+{
+    const train::Dataset d = small_dataset();
+    const SymGraphModel m = SymGraphModel::fit(d, few_candidates(Task::Classification));
+    const std::string t = m.text();
+    EXPECT_NE(t.find("-> signal probability in ["), std::string::npos) << t;
+    EXPECT_NE(t.find("otherwise -> signal probability"), std::string::npos) << t;
+    // Every class or role a rule names is explained in the legend.
+    for (const Predicate& p : m.vocabulary().predicates())
+        if (p.kind != Kind::State)
+            EXPECT_NE(t.find("  " + p.name + ": "), std::string::npos) << p.name;
+}
+
+TEST(FeatureCache, BuildsEgoNetworksOncePerCircuitAndK)
+{
+    const train::Dataset d = small_dataset();
+    FeatureCache cache;
+    for (const Granularity& g : default_candidates())
+        for (std::size_t c = 0; c < d.circuits.size(); ++c) cache.get(c, d.circuits[c].graph, g);
+    EXPECT_EQ(cache.ego_builds(), 2 * d.circuits.size());
+    const NodeFeatures& a = cache.get(0, d.circuits[0].graph, Granularity{true, 0, 1});
+    const NodeFeatures& b = cache.get(0, d.circuits[0].graph, Granularity{true, 0, 1});
+    EXPECT_EQ(&a, &b);
+    const EgoNetworks ego(structure_of(d.circuits[0].graph), 1);
+    EXPECT_EQ(node_features(d.circuits[0].graph, Granularity{true, 0, 1}, ego).role, a.role);
+}
+
+TEST(GraphRuleClassifier, LearnsTriangleGraphsThatOneWlCannotSee)
+{
+    // 2-regular graphs of 12 nodes: 1-WL gives all of them the same colours.
+    const std::vector<std::vector<std::uint32_t>> with = {{3, 3, 3, 3}, {3, 4, 5}, {3, 3, 6}},
+                                                  without = {{12}, {6, 6}, {4, 4, 4}, {4, 8}};
+    std::vector<StructureGraph> graphs;
+    std::vector<std::uint32_t> labels;
+    for (const auto& c : with) graphs.push_back(gsr::test::cycles(c)), labels.push_back(1);
+    for (const auto& c : without) graphs.push_back(gsr::test::cycles(c)), labels.push_back(0);
+    for (const StructureGraph& g : graphs)
+        EXPECT_EQ(graph_signature(wl_hashes(g, 3)), graph_signature(wl_hashes(graphs[0], 3)));
+    const GraphRuleClassifier m = GraphRuleClassifier::fit(graphs, labels, 2);
+    for (std::size_t i = 0; i < graphs.size(); ++i)
+        EXPECT_EQ(m.predict(graphs[i]), labels[i]) << i;
+    // Graphs it has not seen.
+    EXPECT_EQ(m.predict(gsr::test::cycles({3, 9})), 1u);
+    EXPECT_EQ(m.predict(gsr::test::cycles({5, 7})), 0u);
+    EXPECT_EQ(m.predict(gsr::test::cycles({3, 4, 4})), 1u) << m.text();
+    EXPECT_NE(m.text().find("role R"), std::string::npos) << m.text();
+}
