@@ -1,0 +1,152 @@
+// `gsr sol OP --shape ...`: the speed-of-light bound of one operation on a GPU of the device
+// table, and (with --time) how far a measured time is from it.
+#include "cli_commands.hpp"
+
+#include "sol/sol_analysis.hpp"
+#include "util/diagnostics.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+namespace gsr::cli {
+
+namespace {
+
+std::vector<std::uint64_t> parse_shape(const std::string& text)
+{
+    std::vector<std::uint64_t> shape;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = text.find(',', start);
+        const std::string part = text.substr(start, comma - start);
+        std::uint64_t v = 0;
+        const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+        if (ec != std::errc{} || end != part.data() + part.size() || part.empty())
+            throw UsageError("--shape expects comma-separated integers, got '" + text + "'");
+        shape.push_back(v);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return shape;
+}
+
+sol::Epilogue parse_epilogue(const std::string& text)
+{
+    sol::Epilogue e;
+    std::size_t start = 0;
+    while (!text.empty()) {
+        const std::size_t comma = text.find(',', start);
+        const std::string step = text.substr(start, comma - start);
+        if (step == "bias")
+            e.bias = true;
+        else if (step == "scale")
+            e.scale = true;
+        else if (step == "residual")
+            e.residual = true;
+        else
+            e.activation = sol::parse_activation(step);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return e;
+}
+
+void print_devices()
+{
+    std::printf("%-16s %-8s %4s %10s %10s %10s %10s %8s\n", "device", "arch", "SMs", "DRAM GB/s",
+                "FP32 TF", "TF32 TF", "FP16 TF", "L2 MiB");
+    for (const sol::DeviceSpec& d : sol::device_table())
+        std::printf("%-16s %-8s %4d %10.0f %10.1f %10.1f %10.1f %8zu\n", d.name.c_str(),
+                    d.architecture.c_str(), d.sm_count, d.dram_bandwidth / 1e9,
+                    d.fp32_fma_rate / 1e12, d.tf32_tensor_rate / 1e12, d.fp16_tensor_rate / 1e12,
+                    d.l2_bytes >> 20);
+}
+
+} // namespace
+
+int cmd_sol(const std::vector<std::string>& args)
+{
+    const Args a(args,
+                 {"--shape", "--device", "--dtype", "--epilogue", "--inputs", "--time",
+                  "--baseline", "--calibration"},
+                 {"--json", "--tf32", "--unweighted", "--no-affine", "--devices", "--help"});
+    if (a.has("--help")) {
+        std::cout
+            << "usage: gsr sol OP --shape DIMS [--device NAME] [--dtype fp32|fp16|bf16] [--tf32]\n"
+               "       [--epilogue bias,scale,relu|gelu|silu|sigmoid|tanh,residual] [--inputs N]\n"
+               "       [--unweighted] [--no-affine] [--time S [--baseline S]]\n"
+               "       [--calibration FILE.json] [--json]\n"
+               "       gsr sol --devices\n"
+               "OP and DIMS: gemm M,N,K | spmm M,N,NNZ,F | spmm_k M,N,NNZ,F,K | elementwise N\n"
+               "or R,C | reduction R,C | softmax R,C | layernorm R,C | topk N,D,G,K\n"
+               "Speed-of-light time, bound type and (with --time) headroom, score and gaming.\n";
+        return 0;
+    }
+    if (a.has("--devices")) {
+        print_devices();
+        return 0;
+    }
+    if (a.positionals().size() != 1) throw UsageError("sol takes one OP (gemm, spmm, ...)");
+    if (!a.has("--shape")) throw UsageError("sol needs --shape");
+    sol::OpSpec op;
+    const sol::DeviceSpec* device = nullptr;
+    try {
+        op.kind = sol::parse_op_kind(a.positionals()[0]);
+        op.dtype = sol::parse_dtype(a.value("--dtype", "fp32"));
+        op.epilogue = parse_epilogue(a.value("--epilogue"));
+        device = &sol::device_or_throw(a.value("--device", "H100 SXM"));
+        op.shape = parse_shape(a.value("--shape"));
+        op = sol::normalized(op);
+    } catch (const Error& e) {
+        throw UsageError(e.message());
+    }
+    op.tf32 = a.has("--tf32");
+    op.weighted = !a.has("--unweighted");
+    op.affine = !a.has("--no-affine");
+    op.inputs = unsigned(a.integer("--inputs", 1, 1, 64));
+    std::optional<sol::Calibration> calibration;
+    if (a.has("--calibration")) {
+        const std::string file = a.value("--calibration");
+        std::ifstream in(file);
+        if (!in) throw Error(SourceLocation{file, 0, 0}, "cannot open the calibration file");
+        const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+        if (j.is_discarded()) throw Error(SourceLocation{file, 0, 0}, "expected JSON");
+        try {
+            calibration = sol::calibration_from_json(j);
+        } catch (const Error& e) {
+            throw Error(SourceLocation{file, 0, 0}, e.message());
+        }
+    }
+    const sol::SolAnalysis an = sol::analyze(op, *device, calibration ? &*calibration : nullptr);
+    const double t = a.number("--time", 0.0, 0.0, true);
+    const double tb = a.number("--baseline", 0.0, 0.0, true);
+    if (a.has("--baseline") && !a.has("--time")) throw UsageError("--baseline needs --time");
+    if (a.has("--json")) {
+        nlohmann::json j = sol::analysis_json(an);
+        if (a.has("--time")) j["measured"] = sol::judgement_json(sol::judge(an, t, tb));
+        std::cout << j.dump(2) << '\n';
+        return 0;
+    }
+    std::cout << sol::analysis_text(an);
+    if (a.has("--time")) {
+        const sol::Judgement jd = sol::judge(an, t, tb);
+        std::printf("measured   %.6g s: headroom %.3f, %.1f%% of SOL", t, jd.headroom,
+                    jd.percent_of_sol);
+        if (a.has("--baseline")) {
+            if (std::isfinite(jd.score))
+                std::printf(", score %.3f", jd.score);
+            else
+                std::printf(", no score (the baseline is not slower than SOL)");
+        }
+        std::printf("%s\n", jd.gaming ? "\nGAMING: faster than SOL by more than 5%, it cannot "
+                                        "have done the work"
+                                      : "");
+    }
+    return 0;
+}
+
+} // namespace gsr::cli

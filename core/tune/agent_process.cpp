@@ -1,0 +1,300 @@
+#include "tune/agent_process.hpp"
+
+#include "util/diagnostics.hpp"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace gsr::tune {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int remaining_ms(Clock::time_point deadline)
+{
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    return left.count() < 0 ? 0 : int(left.count());
+}
+
+void close_fd(int& fd)
+{
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+}
+
+std::string errno_text(const char* what)
+{
+    return std::string(what) + ": " + std::strerror(errno);
+}
+
+/// Writes to a pipe whose reader may be gone without dying of SIGPIPE: the signal is blocked
+/// in this thread for the write and a pending one is consumed.
+ssize_t write_no_sigpipe(int fd, const char* data, std::size_t size)
+{
+    sigset_t pipe_set, old;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    const ssize_t n = ::write(fd, data, size);
+    const int saved = errno;
+    if (n < 0 && saved == EPIPE) {
+        const timespec zero{0, 0};
+        while (sigtimedwait(&pipe_set, nullptr, &zero) > 0) {
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    errno = saved;
+    return n;
+}
+
+} // namespace
+
+AgentProcess::AgentProcess(const std::vector<std::string>& argv)
+{
+    if (argv.empty()) throw Error("agent: no program given");
+    int in[2], out[2], err[2], exec_report[2];
+    if (::pipe2(in, O_CLOEXEC) || ::pipe2(out, O_CLOEXEC) || ::pipe2(err, O_CLOEXEC) ||
+        ::pipe2(exec_report, O_CLOEXEC))
+        throw Error(errno_text("agent: pipe"));
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    pid_ = ::fork();
+    if (pid_ < 0) throw Error(errno_text("agent: fork"));
+    if (pid_ == 0) {
+        // The child: its own process group, the pipes as 0/1/2, then exec. Only
+        // async-signal-safe calls here.
+        ::setpgid(0, 0);
+        ::dup2(in[0], 0);
+        ::dup2(out[1], 1);
+        ::dup2(err[1], 2);
+        ::execvp(args[0], args.data());
+        const int e = errno;
+        (void)!::write(exec_report[1], &e, sizeof e);
+        ::_exit(127);
+    }
+    ::setpgid(pid_, pid_); // also here, so a kill before the child ran setpgid still works
+    ::close(in[0]);
+    ::close(out[1]);
+    ::close(err[1]);
+    ::close(exec_report[1]);
+    in_ = in[1];
+    out_ = out[0];
+    err_ = err[0];
+    // The report pipe closes on a successful exec (CLOEXEC) and carries errno otherwise.
+    int e = 0;
+    ssize_t got;
+    do got = ::read(exec_report[0], &e, sizeof e);
+    while (got < 0 && errno == EINTR);
+    ::close(exec_report[0]);
+    if (got == ssize_t(sizeof e)) {
+        reap(true);
+        close_fd(in_);
+        close_fd(out_);
+        close_fd(err_);
+        throw Error("agent: cannot run '" + argv[0] + "': " + std::strerror(e));
+    }
+    for (int fd : {in_, out_, err_}) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+AgentProcess::~AgentProcess()
+{
+    if (!reaped_) {
+        kill();
+        reap(true);
+    }
+    close_fd(in_);
+    close_fd(out_);
+    close_fd(err_);
+}
+
+void AgentProcess::kill()
+{
+    if (pid_ > 0 && !reaped_) ::kill(-pid_, SIGKILL);
+}
+
+int AgentProcess::reap(bool block)
+{
+    if (reaped_) return status_;
+    int status = 0;
+    pid_t r;
+    do r = ::waitpid(pid_, &status, block ? 0 : WNOHANG);
+    while (r < 0 && errno == EINTR);
+    if (r == pid_) {
+        reaped_ = true;
+        status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    return status_;
+}
+
+void AgentProcess::drain_stderr()
+{
+    char buf[4096];
+    while (err_ >= 0) {
+        const ssize_t n = ::read(err_, buf, sizeof buf);
+        if (n > 0) {
+            if (stderr_.size() < (1u << 20)) stderr_.append(buf, std::size_t(n));
+            continue;
+        }
+        if (n == 0) close_fd(err_);
+        break;
+    }
+}
+
+void AgentProcess::send_line(const std::string& line, std::chrono::milliseconds timeout)
+{
+    const auto deadline = Clock::now() + timeout;
+    const std::string data = line + '\n';
+    std::size_t done = 0;
+    while (done < data.size()) {
+        if (in_ < 0) throw Error("agent: its input is closed");
+        const ssize_t n = write_no_sigpipe(in_, data.data() + done, data.size() - done);
+        if (n > 0) {
+            done += std::size_t(n);
+            continue;
+        }
+        if (n < 0 && errno == EPIPE) throw Error("agent: exited before reading its input");
+        if (n < 0 && errno != EAGAIN && errno != EINTR) throw Error(errno_text("agent: write"));
+        pollfd fds[2] = {{in_, POLLOUT, 0}, {err_, POLLIN, 0}};
+        const int left = remaining_ms(deadline);
+        if (left == 0) {
+            kill();
+            throw Error("agent: did not read its input within " + std::to_string(timeout.count()) +
+                        " ms");
+        }
+        ::poll(fds, err_ >= 0 ? 2 : 1, left);
+        drain_stderr();
+    }
+}
+
+std::string AgentProcess::receive_line(std::chrono::milliseconds timeout, std::size_t max_line)
+{
+    const auto deadline = Clock::now() + timeout;
+    while (true) {
+        if (const std::size_t nl = buffer_.find('\n'); nl != std::string::npos) {
+            std::string line = buffer_.substr(0, nl);
+            buffer_.erase(0, nl + 1);
+            if (!line.empty() && line.back() == '\r') line.pop_back();
+            return line;
+        }
+        if (buffer_.size() > max_line) {
+            kill();
+            throw Error("agent: a line longer than " + std::to_string(max_line) + " bytes");
+        }
+        if (out_ < 0) {
+            const int status = reap(true);
+            throw Error("agent: exited (status " + std::to_string(status) + ") without answering");
+        }
+        const int left = remaining_ms(deadline);
+        if (left == 0) {
+            kill();
+            throw Error("agent: no reply within " + std::to_string(timeout.count()) + " ms");
+        }
+        pollfd fds[2] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}};
+        const int ready = ::poll(fds, err_ >= 0 ? 2 : 1, left);
+        if (ready < 0 && errno != EINTR) throw Error(errno_text("agent: poll"));
+        drain_stderr();
+        char buf[65536];
+        while (out_ >= 0) {
+            const ssize_t n = ::read(out_, buf, sizeof buf);
+            if (n > 0) {
+                buffer_.append(buf, std::size_t(n));
+                continue;
+            }
+            if (n == 0)
+                close_fd(out_);
+            else if (errno != EAGAIN && errno != EINTR)
+                throw Error(errno_text("agent: read"));
+            break;
+        }
+    }
+}
+
+int AgentProcess::finish(std::chrono::milliseconds timeout)
+{
+    close_fd(in_);
+    const auto deadline = Clock::now() + timeout;
+    while (!reaped_) {
+        drain_stderr();
+        if (reap(false) >= 0 && reaped_) break;
+        if (remaining_ms(deadline) == 0) {
+            kill();
+            reap(true);
+            break;
+        }
+        ::usleep(2000);
+    }
+    drain_stderr();
+    return status_;
+}
+
+ProcessAgent::ProcessAgent(std::vector<std::string> argv, std::chrono::milliseconds reply_timeout)
+    : argv_(std::move(argv)), timeout_(reply_timeout)
+{
+}
+
+nlohmann::json ProcessAgent::receive()
+{
+    while (true) {
+        const std::string line = process_->receive_line(timeout_);
+        if (line.empty()) continue;
+        nlohmann::json m = nlohmann::json::parse(line, nullptr, false);
+        if (m.is_discarded()) throw Error("agent: not a JSON line: '" + line.substr(0, 120) + "'");
+        if (m.is_object() && m.value("type", std::string()) == "log") {
+            log_.push_back(m.value("text", std::string()));
+            continue;
+        }
+        return m;
+    }
+}
+
+void ProcessAgent::start(const nlohmann::json& problem_message)
+{
+    process_ = std::make_unique<AgentProcess>(argv_);
+    process_->send_line(nlohmann::json{{"type", "hello"},
+                                       {"protocol", kAgentProtocol},
+                                       {"version", kAgentProtocolVersion}}
+                            .dump(),
+                        timeout_);
+    hello_ = receive();
+    if (!hello_.is_object() || hello_.value("type", std::string()) != "hello")
+        throw Error("agent: expected a \"hello\" reply first");
+    process_->send_line(problem_message.dump(), timeout_);
+}
+
+AgentReply ProcessAgent::propose(const nlohmann::json& propose_message)
+{
+    process_->send_line(propose_message.dump(), timeout_);
+    const nlohmann::json reply = receive();
+    const std::size_t round = propose_message.value("round", std::size_t(0));
+    if (reply.is_object() && reply.contains("round") && reply["round"] != round)
+        throw Error("agent: answered round " + reply["round"].dump() + " when asked for " +
+                    std::to_string(round));
+    return parse_agent_reply(reply);
+}
+
+void ProcessAgent::finish(const nlohmann::json& done_message)
+{
+    try {
+        process_->send_line(done_message.dump(), timeout_);
+    } catch (const Error&) {
+        // An agent that already left has nothing more to hear.
+    }
+    process_->finish(timeout_);
+}
+
+std::vector<std::string> ProcessAgent::log() const
+{
+    std::vector<std::string> out = log_;
+    if (process_ && !process_->stderr_text().empty()) out.push_back(process_->stderr_text());
+    return out;
+}
+
+} // namespace gsr::tune
