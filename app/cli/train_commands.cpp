@@ -3,6 +3,8 @@
 #include "cli_commands.hpp"
 
 #include "nn/model_config.hpp"
+#include "train/cluster_batcher.hpp"
+#include "train/commrand_batcher.hpp"
 #include "train/dataset.hpp"
 #include "train/report_json.hpp"
 #include "train/trainer.hpp"
@@ -29,8 +31,14 @@ namespace {
 constexpr const char* kTrainUsage =
     "gsr train FILE... --test FILE... [--val FILE...] --db PROJECT [--target "
     "sp|toggle|level|arrival] [--model gcn|sage|res|rev|gsr] [--layers L] [--hidden D] "
-    "[--groups C] [--topk K] [--epochs E] [--lr X] [--batch B] [--seed S] [--patience P] "
-    "[--device auto|cpu|gpu] [--resume RUN] [--json] [--quiet]";
+    "[--groups C] [--topk K] [--epochs E] [--lr X] [--batching full|random|commrand|cluster] "
+    "[--batch-size N] [--alpha A] [--beta B] [--fanout F1,F2,...] "
+    "[--order community|rcm|original] [--seed S] [--patience P] [--device auto|cpu|gpu] "
+    "[--resume RUN] [--json] [--quiet]\n"
+    "  --batch B is --batching random --batch-size B. Without --fanout every step runs the "
+    "whole circuit (the batch's complete neighbourhood); with it, a subgraph sampled per hop.";
+
+const char* const kBatchingModes[] = {"full", "random", "commrand", "cluster"};
 
 /// Flags that take every following word up to the next flag: `--test a.bench b.bench`.
 const char* const kListFlags[] = {"--test", "--val"};
@@ -63,6 +71,11 @@ struct RunSettings {
     train::TrainConfig config;
     double holdout_validation = 0.0; ///< of the training nodes, when no --val circuits
     std::uint64_t split_seed = 1;
+    // Mini-batching; config.batch_size holds --batch-size (0 for full).
+    std::string batching = "full";
+    double alpha = 0.5, beta = 1.0;
+    std::vector<std::uint32_t> fanouts; ///< none: whole-circuit steps
+    train::NodeOrderKind order = train::NodeOrderKind::Original;
 };
 
 nlohmann::json settings_json(const RunSettings& s)
@@ -83,7 +96,12 @@ nlohmann::json settings_json(const RunSettings& s)
             {"seed", s.config.seed},
             {"patience", s.config.patience},
             {"holdout_validation", s.holdout_validation},
-            {"split_seed", s.split_seed}};
+            {"split_seed", s.split_seed},
+            {"batching", s.batching},
+            {"alpha", s.alpha},
+            {"beta", s.beta},
+            {"fanout", train::fanouts_text(s.fanouts)},
+            {"order", std::string(train::node_order_name(s.order))}};
 }
 
 RunSettings settings_from_json(const nlohmann::json& j)
@@ -107,7 +125,65 @@ RunSettings settings_from_json(const nlohmann::json& j)
     s.config.patience = j.at("patience");
     s.holdout_validation = j.at("holdout_validation");
     s.split_seed = j.at("split_seed");
+    // Runs recorded before mini-batching modes existed: --batch chose random or full.
+    s.batching = j.value("batching", s.config.batch_size > 0 ? "random" : "full");
+    s.alpha = j.value("alpha", 0.5);
+    s.beta = j.value("beta", 1.0);
+    const std::string fanout = j.value("fanout", "");
+    if (!fanout.empty()) s.fanouts = train::parse_fanouts(fanout);
+    s.order = train::parse_node_order(j.value("order", "original"));
     return s;
+}
+
+/// --batching, --batch-size (or --batch), --alpha, --beta, --fanout, --order.
+void batching_from_flags(const Args& a, RunSettings& s)
+{
+    const bool old_batch = a.has("--batch"), size = a.has("--batch-size");
+    if (old_batch && size)
+        throw UsageError("--batch is the older name of --batch-size: give only one of them");
+    s.batching = a.value("--batching", old_batch || size ? "random" : "full");
+    bool known = false;
+    for (const char* m : kBatchingModes) known = known || s.batching == m;
+    if (!known)
+        throw UsageError("--batching: unknown mode '" + s.batching +
+                         "' (allowed: full, random, commrand, cluster)");
+    if (old_batch) {
+        // --batch B: random batches of B, and --batch 0 the full graph, as it always meant.
+        if (a.has("--batching") && s.batching != "random")
+            throw UsageError("--batch B means --batching random --batch-size B; with "
+                             "--batching " + s.batching + " give --batch-size");
+        s.config.batch_size = a.integer("--batch", 0, 0, std::uint64_t{1} << 32);
+        if (s.config.batch_size == 0) s.batching = "full";
+    } else if (s.batching != "full") {
+        s.config.batch_size = a.integer("--batch-size", 1024, 1, std::uint64_t{1} << 32);
+    } else if (size) {
+        throw UsageError("--batch-size applies to --batching random, commrand or cluster; "
+                         "--batching full takes every training node in one step");
+    }
+    for (const char* f : {"--alpha", "--beta"})
+        if (a.has(f) && s.batching != "commrand")
+            throw UsageError(std::string(f) + " applies to --batching commrand only (the "
+                             "batching is " + s.batching + ")");
+    s.alpha = a.number("--alpha", 0.5, 0.0);
+    s.beta = a.number("--beta", 1.0, 1.0);
+    if (a.has("--fanout")) {
+        if (s.batching == "full" || s.batching == "cluster")
+            throw UsageError("--fanout applies to --batching random or commrand (" +
+                             s.batching + (s.batching == "full"
+                                               ? " steps run the whole circuit)"
+                                               : " steps run the subgraph of their partitions)"));
+        s.fanouts = train::parse_fanouts(a.value("--fanout"));
+        train::check_fanouts(s.fanouts, s.config.model);
+    }
+    s.order = train::parse_node_order(
+        a.value("--order", s.batching == "commrand" ? "community" : "original"));
+    if (s.batching == "commrand") {
+        train::CommRandOptions o;
+        o.batch_size = s.config.batch_size;
+        o.alpha = s.alpha;
+        o.beta = s.beta;
+        train::validate(o);
+    }
 }
 
 std::vector<std::string> absolute(const std::vector<std::string>& files)
@@ -144,7 +220,7 @@ RunSettings settings_from_flags(const Args& a)
         m.topk = static_cast<std::uint32_t>(a.integer("--topk", m.topk, 1, 65536));
         s.config.epochs = static_cast<std::uint32_t>(a.integer("--epochs", 50, 1, 1u << 24));
         s.config.adam.learning_rate = a.number("--lr", 1e-3, 0.0, true);
-        s.config.batch_size = a.integer("--batch", 0, 0, std::uint64_t{1} << 32);
+        batching_from_flags(a, s);
         s.config.seed = a.integer("--seed", 1, 0, ~std::uint64_t{0});
         s.config.patience =
             static_cast<std::uint32_t>(a.integer("--patience", 10, 0, 1u << 24));
@@ -182,6 +258,48 @@ std::string fixed(double v, int digits = 4)
     return buf;
 }
 
+/// The run's batcher; renumbers the training circuits first when its order asks for it.
+/// The same settings always give the same batcher (communities are seeded by --seed).
+std::unique_ptr<train::Batcher> make_run_batcher(const RunSettings& s, train::Dataset& data,
+                                                 bool notes)
+{
+    const bool commrand = s.batching == "commrand";
+    train::PreparedCommunities communities;
+    if (commrand || s.order != train::NodeOrderKind::Original) {
+        train::CommunityPlan plan;
+        plan.seed = s.config.seed;
+        plan.order = s.order;
+        plan.detect = commrand;
+        communities = train::prepare_communities(data, plan);
+        if (notes) {
+            std::size_t count = 0;
+            for (std::uint32_t c : communities.community_count) count += c;
+            std::cerr << "note: training circuits renumbered in "
+                      << train::node_order_name(s.order) << " order";
+            if (commrand) std::cerr << ", " << count << " communities (Leiden)";
+            std::cerr << ", " << fixed(communities.seconds, 2) << " s\n";
+        }
+    }
+    if (notes && s.fanouts.empty() && (commrand || s.batching == "random"))
+        std::cerr << "note: without --fanout every step runs the whole circuit with the loss "
+                     "on its batch; --fanout F1,F2 trains on sampled subgraphs\n";
+    if (s.batching == "full") return std::make_unique<train::FullGraphBatcher>();
+    if (s.batching == "random")
+        return std::make_unique<train::RandomNodeBatcher>(s.config.batch_size, s.fanouts);
+    if (s.batching == "cluster") {
+        train::ClusterOptions o;
+        o.batch_size = s.config.batch_size;
+        o.seed = s.config.seed;
+        return std::make_unique<train::ClusterBatcher>(o);
+    }
+    train::CommRandOptions o;
+    o.batch_size = s.config.batch_size;
+    o.alpha = s.alpha;
+    o.beta = s.beta;
+    o.fanouts = s.fanouts;
+    return std::make_unique<train::CommRandBatcher>(o, std::move(communities.membership));
+}
+
 nlohmann::json split_summary(const nlohmann::json& epoch, const char* split)
 {
     return epoch.is_object() ? epoch.at(split) : nlohmann::json(nullptr);
@@ -191,10 +309,14 @@ nlohmann::json split_summary(const nlohmann::json& epoch, const char* split)
 
 int cmd_train(const std::vector<std::string>& argv)
 {
+    for (std::size_t i = 0; i + 1 < argv.size(); ++i)
+        if ((argv[i] == "--model" && argv[i + 1] == "symgraph") || argv[i] == "--model=symgraph")
+            return cmd_train_symgraph(argv);
     Args a(expand_list_flags(argv),
            {"--target", "--model", "--layers", "--hidden", "--groups", "--topk", "--epochs",
             "--lr", "--batch", "--seed", "--patience", "--device", "--test", "--val", "--db",
-            "--resume"},
+            "--resume", "--batching", "--batch-size", "--alpha", "--beta", "--fanout",
+            "--order"},
            {"--json", "--quiet"});
     if (!a.has("--db") || a.value("--db").empty())
         throw UsageError("train needs --db PROJECT (runs and checkpoints are kept there)\n"
@@ -213,7 +335,8 @@ int cmd_train(const std::vector<std::string>& argv)
     if (resume) {
         for (const char* f : {"--target", "--model", "--layers", "--hidden", "--groups",
                               "--topk", "--lr", "--batch", "--seed", "--patience", "--test",
-                              "--val"})
+                              "--val", "--batching", "--batch-size", "--alpha", "--beta",
+                              "--fanout", "--order"})
             if (a.has(f))
                 throw UsageError(std::string("--resume continues a run with its own settings: "
                                              "leave out ") + f + " (only --epochs may change)");
@@ -239,12 +362,14 @@ int cmd_train(const std::vector<std::string>& argv)
     train::HoldOut hold_out;
     hold_out.validation = settings.holdout_validation;
     hold_out.seed = settings.split_seed;
-    const train::Dataset data = train::load_dataset(settings.target, settings.train,
-                                                    settings.validation, settings.test, hold_out);
+    train::Dataset data = train::load_dataset(settings.target, settings.train,
+                                              settings.validation, settings.test, hold_out);
     if (!a.has("--quiet"))
         for (const std::string& n : data.notes) std::cerr << "note: " << n << '\n';
 
+    settings.config.device = device.device; // not a setting of the run: resume may move it
     train::Trainer trainer(data, settings.config);
+    trainer.set_batcher(make_run_batcher(settings, data, !a.has("--quiet")));
     if (!resume) {
         store::RunRecord record;
         record.config_json = settings_json(settings).dump();
@@ -297,6 +422,12 @@ int cmd_train(const std::vector<std::string>& argv)
         j["peak_memory"] = {{"analytic_bytes", result.memory.analytic_peak_bytes},
                             {"measured_bytes", result.memory.measured_peak_bytes}};
         j["parameters"] = result.parameter_count;
+        j["batching"] = {{"mode", settings.batching},
+                         {"batch_size", settings.config.batch_size},
+                         {"alpha", settings.alpha},
+                         {"beta", settings.beta},
+                         {"fanout", train::fanouts_text(settings.fanouts)},
+                         {"order", std::string(train::node_order_name(settings.order))}};
         j["notes"] = data.notes;
         std::cout << j.dump(2) << '\n';
     } else if (!a.has("--quiet")) {

@@ -1,5 +1,7 @@
 #include "train/trainer.hpp"
 
+#include "nn/gpu_runtime.hpp"
+
 #include "nn/backend.hpp" // Model's default backend argument needs the complete type
 #include "nn/model.hpp"
 #include "train/report_json.hpp"
@@ -50,7 +52,7 @@ double loss_of(nn::LossKind kind, double p, double t)
 /// next epoch computes.
 nlohmann::json fingerprint(const TrainConfig& c, const Dataset& d, const Batcher& b)
 {
-    return {{"target", std::string(target_name(d.target))},
+    nlohmann::json print = {{"target", std::string(target_name(d.target))},
             {"batcher", b.name()},
             {"loss", std::string(nn::loss_kind_name(c.loss))},
             {"model", std::string(nn::model_kind_name(c.model.kind))},
@@ -65,6 +67,9 @@ nlohmann::json fingerprint(const TrainConfig& c, const Dataset& d, const Batcher
             {"lr", c.adam.learning_rate},
             {"target_mean", d.target_mean},
             {"target_scale", d.target_scale}};
+    // Only batchers with knobs add the key, so runs recorded before they existed resume.
+    if (nlohmann::json knobs = b.settings(); !knobs.is_null()) print["batching"] = knobs;
+    return print;
 }
 
 std::string describe_difference(const nlohmann::json& saved, const nlohmann::json& now)
@@ -98,13 +103,19 @@ void validate(const TrainConfig& config, Target target)
 
 struct Trainer::State {
     explicit State(const TrainConfig& c, std::size_t features)
-        : model(c.model, features, c.adam), stream(c.seed)
+        : model(c.model, features, c.adam,
+                c.device == "gpu" ? nn::make_gpu_backend(c.model.precision) : nullptr),
+          stream(c.seed)
     {
     }
 
+    static constexpr std::ptrdiff_t kNothing = -1, kSubgraph = -2;
+
     nn::Model model;
     SeededStream stream;
-    std::ptrdiff_t bound = -1; ///< circuit bound to the model
+    std::ptrdiff_t bound = kNothing; ///< circuit bound to the model, or kSubgraph
+    Subgraph step_graph;             ///< the latest mini-batch subgraph
+    std::vector<float> step_targets; ///< its targets, in learning units
     std::size_t peak = 0;
     double best_loss = kInfinity;
     std::uint32_t bad_epochs = 0;
@@ -114,7 +125,7 @@ struct Trainer::State {
     /// The arena's high-water mark over every binding so far (binding resets the engine's).
     std::size_t peak_bytes()
     {
-        if (bound >= 0) peak = std::max(peak, model.measured_peak_bytes());
+        if (bound != kNothing) peak = std::max(peak, model.measured_peak_bytes());
         return peak;
     }
 
@@ -124,6 +135,17 @@ struct Trainer::State {
         peak_bytes();
         model.bind_graph(d.circuits[c].input);
         bound = static_cast<std::ptrdiff_t>(c);
+    }
+
+    /// Binds step_graph and gathers its targets from circuit c's.
+    void bind_step_graph(std::size_t c)
+    {
+        peak_bytes();
+        model.bind_graph(step_graph.input);
+        bound = kSubgraph;
+        step_targets.resize(step_graph.nodes.size());
+        for (std::size_t i = 0; i < step_graph.nodes.size(); ++i)
+            step_targets[i] = targets[c][step_graph.nodes[i]];
     }
 };
 
@@ -137,6 +159,7 @@ Trainer::Trainer(const Dataset& data, const TrainConfig& config) : data_(data), 
 void Trainer::set_batcher(std::unique_ptr<Batcher> batcher)
 {
     if (!batcher) throw std::invalid_argument("Trainer::set_batcher: no batcher");
+    batcher->check(config_.model);
     batcher_ = std::move(batcher);
 }
 
@@ -195,6 +218,7 @@ TrainResult Trainer::run(RunLog& log, const TrainCallbacks& callbacks, bool resu
     result.parameter_count = s.model.parameter_count();
     log.begin(result.memory);
 
+    batcher_->prepare(data_);
     const bool have_validation = data_.node_count(Split::Validation) > 0;
     const auto cancelled = [&] { return callbacks.cancel && callbacks.cancel->load(); };
     auto finish = [&](TrainResult::Status status) {
@@ -210,6 +234,7 @@ TrainResult Trainer::run(RunLog& log, const TrainCallbacks& callbacks, bool resu
     for (std::uint32_t epoch = result.first_epoch; epoch <= config_.epochs; ++epoch) {
         const auto start = Clock::now();
         const std::vector<Batch> batches = batcher_->epoch_batches(data_, s.stream);
+        std::size_t step_nodes = 0;
         Progress progress;
         progress.epoch = epoch;
         progress.epochs = config_.epochs;
@@ -223,11 +248,20 @@ TrainResult Trainer::run(RunLog& log, const TrainCallbacks& callbacks, bool resu
             double batch_loss = 0.0;
             for (const BatchPart& part : batch.parts) {
                 if (cancelled()) return finish(TrainResult::Status::Cancelled);
-                s.bind(data_, part.circuit);
                 const double share = static_cast<double>(part.nodes.size()) / total;
-                batch_loss += share * s.model.accumulate_gradients(
-                                          part.nodes, s.targets[part.circuit], config_.loss,
-                                          share);
+                if (batcher_->step_graph(data_, part, s.stream, s.step_graph)) {
+                    s.bind_step_graph(part.circuit);
+                    step_nodes += s.step_graph.nodes.size();
+                    batch_loss += share * s.model.accumulate_gradients(
+                                              s.step_graph.loss_nodes, s.step_targets,
+                                              config_.loss, share);
+                } else {
+                    s.bind(data_, part.circuit);
+                    step_nodes += data_.circuits[part.circuit].input.node_count;
+                    batch_loss += share * s.model.accumulate_gradients(
+                                              part.nodes, s.targets[part.circuit],
+                                              config_.loss, share);
+                }
             }
             s.model.adam_step();
             loss_sum += batch_loss * static_cast<double>(total);
@@ -240,6 +274,8 @@ TrainResult Trainer::run(RunLog& log, const TrainCallbacks& callbacks, bool resu
         // Evaluation: one forward pass per circuit gives every split's predictions.
         EpochReport report;
         report.epoch = epoch;
+        report.train_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        report.step_nodes = step_nodes;
         report.train_loss = loss_nodes ? loss_sum / static_cast<double>(loss_nodes) : kUndefined;
         struct Pool {
             std::vector<double> prediction, target;
@@ -324,17 +360,15 @@ std::vector<double> Trainer::predict(std::size_t circuit)
 
 DeviceChoice choose_device(std::string_view asked)
 {
-    if (asked == "cpu") return {"cpu", {}};
-    if (asked == "auto") {
-        return {"cpu", "no GPU backend is built for training (core/nn has only its CPU "
-                       "backend in this build); using the CPU"};
-    }
-    if (asked == "gpu") {
-        throw Error("--device gpu: this build has no GPU backend for training (core/nn has "
-                    "only its CPU backend); use --device cpu or auto");
-    }
-    throw Error("--device: unknown device '" + std::string(asked) +
-                "' (allowed: auto, cpu, gpu)");
+    if (asked == "cpu") return {"cpu", "CPU", {}};
+    if (asked != "auto" && asked != "gpu")
+        throw Error("--device: unknown device '" + std::string(asked) +
+                    "' (allowed: auto, cpu, gpu)");
+    const nn::GpuStatus gpu = nn::gpu_status();
+    if (gpu.available) return {"gpu", gpu.name, {}};
+    if (asked == "gpu")
+        throw Error("--device gpu: " + gpu.reason + "; use --device cpu or auto");
+    return {"cpu", "CPU", "no GPU used: " + gpu.reason + "; training on the CPU"};
 }
 
 } // namespace gsr::train

@@ -3,6 +3,10 @@
 // draws, metrics on the train/val/test nodes after every epoch, early stopping on the
 // validation loss, a checkpoint after every epoch, resume from the last one.
 //
+// Steps: each part of a batch runs on its whole circuit with the loss on its nodes, or, when
+// the batcher samples (Batcher::step_graph), forward and backward on the mini-batch subgraph
+// only. Sampling draws from the same checkpointed stream as the batches.
+//
 // Units: the model learns the target scaled as (y - mean) / scale (Dataset::target_mean and
 // target_scale) with the mean squared error, or the raw target in [0, 1] with binary cross-
 // entropy on logits. Losses are in those learning units; metrics (MAE, RMSE, correlations) are
@@ -50,6 +54,8 @@ struct TrainConfig {
     std::size_t batch_size = 0;
     /// The batch stream (the model's weights and dropout come from model.seed).
     std::uint64_t seed = 1;
+    /// "cpu" or "gpu" (what choose_device() decided): the backend the model runs on.
+    std::string device = "cpu";
 };
 
 /// Throws gsr::Error naming the flag at fault (--epochs, --lr, --batch, --model, ...).
@@ -66,6 +72,10 @@ struct EpochReport {
     double train_loss = kUndefined; ///< mean of the epoch's step losses (training mode)
     SplitResult train, validation, test; ///< eval mode, after the epoch's last step
     double seconds = 0;       ///< wall time of the epoch, evaluation included
+    double train_seconds = 0; ///< of which drawing the batches and the optimiser steps
+    /// Nodes of the graphs the steps ran on, summed over the steps (whole circuits for steps
+    /// without a subgraph). Not recorded in checkpoints.
+    std::size_t step_nodes = 0;
     bool improved = false;    ///< the best validation loss so far
 };
 
@@ -160,7 +170,8 @@ public:
     Trainer& operator=(const Trainer&) = delete;
 
     /// Replaces the batcher that config.batch_size chose (a COMM-RAND batcher, say). Its
-    /// name() is part of the settings a checkpoint must match.
+    /// name() and settings() are part of the settings a checkpoint must match. Throws
+    /// gsr::Error naming the flag when it cannot train this model (Batcher::check).
     void set_batcher(std::unique_ptr<Batcher> batcher);
 
     /// Trains; with `resume`, continues from log.last_checkpoint() when there is one (the
@@ -178,9 +189,12 @@ private:
     std::unique_ptr<State> state_;
 };
 
-/// Which backend runs a model. `asked` is "auto", "cpu" or "gpu".
+/// Which backend runs a model. `asked` is "auto", "cpu" or "gpu": auto takes the GPU when the
+/// build has the CUDA backend and the machine a usable GPU, and otherwise says why it falls
+/// back to the CPU; gpu without a usable GPU is an error that says why.
 struct DeviceChoice {
-    std::string device; ///< "cpu" (the only backend core/nn has so far)
+    std::string device; ///< "cpu" or "gpu"
+    std::string name;   ///< "CPU" or the GPU's name
     std::string note;   ///< why, when it is not what was asked for; empty otherwise
 };
 /// Throws gsr::Error naming --device when the device is unknown or cannot be used.
