@@ -8,6 +8,10 @@ mkdir -p .deps/include
 cp -r /usr/include/nlohmann .deps/include/
 rm -rf .deps/include/eigen3 && cp -r /usr/include/eigen3 .deps/include/eigen3
 rm -rf .deps/googletest && cp -r /usr/src/googletest .deps/googletest
+# SQLite: the GPU machine has the library's runtime but no header; carry Debian's header and
+# static library so the project store (and `gsr train`) builds there too.
+cp /usr/include/sqlite3.h /usr/include/sqlite3ext.h .deps/include/
+mkdir -p .deps/lib && cp /usr/lib/x86_64-linux-gnu/libsqlite3.a .deps/lib/
 # The public test data (read in place by the tests; ignored by git, never committed).
 rm -rf .deps/data && cp -r ../shared/data .deps/data
 du -sh .deps

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Runs ON the GPU machine (through the device tool), from the repository root:
-#   builds the headless targets (no Qt, no sqlite3.h there), runs the unit and gpu tests and
-#   the benchmarks, and writes every log under $OUT. Carry .deps (see .ci/device-deps.sh).
-# Usage: bash .ci/device.sh [quick]
+# Runs ON the GPU machine (through the device tool), from the repository root: builds the
+# headless targets (no Qt, no sqlite3.h there), runs the gpu tests, compute-sanitizer and the
+# benchmarks, and writes every log under $OUT. Carry .deps (see .ci/device-deps.sh).
+# Usage: bash .ci/device.sh [STAGE...]   stages: tests sanitize kernels train pyg unit
+#        (default: all but unit). PYG_LAYERS=8,32 limits the depths of the PyG comparison.
 set -uo pipefail
 OUT=${OUT:-/tmp/gsr-device-out}
 mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+stages=${*:-tests sanitize kernels train pyg}
 {
   echo "date: $(date -u +%FT%TZ)"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
@@ -18,20 +20,55 @@ status=0
 step() { # name, command...
   local name=$1; shift
   echo "== $name"
+  local t0=$SECONDS
   if ! "$@" > "$OUT/$name.log" 2>&1; then
-    echo "FAILED: $name (see $name.log)"; tail -40 "$OUT/$name.log"; status=1
+    echo "FAILED: $name (see $name.log)"; tail -60 "$OUT/$name.log"; status=1
   else
-    tail -5 "$OUT/$name.log"
+    tail -8 "$OUT/$name.log"
   fi
+  echo "   ($name: $((SECONDS - t0)) s)"
 }
+has() { [[ " $stages " == *" $1 "* ]]; }
 data=()
 [ -d .deps/data ] && data=(-DGSR_DATA_DIR="$PWD/.deps/data")
+[ -f .deps/lib/libsqlite3.a ] && data+=(-DSQLite3_INCLUDE_DIR="$PWD/.deps/include" \
+  -DSQLite3_LIBRARY="$PWD/.deps/lib/libsqlite3.a")
 step configure cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release "${data[@]}" \
   -DGSR_BUILD_GUI=OFF -DGSR_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="90-real;80-virtual"
-step build cmake --build build/device -j "$(nproc)"
-step unit-tests ctest --test-dir build/device -L unit -j "$(nproc)" --output-on-failure
-step gpu-tests ctest --test-dir build/device -L gpu --output-on-failure --no-tests=ignore
-if [ "${1:-}" != quick ]; then
-  step bench-parse build/device/bin/gsr_bench_parse --sizes 10,100 --no-yosys
+targets=(gsr test_gpu gsr_bench_gpu)
+has unit && targets=(all)
+step build cmake --build build/device -j "$(nproc)" --target "${targets[@]}"
+bin=build/device/bin
+if has unit; then
+  step unit-tests ctest --test-dir build/device -L unit -j "$(nproc)" --output-on-failure
+fi
+if has tests; then
+  step gpu-tests "$bin/test_gpu"
+fi
+if has sanitize; then
+  filter='CudaOps.*:CudaConv.*:*gsr_union_f32*:*rev_directed_f32*:GpuRuntime.Installed*'
+  step memcheck compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
+    "$bin/test_gpu" --gtest_filter="$filter"
+  step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 \
+    "$bin/test_gpu" --gtest_filter='CudaOps.*:CudaConv.*'
+  step synccheck compute-sanitizer --tool synccheck --error-exitcode 1 \
+    "$bin/test_gpu" --gtest_filter='CudaOps.*:CudaConv.*'
+fi
+if has kernels; then
+  step kernels "$bin/gsr_bench_gpu" --kernels --models ""
+fi
+if has train; then
+  # The CLI end to end on the GPU, and the same run on the CPU for the time ratio.
+  c=.deps/data/netlists/itc99/b14.bench
+  for dev in gpu cpu; do
+    step "train-$dev" "$bin/gsr" train "$c" --test .deps/data/netlists/itc99/b10.bench \
+      --db "$OUT/runs-$dev.db" --model gsr --layers 32 --hidden 128 --groups 2 --topk 16 \
+      --epochs 20 --patience 0 --device "$dev" --json
+  done
+  step "train-auto" "$bin/gsr" train "$c" --test .deps/data/netlists/itc99/b10.bench \
+    --db "$OUT/runs-auto.db" --model rev --layers 8 --epochs 2 --device auto
+fi
+if has pyg; then
+  step pyg bash tests/bench/gpu_vs_pyg.sh "$bin" "$OUT/pyg" "${PYG_LAYERS:-8,32,112,448}" 5
 fi
 exit $status

@@ -3,6 +3,10 @@
 
 #include "util/diagnostics.hpp"
 
+#ifdef GSR_HAVE_CUDA
+#include "cuda_backend.hpp"
+#endif
+
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -11,6 +15,9 @@
 int main(int argc, char** argv)
 {
     std::vector<std::string> args(argv + 1, argv + argc);
+#ifdef GSR_HAVE_CUDA
+    gsr::gpu::install_runtime(); // --device auto|gpu can then find the GPU
+#endif
     try {
         return gsr::cli::run(args);
     } catch (const gsr::cli::UsageError& e) {

@@ -1,0 +1,991 @@
+#include "cuda_backend.hpp"
+
+#include "cublas_library.hpp"
+#include "cuda_check.hpp"
+#include "kernels/elementwise.cuh"
+#include "kernels/graph.cuh"
+#include "kernels/optimizer.cuh"
+#include "kernels/rows.cuh"
+#include "util/diagnostics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <type_traits>
+#include <vector>
+
+namespace gsr::gpu {
+
+[[noreturn]] void throw_cuda_error(const char* what, const char* call, const char* file,
+                                   int line)
+{
+    std::ostringstream s;
+    s << file << ':' << line << ": " << call << " failed: " << what;
+    throw CudaError(s.str());
+}
+
+namespace {
+
+using nn::CompressedRows;
+using nn::DeviceBytes;
+using nn::DeviceGraph;
+using nn::DeviceMatrix;
+using nn::DropoutMask;
+using nn::Transpose;
+namespace k = kernels;
+
+// Internal misuse of the backend (shapes that do not fit): a bug, not a user error.
+#define GSR_GPU_REQUIRE(cond, what)                                                            \
+    do {                                                                                       \
+        if (!(cond))                                                                           \
+            throw std::logic_error(std::string("cuda backend: ") + (what) + " (" #cond ")");   \
+    } while (0)
+
+std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+/// A^T B with at least this many rows runs in row slabs (see gemm_ref).
+constexpr std::size_t kSlabGemmMinInner = 16384;
+constexpr std::size_t kMaxGemmSlabs = 96;
+
+std::string gib(std::size_t bytes)
+{
+    std::ostringstream s;
+    s.precision(2);
+    s << std::fixed << double(bytes) / double(1ull << 30) << " GiB";
+    return s.str();
+}
+
+/// Threads per row for a gather over `width` columns loaded `vec` at a time.
+int threads_per_row(std::uint32_t width, int vec)
+{
+    const std::uint32_t lanes = std::max<std::uint32_t>(1, (width + vec - 1) / vec);
+    int t = 1;
+    while (t < 32 && std::uint32_t(t) < lanes) t <<= 1;
+    return t;
+}
+
+template <class T> class CudaBackend final : public nn::Backend {
+public:
+    CudaBackend()
+    {
+        GSR_CUDA(cudaSetDevice(0));
+        cudaDeviceProp p{};
+        GSR_CUDA(cudaGetDeviceProperties(&p, 0));
+        device_name_ = p.name;
+        sms_ = p.multiProcessorCount;
+        GSR_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+        blas_lib_ = cublas_library();
+        if (!blas_lib_) throw std::logic_error("cuda backend: cuBLAS missing after the probe");
+        GSR_CUDA(blas_lib_->create(&blas_));
+        GSR_CUDA(blas_lib_->set_stream(blas_, stream_));
+        GSR_CUDA(blas_lib_->set_math_mode(blas_, CUBLAS_DEFAULT_MATH));
+        GSR_CUDA(cudaMallocHost(&host_scalars_, 64));
+    }
+    ~CudaBackend() override
+    {
+        // Destructors never throw: a failing release at exit has nobody left to tell.
+        if (stream_) cudaStreamSynchronize(stream_);
+        if (blas_) blas_lib_->destroy(blas_);
+        if (block_) cudaFree(block_);
+        if (host_scalars_) cudaFreeHost(host_scalars_);
+        if (stream_) cudaStreamDestroy(stream_);
+    }
+
+    std::string name() const override
+    {
+        return std::string("cuda-") + (sizeof(T) == 8 ? "f64" : "f32") + " (" + device_name_ +
+               ")";
+    }
+    nn::Precision precision() const override
+    {
+        return sizeof(T) == 8 ? nn::Precision::Float64 : nn::Precision::Float32;
+    }
+    void synchronize() const { GSR_CUDA(cudaStreamSynchronize(stream_)); }
+    std::size_t bytes_held() const
+    {
+        return block_ ? arena_.capacity() + kWorkspaceBytes + kCublasWorkspaceBytes : 0;
+    }
+
+    void reserve(std::size_t bytes) override
+    {
+        bytes = nn::Arena::align_up(bytes);
+        if (block_ && bytes <= arena_.capacity()) return;
+        const std::size_t total = bytes + kWorkspaceBytes + kCublasWorkspaceBytes;
+        void* fresh = nullptr;
+        const cudaError_t e = cudaMalloc(&fresh, total);
+        if (e == cudaErrorMemoryAllocation) {
+            cudaGetLastError(); // not sticky: clear it
+            std::size_t free_bytes = 0, device_bytes = 0;
+            cudaMemGetInfo(&free_bytes, &device_bytes);
+            throw Error("out of GPU memory on " + device_name_ + ": this model needs " +
+                        gib(total) + " on the device (the estimate of `gsr memory` for this "
+                        "graph and configuration, plus " + gib(total - bytes) +
+                        " of workspace), and the GPU has " + gib(free_bytes) + " free of " +
+                        gib(device_bytes) + ". Try --model gsr (compressed activations, flat "
+                        "in depth), fewer --layers, a smaller --hidden, or mini-batches "
+                        "(--batch N)");
+        }
+        GSR_CUDA(e);
+        auto* base = static_cast<std::byte*>(fresh);
+        if (block_) {
+            if (arena_.used() > 0)
+                GSR_CUDA(cudaMemcpyAsync(base, block_, arena_.used(), cudaMemcpyDeviceToDevice,
+                                         stream_));
+            GSR_CUDA(cudaStreamSynchronize(stream_));
+            GSR_CUDA(cudaFree(block_));
+        }
+        block_ = base;
+        arena_.set_capacity(bytes);
+        workspace_ = base + bytes;
+        GSR_CUDA(blas_lib_->set_workspace(blas_, workspace_ + kWorkspaceBytes,
+                                          kCublasWorkspaceBytes));
+    }
+
+    // ---- transfers ------------------------------------------------------------------------
+
+    void upload_bytes(DeviceBytes dst, const void* src, std::size_t bytes) override
+    {
+        GSR_GPU_REQUIRE(bytes <= dst.bytes && dst.offset + dst.bytes <= arena_.capacity(),
+                        "upload past the end of a buffer");
+        if (bytes)
+            GSR_CUDA(cudaMemcpyAsync(block_ + dst.offset, src, bytes, cudaMemcpyHostToDevice,
+                                     stream_));
+    }
+    void download_bytes(DeviceBytes src, void* dst, std::size_t bytes) const override
+    {
+        GSR_GPU_REQUIRE(bytes <= src.bytes && src.offset + src.bytes <= arena_.capacity(),
+                        "download past the end of a buffer");
+        if (!bytes) return;
+        GSR_CUDA(cudaMemcpyAsync(dst, block_ + src.offset, bytes, cudaMemcpyDeviceToHost,
+                                 stream_));
+        GSR_CUDA(cudaStreamSynchronize(stream_));
+    }
+    void upload(DeviceMatrix dst, std::span<const float> src) override { upload_as(dst, src); }
+    void upload(DeviceMatrix dst, std::span<const double> src) override { upload_as(dst, src); }
+    void download(DeviceMatrix src, std::span<float> dst) const override
+    {
+        download_as(src, dst);
+    }
+    void download(DeviceMatrix src, std::span<double> dst) const override
+    {
+        download_as(src, dst);
+    }
+
+    // ---- elementwise ----------------------------------------------------------------------
+
+    void fill(DeviceMatrix x, double value) override
+    {
+        fill_ref(mat(x), T(value));
+    }
+    void axpby(double alpha, DeviceMatrix x, double beta, DeviceMatrix y) override
+    {
+        same_shape(x, y);
+        if (x.empty()) return;
+        k::axpby<<<grid(x.size()), k::kThreads, 0, stream_>>>(T(alpha), mat(x), T(beta), mat(y));
+        GSR_CUDA_LAUNCH();
+    }
+    void sum_groups(DeviceMatrix x, std::uint32_t width, std::uint32_t first_group,
+                    DeviceMatrix y) override
+    {
+        check(x);
+        check(y);
+        GSR_GPU_REQUIRE(width > 0 && x.cols % width == 0 && y.cols == width && y.rows == x.rows,
+                        "sum_groups shapes");
+        if (y.empty()) return;
+        k::sum_groups<<<grid(y.size()), k::kThreads, 0, stream_>>>(mat(x), width, first_group,
+                                                                    mat(y));
+        GSR_CUDA_LAUNCH();
+    }
+    void round_to_grid(DeviceMatrix x, double quantum) override
+    {
+        check(x);
+        check_quantum(quantum);
+        if (quantum == 0.0 || x.empty()) return;
+        k::round_to_grid<<<grid(x.size()), k::kThreads, 0, stream_>>>(mat(x), T(quantum),
+                                                                       T(1 / quantum));
+        GSR_CUDA_LAUNCH();
+    }
+    double max_abs_difference(DeviceMatrix a, DeviceMatrix b) const override
+    {
+        check(a);
+        if (!b.empty()) same_shape(a, b);
+        auto* out = reinterpret_cast<unsigned long long*>(workspace_);
+        GSR_CUDA(cudaMemsetAsync(out, 0, sizeof(*out), stream_));
+        if (!a.empty()) {
+            k::max_abs_difference<<<grid(a.size()), k::kThreads, 0, stream_>>>(
+                mat(a), b.empty() ? mat(a) : mat(b), !b.empty(), out);
+            GSR_CUDA_LAUNCH();
+        }
+        unsigned long long bits = 0;
+        GSR_CUDA(cudaMemcpyAsync(&bits, out, sizeof bits, cudaMemcpyDeviceToHost, stream_));
+        GSR_CUDA(cudaStreamSynchronize(stream_));
+        double m;
+        std::memcpy(&m, &bits, sizeof m);
+        return m;
+    }
+
+    // ---- dense ----------------------------------------------------------------------------
+
+    void gemm(Transpose ta, Transpose tb, double alpha, DeviceMatrix a, DeviceMatrix b,
+              double beta, DeviceMatrix c) override
+    {
+        check(a);
+        check(b);
+        check(c);
+        const std::size_t m = ta == Transpose::No ? a.rows : a.cols;
+        const std::size_t inner = ta == Transpose::No ? a.cols : a.rows;
+        const std::size_t inner_b = tb == Transpose::No ? b.rows : b.cols;
+        const std::size_t n = tb == Transpose::No ? b.cols : b.rows;
+        GSR_GPU_REQUIRE(inner == inner_b && c.rows == m && c.cols == n, "gemm shapes");
+        gemm_ref(ta, tb, T(alpha), mat(a), mat(b), T(beta), mat(c), inner);
+    }
+    void add_row_vector(DeviceMatrix bias, DeviceMatrix x) override
+    {
+        check(bias);
+        check(x);
+        GSR_GPU_REQUIRE(bias.rows == 1 && bias.cols == x.cols, "add_row_vector shapes");
+        if (x.empty()) return;
+        k::add_row_vector<<<grid(x.size()), k::kThreads, 0, stream_>>>(ptr(bias), mat(x));
+        GSR_CUDA_LAUNCH();
+    }
+    void column_sums(DeviceMatrix x, double beta, DeviceMatrix out) override
+    {
+        check(x);
+        check(out);
+        GSR_GPU_REQUIRE(out.rows == 1 && out.cols == x.cols, "column_sums shapes");
+        column_sums_ref(mat(x), T(1), T(beta), mat(out));
+    }
+
+    // ---- graph ----------------------------------------------------------------------------
+
+    void spmm(const DeviceGraph& s, Transpose t, double alpha, DeviceMatrix x, double beta,
+              DeviceMatrix y) override
+    {
+        check(x);
+        check(y);
+        GSR_GPU_REQUIRE(x.rows == s.pattern.rows && y.rows == s.pattern.rows && x.cols == y.cols,
+                        "spmm shapes");
+        spmm_ref(csr(s, t), T(alpha), mat(x), T(beta), mat(y));
+    }
+
+    // ---- normalisation, activation, top-k -------------------------------------------------
+
+    void layernorm_forward(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix beta, DeviceMatrix y,
+                           DeviceMatrix stats) override
+    {
+        check_norm(x, gamma, beta, stats);
+        same_shape(x, y);
+        if (x.empty()) return;
+        k::layernorm_forward<<<row_grid(x.rows), 32 * k::kRowWarps, 0, stream_>>>(
+            mat(x), ptr(gamma), ptr(beta), mat(y), mat(stats));
+        GSR_CUDA_LAUNCH();
+    }
+    void layernorm_backward(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix stats,
+                            DeviceMatrix dy, double dx_beta, DeviceMatrix dx, DeviceMatrix dgamma,
+                            DeviceMatrix dbeta) override
+    {
+        check_norm(x, gamma, gamma, stats);
+        same_shape(x, dy);
+        same_shape(x, dx);
+        same_shape(gamma, dgamma);
+        same_shape(gamma, dbeta);
+        norm_backward<std::uint8_t>(x, gamma, stats, mat(dy), nullptr, DropoutMask{}, dx_beta,
+                                    dx, dgamma, dbeta);
+    }
+    void relu_forward(DeviceMatrix x, const DropoutMask& mask, DeviceMatrix y) override
+    {
+        same_shape(x, y);
+        if (x.empty()) return;
+        k::relu_forward<<<grid(x.size()), k::kThreads, 0, stream_>>>(
+            mat(x), keep_of(mask), mask.stride, mask.column, T(mask.scale), mat(y));
+        GSR_CUDA_LAUNCH();
+    }
+    void relu_backward(DeviceMatrix y, double scale, DeviceMatrix dy, double dx_beta,
+                       DeviceMatrix dx) override
+    {
+        same_shape(y, dy);
+        same_shape(y, dx);
+        if (y.empty()) return;
+        k::relu_backward<<<grid(y.size()), k::kThreads, 0, stream_>>>(mat(y), T(scale), mat(dy),
+                                                                       T(dx_beta), mat(dx));
+        GSR_CUDA_LAUNCH();
+    }
+    void make_dropout_mask(std::uint64_t seed, std::uint64_t step, double p, DeviceBytes keep,
+                           std::uint32_t rows, std::uint32_t cols) override
+    {
+        const std::size_t n = std::size_t(rows) * cols;
+        GSR_GPU_REQUIRE(keep.bytes >= n && keep.offset + keep.bytes <= arena_.capacity(),
+                        "dropout mask size");
+        if (n == 0) return;
+        k::dropout_mask<<<grid(n), k::kThreads, 0, stream_>>>(
+            seed, step, p, reinterpret_cast<std::uint8_t*>(block_ + keep.offset), n);
+        GSR_CUDA_LAUNCH();
+    }
+    void normalize_topk_pack(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix beta,
+                             const DropoutMask& mask, DeviceMatrix stats,
+                             const CompressedRows& out) override
+    {
+        check_norm(x, gamma, beta, stats);
+        check_compressed(out, x.rows, x.cols);
+        if (x.rows == 0) return;
+        const std::size_t shared = std::size_t(k::kRowWarps) * x.cols * sizeof(T);
+        with_index_type(out, [&](auto* idx) {
+            using I = std::remove_pointer_t<decltype(idx)>;
+            k::normalize_topk_pack<T, I><<<row_grid(x.rows), 32 * k::kRowWarps, shared,
+                                           stream_>>>(
+                mat(x), ptr(gamma), ptr(beta), keep_of(mask), mask.stride, mask.column,
+                T(mask.scale), mat(stats), mat(out.values), idx);
+            GSR_CUDA_LAUNCH();
+        });
+    }
+    void normalize_topk_backward(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix stats,
+                                 const CompressedRows& kept, DeviceMatrix d_values,
+                                 const DropoutMask& mask, double dx_beta, DeviceMatrix dx,
+                                 DeviceMatrix dgamma, DeviceMatrix dbeta) override
+    {
+        check_norm(x, gamma, gamma, stats);
+        check_compressed(kept, x.rows, x.cols);
+        same_shape(kept.values, d_values);
+        same_shape(x, dx);
+        same_shape(gamma, dgamma);
+        same_shape(gamma, dbeta);
+        with_index_type(kept, [&](auto* idx) {
+            using I = std::remove_pointer_t<decltype(idx)>;
+            norm_backward<I>(x, gamma, stats, mat(d_values), idx, mask, dx_beta, dx, dgamma,
+                             dbeta);
+        });
+    }
+    void unpack(const CompressedRows& z, DeviceMatrix dense) override
+    {
+        check_compressed(z, dense.rows, dense.cols);
+        fill_ref(mat(dense), T(0));
+        if (z.values.empty()) return;
+        with_index_type(z, [&](auto* idx) {
+            using I = std::remove_pointer_t<decltype(idx)>;
+            k::scatter_compressed<T, I><<<grid(z.values.size()), k::kThreads, 0, stream_>>>(
+                mat(z.values), idx, mat(dense));
+            GSR_CUDA_LAUNCH();
+        });
+    }
+
+    // ---- graph convolution ----------------------------------------------------------------
+
+    void sage_conv_forward(const nn::SageConvWeights& w, DeviceMatrix z,
+                           const nn::ResidualAdd& add, DeviceMatrix y,
+                           DeviceMatrix aggregated) override
+    {
+        check(z);
+        check_conv(w, z.rows, z.cols, add, y, aggregated);
+        for (std::uint32_t t = 0; t < w.terms; ++t)
+            spmm_ref(csr(*w.graph[t], Transpose::No), T(1), mat(z), T(0),
+                     mat(aggregated.columns(t * z.cols, z.cols)));
+        conv_chunks(w, z.cols, add, y, aggregated, &z, nullptr);
+    }
+    void sage_conv_forward(const nn::SageConvWeights& w, const CompressedRows& z,
+                           const nn::ResidualAdd& add, DeviceMatrix y,
+                           DeviceMatrix aggregated) override
+    {
+        check_compressed(z, z.rows(), z.width);
+        check_conv(w, z.rows(), z.width, add, y, aggregated);
+        const std::uint32_t d = z.width;
+        if (z.rows() > 0) {
+            with_index_type(z, [&](auto* idx) {
+                using I = std::remove_pointer_t<decltype(idx)>;
+                const int tpr = threads_per_row(z.k(), 1);
+                const std::size_t shared = std::size_t(k::kThreads / tpr) * d * sizeof(T);
+                for (std::uint32_t t = 0; t < w.terms; ++t) {
+                    k::aggregate_compressed<T, I><<<grid(z.rows(), k::kThreads / tpr),
+                                                    k::kThreads, shared, stream_>>>(
+                        csr(*w.graph[t], Transpose::No), mat(z.values), idx, d,
+                        mat(aggregated.columns(t * d, d)), tpr);
+                    GSR_CUDA_LAUNCH();
+                }
+            });
+        }
+        conv_chunks(w, d, add, y, aggregated, nullptr, &z);
+    }
+    void sage_conv_backward(const nn::SageConvWeights& w, const nn::SageConvWeights& grads,
+                            DeviceMatrix z, DeviceMatrix aggregated, DeviceMatrix dy,
+                            double dz_beta, DeviceMatrix dz) override
+    {
+        const std::uint32_t d = z.cols;
+        conv_weight_gradients(w, grads, d, aggregated, dy);
+        if (!w.root.empty()) gemm(Transpose::Yes, Transpose::No, 1.0, z, dy, 1.0, grads.root);
+        if (dz.empty()) return;
+        same_shape(z, dz);
+        nn::ArenaScope scope(arena_);
+        const DeviceMatrix g = alloc_matrix(z.rows, d);
+        double beta = dz_beta;
+        for (std::uint32_t t = 0; t < w.terms; ++t) {
+            gemm(Transpose::No, Transpose::Yes, 1.0, dy, w.neighbour[t], 0.0, g);
+            spmm(*w.graph[t], Transpose::Yes, 1.0, g, beta, dz);
+            beta = 1.0;
+        }
+        if (!w.root.empty())
+            gemm(Transpose::No, Transpose::Yes, 1.0, dy, w.root, beta, dz);
+        else if (w.terms == 0 && beta == 0.0)
+            fill(dz, 0.0);
+    }
+    void sage_conv_backward(const nn::SageConvWeights& w, const nn::SageConvWeights& grads,
+                            const CompressedRows& z, DeviceMatrix aggregated, DeviceMatrix dy,
+                            DeviceMatrix d_values) override
+    {
+        check_compressed(z, z.rows(), z.width);
+        same_shape(z.values, d_values);
+        const std::uint32_t d = z.width, n = z.rows();
+        conv_weight_gradients(w, grads, d, aggregated, dy);
+        with_index_type(z, [&](auto* idx) {
+            using I = std::remove_pointer_t<decltype(idx)>;
+            nn::ArenaScope scope(arena_);
+            const DeviceMatrix g = alloc_matrix(n, d);
+            if (!w.root.empty()) {
+                // grads.root += Z^T dy: Z unpacked into the scratch the gather needs anyway,
+                // then one slab-reduced GEMM (faster than a scatter, and no atomics).
+                unpack(z, g);
+                gemm(Transpose::Yes, Transpose::No, 1.0, g, dy, 1.0, grads.root);
+            }
+            for (std::uint32_t t = 0; t <= w.terms; ++t) {
+                const bool root_term = t == w.terms;
+                if (root_term && w.root.empty()) {
+                    if (w.terms == 0) fill(d_values, 0.0);
+                    break;
+                }
+                if (n == 0) continue;
+                if (!root_term) {
+                    gemm(Transpose::No, Transpose::Yes, 1.0, dy, w.neighbour[t], 0.0, g);
+                    const int tpr = threads_per_row(z.k(), 1);
+                    k::gather_transpose<T, I><<<grid(n, k::kThreads / tpr), k::kThreads, 0,
+                                                stream_>>>(csr(*w.graph[t], Transpose::Yes),
+                                                           mat(g), idx, mat(d_values), t > 0,
+                                                           tpr);
+                } else {
+                    gemm(Transpose::No, Transpose::Yes, 1.0, dy, w.root, 0.0, g);
+                    k::gather_columns<T, I><<<grid(d_values.size()), k::kThreads, 0, stream_>>>(
+                        mat(g), idx, mat(d_values), t > 0);
+                }
+                GSR_CUDA_LAUNCH();
+            }
+        });
+    }
+
+    // ---- loss and optimiser ---------------------------------------------------------------
+
+    double loss(nn::LossKind kind, DeviceMatrix pred, DeviceMatrix target, DeviceBytes nodes,
+                std::uint32_t node_count, double weight, DeviceMatrix grad) override
+    {
+        same_shape(pred, target);
+        same_shape(pred, grad);
+        GSR_GPU_REQUIRE(pred.cols == 1 && nodes.bytes >= node_count * sizeof(std::uint32_t),
+                        "loss shapes");
+        fill(grad, 0.0);
+        if (node_count == 0) return 0.0;
+        auto* total = reinterpret_cast<double*>(workspace_);
+        k::loss<T><<<1, k::kLossThreads, 0, stream_>>>(
+            kind == nn::LossKind::MeanSquaredError ? 0 : 1, mat(pred), mat(target),
+            reinterpret_cast<const std::uint32_t*>(block_ + nodes.offset), node_count,
+            weight / node_count, mat(grad), total);
+        GSR_CUDA_LAUNCH();
+        GSR_CUDA(cudaMemcpyAsync(host_scalars_, total, sizeof(double), cudaMemcpyDeviceToHost,
+                                 stream_));
+        GSR_CUDA(cudaStreamSynchronize(stream_));
+        return host_scalars_[0] / node_count;
+    }
+    void adam_step(DeviceMatrix params, DeviceMatrix grads, DeviceMatrix m, DeviceMatrix v,
+                   const nn::AdamStep& step) override
+    {
+        same_shape(params, grads);
+        same_shape(params, m);
+        same_shape(params, v);
+        GSR_GPU_REQUIRE(params.cols == 1, "adam expects flat n x 1 vectors");
+        const double c1 = 1.0 - std::pow(step.beta1, double(step.step));
+        const double c2 = 1.0 - std::pow(step.beta2, double(step.step));
+        if (params.rows == 0) return;
+        GSR_GPU_REQUIRE(params.ld == 1 && grads.ld == 1 && m.ld == 1 && v.ld == 1,
+                        "adam expects contiguous vectors");
+        k::adam<T><<<grid(params.rows), k::kThreads, 0, stream_>>>(
+            ptr(params), ptr(grads), ptr(m), ptr(v), params.rows, T(step.beta1), T(step.beta2),
+            T(step.learning_rate), T(step.epsilon), T(step.weight_decay), T(1.0 / c1),
+            T(1.0 / c2));
+        GSR_CUDA_LAUNCH();
+    }
+
+private:
+    // ---- access ---------------------------------------------------------------------------
+
+    T* ptr(DeviceMatrix m) const { return reinterpret_cast<T*>(block_ + m.offset); }
+    k::MatRef<T> mat(DeviceMatrix m) const
+    {
+        check(m);
+        return {ptr(m), m.rows, m.cols, m.ld};
+    }
+    const std::uint8_t* keep_of(const DropoutMask& mask) const
+    {
+        return mask.active() ? reinterpret_cast<const std::uint8_t*>(block_ + mask.keep.offset)
+                             : nullptr;
+    }
+    k::CsrRef<T> csr(const DeviceGraph& s, Transpose t) const
+    {
+        const nn::DeviceCsr& c = t == Transpose::No ? s.pattern : s.transposed;
+        k::CsrRef<T> r;
+        r.offsets = reinterpret_cast<const std::uint64_t*>(block_ + c.offsets.offset);
+        r.targets = reinterpret_cast<const std::uint32_t*>(block_ + c.targets.offset);
+        r.rs = ptr(t == Transpose::No ? s.row_scale : s.col_scale);
+        r.cs = ptr(t == Transpose::No ? s.col_scale : s.row_scale);
+        r.rows = c.rows;
+        r.self_loop = s.self_loop;
+        return r;
+    }
+    unsigned grid(std::size_t work, int per_block = k::kThreads) const
+    {
+        return k::blocks_for(work, per_block, unsigned(sms_) * 32);
+    }
+    unsigned row_grid(std::size_t rows) const
+    {
+        return k::blocks_for(rows, k::kRowWarps, unsigned(sms_) * 64);
+    }
+
+    void check(DeviceMatrix m) const
+    {
+        GSR_GPU_REQUIRE(m.elem == sizeof(T), "matrix of another precision");
+        GSR_GPU_REQUIRE(m.ld >= m.cols, "row stride below the width");
+        GSR_GPU_REQUIRE(m.rows == 0 || m.offset + ((m.rows - 1) * std::size_t(m.ld) + m.cols) *
+                                                      sizeof(T) <= arena_.capacity(),
+                        "matrix past the end of the arena");
+    }
+    void same_shape(DeviceMatrix a, DeviceMatrix b) const
+    {
+        check(a);
+        check(b);
+        GSR_GPU_REQUIRE(a.rows == b.rows && a.cols == b.cols, "shapes differ");
+    }
+    void check_norm(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix beta,
+                    DeviceMatrix stats) const
+    {
+        check(x);
+        check(gamma);
+        check(beta);
+        check(stats);
+        GSR_GPU_REQUIRE(x.cols <= kMaxWidth && gamma.rows == 1 && gamma.cols == x.cols &&
+                            beta.rows == 1 && beta.cols == x.cols && stats.rows == x.rows &&
+                            stats.cols == 2,
+                        "layernorm shapes");
+    }
+    void check_compressed(const CompressedRows& z, std::uint32_t rows, std::uint32_t width) const
+    {
+        check(z.values);
+        GSR_GPU_REQUIRE(z.values.rows == rows && z.width == width && z.k() >= 1 &&
+                            z.k() <= width && width <= kMaxWidth &&
+                            z.index_bytes == CompressedRows::index_bytes_for(width) &&
+                            z.indices.bytes >= std::size_t(rows) * z.k() * z.index_bytes &&
+                            z.indices.offset + z.indices.bytes <= arena_.capacity(),
+                        "compressed rows shapes");
+    }
+    void check_conv(const nn::SageConvWeights& w, std::uint32_t rows, std::uint32_t d_in,
+                    const nn::ResidualAdd& add, DeviceMatrix y, DeviceMatrix aggregated) const
+    {
+        check_quantum(add.quantum);
+        check(y);
+        check(w.bias);
+        GSR_GPU_REQUIRE(w.terms <= 2 && y.rows == rows && w.bias.rows == 1 &&
+                            w.bias.cols == y.cols && d_in <= kMaxWidth,
+                        "convolution shapes");
+        for (std::uint32_t t = 0; t < w.terms; ++t) {
+            check(w.neighbour[t]);
+            GSR_GPU_REQUIRE(w.graph[t] && w.graph[t]->pattern.rows == rows &&
+                                w.neighbour[t].rows == d_in && w.neighbour[t].cols == y.cols,
+                            "convolution term shapes");
+        }
+        if (!w.root.empty()) {
+            check(w.root);
+            GSR_GPU_REQUIRE(w.root.rows == d_in && w.root.cols == y.cols, "root weight shape");
+        }
+        if (!add.residual.empty()) same_shape(add.residual, y);
+        check(aggregated);
+        GSR_GPU_REQUIRE(aggregated.rows == rows && aggregated.cols == w.terms * d_in,
+                        "aggregated shape");
+    }
+    static void check_quantum(double q)
+    {
+        int e = 0;
+        GSR_GPU_REQUIRE(q == 0.0 || (q > 0.0 && std::frexp(q, &e) == 0.5),
+                        "quantum is not 2^-s");
+    }
+
+    template <class F> void with_index_type(const CompressedRows& z, F&& f) const
+    {
+        if (z.index_bytes == 1)
+            f(reinterpret_cast<std::uint8_t*>(block_ + z.indices.offset));
+        else
+            f(reinterpret_cast<std::uint16_t*>(block_ + z.indices.offset));
+    }
+
+    template <class F> void upload_as(DeviceMatrix dst, std::span<const F> src)
+    {
+        check(dst);
+        GSR_GPU_REQUIRE(src.size() == dst.size(), "upload size");
+        if (dst.empty()) return;
+        const T* data;
+        std::vector<T> converted;
+        if constexpr (std::is_same_v<F, T>) {
+            data = src.data();
+        } else {
+            converted.assign(src.begin(), src.end());
+            data = converted.data();
+        }
+        GSR_CUDA(cudaMemcpy2DAsync(ptr(dst), std::size_t(dst.ld) * sizeof(T), data,
+                                   std::size_t(dst.cols) * sizeof(T),
+                                   std::size_t(dst.cols) * sizeof(T), dst.rows,
+                                   cudaMemcpyHostToDevice, stream_));
+        // Pageable sources are staged before the call returns; a converted copy must live
+        // until then too, which holds because the call is synchronous for pageable memory.
+        if (!converted.empty()) GSR_CUDA(cudaStreamSynchronize(stream_));
+    }
+    template <class F> void download_as(DeviceMatrix src, std::span<F> dst) const
+    {
+        check(src);
+        GSR_GPU_REQUIRE(dst.size() == src.size(), "download size");
+        if (src.empty()) return;
+        std::vector<T> staged;
+        T* out;
+        if constexpr (std::is_same_v<F, T>) {
+            out = dst.data();
+        } else {
+            staged.resize(dst.size());
+            out = staged.data();
+        }
+        GSR_CUDA(cudaMemcpy2DAsync(out, std::size_t(src.cols) * sizeof(T), ptr(src),
+                                   std::size_t(src.ld) * sizeof(T),
+                                   std::size_t(src.cols) * sizeof(T), src.rows,
+                                   cudaMemcpyDeviceToHost, stream_));
+        GSR_CUDA(cudaStreamSynchronize(stream_));
+        if constexpr (!std::is_same_v<F, T>)
+            for (std::size_t i = 0; i < staged.size(); ++i) dst[i] = F(staged[i]);
+    }
+
+    // ---- composed operations --------------------------------------------------------------
+
+    void fill_ref(k::MatRef<T> x, T value)
+    {
+        if (std::size_t(x.rows) * x.cols == 0) return;
+        k::fill<<<grid(std::size_t(x.rows) * x.cols), k::kThreads, 0, stream_>>>(x, value);
+        GSR_CUDA_LAUNCH();
+    }
+
+    /// Row-major c = alpha op(a) op(b) + beta c through column-major cuBLAS: c^T = op(b)^T
+    /// op(a)^T, so the operands swap and each keeps its own transpose flag.
+    void gemm_ref(Transpose ta, Transpose tb, T alpha, k::MatRef<T> a, k::MatRef<T> b, T beta,
+                  k::MatRef<T> c, std::size_t inner)
+    {
+        if (c.rows == 0 || c.cols == 0) return;
+        if (inner == 0) {
+            if (beta == T(0))
+                fill_ref(c, T(0));
+            else if (beta != T(1))
+                axpby_ref(T(0), c, beta, c);
+            return;
+        }
+        const cublasOperation_t op_b = tb == Transpose::No ? CUBLAS_OP_N : CUBLAS_OP_T;
+        const cublasOperation_t op_a = ta == Transpose::No ? CUBLAS_OP_N : CUBLAS_OP_T;
+        const int m = int(c.cols), n = int(c.rows), kk = int(inner);
+        const std::size_t out = std::size_t(c.rows) * c.cols;
+        if (ta == Transpose::Yes && tb == Transpose::No && inner >= kSlabGemmMinInner &&
+            out * sizeof(T) * 2 <= kWorkspaceBytes / 16) {
+            // A^T B over many rows into a small output: one GEMM leaves most SMs idle. Slabs
+            // of rows run as one strided batch into partials, added in slab order.
+            const std::size_t slabs = std::min<std::size_t>(
+                {kMaxGemmSlabs, inner / 2048, kWorkspaceBytes / (out * sizeof(T))});
+            const std::size_t rows = inner / slabs; // the last slab takes the remainder
+            T* partial = reinterpret_cast<T*>(workspace_);
+            const T one = T(1), zero = T(0);
+            const long long sa = (long long)(rows * a.ld), sb = (long long)(rows * b.ld);
+            if constexpr (std::is_same_v<T, float>)
+                GSR_CUDA(blas_lib_->sgemm_strided_batched(blas_, op_b, op_a, m, n, int(rows), &one, b.p,
+                                                   int(b.ld), sb, a.p, int(a.ld), sa, &zero,
+                                                   partial, m, (long long)out, int(slabs - 1)));
+            else
+                GSR_CUDA(blas_lib_->dgemm_strided_batched(blas_, op_b, op_a, m, n, int(rows), &one, b.p,
+                                                   int(b.ld), sb, a.p, int(a.ld), sa, &zero,
+                                                   partial, m, (long long)out, int(slabs - 1)));
+            const std::size_t first = (slabs - 1) * rows;
+            const k::MatRef<T> last{partial + (slabs - 1) * out, c.rows, c.cols, c.cols};
+            const k::MatRef<T> a_last{a.p + first * a.ld, std::uint32_t(inner - first), a.cols,
+                                      a.ld};
+            const k::MatRef<T> b_last{b.p + first * b.ld, std::uint32_t(inner - first), b.cols,
+                                      b.ld};
+            gemm_plain(op_b, op_a, one, a_last, b_last, zero, last, int(inner - first));
+            combine(partial, std::uint32_t(slabs), out, alpha, beta, c);
+            return;
+        }
+        gemm_plain(op_b, op_a, alpha, a, b, beta, c, kk);
+    }
+    void gemm_plain(cublasOperation_t op_b, cublasOperation_t op_a, T alpha, k::MatRef<T> a,
+                    k::MatRef<T> b, T beta, k::MatRef<T> c, int kk)
+    {
+        const int m = int(c.cols), n = int(c.rows);
+        if constexpr (std::is_same_v<T, float>)
+            GSR_CUDA(blas_lib_->sgemm(blas_, op_b, op_a, m, n, kk, &alpha, b.p, int(b.ld), a.p,
+                                 int(a.ld), &beta, c.p, int(c.ld)));
+        else
+            GSR_CUDA(blas_lib_->dgemm(blas_, op_b, op_a, m, n, kk, &alpha, b.p, int(b.ld), a.p,
+                                 int(a.ld), &beta, c.p, int(c.ld)));
+    }
+    void axpby_ref(T alpha, k::MatRef<T> x, T beta, k::MatRef<T> y)
+    {
+        k::axpby<<<grid(std::size_t(x.rows) * x.cols), k::kThreads, 0, stream_>>>(alpha, x, beta,
+                                                                                  y);
+        GSR_CUDA_LAUNCH();
+    }
+
+    void spmm_ref(k::CsrRef<T> s, T alpha, k::MatRef<T> x, T beta, k::MatRef<T> y)
+    {
+        if (s.rows == 0 || x.cols == 0) return;
+        const auto aligned = [&](int v) {
+            const std::size_t bytes = std::size_t(v) * sizeof(T);
+            return x.cols % v == 0 && x.ld % v == 0 && y.ld % v == 0 &&
+                   reinterpret_cast<std::uintptr_t>(x.p) % bytes == 0;
+        };
+        const int vec = sizeof(T) == 4 && aligned(4) ? 4 : aligned(2) ? 2 : 1;
+        const int tpr = threads_per_row(x.cols, vec);
+        const unsigned blocks = grid(s.rows, k::kThreads / tpr);
+        if (vec == 4)
+            k::spmm<T, 4><<<blocks, k::kThreads, 0, stream_>>>(s, alpha, x, beta, y, tpr);
+        else if (vec == 2)
+            k::spmm<T, 2><<<blocks, k::kThreads, 0, stream_>>>(s, alpha, x, beta, y, tpr);
+        else
+            k::spmm<T, 1><<<blocks, k::kThreads, 0, stream_>>>(s, alpha, x, beta, y, tpr);
+        GSR_CUDA_LAUNCH();
+    }
+
+    /// Slabs of a reduction over `rows` rows whose partials take `per_slab` bytes each.
+    static std::uint32_t slab_count(std::size_t rows, std::size_t per_slab)
+    {
+        return std::uint32_t(std::clamp<std::size_t>(
+            std::min(ceil_div(rows, 256), kWorkspaceBytes / std::max<std::size_t>(per_slab, 1)),
+            1, 1024));
+    }
+
+    void combine(const T* partial, std::uint32_t slabs, std::size_t stride, T alpha, T beta,
+                 k::MatRef<T> out)
+    {
+        k::combine_slabs<<<grid(std::size_t(out.rows) * out.cols), k::kThreads, 0, stream_>>>(
+            partial, slabs, stride, alpha, beta, out);
+        GSR_CUDA_LAUNCH();
+    }
+
+    void column_sums_ref(k::MatRef<T> x, T alpha, T beta, k::MatRef<T> out)
+    {
+        if (x.cols == 0) return;
+        if (x.rows == 0) {
+            axpby_ref(T(0), out, beta, out);
+            return;
+        }
+        const std::uint32_t slabs = slab_count(x.rows, std::size_t(x.cols) * sizeof(T));
+        T* partial = reinterpret_cast<T*>(workspace_);
+        const dim3 g(unsigned(ceil_div(x.cols, 128)), slabs);
+        k::column_sum_slabs<<<g, 128, 0, stream_>>>(x, ceil_div(x.rows, slabs), partial);
+        GSR_CUDA_LAUNCH();
+        combine(partial, slabs, x.cols, alpha, beta, out);
+    }
+
+    template <class I>
+    void norm_backward(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix stats, k::MatRef<T> dy,
+                       const I* idx, const DropoutMask& mask, double dx_beta, DeviceMatrix dx,
+                       DeviceMatrix dgamma, DeviceMatrix dbeta)
+    {
+        if (x.rows == 0) return;
+        const std::uint32_t d = x.cols;
+        const std::uint32_t slabs = slab_count(x.rows, 2 * std::size_t(d) * sizeof(T));
+        T* partial = reinterpret_cast<T*>(workspace_);
+        const std::size_t shared = std::size_t(k::kRowWarps) * 2 * d * sizeof(T);
+        k::norm_backward_slabs<T, I><<<slabs, 32 * k::kRowWarps, shared, stream_>>>(
+            mat(x), ptr(gamma), mat(stats), dy, idx, keep_of(mask), mask.stride, mask.column,
+            T(mask.scale), T(dx_beta), mat(dx), ceil_div(x.rows, slabs), partial);
+        GSR_CUDA_LAUNCH();
+        combine(partial, slabs, 2 * std::size_t(d), T(1), T(1), mat(dgamma));
+        combine(partial + d, slabs, 2 * std::size_t(d), T(1), T(1), mat(dbeta));
+    }
+
+    void conv_weight_gradients(const nn::SageConvWeights& w, const nn::SageConvWeights& grads,
+                               std::uint32_t d_in, DeviceMatrix aggregated, DeviceMatrix dy)
+    {
+        for (std::uint32_t t = 0; t < w.terms; ++t)
+            gemm(Transpose::Yes, Transpose::No, 1.0, aggregated.columns(t * d_in, d_in), dy, 1.0,
+                 grads.neighbour[t]);
+        column_sums(dy, 1.0, grads.bias);
+    }
+
+    /// f = sum_t A_t W_t (+ z W_root) by cuBLAS into workspace chunks of rows, then the epilogue
+    /// adds the compressed root term and the bias, rounds to the grid and adds the residual.
+    void conv_chunks(const nn::SageConvWeights& w, std::uint32_t d_in, const nn::ResidualAdd& add,
+                     DeviceMatrix y, DeviceMatrix aggregated, const DeviceMatrix* dense_z,
+                     const CompressedRows* z)
+    {
+        const std::uint32_t rows = y.rows, d_out = y.cols;
+        if (rows == 0 || d_out == 0) return;
+        const std::size_t chunk =
+            std::max<std::size_t>(1, kWorkspaceBytes / (std::size_t(d_out) * sizeof(T)));
+        const T quantum = T(add.quantum), inverse = add.quantum > 0 ? T(1 / add.quantum) : T(0);
+        for (std::size_t r0 = 0; r0 < rows; r0 += chunk) {
+            const std::uint32_t n = std::uint32_t(std::min<std::size_t>(chunk, rows - r0));
+            const k::MatRef<T> f{reinterpret_cast<T*>(workspace_), n, d_out, d_out};
+            T beta = T(0);
+            for (std::uint32_t t = 0; t < w.terms; ++t) {
+                gemm_ref(Transpose::No, Transpose::No, T(1),
+                         mat(aggregated.row_block(std::uint32_t(r0), n).columns(t * d_in, d_in)),
+                         mat(w.neighbour[t]), beta, f, d_in);
+                beta = T(1);
+            }
+            if (dense_z && !w.root.empty()) {
+                gemm_ref(Transpose::No, Transpose::No, T(1),
+                         mat(dense_z->row_block(std::uint32_t(r0), n)), mat(w.root), beta, f,
+                         d_in);
+                beta = T(1);
+            }
+            if (beta == T(0)) fill_ref(f, T(0));
+            const k::MatRef<T> residual =
+                add.residual.empty() ? k::MatRef<T>{} : mat(add.residual);
+            const auto launch = [&](auto* idx) {
+                using I = std::remove_pointer_t<decltype(idx)>;
+                const bool root = z && !w.root.empty();
+                k::conv_epilogue<T, I><<<grid(std::size_t(n) * d_out), k::kThreads, 0,
+                                         stream_>>>(
+                    f, r0, ptr(w.bias), root ? mat(z->values) : k::MatRef<T>{}, idx,
+                    root ? mat(w.root) : k::MatRef<T>{}, residual, T(add.sign), quantum, inverse,
+                    mat(y));
+                GSR_CUDA_LAUNCH();
+            };
+            if (z)
+                with_index_type(*z, launch);
+            else
+                launch(static_cast<std::uint8_t*>(nullptr));
+        }
+    }
+
+    std::string device_name_;
+    int sms_ = 1;
+    cudaStream_t stream_ = nullptr;
+    const CublasLibrary* blas_lib_ = nullptr;
+    cublasHandle_t blas_ = nullptr;
+    std::byte* block_ = nullptr;
+    std::byte* workspace_ = nullptr;
+    double* host_scalars_ = nullptr;
+};
+
+} // namespace
+
+nn::GpuStatus probe()
+{
+    nn::GpuStatus s;
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e == cudaErrorInsufficientDriver) {
+        int driver = 0, runtime = 0;
+        cudaDriverGetVersion(&driver);
+        cudaRuntimeGetVersion(&runtime);
+        cudaGetLastError();
+        if (driver == 0) {
+            s.reason = "no NVIDIA driver is installed (libcuda was not found)";
+            return s;
+        }
+        std::ostringstream m;
+        m << "the NVIDIA driver is too old: it supports CUDA " << driver / 1000 << '.'
+          << (driver % 1000) / 10 << ", this build needs CUDA " << runtime / 1000 << '.'
+          << (runtime % 1000) / 10 << " or newer; update the NVIDIA driver";
+        s.reason = m.str();
+        return s;
+    }
+    if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0)) {
+        cudaGetLastError();
+        s.reason = "no CUDA GPU was found on this machine";
+        return s;
+    }
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        s.reason = std::string("the NVIDIA driver could not be used (") + cudaGetErrorString(e) +
+                   "); is the driver installed and loaded?";
+        return s;
+    }
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) {
+        cudaGetLastError();
+        s.reason = "the GPU's properties could not be read";
+        return s;
+    }
+    s.name = p.name;
+    s.compute_capability = p.major * 10 + p.minor;
+    s.total_bytes = p.totalGlobalMem;
+    if (cudaSetDevice(0) == cudaSuccess) {
+        std::size_t free_bytes = 0, total = 0;
+        if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess) s.free_bytes = free_bytes;
+    }
+    cudaGetLastError();
+    std::string why;
+    if (!cublas_library(&why)) {
+        s.reason = why;
+        return s;
+    }
+    if (s.compute_capability < 80) {
+        s.reason = s.name + " has compute capability " + std::to_string(p.major) + "." +
+                   std::to_string(p.minor) + "; this build needs 8.0 or newer";
+        return s;
+    }
+    s.available = true;
+    return s;
+}
+
+std::unique_ptr<nn::Backend> make_cuda_backend(nn::Precision precision)
+{
+    const nn::GpuStatus s = probe();
+    if (!s.available) throw Error("cannot use the GPU: " + s.reason);
+    if (precision == nn::Precision::Float64) return std::make_unique<CudaBackend<double>>();
+    return std::make_unique<CudaBackend<float>>();
+}
+
+std::size_t device_bytes_held(const nn::Backend& backend)
+{
+    if (const auto* b = dynamic_cast<const CudaBackend<float>*>(&backend)) return b->bytes_held();
+    if (const auto* b = dynamic_cast<const CudaBackend<double>*>(&backend))
+        return b->bytes_held();
+    return 0;
+}
+
+void synchronize(const nn::Backend& backend)
+{
+    if (const auto* b = dynamic_cast<const CudaBackend<float>*>(&backend)) b->synchronize();
+    if (const auto* b = dynamic_cast<const CudaBackend<double>*>(&backend)) b->synchronize();
+}
+
+double measure_copy_bandwidth()
+{
+    const std::size_t bytes = std::size_t(1) << 30;
+    void *a = nullptr, *b = nullptr;
+    GSR_CUDA(cudaMalloc(&a, bytes));
+    GSR_CUDA(cudaMalloc(&b, bytes));
+    cudaEvent_t start, stop;
+    GSR_CUDA(cudaEventCreate(&start));
+    GSR_CUDA(cudaEventCreate(&stop));
+    GSR_CUDA(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice)); // warm-up
+    float best = 1e30f;
+    for (int i = 0; i < 5; ++i) {
+        GSR_CUDA(cudaEventRecord(start));
+        GSR_CUDA(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+        GSR_CUDA(cudaEventRecord(stop));
+        GSR_CUDA(cudaEventSynchronize(stop));
+        float ms = 0;
+        GSR_CUDA(cudaEventElapsedTime(&ms, start, stop));
+        best = std::min(best, ms);
+    }
+    GSR_CUDA(cudaEventDestroy(start));
+    GSR_CUDA(cudaEventDestroy(stop));
+    GSR_CUDA(cudaFree(a));
+    GSR_CUDA(cudaFree(b));
+    return 2.0 * double(bytes) / (double(best) * 1e-3);
+}
+
+void install_runtime()
+{
+    nn::install_gpu_runtime({&probe, &make_cuda_backend});
+}
+
+} // namespace gsr::gpu

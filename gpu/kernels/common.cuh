@@ -1,0 +1,60 @@
+#pragma once
+// Views kernels take (non-owning, by value) and the launch helpers they share.
+#include <cstddef>
+#include <cstdint>
+
+namespace gsr::gpu::kernels {
+
+/// A row-major matrix in device memory with row stride ld (elements).
+template <class T> struct MatRef {
+    T* p = nullptr;
+    std::uint32_t rows = 0, cols = 0, ld = 0;
+
+    __device__ T& operator()(std::size_t r, std::uint32_t c) const { return p[r * ld + c]; }
+    __device__ T* row(std::size_t r) const { return p + r * ld; }
+};
+
+/// A CSR pattern with its operator scales: S_ij = rs_i * cs_j per edge, plus rs_i cs_i when
+/// self_loop.
+template <class T> struct CsrRef {
+    const std::uint64_t* offsets = nullptr;
+    const std::uint32_t* targets = nullptr;
+    const T* rs = nullptr;
+    const T* cs = nullptr;
+    std::uint32_t rows = 0;
+    bool self_loop = false;
+};
+
+inline constexpr int kThreads = 256;
+
+inline unsigned blocks_for(std::size_t work, int per_block = kThreads, unsigned cap = 65535u * 8)
+{
+    std::size_t b = (work + per_block - 1) / per_block;
+    if (b == 0) b = 1;
+    return b > cap ? cap : unsigned(b);
+}
+
+__device__ inline float round_even(float x) { return rintf(x); }
+__device__ inline double round_even(double x) { return rint(x); }
+__device__ inline float rsqrt_exact(float x) { return 1.0f / sqrtf(x); }
+__device__ inline double rsqrt_exact(double x) { return 1.0 / sqrt(x); }
+
+template <class T> __device__ inline T warp_sum(T v)
+{
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/// The counter-based dropout hash of nn::dropout_keeps (core/nn/backend.hpp), bit for bit.
+__device__ inline bool dropout_keeps(std::uint64_t seed, std::uint64_t step, std::uint64_t index,
+                                     double p)
+{
+    std::uint64_t z = seed * 0x9E3779B97F4A7C15ull ^ (step + 1) * 0xD1B54A32D192ED03ull;
+    z += (index + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return double(z >> 11) * 0x1.0p-53 >= p;
+}
+
+} // namespace gsr::gpu::kernels

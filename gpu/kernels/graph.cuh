@@ -1,0 +1,172 @@
+#pragma once
+// Graph kernels: SpMM over the CSR operator, aggregation over compressed rows (k of d columns
+// per neighbour), the gather of the transposed operator at the kept columns (the compressed
+// backward), and the convolution epilogue (root term of compressed rows, bias, grid rounding,
+// residual add with its sign). Rows are spread over groups of `tpr` threads; each sums its
+// neighbours in CSR order, the order of the CPU backend.
+#include "kernels/common.cuh"
+
+#include <type_traits>
+
+namespace gsr::gpu::kernels {
+
+template <class T, int V> __device__ inline void load_vec(const T* p, T (&v)[V])
+{
+    if constexpr (V == 4 && std::is_same_v<T, float>) {
+        const float4 f = __ldg(reinterpret_cast<const float4*>(p));
+        v[0] = f.x, v[1] = f.y, v[2] = f.z, v[3] = f.w;
+    } else if constexpr (V == 2 && std::is_same_v<T, float>) {
+        const float2 f = __ldg(reinterpret_cast<const float2*>(p));
+        v[0] = f.x, v[1] = f.y;
+    } else if constexpr (V == 2 && std::is_same_v<T, double>) {
+        const double2 f = __ldg(reinterpret_cast<const double2*>(p));
+        v[0] = f.x, v[1] = f.y;
+    } else {
+        for (int i = 0; i < V; ++i) v[i] = __ldg(p + i);
+    }
+}
+
+/// Lanes of this thread's row group (tpr a power of two <= 32) within its warp.
+__device__ inline unsigned group_mask(int tpr)
+{
+    if (tpr >= 32) return 0xffffffffu;
+    const unsigned lane = threadIdx.x & 31;
+    return ((1u << tpr) - 1u) << (lane & ~unsigned(tpr - 1));
+}
+
+/// y = alpha S x + beta y (beta 0: y not read). V: elements per load; cols % V == 0.
+template <class T, int V>
+__global__ void spmm(CsrRef<T> s, T alpha, MatRef<T> x, T beta, MatRef<T> y, int tpr)
+{
+    const int groups = blockDim.x / tpr, sub = threadIdx.x % tpr;
+    const std::uint32_t step = std::uint32_t(tpr) * V;
+    for (std::size_t r = blockIdx.x * std::size_t(groups) + threadIdx.x / tpr; r < s.rows;
+         r += std::size_t(gridDim.x) * groups) {
+        const std::uint64_t e0 = s.offsets[r], e1 = s.offsets[r + 1];
+        const T scale = s.rs[r];
+        for (std::uint32_t c0 = std::uint32_t(sub) * V; c0 < x.cols; c0 += step) {
+            T acc[V] = {};
+            T v[V];
+            for (std::uint64_t e = e0; e < e1; ++e) {
+                const std::uint32_t j = __ldg(s.targets + e);
+                const T w = __ldg(s.cs + j);
+                load_vec<T, V>(x.row(j) + c0, v);
+                for (int i = 0; i < V; ++i) acc[i] += w * v[i];
+            }
+            if (s.self_loop) {
+                const T w = s.cs[r];
+                load_vec<T, V>(x.row(r) + c0, v);
+                for (int i = 0; i < V; ++i) acc[i] += w * v[i];
+            }
+            T* yr = y.row(r) + c0;
+            for (int i = 0; i < V; ++i) {
+                const T a = acc[i] * scale;
+                yr[i] = beta == T(0) ? alpha * a : alpha * a + beta * yr[i];
+            }
+        }
+    }
+}
+
+/// out(r, 0..width) = (S Z)_r for compressed Z: each neighbour adds its k kept values at their
+/// columns, into a shared row buffer. Shared memory: (blockDim / tpr) * width scalars.
+template <class T, class I>
+__global__ void aggregate_compressed(CsrRef<T> s, MatRef<T> values, const I* idx,
+                                     std::uint32_t width, MatRef<T> out, int tpr)
+{
+    extern __shared__ unsigned char shared_raw[];
+    const int groups = blockDim.x / tpr, sub = threadIdx.x % tpr;
+    T* acc = reinterpret_cast<T*>(shared_raw) + std::size_t(threadIdx.x / tpr) * width;
+    const unsigned mask = group_mask(tpr);
+    const std::uint32_t k = values.cols;
+    for (std::size_t r = blockIdx.x * std::size_t(groups) + threadIdx.x / tpr; r < s.rows;
+         r += std::size_t(gridDim.x) * groups) {
+        for (std::uint32_t c = sub; c < width; c += tpr) acc[c] = T(0);
+        __syncwarp(mask);
+        const std::uint64_t e0 = s.offsets[r], e1 = s.offsets[r + 1];
+        for (std::uint64_t e = e0; e <= e1; ++e) {
+            std::size_t j;
+            if (e < e1)
+                j = __ldg(s.targets + e);
+            else if (s.self_loop)
+                j = r;
+            else
+                break;
+            const T w = __ldg(s.cs + j);
+            const T* vj = values.row(j);
+            const I* ij = idx + j * k;
+            for (std::uint32_t q = sub; q < k; q += tpr) acc[ij[q]] += w * __ldg(vj + q);
+            __syncwarp(mask);
+        }
+        const T scale = s.rs[r];
+        T* o = out.row(r);
+        for (std::uint32_t c = sub; c < width; c += tpr) o[c] = acc[c] * scale;
+        __syncwarp(mask);
+    }
+}
+
+/// dv(r, q) (=, or += when accumulate) (S^T g)(r, idx[r][q]): `st` is the transposed pattern
+/// with the scales swapped (rs = col_scale, cs = row_scale).
+template <class T, class I>
+__global__ void gather_transpose(CsrRef<T> st, MatRef<T> g, const I* idx, MatRef<T> dv,
+                                 bool accumulate, int tpr)
+{
+    const int groups = blockDim.x / tpr, sub = threadIdx.x % tpr;
+    const std::uint32_t k = dv.cols;
+    for (std::size_t r = blockIdx.x * std::size_t(groups) + threadIdx.x / tpr; r < st.rows;
+         r += std::size_t(gridDim.x) * groups) {
+        const std::uint64_t e0 = st.offsets[r], e1 = st.offsets[r + 1];
+        for (std::uint32_t q = sub; q < k; q += tpr) {
+            const std::uint32_t c = idx[r * k + q];
+            T acc = T(0);
+            for (std::uint64_t e = e0; e < e1; ++e) {
+                const std::uint32_t j = __ldg(st.targets + e);
+                acc += __ldg(st.cs + j) * __ldg(g.row(j) + c);
+            }
+            if (st.self_loop) acc += st.cs[r] * g(r, c);
+            acc *= st.rs[r];
+            dv(r, q) = accumulate ? dv(r, q) + acc : acc;
+        }
+    }
+}
+
+/// dv(r, q) (=, or += when accumulate) g(r, idx[r][q]): the kept columns of a dense row.
+template <class T, class I>
+__global__ void gather_columns(MatRef<T> g, const I* idx, MatRef<T> dv, bool accumulate)
+{
+    const std::uint32_t k = dv.cols;
+    const std::size_t n = std::size_t(dv.rows) * k;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        const std::size_t r = i / k;
+        const std::uint32_t q = i % k;
+        const T v = g(r, idx[r * k + q]);
+        dv(r, q) = accumulate ? dv(r, q) + v : v;
+    }
+}
+
+/// Rows r0.. of y = residual + sign * grid(f + Z W_root + bias), f a chunk (its row 0 is row
+/// r0). values.p == nullptr: no compressed root term (a dense root is already in f).
+template <class T, class I>
+__global__ void conv_epilogue(MatRef<T> f, std::size_t r0, const T* bias, MatRef<T> values,
+                              const I* idx, MatRef<T> wroot, MatRef<T> residual, T sign,
+                              T quantum, T inverse, MatRef<T> y)
+{
+    const std::uint32_t k = values.cols;
+    const std::size_t n = std::size_t(f.rows) * f.cols;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        const std::size_t fr = i / f.cols, r = r0 + fr;
+        const std::uint32_t c = i % f.cols;
+        T v = f(fr, c);
+        if (values.p) {
+            const I* ir = idx + r * k;
+            const T* vr = values.row(r);
+            for (std::uint32_t q = 0; q < k; ++q) v += vr[q] * wroot(ir[q], c);
+        }
+        v += bias[c];
+        if (quantum > T(0)) v = round_even(v * inverse) * quantum;
+        y(r, c) = residual.p ? residual(r, c) + sign * v : sign * v;
+    }
+}
+
+} // namespace gsr::gpu::kernels

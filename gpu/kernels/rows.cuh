@@ -1,0 +1,197 @@
+#pragma once
+// Row kernels: one warp per row (layernorm, the fused normalise + top-k + pack), and the
+// reductions over rows (layernorm parameter gradients, column sums), which run over a fixed number of slabs: each block sums its slab in row order,
+// a second kernel adds the slab partials in slab order. No atomics, so no run-to-run drift.
+#include "kernels/common.cuh"
+
+namespace gsr::gpu::kernels {
+
+inline constexpr int kRowWarps = 4; ///< warps (rows in flight) per block of the row kernels
+
+/// Mean and 1/sqrt(var + 1e-5) of row x (width d) over the warp; two passes, like the CPU.
+template <class T>
+__device__ inline void row_stats(const T* x, std::uint32_t d, int lane, T& mean, T& rstd)
+{
+    T s = T(0);
+    for (std::uint32_t c = lane; c < d; c += 32) s += x[c];
+    mean = warp_sum(s) / T(d);
+    T v = T(0);
+    for (std::uint32_t c = lane; c < d; c += 32) v += (x[c] - mean) * (x[c] - mean);
+    rstd = rsqrt_exact(warp_sum(v) / T(d) + T(1e-5));
+}
+
+template <class T>
+__global__ void layernorm_forward(MatRef<T> x, const T* gamma, const T* beta, MatRef<T> y,
+                                  MatRef<T> stats)
+{
+    const int lane = threadIdx.x & 31;
+    const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x >> 5);
+    for (std::size_t r = blockIdx.x * std::size_t(blockDim.x >> 5) + (threadIdx.x >> 5);
+         r < x.rows; r += warps) {
+        const T* xr = x.row(r);
+        T mean, rstd;
+        row_stats(xr, x.cols, lane, mean, rstd);
+        if (lane == 0) {
+            stats(r, 0) = mean;
+            stats(r, 1) = rstd;
+        }
+        T* yr = y.row(r);
+        for (std::uint32_t c = lane; c < x.cols; c += 32)
+            yr[c] = gamma[c] * ((xr[c] - mean) * rstd) + beta[c];
+    }
+}
+
+/// Fused: z = layernorm(x) (affine); keep the k largest of each row (of equal values the lower
+/// column wins), ascending by column; values times the dropout mask; pack. A column is kept
+/// when fewer than k columns beat it, the rule of the CPU backend, so both keep the same set.
+/// Shared memory: kRowWarps * d scalars.
+template <class T, class I>
+__global__ void normalize_topk_pack(MatRef<T> x, const T* gamma, const T* beta,
+                                    const std::uint8_t* keep, std::uint32_t stride,
+                                    std::uint32_t column, T scale, MatRef<T> stats,
+                                    MatRef<T> values, I* indices)
+{
+    extern __shared__ unsigned char shared_raw[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const std::uint32_t d = x.cols, k = values.cols;
+    T* z = reinterpret_cast<T*>(shared_raw) + std::size_t(warp) * d;
+    const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x >> 5);
+    for (std::size_t r = blockIdx.x * std::size_t(blockDim.x >> 5) + warp; r < x.rows;
+         r += warps) {
+        const T* xr = x.row(r);
+        T mean, rstd;
+        row_stats(xr, d, lane, mean, rstd);
+        if (lane == 0) {
+            stats(r, 0) = mean;
+            stats(r, 1) = rstd;
+        }
+        for (std::uint32_t c = lane; c < d; c += 32)
+            z[c] = gamma[c] * ((xr[c] - mean) * rstd) + beta[c];
+        __syncwarp();
+        std::uint32_t base = 0;
+        const std::uint8_t* kr = keep ? keep + r * stride + column : nullptr;
+        for (std::uint32_t c0 = 0; c0 < d; c0 += 32) {
+            const std::uint32_t c = c0 + lane;
+            bool kept = false;
+            if (c < d) {
+                const T zc = z[c];
+                std::uint32_t beaten = 0;
+#pragma unroll 8
+                for (std::uint32_t j = 0; j < c; ++j) beaten += z[j] >= zc;
+#pragma unroll 8
+                for (std::uint32_t j = c + 1; j < d; ++j) beaten += z[j] > zc;
+                kept = beaten < k;
+            }
+            const unsigned ballot = __ballot_sync(0xffffffffu, kept);
+            if (kept) {
+                const std::uint32_t at = base + __popc(ballot & ((1u << lane) - 1u));
+                const T zc = z[c];
+                values(r, at) = kr ? (kr[c] ? zc * scale : T(0)) : zc;
+                indices[r * k + at] = I(c);
+            }
+            base += __popc(ballot);
+        }
+        __syncwarp();
+    }
+}
+
+/// The layernorm backward of rows in slabs. dy is dense (idx == nullptr, dy width d) or given
+/// at k columns idx per row (sparse; the dropout mask applied to it here). dx = beta dx + ...;
+/// partial[slab] (2d: dgamma then dbeta) receives the slab's parameter gradients.
+/// Shared memory: kRowWarps * 2d scalars.
+template <class T, class I>
+__global__ void norm_backward_slabs(MatRef<T> x, const T* gamma, MatRef<T> stats, MatRef<T> dy,
+                                    const I* idx, const std::uint8_t* keep, std::uint32_t stride,
+                                    std::uint32_t column, T scale, T dx_beta, MatRef<T> dx,
+                                    std::size_t rows_per_slab, T* partial)
+{
+    extern __shared__ unsigned char shared_raw[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const std::uint32_t d = x.cols;
+    T* pg = reinterpret_cast<T*>(shared_raw) + std::size_t(warp) * 2 * d;
+    T* pb = pg + d;
+    for (std::uint32_t c = lane; c < 2 * d; c += 32) pg[c] = T(0);
+    __syncwarp();
+    const std::size_t r0 = blockIdx.x * rows_per_slab;
+    const std::size_t r1 = min(std::size_t(x.rows), r0 + rows_per_slab);
+    const std::uint32_t k = idx ? dy.cols : d;
+    for (std::size_t r = r0 + warp; r < r1; r += kRowWarps) {
+        const T* xr = x.row(r);
+        const T mean = stats(r, 0), rstd = stats(r, 1);
+        const T* g = dy.row(r);
+        const I* ir = idx ? idx + r * k : nullptr;
+        const std::uint8_t* kr = keep ? keep + r * stride + column : nullptr;
+        T sum_g = T(0), sum_gx = T(0);
+        for (std::uint32_t q = lane; q < k; q += 32) {
+            const std::uint32_t c = ir ? std::uint32_t(ir[q]) : q;
+            const T dyq = kr ? (kr[c] ? g[q] * scale : T(0)) : g[q];
+            const T xhat = (xr[c] - mean) * rstd;
+            const T gg = dyq * gamma[c];
+            sum_g += gg;
+            sum_gx += gg * xhat;
+            pg[c] += dyq * xhat;
+            pb[c] += dyq;
+        }
+        const T mg = warp_sum(sum_g) / T(d), mgx = warp_sum(sum_gx) / T(d);
+        T* dr = dx.row(r);
+        if (!ir) {
+            for (std::uint32_t c = lane; c < d; c += 32) {
+                const T xhat = (xr[c] - mean) * rstd;
+                const T v = rstd * (g[c] * gamma[c] - mg - xhat * mgx);
+                dr[c] = dx_beta == T(0) ? v : dx_beta * dr[c] + v;
+            }
+        } else {
+            for (std::uint32_t c = lane; c < d; c += 32) {
+                const T xhat = (xr[c] - mean) * rstd;
+                const T v = rstd * (-mg - xhat * mgx);
+                dr[c] = dx_beta == T(0) ? v : dx_beta * dr[c] + v;
+            }
+            __syncwarp();
+            for (std::uint32_t q = lane; q < k; q += 32) {
+                const std::uint32_t c = ir[q];
+                const T dyq = kr ? (kr[c] ? g[q] * scale : T(0)) : g[q];
+                dr[c] += rstd * dyq * gamma[c];
+            }
+        }
+        __syncwarp();
+    }
+    __syncthreads();
+    T* out = partial + std::size_t(blockIdx.x) * 2 * d;
+    for (std::uint32_t c = threadIdx.x; c < 2 * d; c += blockDim.x) {
+        T s = T(0);
+        for (int w = 0; w < kRowWarps; ++w)
+            s += reinterpret_cast<T*>(shared_raw)[std::size_t(w) * 2 * d + c];
+        out[c] = s;
+    }
+}
+
+/// partial[slab][c] = sum of x's rows of the slab, in row order.
+template <class T>
+__global__ void column_sum_slabs(MatRef<T> x, std::size_t rows_per_slab, T* partial)
+{
+    const std::size_t r0 = blockIdx.y * rows_per_slab;
+    const std::size_t r1 = min(std::size_t(x.rows), r0 + rows_per_slab);
+    for (std::uint32_t c = blockIdx.x * blockDim.x + threadIdx.x; c < x.cols;
+         c += gridDim.x * blockDim.x) {
+        T s = T(0);
+        for (std::size_t r = r0; r < r1; ++r) s += x(r, c);
+        partial[std::size_t(blockIdx.y) * x.cols + c] = s;
+    }
+}
+
+/// out = beta out + alpha sum_s partial[s * stride ..] (each out-shaped, dense), in slab order.
+template <class T>
+__global__ void combine_slabs(const T* partial, std::uint32_t slabs, std::size_t stride,
+                              T alpha, T beta, MatRef<T> out)
+{
+    const std::size_t n = std::size_t(out.rows) * out.cols;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        T s = T(0);
+        for (std::uint32_t k = 0; k < slabs; ++k) s += partial[k * stride + i];
+        T& o = out(i / out.cols, i % out.cols);
+        o = beta == T(0) ? alpha * s : beta * o + alpha * s;
+    }
+}
+
+} // namespace gsr::gpu::kernels

@@ -1,0 +1,300 @@
+// GSR-GNN training on the GPU: ms per step (forward + backward + Adam on the full graph, median
+// of --steps after 2 warm-up steps) and peak device memory, for res / rev / gsr at several
+// depths; and, with --kernels, every kernel of a step timed alone at the graph's shapes with its
+// %SOL (minimal bytes / calibrated copy bandwidth / time). The PyTorch Geometric baseline
+// (pyg_baseline.py) reads the graph that --export writes and runs in the same call
+// (gpu_vs_pyg.sh runs both).
+//
+//   gsr_bench_gpu [--quick] [--file F] [--models res,rev,gsr] [--layers 8,32,112,448]
+//                 [--hidden D] [--groups C] [--steps N] [--export DIR] [--kernels]
+#include "bench_support.hpp"
+#include "cuda_backend.hpp"
+#include "graph/circuit_graph.hpp"
+#include "netlist/readers.hpp"
+#include "nn/graph_operators.hpp"
+#include "nn/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace gsr;
+using bench::Clock;
+
+namespace {
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+template <class T> void write_raw(const std::filesystem::path& p, const std::vector<T>& v)
+{
+    std::ofstream out(p, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(v.data()), std::streamsize(v.size() * sizeof(T)));
+}
+
+std::vector<std::string> split(const std::string& s)
+{
+    std::vector<std::string> out;
+    std::stringstream in(s);
+    for (std::string part; std::getline(in, part, ',');) out.push_back(part);
+    return out;
+}
+
+/// A smooth deterministic regression target from the features (every node in the loss).
+std::vector<float> labels_of(const nn::GraphInput& g)
+{
+    std::vector<float> labels(g.node_count);
+    for (std::size_t v = 0; v < g.node_count; ++v) {
+        double s = 0.0;
+        for (std::size_t c = 0; c < g.feature_count; ++c)
+            s += (c % 3 == 0 ? 1.0 : -0.5) * g.features[v * g.feature_count + c];
+        labels[v] = float(std::tanh(s));
+    }
+    return labels;
+}
+
+void train_steps(const nn::GraphInput& g, const std::vector<float>& labels,
+                 const std::string& model, std::uint32_t layers, std::uint32_t hidden,
+                 std::uint32_t groups, int steps)
+{
+    nn::ModelConfig cfg;
+    cfg.kind = nn::parse_model_kind(model);
+    cfg.layers = layers;
+    cfg.hidden = hidden;
+    cfg.groups = cfg.kind == nn::ModelKind::Res ? 4 : groups;
+    cfg.topk = hidden / groups / 4; // k = d/4
+    nn::validate(cfg);
+    std::vector<std::uint32_t> nodes(g.node_count);
+    std::iota(nodes.begin(), nodes.end(), 0u);
+    try {
+        nn::Model m(cfg, g.feature_count, {}, gpu::make_cuda_backend(nn::Precision::Float32));
+        m.bind_graph(g);
+        std::vector<double> ms;
+        double first = 0, last = 0;
+        for (int s = 0; s < steps + 2; ++s) {
+            const auto t0 = Clock::now();
+            const double loss = m.train_step(nodes, labels, nn::LossKind::MeanSquaredError);
+            const double t = bench::seconds_since(t0) * 1e3;
+            if (s == 0) first = loss;
+            last = loss;
+            if (s >= 2) ms.push_back(t);
+        }
+        std::printf("RESULT ours model=%s L=%u D=%u C=%u k=%u ms_per_step=%.3f "
+                    "min=%.3f peak_arena_bytes=%zu peak_with_workspace_bytes=%zu "
+                    "loss_first=%.6g loss_last=%.6g\n",
+                    model.c_str(), layers, hidden, cfg.groups, cfg.topk, median(ms),
+                    *std::min_element(ms.begin(), ms.end()), m.measured_peak_bytes(),
+                    m.measured_peak_bytes() + gpu::kWorkspaceBytes + gpu::kCublasWorkspaceBytes,
+                    first, last);
+    } catch (const Error& e) {
+        std::printf("RESULT ours model=%s L=%u error=\"%s\"\n", model.c_str(), layers,
+                    e.message().c_str());
+    }
+    std::fflush(stdout);
+}
+
+/// Times `op` (already warm) over `reps` runs; returns milliseconds per run.
+double time_op(nn::Backend& be, const std::function<void()>& op, int reps = 20)
+{
+    for (int i = 0; i < 3; ++i) op();
+    gpu::synchronize(be);
+    const auto t0 = Clock::now();
+    for (int i = 0; i < reps; ++i) op();
+    gpu::synchronize(be);
+    return bench::seconds_since(t0) * 1e3 / reps;
+}
+
+void kernel_figures(const nn::GraphInput& g)
+{
+    using nn::DeviceMatrix;
+    const double bw = gpu::measure_copy_bandwidth();
+    const nn::GpuStatus st = gpu::probe();
+    std::printf("device %s: copy bandwidth %.0f GB/s (read + write)\n", st.name.c_str(),
+                bw / 1e9);
+    auto be = gpu::make_cuda_backend(nn::Precision::Float32);
+    be->reserve(std::size_t(3) << 30);
+    const nn::AggregationOperators ops =
+        nn::upload_aggregation(*be, g, nn::Normalisation::Mean, false);
+    const nn::DeviceGraph& s = ops.op[0];
+    const double n = double(g.node_count), e = double(s.pattern.nnz);
+    const std::uint32_t N = std::uint32_t(g.node_count), D = 128, d = 64, k = 16;
+    const double csr = 8 * (n + 1) + 4 * e + 8 * n; // offsets, targets, two scales
+    auto random_matrix = [&](std::uint32_t rows, std::uint32_t cols) {
+        const DeviceMatrix m = be->alloc_matrix(rows, cols);
+        std::vector<float> v(m.size());
+        std::uint64_t x = 88172645463325252ull;
+        for (float& f : v) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            f = float(double(x >> 11) * 0x1.0p-53 * 2 - 1);
+        }
+        be->upload(m, std::span<const float>(v));
+        return m;
+    };
+    const DeviceMatrix x128 = random_matrix(N, D), y128 = random_matrix(N, D);
+    const DeviceMatrix x64 = random_matrix(N, d), y64 = random_matrix(N, d);
+    const DeviceMatrix agg = random_matrix(N, d), res = random_matrix(N, d);
+    const DeviceMatrix gamma = random_matrix(1, d), beta = random_matrix(1, d);
+    const DeviceMatrix gamma128 = random_matrix(1, D), beta128 = random_matrix(1, D);
+    const DeviceMatrix stats = random_matrix(N, 2), dx = random_matrix(N, d);
+    const DeviceMatrix w = random_matrix(d, d), wr = random_matrix(d, d), b = random_matrix(1, d);
+    const DeviceMatrix gw = random_matrix(d, d), gwr = random_matrix(d, d), gb = random_matrix(1, d);
+    nn::CompressedRows z{be->alloc_matrix(N, k), be->alloc_bytes(std::size_t(N) * k), d, 1};
+    be->normalize_topk_pack(x64, gamma, beta, {}, stats, z);
+    const DeviceMatrix dv = random_matrix(N, k);
+    nn::SageConvWeights cw;
+    cw.graph[0] = &s;
+    cw.terms = 1;
+    cw.neighbour[0] = w;
+    cw.root = wr;
+    cw.bias = b;
+    nn::SageConvWeights cg = cw;
+    cg.neighbour[0] = gw;
+    cg.root = gwr;
+    cg.bias = gb;
+    const std::size_t params = 10'000'000;
+    const DeviceMatrix p = random_matrix(params, 1), pg = random_matrix(params, 1);
+    const DeviceMatrix pm = random_matrix(params, 1), pv = random_matrix(params, 1);
+    be->fill(pv, 0.5);
+
+    struct Row {
+        std::string name;
+        double ms, bytes, flops;
+    };
+    std::vector<Row> rows;
+    auto add = [&](std::string name, double bytes, double flops, const std::function<void()>& f) {
+        rows.push_back({std::move(name), time_op(*be, f), bytes, flops});
+    };
+    add("spmm mean-aggregation N x 128", csr + 4 * n * D * 2, 2 * e * D,
+        [&] { be->spmm(s, nn::Transpose::No, 1.0, x128, 0.0, y128); });
+    add("spmm mean-aggregation N x 64", csr + 4 * n * d * 2, 2 * e * d,
+        [&] { be->spmm(s, nn::Transpose::No, 1.0, x64, 0.0, y64); });
+    add("spmm transposed N x 64 (backward)", csr + 4 * n * d * 3, 2 * e * d,
+        [&] { be->spmm(s, nn::Transpose::Yes, 1.0, x64, 1.0, y64); });
+    add("layernorm forward N x 128", 4 * n * D * 2 + 8 * n, 0,
+        [&] { be->layernorm_forward(x128, gamma128, beta128, y128, stats); });
+    add("normalize + top-k + pack N x 64, k 16", 4 * n * d + 5 * n * k + 8 * n, 0,
+        [&] { be->normalize_topk_pack(x64, gamma, beta, {}, stats, z); });
+    add("normalize + top-k backward N x 64, k 16", 4 * n * d * 2 + 5 * n * k + 8 * n, 0,
+        [&] { be->normalize_topk_backward(x64, gamma, stats, z, dv, {}, 0.0, dx, gb, gb); });
+    add("relu forward N x 128", 4 * n * D * 2, 0,
+        [&] { be->relu_forward(x128, {}, y128); });
+    add("conv forward dense d 64 (+root, residual)", csr + 4 * n * d * 4, 2 * e * d + 4 * n * d * d,
+        [&] { be->sage_conv_forward(cw, x64, {res, 1.0, 0x1p-16}, y64, agg); });
+    add("conv forward compressed d 64 k 16 (+root, residual)",
+        csr + 5 * n * k + 4 * n * d * 3, 2 * e * k + 2 * n * d * d + 2 * n * k * d,
+        [&] { be->sage_conv_forward(cw, z, {res, 1.0, 0x1p-16}, y64, agg); });
+    add("conv backward dense d 64", csr + 4 * n * d * 4, 2 * e * d + 8 * n * d * d,
+        [&] { be->sage_conv_backward(cw, cg, x64, agg, y64, 0.0, dx); });
+    add("conv backward compressed d 64 k 16", csr + 4 * n * d * 2 + 5 * n * k + 4 * n * k,
+        2 * e * k + 4 * n * d * d + 4 * n * k * d,
+        [&] { be->sage_conv_backward(cw, cg, z, agg, y64, dv); });
+    add("gemm N x 64 x 64", 4 * n * d * 2, 2 * n * d * d,
+        [&] { be->gemm(nn::Transpose::No, nn::Transpose::No, 1.0, x64, w, 0.0, y64); });
+    add("gemm 64 x 64 over N rows (weight gradient)", 4 * n * d * 2, 2 * n * d * d,
+        [&] { be->gemm(nn::Transpose::Yes, nn::Transpose::No, 1.0, x64, y64, 1.0, gw); });
+    add("column sums N x 64", 4 * n * d, 0, [&] { be->column_sums(x64, 1.0, gb); });
+    add("adam 10M parameters", 28.0 * params, 0, [&] {
+        be->adam_step(p, pg, pm, pv, {1e-3, 0.9, 0.999, 1e-8, 0.0, 3});
+    });
+    std::printf("%-52s %9s %11s %7s %9s\n", "kernel (hyp shapes, float32)", "ms", "min MB",
+                "%SOL", "TFLOP/s");
+    for (const Row& r : rows)
+        std::printf("KERNEL %-45s %9.4f %11.1f %6.1f%% %9.2f\n", r.name.c_str(), r.ms,
+                    r.bytes / 1e6, 100.0 * (r.bytes / bw) / (r.ms * 1e-3),
+                    r.flops / (r.ms * 1e-3) / 1e12);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::string file = std::string(GSR_DATA_DIR) + "/netlists/epfl/arithmetic/hyp_from_aig.blif";
+    std::string export_dir;
+    std::vector<std::string> models = {"res", "rev", "gsr"};
+    std::vector<std::uint32_t> layers = {8, 32, 112, 448};
+    std::uint32_t hidden = 128, groups = 2;
+    int steps = 5;
+    bool kernels = false, quick = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+        if (a == "--quick")
+            quick = true;
+        else if (a == "--file")
+            file = next();
+        else if (a == "--export")
+            export_dir = next();
+        else if (a == "--models")
+            models = split(next());
+        else if (a == "--layers") {
+            layers.clear();
+            for (const auto& l : split(next())) layers.push_back(std::uint32_t(std::stoul(l)));
+        } else if (a == "--hidden")
+            hidden = std::uint32_t(std::stoul(next()));
+        else if (a == "--groups")
+            groups = std::uint32_t(std::stoul(next()));
+        else if (a == "--steps")
+            steps = std::stoi(next());
+        else if (a == "--kernels")
+            kernels = true;
+        else {
+            std::fprintf(stderr, "usage: gsr_bench_gpu [--quick] [--file F] [--models LIST] "
+                                 "[--layers LIST] [--hidden D] [--groups C] [--steps N] "
+                                 "[--export DIR] [--kernels]\n");
+            return 1;
+        }
+    }
+    const nn::GpuStatus st = gpu::probe();
+    if (!st.available) {
+        std::printf("gsr_bench_gpu: skipped: %s\n", st.reason.c_str());
+        return 0;
+    }
+    if (quick) {
+        file = std::string(GSR_DATA_DIR) + "/netlists/itc99/b14.bench";
+        layers = {4};
+        steps = 2;
+    }
+    try {
+        const auto t0 = Clock::now();
+        const graph::CircuitGraph cg = graph::build_graph(netlist::load_netlist(file));
+        const nn::GraphInput g = nn::GraphInput::from_circuit(cg);
+        g.check();
+        const std::vector<float> labels = labels_of(g);
+        std::printf("graph %s: N=%zu fan-in edges=%zu (undirected operator nnz %zu) F=%zu, "
+                    "loaded in %.1f s; device %s\n",
+                    std::filesystem::path(file).filename().c_str(), g.node_count, g.edge_count(),
+                    2 * g.edge_count(), g.feature_count, bench::seconds_since(t0),
+                    st.name.c_str());
+        if (!export_dir.empty()) {
+            const std::filesystem::path dir(export_dir);
+            std::filesystem::create_directories(dir);
+            write_raw(dir / "offsets.u64", g.fanin_offsets);
+            write_raw(dir / "targets.u32", g.fanin_targets);
+            write_raw(dir / "features.f32", g.features);
+            write_raw(dir / "labels.f32", labels);
+            std::ofstream j(dir / "meta.json");
+            j << "{\"nodes\": " << g.node_count << ", \"edges\": " << g.edge_count()
+              << ", \"features\": " << g.feature_count << "}\n";
+        }
+        if (kernels) kernel_figures(g);
+        for (const std::string& m : models)
+            for (std::uint32_t l : layers) {
+                if (m == "res" && l > 112) continue; // 448 activations do not fit in 80 GB
+                train_steps(g, labels, m, l, hidden, groups, steps);
+            }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "gsr_bench_gpu: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

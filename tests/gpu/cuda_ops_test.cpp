@@ -1,0 +1,419 @@
+// Every op of the CUDA backend against the CPU backend in float64, on fresh random inputs with
+// the outputs poisoned first. Shapes cover the vector-load paths (widths 1, 3, 32, 64, 128),
+// column slices (ld > cols), several reduction slabs and both index widths.
+#include "gpu_test_support.hpp"
+
+using namespace gsr::gpu::testing;
+
+namespace {
+
+constexpr double kElementwise = 1e-6;
+constexpr double kReduction = 2e-5;
+
+class CudaOps : public TwinBackends {};
+
+const Transpose kBoth[] = {Transpose::No, Transpose::Yes};
+
+} // namespace
+
+TEST_F(CudaOps, FillAxpbyRoundAndSumGroups)
+{
+    const Twin x = matrix(300, 96, 3.0);
+    const Twin y = matrix(300, 96);
+    gpu_->axpby(0.75, x.gpu, -1.5, y.gpu);
+    cpu_->axpby(0.75, x.cpu, -1.5, y.cpu);
+    expect_close(y, kElementwise, "axpby");
+    const Twin z = poisoned(300, 96);
+    gpu_->axpby(2.0, x.gpu, 0.0, z.gpu);
+    cpu_->axpby(2.0, x.cpu, 0.0, z.cpu);
+    expect_close(z, kElementwise, "axpby beta 0 never reads y");
+
+    const Twin s = poisoned(300, 32);
+    gpu_->sum_groups(x.gpu, 32, 1, s.gpu);
+    cpu_->sum_groups(x.cpu, 32, 1, s.cpu);
+    expect_close(s, kElementwise, "sum_groups 2 of 3");
+
+    // Values already on the grid survive rounding; others move to the nearest multiple.
+    gpu_->round_to_grid(x.gpu, 0x1p-10);
+    cpu_->round_to_grid(x.cpu, 0x1p-10);
+    expect_close(x, kElementwise, "round_to_grid 2^-10");
+    const std::vector<double> g = gpu_values(x);
+    for (double v : g) ASSERT_EQ(v, std::nearbyint(v * 1024.0) / 1024.0);
+
+    const Twin f = poisoned(7, 5);
+    gpu_->fill(f.gpu, -2.5);
+    cpu_->fill(f.cpu, -2.5);
+    expect_close(f, 0.0, "fill");
+}
+
+TEST_F(CudaOps, MaxAbsDifference)
+{
+    const Twin a = matrix(257, 33), b = matrix(257, 33);
+    EXPECT_NEAR(gpu_->max_abs_difference(a.gpu, b.gpu), cpu_->max_abs_difference(a.cpu, b.cpu),
+                1e-6);
+    EXPECT_NEAR(gpu_->max_abs_difference(a.gpu, DeviceMatrix{}),
+                cpu_->max_abs_difference(a.cpu, DeviceMatrix{}), 1e-6);
+}
+
+TEST_F(CudaOps, GemmEveryTransposeOnColumnSlices)
+{
+    const std::uint32_t m = 37, n = 29, k = 300;
+    for (Transpose ta : kBoth)
+        for (Transpose tb : kBoth)
+            for (double beta : {0.0, 0.5}) {
+                ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
+                const Twin a = ta == Transpose::No ? matrix(m, k) : matrix(k, m);
+                const Twin b = tb == Transpose::No ? matrix(k, n) : matrix(n, k);
+                const Twin wide = matrix(m, n + 5);
+                const Twin c = wide.columns(3, n);
+                if (beta == 0.0) poison(c);
+                gpu_->gemm(ta, tb, 0.7, a.gpu, b.gpu, beta, c.gpu);
+                cpu_->gemm(ta, tb, 0.7, a.cpu, b.cpu, beta, c.cpu);
+                expect_close(c, kReduction,
+                             std::string("gemm ") + (ta == Transpose::No ? "N" : "T") +
+                                 (tb == Transpose::No ? "N" : "T") + " beta " +
+                                 std::to_string(beta));
+            }
+}
+
+TEST_F(CudaOps, WeightGradientGemmOverManyRowsRunsInSlabs)
+{
+    // A^T B with 50,001 rows: the strided-batch slab path, its last slab ragged.
+    const Twin a = matrix(50001, 64), b = matrix(50001, 48);
+    const Twin wide = matrix(64, 50);
+    const Twin c = wide.columns(1, 48);
+    gpu_->gemm(Transpose::Yes, Transpose::No, 0.5, a.gpu, b.gpu, 1.0, c.gpu);
+    cpu_->gemm(Transpose::Yes, Transpose::No, 0.5, a.cpu, b.cpu, 1.0, c.cpu);
+    expect_close(c, 1e-5, "gemm TN over 50001 rows");
+}
+
+TEST_F(CudaOps, RowVectorAndColumnSumsOverManySlabs)
+{
+    const Twin x = matrix(5000, 70), bias = matrix(1, 70), out = matrix(1, 70);
+    gpu_->add_row_vector(bias.gpu, x.gpu);
+    cpu_->add_row_vector(bias.cpu, x.cpu);
+    expect_close(x, kElementwise, "add_row_vector");
+    gpu_->column_sums(x.gpu, 0.5, out.gpu);
+    cpu_->column_sums(x.cpu, 0.5, out.cpu);
+    expect_close(out, kReduction, "column_sums beta 0.5");
+}
+
+TEST_F(CudaOps, SpmmEveryOperatorWidthAndTranspose)
+{
+    const GraphInput g = random_dag(2000, fresh_seed());
+    struct Case {
+        const char* name;
+        Normalisation norm;
+        bool directed;
+    } cases[] = {{"mean union", Normalisation::Mean, false},
+                 {"mean directed", Normalisation::Mean, true},
+                 {"gcn union", Normalisation::Symmetric, false}};
+    for (const Case& c : cases) {
+        ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
+        const AggregationOperators og = upload_aggregation(*gpu_, g, c.norm, c.directed);
+        const AggregationOperators oc = upload_aggregation(*cpu_, g, c.norm, c.directed);
+        for (std::uint32_t t = 0; t < oc.terms; ++t)
+            for (Transpose tr : kBoth)
+                for (std::uint32_t width : {1u, 3u, 32u, 64u, 128u}) {
+                    ArenaScope gi(gpu_->arena()), ci(cpu_->arena());
+                    const Twin x = matrix(2000, width);
+                    const Twin wide = matrix(2000, width + 2);
+                    const Twin y = wide.columns(1, width); // misaligned slice: scalar loads
+                    gpu_->spmm(og.op[t], tr, 0.5, x.gpu, 2.0, y.gpu);
+                    cpu_->spmm(oc.op[t], tr, 0.5, x.cpu, 2.0, y.cpu);
+                    expect_close(y, kReduction, std::string("spmm ") + c.name + " w" +
+                                                    std::to_string(width) +
+                                                    (tr == Transpose::No ? " N" : " T"));
+                    const Twin z = poisoned(2000, width);
+                    gpu_->spmm(og.op[t], tr, 1.0, x.gpu, 0.0, z.gpu);
+                    cpu_->spmm(oc.op[t], tr, 1.0, x.cpu, 0.0, z.cpu);
+                    expect_close(z, kReduction, "spmm beta 0");
+                }
+    }
+}
+
+TEST_F(CudaOps, LayernormForwardAndBackward)
+{
+    for (std::uint32_t d : {16u, 64u, 128u, 200u}) {
+        ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
+        const std::uint32_t n = 3000;
+        const Twin x = matrix(n, d, 2.0), gamma = matrix(1, d), beta = matrix(1, d);
+        const Twin y = poisoned(n, d), stats = poisoned(n, 2);
+        gpu_->layernorm_forward(x.gpu, gamma.gpu, beta.gpu, y.gpu, stats.gpu);
+        cpu_->layernorm_forward(x.cpu, gamma.cpu, beta.cpu, y.cpu, stats.cpu);
+        expect_close(y, 1e-5, "layernorm y d" + std::to_string(d));
+        expect_close(stats, 1e-5, "layernorm stats");
+        const Twin dy = matrix(n, d), dx = matrix(n, d), dg = matrix(1, d), db = matrix(1, d);
+        gpu_->layernorm_backward(x.gpu, gamma.gpu, stats.gpu, dy.gpu, 0.5, dx.gpu, dg.gpu, db.gpu);
+        cpu_->layernorm_backward(x.cpu, gamma.cpu, stats.cpu, dy.cpu, 0.5, dx.cpu, dg.cpu, db.cpu);
+        expect_close(dx, 1e-5, "layernorm dx");
+        expect_close(dg, kReduction, "layernorm dgamma");
+        expect_close(db, kReduction, "layernorm dbeta");
+    }
+}
+
+TEST_F(CudaOps, DropoutMaskIsTheSameBitsAsOnTheCpu)
+{
+    const std::uint32_t n = 1000, d = 64;
+    const TwinBytes keep{gpu_->alloc_bytes(n * d), cpu_->alloc_bytes(n * d)};
+    gpu_->make_dropout_mask(42, 7, 0.3, keep.gpu, n, d);
+    cpu_->make_dropout_mask(42, 7, 0.3, keep.cpu, n, d);
+    std::vector<std::uint8_t> a(n * d), b(n * d);
+    gpu_->download_bytes(keep.gpu, a.data(), a.size());
+    cpu_->download_bytes(keep.cpu, b.data(), b.size());
+    EXPECT_EQ(a, b);
+
+    const Twin x = matrix(n, 32);
+    const Twin y = poisoned(n, 32);
+    const DropoutMask mg{keep.gpu, d, 16, 1 / 0.7}, mc{keep.cpu, d, 16, 1 / 0.7};
+    gpu_->relu_forward(x.gpu, mg, y.gpu);
+    cpu_->relu_forward(x.cpu, mc, y.cpu);
+    expect_close(y, kElementwise, "relu with dropout, column 16 of the mask");
+    const Twin dy = matrix(n, 32), dx = matrix(n, 32);
+    gpu_->relu_backward(y.gpu, 1 / 0.7, dy.gpu, 0.25, dx.gpu);
+    cpu_->relu_backward(y.cpu, 1 / 0.7, dy.cpu, 0.25, dx.cpu);
+    expect_close(dx, kElementwise, "relu backward");
+}
+
+TEST_F(CudaOps, NormalizeTopkKeepsAValidTopkOfTheReference)
+{
+    for (std::uint32_t d : {16u, 64u, 256u, 300u})
+        for (bool dropout : {false, true}) {
+            ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
+            const std::uint32_t n = 1500, k = d / 4;
+            const Twin x = matrix(n, d, 2.0), gamma = matrix(1, d), beta = matrix(1, d);
+            const TwinBytes keep{gpu_->alloc_bytes(n * d), cpu_->alloc_bytes(n * d)};
+            gpu_->make_dropout_mask(3, 1, 0.2, keep.gpu, n, d);
+            cpu_->make_dropout_mask(3, 1, 0.2, keep.cpu, n, d);
+            const DropoutMask mg = dropout ? DropoutMask{keep.gpu, d, 0, 1.25} : DropoutMask{};
+            const std::uint32_t ib = CompressedRows::index_bytes_for(d);
+            const Twin values = poisoned(n, k), stats = poisoned(n, 2);
+            CompressedRows out{values.gpu, gpu_->alloc_bytes(std::size_t(n) * k * ib), d, ib};
+            gpu_->normalize_topk_pack(x.gpu, gamma.gpu, beta.gpu, mg, stats.gpu, out);
+            // Reference z in float64 on the CPU.
+            const Twin z = poisoned(n, d), cstats = poisoned(n, 2);
+            cpu_->layernorm_forward(x.cpu, gamma.cpu, beta.cpu, z.cpu, cstats.cpu);
+            const std::vector<double> zr = cpu_values(z), v = gpu_values(values);
+            std::vector<std::uint8_t> raw(std::size_t(n) * k * ib), mask(n * d);
+            gpu_->download_bytes(out.indices, raw.data(), raw.size());
+            cpu_->download_bytes(keep.cpu, mask.data(), mask.size());
+            std::size_t bad = 0;
+            for (std::uint32_t r = 0; r < n; ++r) {
+                std::vector<bool> kept(d, false);
+                std::uint32_t previous = 0;
+                for (std::uint32_t q = 0; q < k; ++q) {
+                    const std::size_t at = (std::size_t(r) * k + q) * ib;
+                    const std::uint32_t c = ib == 1 ? raw[at] : raw[at] | raw[at + 1] << 8;
+                    ASSERT_LT(c, d);
+                    if (q > 0) ASSERT_GT(c, previous) << "indices ascending";
+                    previous = c;
+                    kept[c] = true;
+                    double want = zr[std::size_t(r) * d + c];
+                    if (dropout) want = mask[std::size_t(r) * d + c] ? want * 1.25 : 0.0;
+                    bad += std::abs(v[std::size_t(r) * k + q] - want) > 1e-5 * (1 + std::abs(want));
+                }
+                double lowest_kept = 1e300, highest_dropped = -1e300;
+                for (std::uint32_t c = 0; c < d; ++c) {
+                    const double zc = zr[std::size_t(r) * d + c];
+                    if (kept[c]) lowest_kept = std::min(lowest_kept, zc);
+                    else highest_dropped = std::max(highest_dropped, zc);
+                }
+                bad += lowest_kept < highest_dropped - 1e-5;
+            }
+            EXPECT_EQ(bad, 0u) << "d " << d << " dropout " << dropout;
+            expect_close(stats, 1e-5, "topk stats d" + std::to_string(d));
+        }
+}
+
+TEST_F(CudaOps, NormalizeTopkBackwardAndUnpack)
+{
+    for (std::uint32_t d : {64u, 300u}) {
+        ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
+        const std::uint32_t n = 2500, k = d / 4;
+        const Twin x = matrix(n, d, 2.0), gamma = matrix(1, d), beta = matrix(1, d);
+        const Twin y = poisoned(n, d), stats = poisoned(n, 2);
+        gpu_->layernorm_forward(x.gpu, gamma.gpu, beta.gpu, y.gpu, stats.gpu);
+        cpu_->layernorm_forward(x.cpu, gamma.cpu, beta.cpu, y.cpu, stats.cpu);
+        const TwinCompressed kept = compressed(n, d, k);
+        const Twin dv = matrix(n, k), dx = matrix(n, d), dg = matrix(1, d), db = matrix(1, d);
+        const TwinBytes keep{gpu_->alloc_bytes(n * d), cpu_->alloc_bytes(n * d)};
+        gpu_->make_dropout_mask(9, 2, 0.1, keep.gpu, n, d);
+        cpu_->make_dropout_mask(9, 2, 0.1, keep.cpu, n, d);
+        gpu_->normalize_topk_backward(x.gpu, gamma.gpu, stats.gpu, kept.gpu, dv.gpu,
+                                      DropoutMask{keep.gpu, d, 0, 1 / 0.9}, 0.5, dx.gpu, dg.gpu,
+                                      db.gpu);
+        cpu_->normalize_topk_backward(x.cpu, gamma.cpu, stats.cpu, kept.cpu, dv.cpu,
+                                      DropoutMask{keep.cpu, d, 0, 1 / 0.9}, 0.5, dx.cpu, dg.cpu,
+                                      db.cpu);
+        expect_close(dx, 1e-5, "topk backward dx d" + std::to_string(d));
+        expect_close(dg, kReduction, "topk backward dgamma");
+        expect_close(db, kReduction, "topk backward dbeta");
+        const Twin dense = poisoned(n, d);
+        gpu_->unpack(kept.gpu, dense.gpu);
+        cpu_->unpack(kept.cpu, dense.cpu);
+        expect_close(dense, 0.0, "unpack");
+    }
+}
+
+namespace {
+
+struct ConvTwin {
+    SageConvWeights gpu, cpu;
+};
+
+} // namespace
+
+class CudaConv : public TwinBackends {
+protected:
+    ConvTwin weights(const AggregationOperators& og, const AggregationOperators& oc,
+                     std::uint32_t d_in, std::uint32_t d_out, bool root)
+    {
+        ConvTwin w;
+        w.gpu.terms = w.cpu.terms = oc.terms;
+        for (std::uint32_t t = 0; t < oc.terms; ++t) {
+            const Twin m = matrix(d_in, d_out, 0.3);
+            w.gpu.graph[t] = &og.op[t];
+            w.cpu.graph[t] = &oc.op[t];
+            w.gpu.neighbour[t] = m.gpu;
+            w.cpu.neighbour[t] = m.cpu;
+        }
+        if (root) {
+            const Twin m = matrix(d_in, d_out, 0.3);
+            w.gpu.root = m.gpu;
+            w.cpu.root = m.cpu;
+        }
+        const Twin b = matrix(1, d_out);
+        w.gpu.bias = b.gpu;
+        w.cpu.bias = b.cpu;
+        return w;
+    }
+    ConvTwin gradients(const ConvTwin& w)
+    {
+        ConvTwin g = w;
+        for (std::uint32_t t = 0; t < w.cpu.terms; ++t) {
+            const Twin m = matrix(w.cpu.neighbour[t].rows, w.cpu.neighbour[t].cols);
+            g.gpu.neighbour[t] = m.gpu;
+            g.cpu.neighbour[t] = m.cpu;
+        }
+        if (!w.cpu.root.empty()) {
+            const Twin m = matrix(w.cpu.root.rows, w.cpu.root.cols);
+            g.gpu.root = m.gpu;
+            g.cpu.root = m.cpu;
+        }
+        const Twin b = matrix(1, w.cpu.bias.cols);
+        g.gpu.bias = b.gpu;
+        g.cpu.bias = b.cpu;
+        return g;
+    }
+    void expect_gradients(const ConvTwin& g, const std::string& what)
+    {
+        for (std::uint32_t t = 0; t < g.cpu.terms; ++t)
+            expect_close({g.gpu.neighbour[t], g.cpu.neighbour[t]}, 1e-4, what + " dW" +
+                                                                             std::to_string(t));
+        if (!g.cpu.root.empty()) expect_close({g.gpu.root, g.cpu.root}, 1e-4, what + " dWroot");
+        expect_close({g.gpu.bias, g.cpu.bias}, 1e-4, what + " dbias");
+    }
+};
+
+TEST_F(CudaConv, DenseForwardWithResidualGridAndBackward)
+{
+    const std::uint32_t n = 3000;
+    const GraphInput g = random_dag(n, fresh_seed() + 1);
+    for (bool directed : {false, true})
+        for (std::uint32_t d : {32u, 64u, 128u}) {
+            ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
+            const AggregationOperators og = upload_aggregation(*gpu_, g, Normalisation::Mean,
+                                                               directed);
+            const AggregationOperators oc = upload_aggregation(*cpu_, g, Normalisation::Mean,
+                                                               directed);
+            const ConvTwin w = weights(og, oc, d, d, true);
+            const Twin z = matrix(n, d), residual = matrix(n, d);
+            const Twin y = poisoned(n, d), agg = poisoned(n, oc.terms * d);
+            const std::string name = std::string(directed ? "directed" : "union") + " d" +
+                                     std::to_string(d);
+            gpu_->sage_conv_forward(w.gpu, z.gpu, {residual.gpu, 1.0, 0.0}, y.gpu, agg.gpu);
+            cpu_->sage_conv_forward(w.cpu, z.cpu, {residual.cpu, 1.0, 0.0}, y.cpu, agg.cpu);
+            expect_close(y, 1e-5, "conv forward " + name);
+            expect_close(agg, 1e-5, "conv aggregated " + name);
+            const ConvTwin grads = gradients(w);
+            const Twin dy = matrix(n, d), dz = matrix(n, d);
+            gpu_->sage_conv_backward(w.gpu, grads.gpu, z.gpu, agg.gpu, dy.gpu, 0.5, dz.gpu);
+            cpu_->sage_conv_backward(w.cpu, grads.cpu, z.cpu, agg.cpu, dy.cpu, 0.5, dz.cpu);
+            expect_close(dz, 1e-5, "conv backward dz " + name);
+            expect_gradients(grads, "conv backward " + name);
+
+            // On the grid, sign -1 in place undoes sign +1 bit for bit.
+            const Twin x = matrix(n, d, 4.0);
+            gpu_->round_to_grid(x.gpu, 0x1p-16);
+            const Twin x0 = alloc(n, d);
+            gpu_->axpby(1.0, x.gpu, 0.0, x0.gpu);
+            gpu_->sage_conv_forward(w.gpu, z.gpu, {x.gpu, 1.0, 0x1p-16}, x.gpu, agg.gpu);
+            EXPECT_GT(gpu_->max_abs_difference(x.gpu, x0.gpu), 0.0);
+            gpu_->sage_conv_forward(w.gpu, z.gpu, {x.gpu, -1.0, 0x1p-16}, x.gpu, agg.gpu);
+            EXPECT_EQ(gpu_->max_abs_difference(x.gpu, x0.gpu), 0.0) << name;
+        }
+}
+
+TEST_F(CudaConv, CompressedForwardAndBackward)
+{
+    const std::uint32_t n = 3000;
+    const GraphInput g = random_dag(n, fresh_seed() + 2);
+    for (bool directed : {false, true})
+        for (std::uint32_t d : {32u, 64u, 300u}) {
+            ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
+            const std::uint32_t k = d / 4;
+            const AggregationOperators og = upload_aggregation(*gpu_, g, Normalisation::Mean,
+                                                               directed);
+            const AggregationOperators oc = upload_aggregation(*cpu_, g, Normalisation::Mean,
+                                                               directed);
+            const ConvTwin w = weights(og, oc, d, d, true);
+            const TwinCompressed z = compressed(n, d, k);
+            const Twin residual = matrix(n, d);
+            const Twin y = poisoned(n, d), agg = poisoned(n, oc.terms * d);
+            const std::string name = std::string(directed ? "directed" : "union") + " d" +
+                                     std::to_string(d) + " k" + std::to_string(k);
+            gpu_->sage_conv_forward(w.gpu, z.gpu, {residual.gpu, -1.0, 0.0}, y.gpu, agg.gpu);
+            cpu_->sage_conv_forward(w.cpu, z.cpu, {residual.cpu, -1.0, 0.0}, y.cpu, agg.cpu);
+            expect_close(y, 1e-5, "compressed forward " + name);
+            expect_close(agg, 1e-5, "compressed aggregated " + name);
+            const ConvTwin grads = gradients(w);
+            const Twin dy = matrix(n, d), dv = poisoned(n, k);
+            gpu_->sage_conv_backward(w.gpu, grads.gpu, z.gpu, agg.gpu, dy.gpu, dv.gpu);
+            cpu_->sage_conv_backward(w.cpu, grads.cpu, z.cpu, agg.cpu, dy.cpu, dv.cpu);
+            expect_close(dv, 1e-5, "compressed backward d_values " + name);
+            expect_gradients(grads, "compressed backward " + name);
+        }
+}
+
+TEST_F(CudaOps, LossWithRepeatedNodesAndAdam)
+{
+    const std::uint32_t n = 5000;
+    const Twin pred = matrix(n, 1, 3.0), target = matrix(n, 1);
+    std::vector<std::uint32_t> nodes;
+    for (std::uint32_t i = 0; i < n; i += 3) nodes.push_back(i);
+    nodes.push_back(6); // listed twice: counts twice
+    const TwinBytes list = bytes(nodes.data(), nodes.size() * sizeof(std::uint32_t));
+    for (LossKind kind : {LossKind::MeanSquaredError, LossKind::BinaryCrossEntropyWithLogits}) {
+        const Twin grad = poisoned(n, 1);
+        const double lg = gpu_->loss(kind, pred.gpu, target.gpu, list.gpu,
+                                     std::uint32_t(nodes.size()), 0.5, grad.gpu);
+        const double lc = cpu_->loss(kind, pred.cpu, target.cpu, list.cpu,
+                                     std::uint32_t(nodes.size()), 0.5, grad.cpu);
+        EXPECT_NEAR(lg, lc, 1e-6 * std::abs(lc));
+        expect_close(grad, kElementwise, "loss gradient");
+    }
+    const Twin p = matrix(10000, 1), gr = matrix(10000, 1), m = matrix(10000, 1);
+    const Twin v = alloc(10000, 1);
+    std::vector<double> vv = random(10000);
+    for (double& x : vv) x = std::abs(x);
+    write(v, vv);
+    AdamStep step;
+    step.learning_rate = 0.01;
+    step.weight_decay = 0.1;
+    step.step = 3;
+    gpu_->adam_step(p.gpu, gr.gpu, m.gpu, v.gpu, step);
+    cpu_->adam_step(p.cpu, gr.cpu, m.cpu, v.cpu, step);
+    expect_close(p, kElementwise, "adam params");
+    expect_close(m, kElementwise, "adam m");
+    expect_close(v, kElementwise, "adam v");
+}
