@@ -2,9 +2,15 @@
 // lives in views/ and core/.
 //
 //   gsr-studio [FILE]                          open FILE (the bundled sample when none)
-//   gsr-studio --screenshot PANEL OUT.png [FILE]   save PANEL ("main") as a PNG and exit
+//   gsr-studio --screenshot PANEL OUT.png [FILE]   save PANEL (main, canvas) as a PNG and exit
 //   gsr-studio --smoke [FILE]                  load, print the one-line summary and exit
+#ifdef GSR_HAVE_CUDA
+#include "cuda_backend.hpp"
+#endif
+#include "canvas/canvas_panel.hpp"
+#include "canvas/graph_canvas.hpp"
 #include "mainwindow/main_window.hpp"
+#include "panels/panel_screenshot.hpp"
 #include "models/netlist_summary_model.hpp"
 #include "studio_application.hpp"
 #include "util/diagnostics.hpp"
@@ -23,6 +29,8 @@
 namespace {
 
 constexpr int kUsageError = 2;
+/// Screenshots show the layout settled (or after this many iterations), the same every run.
+constexpr int kScreenshotIterations = 1000;
 
 struct Options {
     enum class Mode { Interactive, Screenshot, Smoke, Help, Version } mode = Mode::Interactive;
@@ -32,7 +40,8 @@ struct Options {
 
 const char* const kUsage =
     "usage: gsr-studio [FILE]\n"
-    "       gsr-studio --screenshot PANEL OUT.png [FILE]   PANEL: main\n"
+    "       gsr-studio --screenshot PANEL OUT.png [FILE]   PANEL: main, canvas,\n"
+    "                  communities, training, memory, runs, console\n"
     "       gsr-studio --smoke [FILE]\n"
     "Without FILE the bundled sample circuit is used.\n";
 
@@ -66,9 +75,11 @@ std::optional<Options> parse(const QStringList& args)
             return std::nullopt;
         }
     }
-    if (o.mode == Options::Mode::Screenshot && o.panel != QLatin1String("main")) {
+    if (o.mode == Options::Mode::Screenshot && o.panel != QLatin1String("main") &&
+        o.panel != QLatin1String("canvas") &&
+        !gsr::views::screenshot_panels().contains(o.panel)) {
         std::cerr << "gsr-studio: unknown panel '" << o.panel.toStdString()
-                  << "' (known: main)\n";
+                  << "' (known: main, canvas)\n";
         return std::nullopt;
     }
     return o;
@@ -86,8 +97,8 @@ QString file_or_sample(const QString& file)
     }
 }
 
-/// Shows `window`, lets it lay out and paint, and saves it as a PNG.
-bool save_screenshot(gsr::views::MainWindow& window, const QString& out_png)
+/// Shows `window` and lets it lay out and paint.
+void show_and_settle(QWidget& window)
 {
     window.show();
     // A real display (xvfb, X11) exposes the window a few event-loop turns after show();
@@ -97,7 +108,10 @@ bool save_screenshot(gsr::views::MainWindow& window, const QString& out_png)
            !(window.windowHandle() && window.windowHandle()->isExposed()))
         QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
     for (int i = 0; i < 5; ++i) QCoreApplication::processEvents();
-    const QPixmap shot = window.grab();
+}
+
+bool save_image(const QImage& shot, const QString& out_png)
+{
     if (shot.isNull() || !shot.save(out_png, "PNG")) {
         std::cerr << "gsr-studio: could not write " << out_png.toStdString() << '\n';
         return false;
@@ -107,12 +121,40 @@ bool save_screenshot(gsr::views::MainWindow& window, const QString& out_png)
     return true;
 }
 
+/// The graph canvas alone, its layout settled, coloured by community.
+int canvas_screenshot(const QString& file, const QString& out_png)
+{
+    QString why;
+    if (!gsr::views::canvas::GraphCanvas::openGlAvailable(&why)) {
+        std::cerr << "gsr-studio: the canvas needs OpenGL 3.3: " << why.toStdString()
+                  << " (run under a display, e.g. xvfb-run -a)\n";
+        return 1;
+    }
+    gsr::views::canvas::CanvasPanel panel;
+    panel.resize(1280, 800);
+    QObject::connect(&panel, &gsr::views::canvas::CanvasPanel::failed, &panel,
+                     [](const QString&, const QString& message) {
+                         std::cerr << message.toStdString() << '\n';
+                     });
+    if (!panel.openNow(file, kScreenshotIterations)) return 1;
+    show_and_settle(panel);
+    panel.canvas()->fitToView();
+    panel.canvas()->grabFramebuffer(); // the first frame compiles shaders: not the one shown
+    panel.canvas()->update();          // a second frame, whose overlay shows the first's time
+    return save_image(panel.canvas()->grabFramebuffer(), out_png) ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
+    // The canvas's GL widget may move between windows (docks, tabs): share its contexts.
+    QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
     QApplication app(argc, argv);
     gsr::views::configure_application();
+#ifdef GSR_HAVE_CUDA
+    gsr::gpu::install_runtime(); // the status bar and Train then see the GPU
+#endif
 
     const std::optional<Options> options = parse(QApplication::arguments());
     if (!options) return kUsageError;
@@ -135,13 +177,25 @@ int main(int argc, char** argv)
     if (options->mode == Options::Mode::Screenshot) {
         if (file.isEmpty()) return 1;
         window.setShowsMessageBoxes(false);
+        if (gsr::views::screenshot_panels().contains(options->panel)) // views/panels draws them
+            return gsr::views::render_panel_screenshot(options->panel, options->out_png, file)
+                       ? 0 : 1;
+        if (options->panel == QLatin1String("canvas"))
+            return canvas_screenshot(file, options->out_png);
         window.resize(1280, 800);
-        const bool loaded = window.loadFileNow(file);
-        return save_screenshot(window, options->out_png) && loaded ? 0 : 1;
+        bool loaded = window.loadFileNow(file);
+        // Where OpenGL is there, the Graph tab shows the layout settled rather than starting.
+        if (loaded && window.canvasPanel())
+            loaded = window.canvasPanel()->openNow(file, kScreenshotIterations);
+        show_and_settle(window);
+        return save_image(window.grab().toImage(), options->out_png) && loaded ? 0 : 1;
     }
 
     window.restoreSettings();
     window.show();
-    if (!file.isEmpty()) window.openFile(file);
+    if (file.endsWith(QLatin1String(".gsr"), Qt::CaseInsensitive))
+        window.openProject(file); // a project double-clicked in the file manager
+    else if (!file.isEmpty())
+        window.openFile(file);
     return QApplication::exec();
 }

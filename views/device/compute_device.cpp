@@ -1,10 +1,14 @@
 #include "device/compute_device.hpp"
 
+#include "nn/gpu_runtime.hpp"
+
 namespace gsr::views {
 
 QString compute_device_name()
 {
-    // Every computation the views start today runs in core on the CPU.
+    // Training takes the GPU when train::choose_device("auto") would (nn/gpu_runtime.hpp).
+    const nn::GpuStatus gpu = nn::gpu_status();
+    if (gpu.available) return QString::fromStdString(gpu.name);
     return QStringLiteral("CPU");
 }
 

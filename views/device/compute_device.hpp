@@ -1,11 +1,11 @@
 #pragma once
-// Which device the heavy work runs on, as the status bar names it. One function, so the GPU
-// backend can report itself here later without the window knowing about CUDA.
+// Which device the heavy work runs on, as the status bar names it. One function, so the
+// window never knows about CUDA: it asks core's GPU runtime (installed by the main).
 #include <QString>
 
 namespace gsr::views {
 
-/// @brief A short name of the compute device in use, e.g. "CPU".
+/// @brief The GPU's name when training can use it, else "CPU".
 QString compute_device_name();
 
 } // namespace gsr::views

@@ -1,9 +1,12 @@
 #include "mainwindow/main_window.hpp"
 
+#include "canvas/canvas_panel.hpp"
+#include "canvas/graph_canvas.hpp"
 #include "device/compute_device.hpp"
 #include "loading/netlist_loader.hpp"
 #include "mainwindow/recent_files.hpp"
 #include "models/netlist_summary_model.hpp"
+#include "panels/studio_panels.hpp"
 #include "project/project_session.hpp"
 #include "summary/summary_overview.hpp"
 #include "util/diagnostics.hpp"
@@ -28,6 +31,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTabWidget>
 #include <QTableView>
 #include <QToolBar>
 #include <QToolButton>
@@ -85,6 +89,8 @@ MainWindow::MainWindow(QWidget* parent)
     createDocks();
     createMenus();
     createStatusBar();
+    panels_ = new StudioPanels(this);
+    panels_->install(*this);
     resize(1180, 760);
     updateActions();
     updateTitle();
@@ -241,7 +247,9 @@ void MainWindow::restoreSettings()
 
 void MainWindow::setCentralPanel(QWidget* panel)
 {
-    if (centralWidget() == overview_) overview_ = nullptr;
+    QWidget* old = centralWidget();
+    if (old && (old == overview_ || old->isAncestorOf(overview_))) overview_ = nullptr;
+    if (old && old->isAncestorOf(canvas_)) canvas_ = nullptr;
     setCentralWidget(panel); // deletes the previous panel
 }
 
@@ -284,6 +292,7 @@ void MainWindow::onLoaded(const report::NetlistSummary& summary)
     summary_ = summary;
     summary_model_->setSummary(summary);
     if (overview_) overview_->setSummary(summary);
+    showGraph(QString::fromStdString(summary.path));
 
     const QString path = QString::fromStdString(summary.path);
     if (persists_settings_) recent_->add(path);
@@ -323,6 +332,32 @@ void MainWindow::onLoadCancelled(const QString& path)
                              kStatusTimeoutMs);
     updateActions();
     Q_EMIT loadCancelled(path);
+}
+
+void MainWindow::showGraph(const QString& path)
+{
+    if (!canvas_) {
+        // The Graph tab goes beside the overview; a panel set by setCentralPanel stays put.
+        if (!overview_ || centralWidget() != overview_) return;
+        QString why;
+        if (!canvas::GraphCanvas::openGlAvailable(&why)) {
+            log(Severity::Info, tr("The graph view is off: %1").arg(why));
+            return;
+        }
+        canvas_ = new canvas::CanvasPanel(this);
+        connect(canvas_, &canvas::CanvasPanel::message, this,
+                [this](const QString& text) { log(Severity::Info, text); });
+        connect(canvas_, &canvas::CanvasPanel::failed, this,
+                [this](const QString&, const QString& message) { log(Severity::Error, message); });
+        auto* tabs = new QTabWidget(this);
+        tabs->setObjectName(QStringLiteral("centralTabs"));
+        tabs->setDocumentMode(true);
+        takeCentralWidget(); // the overview moves into the tabs rather than being deleted
+        tabs->addTab(canvas_, tr("Graph"));
+        tabs->addTab(overview_, tr("Overview"));
+        setCentralWidget(tabs);
+    }
+    canvas_->open(path);
 }
 
 void MainWindow::setBusy(bool busy)
@@ -524,12 +559,18 @@ void MainWindow::updateTitle()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    // A run in progress: ask first; when stopped, it keeps its checkpoint for Resume.
+    if (!panels_->confirmClose()) {
+        event->ignore();
+        return;
+    }
     if (persists_settings_) {
         QSettings settings;
         settings.setValue(kGeometryKey, saveGeometry());
         settings.setValue(kStateKey, saveState());
     }
     loader_->cancel();
+    if (canvas_) canvas_->cancel();
     event->accept();
 }
 

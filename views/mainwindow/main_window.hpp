@@ -24,7 +24,11 @@ class NetlistLoader;
 class NetlistSummaryModel;
 class ProjectSession;
 class RecentFiles;
+class StudioPanels;
 class SummaryOverview;
+namespace canvas {
+class CanvasPanel;
+}
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -50,6 +54,8 @@ public:
     /// @brief Replaces the central panel (the window takes ownership; the old one is deleted).
     void setCentralPanel(QWidget* panel);
     QWidget* centralPanel() const { return centralWidget(); }
+    /// The Graph tab once a netlist was loaded on a display with OpenGL 3.3; else null.
+    canvas::CanvasPanel* canvasPanel() const { return canvas_; }
 
     bool isLoading() const;
     /// The summary shown, if any.
@@ -59,6 +65,9 @@ public:
     QStringList messages() const;
     NetlistLoader* loader() const { return loader_; }
     const ProjectSession& project() const { return *project_; }
+    /// The analysis docks (Communities, Training, Memory, Runs, Console). The canvas connects
+    /// to panels()->communitySelected to highlight a community's nodes.
+    StudioPanels* panels() const { return panels_; }
 
     bool showsMessageBoxes() const { return shows_message_boxes_; }
     void setShowsMessageBoxes(bool on) { shows_message_boxes_ = on; }
@@ -95,6 +104,8 @@ private:
     void onLoadFailed(const QString& path, const QString& message);
     void onLoadCancelled(const QString& path);
     void setBusy(bool busy);
+    /// Shows `path` in the Graph tab (made on first use, when OpenGL 3.3 is there).
+    void showGraph(const QString& path);
 
     void chooseNetlist();
     void chooseProjectToOpen();
@@ -114,8 +125,10 @@ private:
     std::optional<report::NetlistSummary> summary_;
     bool shows_message_boxes_ = true;
     bool persists_settings_ = false;
+    StudioPanels* panels_ = nullptr;
 
     SummaryOverview* overview_ = nullptr; ///< the default central panel; null once replaced
+    canvas::CanvasPanel* canvas_ = nullptr; ///< the Graph tab beside the overview, if any
     QDockWidget* summary_dock_ = nullptr;
     QDockWidget* messages_dock_ = nullptr;
     QTableView* summary_table_ = nullptr;

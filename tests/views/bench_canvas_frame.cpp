@@ -1,0 +1,169 @@
+// Canvas frame time at hyp size (EPFL hyp: 214,591 nodes), for docs/BENCHMARKS.md "Canvas
+// frame time". Run it under a display; in CI and on the dev machine that is Xvfb with Mesa's
+// llvmpipe:
+//   xvfb-run -a -s "-screen 0 1600x1200x24" build/release/bin/gsr_bench_canvas
+//   ... --file F --iterations N --frames N --quick (the bundled sample, a few frames)
+// Each case draws `frames` frames of a 1280x800 canvas with the overlay on and reports the
+// median and 95th percentile of
+//   frame    update() to frameSwapped(): paintGL, the GL work, composition and the swap
+//   paint    paintGL + glFinish alone (renderFrameBlocking)
+// for the level of detail the canvas picks (the super-graph when zoomed out), the full graph
+// forced at the same zoom (the baseline LOD is measured against), the nodes in view when
+// zoomed in 4x and 8x, and the super-graph while layout snapshots arrive (positions uploaded
+// every frame).
+#include "canvas/canvas_panel.hpp"
+#include "canvas/graph_canvas.hpp"
+#include "bench/bench_support.hpp"
+#include "canvas_gl_support.hpp"
+
+#include "util/resources.hpp"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QOpenGLContext>
+#include <QOpenGLFunctions>
+#include <QTimer>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+using namespace gsr::views::canvas;
+
+namespace {
+
+struct Stats {
+    double median = 0, p95 = 0;
+};
+
+Stats stats(std::vector<double> ms)
+{
+    std::sort(ms.begin(), ms.end());
+    if (ms.empty()) return {};
+    return {ms[ms.size() / 2], ms[std::min(ms.size() - 1, std::size_t(ms.size() * 0.95))]};
+}
+
+/// One frame through the widget's own path: update(), then wait for the swap.
+double swapped_frame(GraphCanvas& canvas)
+{
+    QElapsedTimer t;
+    t.start();
+    QEventLoop loop;
+    const auto c = QObject::connect(&canvas, &QOpenGLWidget::frameSwapped, &loop, &QEventLoop::quit);
+    QTimer::singleShot(10000, &loop, &QEventLoop::quit);
+    canvas.update();
+    loop.exec();
+    QObject::disconnect(c);
+    return t.nsecsElapsed() * 1e-6;
+}
+
+void measure(const char* name, GraphCanvas& canvas, int frames,
+             const std::vector<gsr::layout::Point2>* moving = nullptr)
+{
+    std::vector<double> frame, paint;
+    std::vector<gsr::layout::Point2> p;
+    if (moving) p = *moving;
+    for (int i = 0; i < frames + 2; ++i) {
+        if (moving) {
+            // A new snapshot each frame: every position moves a little.
+            for (auto& q : p) q.x += 1e-3;
+            canvas.setPositions(p);
+        }
+        const double f = swapped_frame(canvas);
+        const double g = canvas.renderFrameBlocking();
+        if (i >= 2) { // the first frames upload buffers and compile shaders
+            frame.push_back(f);
+            paint.push_back(g);
+        }
+    }
+    const Stats fs = stats(frame), ps = stats(paint);
+    std::printf("%-34s %-13s frame %7.2f ms (p95 %7.2f)   paint %7.2f ms (p95 %7.2f)\n", name,
+                canvas.drawsSuperGraph() ? "super-graph" : "all nodes", fs.median, fs.p95,
+                ps.median, ps.p95);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    bool quick = false;
+    int frames = 30, iterations = 100;
+    std::string file = GSR_DATA_DIR "/netlists/epfl/arithmetic/hyp_from_aig.blif";
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--quick") quick = true;
+        else if (a == "--frames" && i + 1 < argc) frames = std::atoi(argv[++i]);
+        else if (a == "--iterations" && i + 1 < argc) iterations = std::atoi(argv[++i]);
+        else if (a == "--file" && i + 1 < argc) file = argv[++i];
+        else {
+            std::cerr << "usage: gsr_bench_canvas [--quick] [--file F] [--frames N] "
+                         "[--iterations N]\n";
+            return 2;
+        }
+    }
+    if (quick) {
+        file = gsr::bundled_sample_path();
+        frames = 5;
+        iterations = 50;
+    }
+    QString why;
+    if (!GraphCanvas::openGlAvailable(&why)) {
+        std::cerr << "gsr_bench_canvas: no OpenGL 3.3: " << why.toStdString()
+                  << " (run it under xvfb-run -a)\n";
+        return 1;
+    }
+
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto scene = build_canvas_scene(file);
+    const double prepare_s = gsr::bench::seconds_since(t0);
+    const auto t1 = std::chrono::steady_clock::now();
+    const auto positions = gsr::views::test::fixed_layout(*scene, iterations);
+    const double layout_s = gsr::bench::seconds_since(t1);
+
+    GraphCanvas canvas;
+    canvas.resize(1280, 800);
+    canvas.setScene(scene);
+    canvas.setPositions(positions);
+    canvas.show();
+    for (int i = 0; i < 20; ++i) QApplication::processEvents(QEventLoop::AllEvents, 20);
+    canvas.fitToView();
+
+    QString renderer = QStringLiteral("unknown");
+    canvas.makeCurrent();
+    if (auto* ctx = QOpenGLContext::currentContext())
+        renderer = QString::fromLatin1(
+            reinterpret_cast<const char*>(ctx->functions()->glGetString(GL_RENDERER)));
+    canvas.doneCurrent();
+
+    std::printf("file        %s\n", file.c_str());
+    std::printf("graph       %zu nodes, %zu edges, %u communities, %zu super-graph edges\n",
+                scene->node_count(), scene->edge_count(), scene->communities.community_count,
+                scene->super_graph.edges.size());
+    std::printf("prepare     %.2f s (read, graph, Leiden, signal probability); layout %d "
+                "iterations %.2f s\n", prepare_s, iterations, layout_s);
+    std::printf("renderer    %s, canvas 1280x800, %d frames per case, load %s\n",
+                qPrintable(renderer), frames, gsr::bench::load_average().c_str());
+
+    measure("fitted, auto detail", canvas, frames);
+    canvas.setDetail(GraphCanvas::Detail::Full);
+    // The baseline takes seconds a frame at hyp size in software: a few frames say enough.
+    measure("fitted, all nodes (no LOD)", canvas, std::min(frames, 3));
+    canvas.setDetail(GraphCanvas::Detail::Auto);
+    for (const double magnification : {4.0, 8.0}) {
+        canvas.fitToView();
+        Camera zoomed = canvas.camera();
+        zoomed.zoom *= magnification;
+        canvas.setCamera(zoomed);
+        const std::string name = "zoomed in " + std::to_string(int(magnification)) +
+                                 "x, auto detail";
+        measure(name.c_str(), canvas, frames);
+    }
+    canvas.fitToView();
+    measure("fitted, auto, layout moving", canvas, frames, &positions);
+    return 0;
+}

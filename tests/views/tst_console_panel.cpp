@@ -1,0 +1,89 @@
+// The Console dock and the command lines it logs: quoting a shell reads back, and each GUI
+// action's line with the flags `gsr` takes.
+#include "panels/cli_equivalent.hpp"
+#include "panels/console_panel.hpp"
+#include "panels/training_settings.hpp"
+#include "view_test_support.hpp"
+
+#include <QTest>
+
+using namespace gsr::views;
+
+class TestConsolePanel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { test::init_test_application(); }
+
+    void quotesForTheShell()
+    {
+        QCOMPARE(shell_quote(QStringLiteral("/a/b-c_d.v")), QStringLiteral("/a/b-c_d.v"));
+        QCOMPARE(shell_quote(QStringLiteral("/my dir/x.v")), QStringLiteral("'/my dir/x.v'"));
+        QCOMPARE(shell_quote(QStringLiteral("it's")), QStringLiteral("'it'\\''s'"));
+        QCOMPARE(shell_quote(QString()), QStringLiteral("''"));
+        QCOMPARE(shortest_number(0.001), QStringLiteral("0.001"));
+        QCOMPARE(shortest_number(1.0), QStringLiteral("1"));
+    }
+
+    void communitiesAndTrainLines()
+    {
+        gsr::community::CommunityOptions o;
+        o.resolution = 1.25;
+        o.seed = 3;
+        QCOMPARE(communities_command(QStringLiteral("c.v"), o),
+                 QStringLiteral("gsr communities c.v --method leiden --resolution 1.25 --seed 3"));
+
+        TrainingSettings s;
+        s.train = {QStringLiteral("/t/a.v")};
+        s.test = {QStringLiteral("/t/b.bench"), QStringLiteral("/t/c.bench")};
+        s.config.model.kind = gsr::nn::ModelKind::Res; // no --groups/--topk: gsr train refuses them
+        s.config.model.layers = 8;
+        s.config.model.hidden = 32;
+        s.config.epochs = 7;
+        s.config.batch_size = 256;
+        s.config.seed = 9;
+        s.target = gsr::train::Target::Toggle;
+        QCOMPARE(train_command(s, QStringLiteral("/p.gsr")),
+                 QStringLiteral("gsr train /t/a.v --test /t/b.bench /t/c.bench --db /p.gsr "
+                                "--target toggle --model res --layers 8 --hidden 32 --epochs 7 "
+                                "--lr 0.001 --batch 256 --seed 9 --patience 10 --device cpu"));
+        QCOMPARE(resume_command(QStringLiteral("/p.gsr"), 4, 20),
+                 QStringLiteral("gsr train --db /p.gsr --resume 4 --epochs 20 --device cpu"));
+    }
+
+    void settingsRoundTripThroughTheRunsJson()
+    {
+        TrainingSettings s;
+        s.train = {QStringLiteral("/t/a.v")};
+        s.test = {QStringLiteral("/t/b.bench")};
+        s.config.model.kind = gsr::nn::ModelKind::Rev;
+        s.config.model.groups = 8;
+        s.config.seed = 5;
+        s.normalize();
+        const TrainingSettings back = settings_from_json(settings_json(s));
+        QCOMPARE(back.train, s.train);
+        QCOMPARE(back.test, s.test);
+        QCOMPARE(back.config.model.kind, gsr::nn::ModelKind::Rev);
+        QCOMPARE(back.config.model.groups, 8u);
+        QCOMPARE(back.config.model.seed, 5u);
+        QCOMPARE(back.holdout_validation, 0.1); // no validation circuits: as gsr train
+        QVERIFY_THROWS_EXCEPTION(gsr::Error, settings_from_json(nlohmann::json::object()));
+    }
+
+    void logsCommandsInOrder()
+    {
+        ConsolePanel console;
+        console.appendCommand(info_command(QStringLiteral("/x y/a.v")));
+        console.appendNote(QStringLiteral("run 1"));
+        console.appendCommand(runs_list_command(QStringLiteral("/p.gsr")));
+        QCOMPARE(console.commands(),
+                 (QStringList{QStringLiteral("gsr info '/x y/a.v'"),
+                              QStringLiteral("gsr runs list --db /p.gsr")}));
+        QVERIFY(console.text().contains(QStringLiteral("# run 1")));
+        console.clear();
+        QVERIFY(console.commands().isEmpty());
+    }
+};
+
+QTEST_MAIN(TestConsolePanel)
+#include "tst_console_panel.moc"

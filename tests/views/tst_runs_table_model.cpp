@@ -1,0 +1,151 @@
+// The runs table and the comparison of two runs: QAbstractItemModelTester, numeric sorting
+// with undefined metrics last, the CSV text and its atomic write.
+#include "panels/runs_table_model.hpp"
+#include "view_test_support.hpp"
+
+#include "util/diagnostics.hpp"
+
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QFile>
+#include <QSortFilterProxyModel>
+#include <QTemporaryDir>
+#include <QTest>
+
+using gsr::views::RunComparisonModel;
+using gsr::views::RunRow;
+using gsr::views::RunsTableModel;
+
+namespace {
+
+std::vector<RunRow> three_runs()
+{
+    RunRow a;
+    a.id = 1;
+    a.created = QStringLiteral("2026-11-21T10:00:00Z");
+    a.status = QStringLiteral("finished");
+    a.model = QStringLiteral("gsr");
+    a.shape = QStringLiteral("4 \u00d7 16, 2 groups, top-4");
+    a.target = QStringLiteral("sp");
+    a.epochs = 5;
+    a.epochs_done = 5;
+    a.best_epoch = 4;
+    a.best_val_loss = 0.5;
+    a.test_mae = 0.25;
+    a.test_pearson = 0.75;
+    a.test_spearman = 0.5;
+    a.test_kendall = 0.375;
+    a.peak_analytic = 122048;
+    a.peak_measured = 122048;
+    RunRow b = a;
+    b.id = 2;
+    b.status = QStringLiteral("cancelled");
+    b.resumable = true;
+    b.model = QStringLiteral("res, \"deep\""); // a field that needs CSV quoting
+    b.epochs_done = 2;
+    b.test_pearson = -0.5;
+    RunRow c = a;
+    c.id = 3;
+    c.status = QStringLiteral("failed");
+    c.best_epoch = 0;
+    c.best_val_loss = gsr::train::kUndefined;
+    c.test_pearson = gsr::train::kUndefined;
+    c.peak_measured = 0;
+    return {a, b, c};
+}
+
+} // namespace
+
+class TestRunsTableModel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { gsr::views::test::init_test_application(); }
+
+    void passesTheTesterAndSortsNumerically()
+    {
+        RunsTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSortFilterProxyModel sorted;
+        sorted.setSourceModel(&model);
+        sorted.setSortRole(RunsTableModel::SortRole);
+        QAbstractItemModelTester proxy_tester(&sorted, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRuns(three_runs());
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.columnCount(), int(RunsTableModel::ColumnCount));
+
+        sorted.sort(RunsTableModel::TestPearsonColumn, Qt::DescendingOrder);
+        auto id_at = [&](int row) {
+            return sorted.data(sorted.index(row, RunsTableModel::IdColumn)).toInt();
+        };
+        QCOMPARE(id_at(0), 1); // 0.75
+        QCOMPARE(id_at(1), 2); // -0.5
+        QCOMPARE(id_at(2), 3); // undefined: last
+        sorted.sort(RunsTableModel::IdColumn, Qt::DescendingOrder);
+        QCOMPARE(id_at(0), 3);
+
+        const QModelIndex status = model.index(1, RunsTableModel::StatusColumn);
+        QCOMPARE(model.data(status).toString(), QStringLiteral("cancelled (resumable)"));
+        QCOMPARE(model.data(model.index(0, RunsTableModel::EpochsColumn)).toString(),
+                 QStringLiteral("5/5"));
+        QCOMPARE(model.data(model.index(2, RunsTableModel::TestPearsonColumn)).toString(),
+                 QString());
+        QCOMPARE(model.rowOfRun(3), 2);
+        QCOMPARE(model.rowOfRun(9), -1);
+        model.setRuns({});
+        QCOMPARE(sorted.rowCount(), 0);
+    }
+
+    void comparisonPassesTheTesterAndShowsBothRuns()
+    {
+        RunComparisonModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.rowCount(), 0);
+        const auto runs = three_runs();
+        model.setRuns(runs[0], runs[1]);
+        QCOMPARE(model.columnCount(), 2);
+        QCOMPARE(model.rowCount(), int(RunsTableModel::ColumnCount) - 1);
+        QCOMPARE(model.headerData(1, Qt::Horizontal).toString(), QStringLiteral("Run 2"));
+        const int pearson_row = RunsTableModel::TestPearsonColumn - 1;
+        QCOMPARE(model.headerData(pearson_row, Qt::Vertical).toString(),
+                 RunsTableModel::columnTitle(RunsTableModel::TestPearsonColumn));
+        QCOMPARE(model.data(model.index(pearson_row, 0)).toString(), QStringLiteral("0.750"));
+        QCOMPARE(model.data(model.index(pearson_row, 1)).toString(), QStringLiteral("-0.500"));
+        model.clear();
+        QCOMPARE(model.columnCount(), 0);
+    }
+
+    void csvQuotesAndKeepsRawNumbers()
+    {
+        const auto runs = three_runs();
+        const QString csv = gsr::views::runs_csv({runs[0], runs[1]});
+        const QStringList lines = csv.split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 4); // header, two rows, the empty rest after the last "\n"
+        QCOMPARE(lines[0].split(QLatin1Char(',')).size(), int(RunsTableModel::ColumnCount));
+        QCOMPARE(lines[1],
+                 QStringLiteral("1,2026-11-21T10:00:00Z,finished,gsr,\"4 \u00d7 16, 2 groups, "
+                                "top-4\",sp,5/5,4,0.5000,0.2500,0.750,0.500,0.375,122048,"
+                                "122048"));
+        QVERIFY(lines[2].startsWith(QStringLiteral(
+            "2,2026-11-21T10:00:00Z,cancelled (resumable),\"res, \"\"deep\"\"\",")));
+    }
+
+    void writesAtomically()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("runs.csv"));
+        gsr::views::write_text_atomically(path, QStringLiteral("a,b\n1,2\n"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray("a,b\n1,2\n"));
+        // Only the file itself: no temporary left behind.
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("runs.csv")});
+        QVERIFY_THROWS_EXCEPTION(gsr::Error,
+                                 gsr::views::write_text_atomically(
+                                     dir.filePath(QStringLiteral("no/such/folder/x.csv")),
+                                     QStringLiteral("x")));
+    }
+};
+
+QTEST_MAIN(TestRunsTableModel)
+#include "tst_runs_table_model.moc"

@@ -1,0 +1,267 @@
+// The Training panel in the main window: Train runs a tiny CPU training end to end into the
+// project, the Runs table then shows it with the store's metrics, the Console's command line
+// trains the same run, Stop leaves a resumable run, and closing during a run asks first.
+#include "mainwindow/main_window.hpp"
+#include "panels/cli_equivalent.hpp"
+#include "panels/console_panel.hpp"
+#include "panels/memory_panel.hpp"
+#include "panels/runs_panel.hpp"
+#include "panels/runs_table_model.hpp"
+#include "panels/studio_panels.hpp"
+#include "panels/training_panel.hpp"
+#include "view_test_support.hpp"
+
+#ifdef GSR_HAVE_STORE
+#include "store/run_store.hpp"
+#endif
+
+#include <QAbstractItemModelTester>
+#include <QChart>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLineSeries>
+#include <QProcess>
+#include <QPushButton>
+#include <QScatterSeries>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+using gsr::views::MainWindow;
+using gsr::views::TrainingOutcome;
+using gsr::views::TrainingPanel;
+
+namespace {
+
+constexpr int kWaitMs = 9000;
+
+QString sample_path() { return QStringLiteral(GSR_SOURCE_DIR "/resources/samples/alu8.v"); }
+QString test_circuit() { return gsr::views::test::data_file("netlists/iscas85/bench/c432.bench"); }
+
+/// A window with a project, the sample loaded, its graph read, c432 to test on.
+std::unique_ptr<MainWindow> ready_window(const QString& project, int preset, int epochs)
+{
+    auto w = std::make_unique<MainWindow>();
+    if (!project.isEmpty()) w->newProject(project);
+    QSignalSpy graph(w->panels(), &gsr::views::StudioPanels::graphReady);
+    if (!w->loadFileNow(sample_path())) return nullptr;
+    if (!graph.wait(kWaitMs)) return nullptr;
+    TrainingPanel* t = w->panels()->training();
+    t->applyPreset(preset);
+    gsr::views::TrainingSettings s = t->settings();
+    s.config.epochs = static_cast<std::uint32_t>(epochs);
+    s.config.patience = 0;
+    s.test = QStringList{test_circuit()};
+    t->setSettings(s);
+    return w;
+}
+
+} // namespace
+
+class TestTrainingPanel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        gsr::views::test::init_test_application();
+    }
+
+#ifdef GSR_HAVE_STORE
+    void trainButtonTrainsAndTheRunsTableShowsTheRun()
+    {
+        QTemporaryDir dir;
+        const QString project = dir.filePath(QStringLiteral("p.gsr"));
+        auto w = ready_window(project, 0, 5);
+        QVERIFY(w);
+        TrainingPanel* t = w->panels()->training();
+        QVERIFY2(t->whyTrainIsOff().isEmpty(), qPrintable(t->whyTrainIsOff()));
+        QAbstractItemModelTester tester(w->panels()->runs()->model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+
+        QSignalSpy finished(t, &TrainingPanel::trainingFinished);
+        QTest::mouseClick(t->findChild<QPushButton*>(QStringLiteral("trainButton")),
+                          Qt::LeftButton);
+        QVERIFY(t->isTraining());
+        QVERIFY(finished.wait(kWaitMs));
+        const TrainingOutcome o = *t->lastOutcome();
+        QCOMPARE(o.status, QStringLiteral("finished"));
+        QCOMPARE(o.epochs_done, 5u);
+        QVERIFY(o.run_id > 0);
+        QVERIFY(o.best.has_value());
+
+        // The store's record, read independently of the panels.
+        const auto store = gsr::store::RunStore::open(project.toStdString(),
+                                                      gsr::store::OpenMode::ReadOnly);
+        const auto record = store.find_run(o.run_id);
+        QVERIFY(record.has_value());
+        QCOMPARE(QString::fromStdString(record->status), QStringLiteral("finished"));
+        QCOMPARE(record->epochs_done, 5);
+        const auto result = nlohmann::json::parse(record->result_json);
+        const double stored_r = result["best"]["test"]["pearson"].get<double>();
+        const double stored_mae = result["best"]["test"]["mae"].get<double>();
+
+        const gsr::views::RunsTableModel* runs = w->panels()->runs()->model();
+        QCOMPARE(runs->rowCount(), 1);
+        const gsr::views::RunRow& row = runs->run(0);
+        QCOMPARE(row.id, o.run_id);
+        QCOMPARE(row.status, QStringLiteral("finished"));
+        QCOMPARE(row.epochs_done, 5);
+        QCOMPARE(row.model, QStringLiteral("gsr"));
+        QCOMPARE(row.test_pearson, stored_r);
+        QCOMPARE(row.test_mae, stored_mae);
+        QCOMPARE(row.test_pearson, o.best->test.metrics.pearson.value);
+        QCOMPARE(row.best_epoch, qint64(o.best->epoch));
+
+        // Live charts got one point per epoch; the scatter has every test node.
+        auto* loss = qobject_cast<QLineSeries*>(t->lossChart()->series().at(0));
+        QVERIFY(loss);
+        QCOMPARE(loss->count(), 5);
+        QCOMPARE(t->epochs().size(), 5);
+        QCOMPARE(std::size_t(t->scatterSeries()->count()), o.best->test.metrics.count);
+        // The memory panel shows the run's measured peak.
+        QVERIFY(o.memory.measured_peak_bytes > 0);
+        QCOMPARE(w->panels()->memory()->measuredChart()->series().size(), 1);
+
+        // The console logged each action's command line.
+        const QStringList commands = w->panels()->console()->commands();
+        QVERIFY(commands.contains(gsr::views::info_command(sample_path())));
+        QVERIFY(commands.contains(gsr::views::netlists_command(project)));
+        const QString train_line =
+            QStringLiteral("gsr train %1 --test %2 --db %3 --target sp --model gsr --layers 4 "
+                           "--hidden 16 --groups 2 --topk 4 --epochs 5 --lr 0.001 --batch 0 "
+                           "--seed 1 --patience 0 --device cpu")
+                .arg(sample_path(), QFileInfo(test_circuit()).absoluteFilePath(),
+                     gsr::views::shell_quote(project));
+        QVERIFY2(commands.contains(train_line), qPrintable(commands.join(QLatin1Char('\n'))));
+
+        // That line, run by the real CLI into another project, trains the very same run.
+        const QString gsr_binary = QStringLiteral(GSR_BIN_DIR "/gsr");
+        if (!QFile::exists(gsr_binary)) QSKIP("the gsr CLI is not built");
+        QString line = train_line;
+        line.replace(gsr::views::shell_quote(project),
+                     gsr::views::shell_quote(dir.filePath(QStringLiteral("cli.gsr"))));
+        line = gsr_binary + line.mid(3) + QStringLiteral(" --json");
+        QProcess cli;
+        cli.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), line});
+        QVERIFY(cli.waitForFinished(kWaitMs));
+        QCOMPARE(cli.exitCode(), 0);
+        const QJsonObject j = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
+        QCOMPARE(j.value(QStringLiteral("test")).toObject().value(QStringLiteral("pearson"))
+                     .toDouble(),
+                 stored_r);
+    }
+
+    void stopLeavesAResumableRunThatResumes()
+    {
+        QTemporaryDir dir;
+        const QString project = dir.filePath(QStringLiteral("p.gsr"));
+        auto w = ready_window(project, 1, 100000); // deep: epochs long enough to stop in
+        QVERIFY(w);
+        TrainingPanel* t = w->panels()->training();
+        QSignalSpy epochs(t->runner(), &gsr::views::TrainingRunner::epochFinished);
+        QSignalSpy finished(t, &TrainingPanel::trainingFinished);
+        t->train();
+        QVERIFY(epochs.wait(kWaitMs));
+        QTest::mouseClick(t->findChild<QPushButton*>(QStringLiteral("stopButton")),
+                          Qt::LeftButton);
+        QVERIFY(finished.wait(kWaitMs));
+        const TrainingOutcome o = *t->lastOutcome();
+        QCOMPARE(o.status, QStringLiteral("cancelled"));
+        QVERIFY(o.resumable);
+        QVERIFY(o.epochs_done >= 1 && o.epochs_done < 100000);
+        QVERIFY(t->findChild<QPushButton*>(QStringLiteral("resumeButton"))->isEnabled());
+
+        const gsr::views::RunsTableModel* runs = w->panels()->runs()->model();
+        QCOMPARE(runs->rowCount(), 1);
+        QCOMPARE(runs->run(0).status, QStringLiteral("cancelled"));
+        QVERIFY(runs->run(0).resumable);
+        QCOMPARE(runs->run(0).epochs_done, qint64(o.epochs_done));
+        {
+            const auto store = gsr::store::RunStore::open(project.toStdString(),
+                                                          gsr::store::OpenMode::ReadOnly);
+            QCOMPARE(store.last_checkpoint(o.run_id)->epoch, qint64(o.epochs_done));
+        }
+
+        // Resume with two more epochs: it continues after the checkpoint and finishes.
+        QVERIFY(t->runner()->resume(project, o.run_id, o.epochs_done + 2));
+        QVERIFY(finished.wait(kWaitMs));
+        const TrainingOutcome resumed = *t->lastOutcome();
+        QCOMPARE(resumed.status, QStringLiteral("finished"));
+        QCOMPARE(resumed.first_epoch, o.epochs_done + 1);
+        QCOMPARE(resumed.epochs_done, o.epochs_done + 2);
+        QCOMPARE(runs->run(0).status, QStringLiteral("finished"));
+        QCOMPARE(runs->run(0).epochs_done, qint64(o.epochs_done + 2));
+        QVERIFY(!runs->run(0).resumable);
+    }
+
+    void closingDuringTrainingAsksFirst()
+    {
+        QTemporaryDir dir;
+        const QString project = dir.filePath(QStringLiteral("p.gsr"));
+        auto w = ready_window(project, 1, 100000);
+        QVERIFY(w);
+        w->show();
+        TrainingPanel* t = w->panels()->training();
+        QSignalSpy epochs(t->runner(), &gsr::views::TrainingRunner::epochFinished);
+        t->train();
+        QVERIFY(epochs.wait(kWaitMs));
+
+        int asked = 0;
+        bool answer = false;
+        w->panels()->setCloseQuestion([&](const QString& question) {
+            ++asked;
+            return question.contains(QStringLiteral("resume"), Qt::CaseInsensitive) && answer;
+        });
+        QVERIFY(!w->close()); // "Cancel": the window stays and the run goes on
+        QCOMPARE(asked, 1);
+        QVERIFY(t->isTraining());
+        answer = true;
+        QVERIFY(w->close());
+        QCOMPARE(asked, 2);
+        QVERIFY(!t->isTraining());
+        const auto store = gsr::store::RunStore::open(project.toStdString(),
+                                                      gsr::store::OpenMode::ReadOnly);
+        const auto runs = store.runs();
+        QCOMPARE(runs.size(), std::size_t(1));
+        QCOMPARE(QString::fromStdString(runs[0].status), QStringLiteral("cancelled"));
+        QVERIFY(!store.checkpoint_epochs(runs[0].id).empty());
+    }
+#endif
+
+    void withoutAProjectTheRunStaysInMemory()
+    {
+        auto w = ready_window(QString(), 0, 3);
+        QVERIFY(w);
+        TrainingPanel* t = w->panels()->training();
+        QSignalSpy finished(t, &TrainingPanel::trainingFinished);
+        t->train();
+        QVERIFY(finished.wait(kWaitMs));
+        QCOMPARE(t->lastOutcome()->status, QStringLiteral("finished"));
+        QCOMPARE(t->lastOutcome()->run_id, 0);
+        QCOMPARE(t->lastOutcome()->epochs_done, 3u);
+        QCOMPARE(w->panels()->runs()->model()->rowCount(), 0);
+        QVERIFY(w->panels()->console()->commands().last().contains(
+            QStringLiteral("--db PROJECT.gsr")));
+        QVERIFY(t->statusText().contains(QStringLiteral("Not saved")));
+    }
+
+    void trainIsOffWithoutATestCircuitAndSaysWhy()
+    {
+        auto w = ready_window(QString(), 0, 3);
+        QVERIFY(w);
+        TrainingPanel* t = w->panels()->training();
+        t->setTestCircuits({});
+        QVERIFY(t->whyTrainIsOff().contains(QStringLiteral("test on")));
+        QVERIFY(!t->findChild<QPushButton*>(QStringLiteral("trainButton"))->isEnabled());
+        t->setTestCircuits({sample_path()});
+        QVERIFY(t->whyTrainIsOff().contains(QStringLiteral("cannot be a test circuit")));
+    }
+};
+
+QTEST_MAIN(TestTrainingPanel)
+#include "tst_training_panel.moc"

@@ -1,0 +1,220 @@
+#pragma once
+// The graph canvas: an OpenGL 3.3 core-profile view of a circuit graph.
+//
+//   drawing      nodes are instanced quads (a disc of fixed pixel radius, drawn in id order),
+//                edges are GL_LINES indexed into the same position buffer; positions, colours
+//                and flags live in VBOs, rewritten when they change (layout snapshots, colour
+//                mode, selection)
+//   detail       a large graph zoomed out is drawn as its community super-graph: one disc per
+//                community at its centroid, sized by its node count, edges shaded by weight
+//   navigation   drag to pan, wheel or +/- to zoom, arrows to pan, 0 or Home to fit;
+//                Shift+drag selects a box; a click selects the node under the mouse
+//   picking      exact for what is drawn: NodeGrid finds the topmost disc under a point
+//   overlay      Dear ImGui (legend, layout controls, hover card, frame rate) through
+//                ImGuiQtBridge and the stock OpenGL3 renderer backend
+//   layout       snapshots from a LayoutRunner move the nodes while it runs
+#include "canvas/canvas_geometry.hpp"
+#include "canvas/canvas_scene.hpp"
+#include "canvas/colour_map.hpp"
+#include "canvas/layout_runner.hpp"
+
+#include <QElapsedTimer>
+#include <QOpenGLExtraFunctions>
+#include <QOpenGLWidget>
+#include <QPointer>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QOpenGLShaderProgram;
+struct ImGuiContext;
+
+namespace gsr::views::canvas {
+
+class ImGuiQtBridge;
+
+class GraphCanvas : public QOpenGLWidget, protected QOpenGLExtraFunctions {
+    Q_OBJECT
+
+public:
+    enum class View { Layout, Placement };
+    enum class Detail { Auto, Full, Communities };
+    /// What lies under a point: a node (full detail) or a community (super-graph).
+    struct Pick {
+        enum class Kind { None, Node, Community } kind = Kind::None;
+        std::int64_t id = -1;
+    };
+
+    explicit GraphCanvas(QWidget* parent = nullptr);
+    ~GraphCanvas() override;
+
+    /// OpenGL 3.3 core, 4x no multisampling (exact, reproducible pixels), no vsync wait.
+    static QSurfaceFormat surfaceFormat();
+    /// Whether this platform can make a 3.3 core context; `why` says why not. Cached.
+    static bool openGlAvailable(QString* why = nullptr);
+
+    // ---- content --------------------------------------------------------------------------
+    /// Shows `scene`: positions start at its DEF placement, else all at the origin.
+    void setScene(std::shared_ptr<const CanvasScene> scene);
+    const CanvasScene* scene() const { return scene_.get(); }
+    std::shared_ptr<const CanvasScene> sharedScene() const { return scene_; }
+    /// Layout positions (one per node; ignored while the placement view is shown).
+    void setPositions(const std::vector<layout::Point2>& positions);
+    /// The positions drawn now (layout or placement).
+    const std::vector<Vec2>& positions() const { return positions_; }
+
+    void setView(View view);
+    View view() const { return view_; }
+    bool hasPlacement() const { return scene_ && !scene_->placement.empty(); }
+
+    void setColourMode(ColourMode mode);
+    ColourMode colourMode() const { return colour_.mode; }
+    void setCommunityLevel(int level);
+    int communityLevel() const { return colour_.community_level; }
+    /// Predicted signal probability per node (enables the prediction-error colours).
+    void setPredictions(std::vector<float> predictions);
+    /// The colour of each node as drawn.
+    const std::vector<Rgba>& nodeColours() const { return node_colours_; }
+
+    /// The runner whose snapshots move the nodes and whom the overlay's buttons drive.
+    void setLayoutRunner(LayoutRunner* runner);
+    LayoutRunner* layoutRunner() const { return runner_; }
+
+    // ---- view -----------------------------------------------------------------------------
+    const Camera& camera() const { return camera_; }
+    void setCamera(const Camera& camera);
+    void fitToView();
+    void setDetail(Detail detail);
+    Detail detail() const { return detail_; }
+    /// Auto detail draws all nodes while nodes / (zoom / fit zoom)^2 stays below this.
+    void setFullDetailBudget(std::size_t nodes);
+    /// Whether the next frame draws the super-graph.
+    bool drawsSuperGraph() const;
+    void setOverlayVisible(bool on);
+    bool overlayVisible() const { return overlay_visible_; }
+    static constexpr float kNodeRadius = 4.5f; ///< logical pixels, full detail
+
+    // ---- picking and selection ----------------------------------------------------------
+    Pick pickAt(const QPointF& position) const;
+    /// Node under `position` at full detail, else -1.
+    std::int64_t nodeAt(const QPointF& position) const;
+    QPointF screenPosition(std::uint32_t node) const;
+    const std::vector<std::uint32_t>& selection() const { return selection_; }
+    void setSelection(std::vector<std::uint32_t> nodes);
+    /// Selects the nodes whose centres lie in the rectangle (logical pixels).
+    void selectBox(const QRectF& rect);
+    std::int64_t hoveredNode() const { return hovered_.kind == Pick::Kind::Node ? hovered_.id : -1; }
+
+    // ---- overlay and timing -------------------------------------------------------------
+    ImGuiContext* imguiContext() const { return imgui_; }
+    /// CPU time of the last paintGL, milliseconds.
+    double lastPaintMs() const { return last_paint_ms_; }
+    /// Frames per second over the last second of painting.
+    double framesPerSecond() const { return fps_; }
+    /// Renders one frame now and waits for the GL to finish; returns its wall time in ms.
+    double renderFrameBlocking();
+    /// The overlay's find field: its text and where it was drawn (empty before a frame).
+    QString findText() const { return QString::fromUtf8(find_buffer_); }
+    QRectF findFieldRect() const { return find_field_; }
+
+signals:
+    void hoveredChanged(qint64 node);
+    void selectionChanged();
+    void viewChanged();
+
+protected:
+    void initializeGL() override;
+    void resizeGL(int w, int h) override;
+    void paintGL() override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void keyReleaseEvent(QKeyEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    void focusInEvent(QFocusEvent* event) override;
+    void focusOutEvent(QFocusEvent* event) override;
+
+private:
+    struct GlState;
+
+    void onSnapshot();
+    void recolour();
+    void rebuildSuperColours();
+    void updateSuperGeometry();
+    void markPositionsChanged();
+    void uploadIfNeeded();
+    void drawOverlay(); ///< canvas_overlay.cpp
+    void drawHoverCard();
+    void drawLegendWindow();
+    void drawLayoutWindow();
+    void findNode(const QString& text);
+    float superRadius(std::uint32_t community) const;
+    void setHovered(const Pick& pick);
+    void ensureGrid() const;
+    /// Full detail of a graph above the budget: draw only what is in view.
+    bool cullsToView() const;
+    void uploadCulled();
+
+    std::shared_ptr<const CanvasScene> scene_;
+    std::vector<Vec2> layout_positions_; ///< the layout's, kept while the placement is shown
+    std::vector<Vec2> placement_positions_;
+    std::vector<Vec2> positions_; ///< drawn
+    std::vector<Rgba> node_colours_;
+    std::vector<float> node_flags_; ///< 1 selected, 2 hovered
+    std::vector<float> predictions_;
+    ColourInputs colour_;
+    View view_ = View::Layout;
+    Detail detail_ = Detail::Auto;
+    std::size_t full_detail_budget_ = 20000; ///< nodes in view at full detail
+
+    // The community super-graph, for the partition colours follow (the final one).
+    std::vector<Vec2> super_positions_;
+    std::vector<Rgba> super_colours_;
+    std::vector<float> super_radius_;
+    std::vector<float> super_edge_vertices_; ///< x, y, alpha per endpoint
+
+    Camera camera_;
+    double fit_zoom_ = 1; ///< zoom at which the whole graph fits
+    bool fitted_ = false;
+    mutable NodeGrid grid_;
+    mutable bool grid_dirty_ = true;
+
+    std::vector<std::uint32_t> selection_;
+    Pick hovered_;
+    QPointF mouse_;
+    bool mouse_inside_ = false;
+    std::optional<QPointF> drag_from_; ///< pan or box select in progress
+    bool box_selecting_ = false;
+    bool dragged_ = false;
+    char find_buffer_[128] = {};
+    QRectF find_field_; ///< where the overlay drew the find field (logical pixels)
+    bool auto_fit_ = true; ///< follow the layout until the user moves the view
+
+    QPointer<LayoutRunner> runner_;
+
+    struct CullKey {
+        double x0 = 0, y0 = 0, x1 = -1, y1 = -1;
+        std::uint64_t positions = 0, colours = 0, flags = 0;
+        bool operator==(const CullKey&) const = default;
+    };
+    CullKey cull_key_;
+    std::uint64_t positions_version_ = 0, colours_version_ = 0, flags_version_ = 0;
+    bool positions_dirty_ = true, colours_dirty_ = true, flags_dirty_ = true,
+         edges_dirty_ = true, super_dirty_ = true;
+    std::unique_ptr<GlState> gl_;
+    ImGuiContext* imgui_ = nullptr;
+    std::unique_ptr<ImGuiQtBridge> bridge_;
+    bool overlay_visible_ = true;
+    bool overlay_ready_ = false;
+
+    QElapsedTimer clock_;
+    double last_frame_time_ = -1;
+    double last_paint_ms_ = 0;
+    double fps_ = 0;
+    std::vector<double> frame_times_; ///< seconds of the recent frames
+};
+
+} // namespace gsr::views::canvas

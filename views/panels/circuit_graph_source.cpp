@@ -1,0 +1,38 @@
+#include "panels/circuit_graph_source.hpp"
+
+#include "netlist/readers.hpp"
+#include "util/diagnostics.hpp"
+
+#include <QFile>
+#include <QObject>
+
+#include <new>
+
+namespace gsr::views {
+
+std::shared_ptr<const LoadedGraph> load_circuit_graph(const QString& path)
+{
+    auto loaded = std::make_shared<LoadedGraph>();
+    loaded->path = path;
+    const netlist::Circuit circuit = netlist::load_netlist(QFile::encodeName(path).toStdString());
+    loaded->graph = graph::build_graph(circuit);
+    return loaded;
+}
+
+QString describe_failure(std::exception_ptr failure)
+{
+    try {
+        std::rethrow_exception(failure);
+    } catch (const Error& e) {
+        return QString::fromStdString(e.what());
+    } catch (const std::bad_alloc&) {
+        return QObject::tr("There is not enough memory for this. Close other programs, or try a "
+                           "smaller circuit or model.");
+    } catch (const std::exception& e) {
+        return QObject::tr("Internal error (please report it): %1").arg(QString::fromUtf8(e.what()));
+    } catch (...) {
+        return QObject::tr("Unknown internal error (please report it).");
+    }
+}
+
+} // namespace gsr::views

@@ -1,0 +1,38 @@
+#pragma once
+// The `gsr` command line that does what a GUI action did, for the Console dock: a user can
+// repeat or script any step they took in the window. One place writes every line, with the
+// flag names of app/cli, so the two stay in step.
+#include "community/community_detection.hpp"
+#include "nn/graph_input.hpp"
+#include "nn/model_config.hpp"
+
+#include <QString>
+#include <QStringList>
+
+#include <cstdint>
+
+namespace gsr::views {
+
+struct TrainingSettings;
+
+/// A word as a POSIX shell reads it back: unchanged when it is plain, else in single quotes.
+QString shell_quote(const QString& word);
+/// "gsr" followed by the quoted words.
+QString gsr_command(const QStringList& words);
+
+/// A number in its shortest form that reads back to the same double ("0.001", "1e-05").
+QString shortest_number(double value);
+
+QString info_command(const QString& file);
+QString import_command(const QString& file, const QString& project);
+QString netlists_command(const QString& project);
+QString runs_list_command(const QString& project);
+QString communities_command(const QString& file, const community::CommunityOptions& options);
+/// Every flag of the run, so the line trains the same run. Without a project the line names
+/// PROJECT.gsr, which `gsr train` needs and the GUI did without.
+QString train_command(const TrainingSettings& settings, const QString& project);
+/// `epochs` 0: as the run was started.
+QString resume_command(const QString& project, std::int64_t run, std::uint32_t epochs = 0);
+QString memory_command(const nn::ModelConfig& config, const nn::GraphShape& shape);
+
+} // namespace gsr::views

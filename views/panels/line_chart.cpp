@@ -1,0 +1,91 @@
+#include "panels/line_chart.hpp"
+
+#include <QChart>
+#include <QChartView>
+#include <QLineSeries>
+#include <QPainter>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gsr::views {
+
+LineChart::LineChart(const QString& title, const QString& x_title, const QString& y_title,
+                     QWidget* parent)
+{
+    chart_ = new QChart;
+    chart_->setTitle(title);
+    chart_->legend()->setAlignment(Qt::AlignBottom);
+    chart_->setMargins(QMargins(4, 4, 4, 4));
+    x_axis_ = new QValueAxis;
+    x_axis_->setTitleText(x_title);
+    x_axis_->setLabelFormat(QStringLiteral("%d"));
+    y_axis_ = new QValueAxis;
+    y_axis_->setTitleText(y_title);
+    chart_->addAxis(x_axis_, Qt::AlignBottom);
+    chart_->addAxis(y_axis_, Qt::AlignLeft);
+    x_axis_->setRange(0, 1);
+    y_axis_->setRange(0, 1);
+    view_ = new QChartView(chart_, parent); // the view owns the chart
+    view_->setRenderHint(QPainter::Antialiasing);
+    view_->setMinimumHeight(160);
+}
+
+int LineChart::addSeries(const QString& name)
+{
+    auto* s = new QLineSeries;
+    s->setName(name);
+    s->setPointsVisible(true);
+    chart_->addSeries(s);
+    s->attachAxis(x_axis_);
+    s->attachAxis(y_axis_);
+    series_.append(s);
+    return static_cast<int>(series_.size()) - 1;
+}
+
+void LineChart::append(int index, double x, double y)
+{
+    if (!std::isfinite(x) || !std::isfinite(y)) return;
+    series_[index]->append(x, y);
+    x_lo_ = std::min(x_lo_, x);
+    x_hi_ = std::max(x_hi_, x);
+    y_lo_ = std::min(y_lo_, y);
+    y_hi_ = std::max(y_hi_, y);
+    updateRanges();
+}
+
+void LineChart::clearPoints()
+{
+    for (QLineSeries* s : series_) s->clear();
+    x_lo_ = y_lo_ = std::numeric_limits<double>::infinity();
+    x_hi_ = y_hi_ = -x_lo_;
+    x_axis_->setRange(0, 1);
+    if (!fixed_y_) y_axis_->setRange(0, 1);
+}
+
+void LineChart::clearSeries()
+{
+    chart_->removeAllSeries(); // deletes them
+    series_.clear();
+    clearPoints();
+}
+
+void LineChart::setFixedYRange(double lo, double hi)
+{
+    fixed_y_ = true;
+    y_axis_->setRange(lo, hi);
+}
+
+void LineChart::updateRanges()
+{
+    // Whole epochs on x; a margin on y so the extreme points are not cut by the frame.
+    x_axis_->setRange(std::floor(x_lo_), std::max(std::ceil(x_hi_), std::floor(x_lo_) + 1));
+    x_axis_->setTickCount(std::clamp(static_cast<int>(x_axis_->max() - x_axis_->min()) + 1, 2, 11));
+    if (fixed_y_) return;
+    const double span = y_hi_ - y_lo_;
+    const double pad = span > 0 ? 0.05 * span : std::max(0.05 * std::abs(y_hi_), 0.01);
+    y_axis_->setRange(y_lo_ - pad, y_hi_ + pad);
+}
+
+} // namespace gsr::views

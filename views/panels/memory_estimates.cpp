@@ -1,0 +1,59 @@
+#include "panels/memory_estimates.hpp"
+
+#include <QObject>
+
+#include <unistd.h>
+
+namespace gsr::views {
+
+std::size_t device_memory_bytes()
+{
+    // Training runs on the CPU backend in this build (train::choose_device), so its memory is
+    // the machine's.
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page = ::sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0) return 0;
+    return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page);
+}
+
+QString human_bytes(std::size_t bytes)
+{
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1024.0 && u < 4) {
+        v /= 1024.0;
+        ++u;
+    }
+    return u == 0 ? QStringLiteral("%1 B").arg(bytes)
+                  : QStringLiteral("%1 %2").arg(v, 0, 'f', v < 10 ? 2 : (v < 100 ? 1 : 0))
+                        .arg(QLatin1String(units[u]));
+}
+
+MemoryVerdict memory_verdict(std::size_t peak, std::size_t device)
+{
+    if (device == 0) return MemoryVerdict::Fits; // unknown: nothing to warn about
+    if (peak > device) return MemoryVerdict::TooLarge;
+    if (static_cast<double>(peak) > 0.8 * static_cast<double>(device)) return MemoryVerdict::Tight;
+    return MemoryVerdict::Fits;
+}
+
+QString memory_warning(std::size_t peak, std::size_t device)
+{
+    switch (memory_verdict(peak, device)) {
+    case MemoryVerdict::TooLarge:
+        return QObject::tr("This model needs about %1 at its peak, more than the %2 of the "
+                           "device: training would run out of memory. Use fewer layers, a "
+                           "narrower model, or the reversible models (rev, gsr), whose memory "
+                           "does not grow with depth.")
+            .arg(human_bytes(peak), human_bytes(device));
+    case MemoryVerdict::Tight:
+        return QObject::tr("This model needs about %1 at its peak, more than 80 % of the %2 of "
+                           "the device: training may run out of memory.")
+            .arg(human_bytes(peak), human_bytes(device));
+    case MemoryVerdict::Fits: break;
+    }
+    return {};
+}
+
+} // namespace gsr::views

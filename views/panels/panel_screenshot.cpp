@@ -1,0 +1,148 @@
+#include "panels/panel_screenshot.hpp"
+
+#include "panels/communities_panel.hpp"
+#include "panels/console_panel.hpp"
+#include "panels/memory_panel.hpp"
+#include "panels/runs_panel.hpp"
+#include "panels/studio_panels.hpp"
+#include "panels/training_panel.hpp"
+#include "util/diagnostics.hpp"
+#include "util/resources.hpp"
+
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QItemSelectionModel>
+#include <QPixmap>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QWidget>
+
+#include <iostream>
+
+namespace gsr::views {
+
+namespace {
+
+constexpr int kTrainTimeoutMs = 120000;
+
+void settle()
+{
+    for (int i = 0; i < 10; ++i) QCoreApplication::processEvents();
+}
+
+/// Trains with the form as it is and waits for the end. False when it did not finish.
+bool train_now(StudioPanels& panels)
+{
+    TrainingPanel* t = panels.training();
+    t->train();
+    if (!t->isTraining()) return false; // refused: the status line says why
+    const QDeadlineTimer deadline(kTrainTimeoutMs);
+    while (t->isTraining() && !deadline.hasExpired())
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+    settle();
+    return !t->isTraining() && t->lastOutcome() &&
+           t->lastOutcome()->status != QLatin1String("failed");
+}
+
+bool save(QWidget* widget, const QSize& size, const QString& out_png)
+{
+    widget->resize(size);
+    widget->show();
+    settle();
+    const QPixmap shot = widget->grab();
+    if (shot.isNull() || !shot.save(out_png, "PNG")) {
+        std::cerr << "gsr-studio: could not write " << out_png.toStdString() << '\n';
+        return false;
+    }
+    std::cout << "wrote " << out_png.toStdString() << " (" << shot.width() << "x"
+              << shot.height() << ")\n";
+    return true;
+}
+
+QStringList test_circuits()
+{
+    const QString list = qEnvironmentVariable("GSR_SCREENSHOT_TEST");
+    QStringList out;
+    for (const QString& p : list.split(QLatin1Char(':'), Qt::SkipEmptyParts)) out << p;
+    return out;
+}
+
+} // namespace
+
+QStringList screenshot_panels()
+{
+    return {QStringLiteral("communities"), QStringLiteral("training"), QStringLiteral("memory"),
+            QStringLiteral("runs"), QStringLiteral("console")};
+}
+
+bool render_panel_screenshot(const QString& panel, const QString& out_png, const QString& file)
+{
+    if (!screenshot_panels().contains(panel)) {
+        std::cerr << "gsr-studio: unknown panel '" << panel.toStdString() << "' (known: "
+                  << screenshot_panels().join(QStringLiteral(", ")).toStdString() << ")\n";
+        return false;
+    }
+    QString path = file;
+    if (path.isEmpty()) {
+        try {
+            path = QString::fromStdString(bundled_sample_path());
+        } catch (const Error& e) {
+            std::cerr << "gsr-studio: " << e.what() << '\n';
+            return false;
+        }
+    }
+
+    StudioPanels panels;
+    if (!panels.setNetlistNow(path)) {
+        std::cerr << "gsr-studio: could not read " << path.toStdString() << '\n';
+        return false;
+    }
+    panels.communities()->detectNow();
+    if (panel == QLatin1String("communities")) {
+        QTableView* table = panels.communities()->table();
+        table->selectRow(0);
+        return save(panels.communities(), QSize(560, 640), out_png);
+    }
+
+    // Training-based panels: runs go into a throwaway project.
+    QTemporaryDir dir;
+    if (!dir.isValid()) {
+        std::cerr << "gsr-studio: cannot create a temporary folder\n";
+        return false;
+    }
+    panels.setProject(dir.filePath(QStringLiteral("screenshot.gsr")));
+    TrainingPanel* t = panels.training();
+    const QStringList tests = test_circuits();
+    t->setTestCircuits(tests);
+    bool trained = false;
+    if (!tests.isEmpty()) {
+        if (panel == QLatin1String("memory")) t->applyPreset(1); // deep: flat vs growing memory
+        else t->applyPreset(0);
+        TrainingSettings s = t->settings();
+        s.config.epochs = panel == QLatin1String("memory") ? 5 : 40;
+        s.config.patience = 0;
+        t->setSettings(s);
+        trained = train_now(panels);
+        if (panel == QLatin1String("runs") && trained) {
+            // A second run to compare with: the residual model of the same size.
+            s.config.model.kind = nn::ModelKind::Res;
+            t->setSettings(s);
+            trained = train_now(panels);
+            panels.runs()->refresh();
+            panels.runs()->selectRuns({1, 2});
+            panels.runs()->compareSelected();
+        }
+    }
+    if (!tests.isEmpty() && !trained)
+        std::cerr << "gsr-studio: the training for the screenshot did not finish: "
+                  << t->statusText().toStdString() << '\n';
+
+    if (panel == QLatin1String("training")) return save(t, QSize(1400, 520), out_png);
+    if (panel == QLatin1String("memory")) return save(panels.memory(), QSize(1400, 520), out_png);
+    if (panel == QLatin1String("runs")) return save(panels.runs(), QSize(1200, 640), out_png);
+    return save(panels.console(), QSize(1100, 300), out_png);
+}
+
+} // namespace gsr::views

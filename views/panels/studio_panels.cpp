@@ -1,0 +1,230 @@
+#include "panels/studio_panels.hpp"
+
+#include "mainwindow/main_window.hpp"
+#include "panels/cli_equivalent.hpp"
+#include "panels/communities_panel.hpp"
+#include "panels/console_panel.hpp"
+#include "panels/memory_panel.hpp"
+#include "panels/runs_panel.hpp"
+#include "panels/training_panel.hpp"
+#include "project/project_session.hpp"
+#include "report/netlist_summary.hpp"
+
+#include <QAction>
+#include <QCoreApplication>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPointer>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace gsr::views {
+
+namespace {
+
+struct GraphOutcome {
+    std::shared_ptr<const LoadedGraph> graph;
+    QString error;
+};
+
+GraphOutcome read_graph(const QString& path)
+{
+    GraphOutcome out;
+    try {
+        out.graph = load_circuit_graph(path);
+    } catch (...) {
+        out.error = describe_failure(std::current_exception());
+    }
+    return out;
+}
+
+/// Waiting for a run to stop: it ends after the step in progress, which is short for the
+/// models a desktop trains; a minute covers a very large step.
+constexpr int kStopWaitMs = 60000;
+
+} // namespace
+
+StudioPanels::StudioPanels(QObject* parent) : QObject(parent)
+{
+    communities_ = new CommunitiesPanel;
+    training_ = new TrainingPanel;
+    memory_ = new MemoryPanel;
+    runs_ = new RunsPanel;
+    console_ = new ConsolePanel;
+    wirePanels();
+    memory_->setModelConfig(training_->settings().config.model);
+}
+
+StudioPanels::~StudioPanels()
+{
+    // The training panel first: its runner stops the worker thread before anything goes.
+    for (QWidget* w : std::initializer_list<QWidget*>{training_, communities_, memory_, runs_,
+                                                      console_})
+        if (w && !w->parentWidget()) delete w;
+}
+
+void StudioPanels::wirePanels()
+{
+    connect(communities_, &CommunitiesPanel::commandIssued, console_, &ConsolePanel::appendCommand);
+    connect(communities_, &CommunitiesPanel::communitySelected, this,
+            &StudioPanels::communitySelected);
+    connect(communities_, &CommunitiesPanel::communitiesDetected, this,
+            &StudioPanels::communitiesDetected);
+    connect(communities_, &CommunitiesPanel::detectionFailed, console_, &ConsolePanel::appendNote);
+    connect(training_, &TrainingPanel::commandIssued, console_, &ConsolePanel::appendCommand);
+    connect(training_, &TrainingPanel::noteIssued, console_, &ConsolePanel::appendNote);
+    connect(training_, &TrainingPanel::settingsChanged, memory_,
+            [this](const TrainingSettings& s) { memory_->setModelConfig(s.config.model); });
+    connect(training_, &TrainingPanel::runCreated, runs_, &RunsPanel::refresh);
+    connect(training_, &TrainingPanel::trainingFinished, this, [this](const TrainingOutcome& o) {
+        runs_->refresh();
+        if (o.status != QLatin1String("failed") && !o.memory.layers.empty())
+            memory_->showMeasured(o.memory, training_->runner()->settings().config.model,
+                                  o.run_id > 0 ? tr("run %1").arg(o.run_id) : tr("last run"));
+    });
+    connect(runs_, &RunsPanel::commandIssued, console_, &ConsolePanel::appendCommand);
+    connect(runs_, &RunsPanel::resumeRequested, training_, &TrainingPanel::resumeRun);
+}
+
+void StudioPanels::install(MainWindow& window)
+{
+    window_ = &window;
+    auto dock = [&](QWidget* panel, const QString& title, const char* name,
+                    Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, &window);
+        d->setObjectName(QString::fromLatin1(name));
+        d->setWidget(panel);
+        window.addDockWidget(area, d);
+        docks_ << d;
+        return d;
+    };
+    QDockWidget* communities = dock(communities_, tr("Communities"), "communitiesDock",
+                                    Qt::RightDockWidgetArea);
+    QDockWidget* training = dock(training_, tr("Training"), "trainingDock",
+                                 Qt::BottomDockWidgetArea);
+    QDockWidget* memory = dock(memory_, tr("Memory"), "memoryDock", Qt::BottomDockWidgetArea);
+    QDockWidget* runs = dock(runs_, tr("Runs"), "runsDock", Qt::BottomDockWidgetArea);
+    QDockWidget* console = dock(console_, tr("Console"), "consoleDock", Qt::BottomDockWidgetArea);
+    // Tabs at the bottom, Training in front; the Console beside the window's Messages.
+    window.tabifyDockWidget(training, memory);
+    window.tabifyDockWidget(training, runs);
+    if (auto* messages = window.findChild<QDockWidget*>(QStringLiteral("messagesDock")))
+        window.tabifyDockWidget(messages, console);
+    else
+        window.tabifyDockWidget(training, console);
+    if (auto* summary = window.findChild<QDockWidget*>(QStringLiteral("summaryDock")))
+        window.tabifyDockWidget(summary, communities);
+    training->raise();
+    communities->raise();
+
+    // An Analysis menu before Help: the panels' main actions with shortcuts.
+    auto* menu = new QMenu(tr("&Analysis"), &window);
+    QAction* detect = menu->addAction(tr("&Detect Communities"), communities_,
+                                      &CommunitiesPanel::detect);
+    detect->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+    QAction* train = menu->addAction(tr("&Train"), training_, &TrainingPanel::train);
+    train->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+    QAction* stop = menu->addAction(tr("&Stop Training"), training_, &TrainingPanel::stop);
+    stop->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+    menu->addSeparator();
+    for (QDockWidget* d : docks_) menu->addAction(d->toggleViewAction());
+    const QList<QAction*> top = window.menuBar()->actions();
+    window.menuBar()->insertMenu(top.isEmpty() ? nullptr : top.last(), menu);
+
+    connect(&window, &MainWindow::loadFinished, this, &StudioPanels::setNetlist);
+    connect(&window, &MainWindow::loadFailed, this, [this](const QString& path, const QString& m) {
+        console_->appendCommand(info_command(path));
+        console_->appendNote(m);
+    });
+    connect(&window, &MainWindow::projectChanged, this, &StudioPanels::setProject);
+    if (auto* import = window.findChild<QAction*>(QStringLiteral("importAction")))
+        connect(import, &QAction::triggered, this, [this, w = &window] {
+            if (w->summary() && w->project().isOpen())
+                console_->appendCommand(import_command(
+                    QString::fromStdString(w->summary()->path), w->project().path()));
+        });
+    if (!close_question_) {
+        close_question_ = [w = &window](const QString& question) {
+            if (!w->showsMessageBoxes()) return true;
+            return QMessageBox::question(w, tr("GSR Studio"), question,
+                                         QMessageBox::Yes | QMessageBox::Cancel,
+                                         QMessageBox::Cancel) == QMessageBox::Yes;
+        };
+    }
+}
+
+void StudioPanels::setNetlist(const QString& path)
+{
+    console_->appendCommand(info_command(path));
+    training_->setNetlist(path);
+    const std::uint64_t job = next_graph_job_++;
+    graph_job_ = job;
+    auto* watcher = new QFutureWatcher<GraphOutcome>(this);
+    connect(watcher, &QFutureWatcher<GraphOutcome>::finished, this, [this, watcher, job, path] {
+        const GraphOutcome out = watcher->result();
+        watcher->deleteLater();
+        if (job != graph_job_) return; // another netlist was opened meanwhile
+        graph_job_ = 0;
+        if (out.graph) {
+            useGraph(out.graph);
+        } else {
+            console_->appendNote(out.error);
+            Q_EMIT graphFailed(path, out.error);
+        }
+    });
+    watcher->setFuture(QtConcurrent::run([path] { return read_graph(path); }));
+}
+
+bool StudioPanels::setNetlistNow(const QString& path)
+{
+    console_->appendCommand(info_command(path));
+    training_->setNetlist(path);
+    graph_job_ = 0;
+    const GraphOutcome out = read_graph(path);
+    if (!out.graph) {
+        console_->appendNote(out.error);
+        Q_EMIT graphFailed(path, out.error);
+        return false;
+    }
+    useGraph(out.graph);
+    return true;
+}
+
+void StudioPanels::useGraph(std::shared_ptr<const LoadedGraph> graph)
+{
+    graph_ = std::move(graph);
+    const graph::CircuitGraph& g = graph_->graph;
+    // The trainer's features: the one-hot of the cell types, fan-in, fan-out and three flags.
+    const nn::GraphShape shape{g.node_count(), g.edge_count(), g.feature_count()};
+    communities_->setGraph(graph_);
+    memory_->setGraphShape(shape, QFileInfo(graph_->path).fileName());
+    training_->setGraphShape(shape);
+    Q_EMIT graphReady(graph_->path);
+}
+
+void StudioPanels::setProject(const QString& path)
+{
+    if (!path.isEmpty()) console_->appendCommand(netlists_command(path));
+    training_->setProject(path);
+    runs_->setProject(path);
+}
+
+bool StudioPanels::confirmClose()
+{
+    if (!training_->isTraining()) return true;
+    const QString question =
+        tr("A training run is in progress. Stop it and close GSR Studio?\n\n"
+           "The run keeps its last finished epoch: Resume in the Runs panel (or gsr train "
+           "--resume) continues it later.");
+    if (close_question_ && !close_question_(question)) return false;
+    training_->stop();
+    training_->runner()->waitForThread(kStopWaitMs);
+    // Deliver the run's outcome (its store record is already written by the worker).
+    QCoreApplication::processEvents();
+    return true;
+}
+
+} // namespace gsr::views

@@ -1,0 +1,90 @@
+#pragma once
+// The analysis panels of GSR Studio and their wiring: Communities, Training, Memory, Runs and
+// Console, each a dock of the main window. StudioPanels owns them, keeps the circuit graph
+// they share (read off the UI thread when a netlist loads), passes the project along, writes
+// each action's `gsr` command line to the Console, and asks before the window closes on a
+// run in progress. It also works without a window (screenshots).
+#include "panels/circuit_graph_source.hpp"
+
+#include <QList>
+#include <QObject>
+#include <QString>
+#include <QVector>
+
+#include <functional>
+#include <memory>
+
+class QDockWidget;
+class QWidget;
+
+namespace gsr::views {
+
+class CommunitiesPanel;
+class ConsolePanel;
+class MainWindow;
+class MemoryPanel;
+class RunsPanel;
+class TrainingPanel;
+
+class StudioPanels : public QObject {
+    Q_OBJECT
+
+public:
+    explicit StudioPanels(QObject* parent = nullptr);
+    /// Deletes the panels no dock took.
+    ~StudioPanels() override;
+
+    /// @brief Puts the panels into docks of `window` and follows its netlist and project.
+    void install(MainWindow& window);
+
+    CommunitiesPanel* communities() const { return communities_; }
+    TrainingPanel* training() const { return training_; }
+    MemoryPanel* memory() const { return memory_; }
+    RunsPanel* runs() const { return runs_; }
+    ConsolePanel* console() const { return console_; }
+    QList<QDockWidget*> docks() const { return docks_; }
+
+    /// The shared graph (null until one is read).
+    const LoadedGraph* graph() const { return graph_.get(); }
+    bool isLoadingGraph() const { return graph_job_ != 0; }
+
+    /// @brief A netlist was opened: logs `gsr info`, reads its graph in the background and
+    /// makes it the training circuit.
+    void setNetlist(const QString& path);
+    /// @brief As setNetlist(), reading the graph on the calling thread. False on failure.
+    bool setNetlistNow(const QString& path);
+    void setProject(const QString& path);
+
+    /// @brief Whether the window may close: true when nothing runs, or when the user agrees
+    /// to stop the run in progress (which is then stopped, keeping its last checkpoint).
+    bool confirmClose();
+    /// What confirmClose() asks; returns true to stop and close. The default asks in a
+    /// message box when `window` shows them, and says yes otherwise (scripts, tests).
+    using CloseQuestion = std::function<bool(const QString& question)>;
+    void setCloseQuestion(CloseQuestion question) { close_question_ = std::move(question); }
+
+signals:
+    /// The graph of `path` is ready (the panels have it).
+    void graphReady(const QString& path);
+    void graphFailed(const QString& path, const QString& message);
+    /// Forwarded from the Communities panel, for the canvas.
+    void communitySelected(int community, const QVector<quint32>& nodes);
+    void communitiesDetected(const QString& path, const QVector<quint32>& membership);
+
+private:
+    void useGraph(std::shared_ptr<const LoadedGraph> graph);
+    void wirePanels();
+
+    CommunitiesPanel* communities_ = nullptr;
+    TrainingPanel* training_ = nullptr;
+    MemoryPanel* memory_ = nullptr;
+    RunsPanel* runs_ = nullptr;
+    ConsolePanel* console_ = nullptr;
+    QList<QDockWidget*> docks_;
+    std::shared_ptr<const LoadedGraph> graph_;
+    std::uint64_t next_graph_job_ = 1, graph_job_ = 0;
+    CloseQuestion close_question_;
+    QWidget* window_ = nullptr;
+};
+
+} // namespace gsr::views

@@ -1,0 +1,272 @@
+#include "panels/training_runner.hpp"
+
+#include "panels/circuit_graph_source.hpp"
+#include "train/report_json.hpp"
+#include "util/diagnostics.hpp"
+
+#ifdef GSR_HAVE_STORE
+#include "store/run_store.hpp"
+#endif
+
+#include <QFile>
+#include <QThread>
+
+#include <algorithm>
+#include <chrono>
+
+namespace gsr::views {
+
+namespace {
+
+std::vector<std::string> std_strings(const QStringList& list)
+{
+    std::vector<std::string> out;
+    for (const QString& s : list) out.push_back(QFile::encodeName(s).toStdString());
+    return out;
+}
+
+EpochPoint point_of(const train::EpochReport& r)
+{
+    EpochPoint p;
+    p.epoch = r.epoch;
+    p.train_loss = r.train_loss;
+    p.val_loss = r.validation.loss;
+    p.val_pearson = r.validation.metrics.pearson.value;
+    p.val_spearman = r.validation.metrics.spearman.value;
+    p.val_kendall = r.validation.metrics.kendall.value;
+    p.test_pearson = r.test.metrics.pearson.value;
+    p.seconds = r.seconds;
+    p.improved = r.improved;
+    return p;
+}
+
+/// (true, predicted) of every test node, thinned evenly to at most kMaxScatter points.
+QVector<QPointF> test_scatter(train::Trainer& trainer, const train::Dataset& data)
+{
+    QVector<QPointF> all;
+    for (std::size_t c = 0; c < data.circuits.size(); ++c) {
+        const train::CircuitData& circuit = data.circuits[c];
+        if (std::none_of(circuit.split.begin(), circuit.split.end(),
+                         [](train::Split s) { return s == train::Split::Test; }))
+            continue;
+        const std::vector<double> predicted = trainer.predict(c);
+        for (std::size_t v = 0; v < circuit.split.size(); ++v)
+            if (circuit.split[v] == train::Split::Test)
+                all.append(QPointF(circuit.target[v], predicted[v]));
+    }
+    if (all.size() <= TrainingOutcome::kMaxScatter) return all;
+    QVector<QPointF> thinned;
+    thinned.reserve(TrainingOutcome::kMaxScatter);
+    for (int i = 0; i < TrainingOutcome::kMaxScatter; ++i)
+        thinned.append(all[static_cast<int>(qint64(i) * all.size() / TrainingOutcome::kMaxScatter)]);
+    return thinned;
+}
+
+} // namespace
+
+double TrainingProgress::fraction() const
+{
+    const double total = epochs >= first_epoch ? double(epochs - first_epoch + 1) : 1.0;
+    const double share = steps ? double(step) / double(steps) : 0.0;
+    // Evaluation (one forward pass per circuit) is a small part of an epoch's work.
+    const double within = evaluating ? 0.9 + 0.1 * share : 0.9 * share;
+    const double done = double(epoch) - double(first_epoch) + within;
+    return std::clamp(done / total, 0.0, 1.0);
+}
+
+TrainingRunner::TrainingRunner(QObject* parent) : QObject(parent)
+{
+    qRegisterMetaType<EpochPoint>();
+    qRegisterMetaType<TrainingProgress>();
+    qRegisterMetaType<TrainingOutcome>();
+}
+
+TrainingRunner::~TrainingRunner()
+{
+    if (thread_) {
+        if (cancel_) *cancel_ = true;
+        thread_->wait();
+        delete thread_;
+    }
+}
+
+bool TrainingRunner::canResumeInMemory() const
+{
+    return memory_log_ && memory_run_resumable_ && !running_;
+}
+
+bool TrainingRunner::start(const TrainingSettings& settings, const QString& project)
+{
+    Job job;
+    job.settings = settings;
+    job.settings.normalize();
+    job.project = project;
+    return launch(std::move(job));
+}
+
+bool TrainingRunner::resume(const QString& project, std::int64_t run_id, std::uint32_t epochs)
+{
+    Job job;
+    job.project = project;
+    job.run_id = run_id;
+    job.resume = true;
+    job.epochs = epochs;
+    // Without a project the settings are the in-memory run's own.
+    if (project.isEmpty()) {
+        if (!canResumeInMemory()) return false;
+        job.settings = settings_;
+        if (epochs > 0) job.settings.config.epochs = epochs;
+    }
+    return launch(std::move(job));
+}
+
+bool TrainingRunner::launch(Job job)
+{
+    if (running_) return false;
+    if (thread_) {
+        thread_->wait();
+        delete thread_;
+        thread_ = nullptr;
+    }
+    running_ = true;
+    if (!job.resume) settings_ = job.settings;
+    cancel_ = std::make_shared<std::atomic<bool>>(false);
+    if (job.project.isEmpty() && !job.resume) memory_log_ = std::make_shared<train::MemoryRunLog>();
+    memory_run_resumable_ = false;
+    thread_ = QThread::create(&TrainingRunner::work, this, std::move(job), cancel_, memory_log_);
+    thread_->setObjectName(QStringLiteral("gsr-training"));
+    thread_->start();
+    Q_EMIT started();
+    return true;
+}
+
+void TrainingRunner::cancel()
+{
+    if (running_ && cancel_) *cancel_ = true;
+}
+
+bool TrainingRunner::waitForThread(int timeout_ms)
+{
+    return !thread_ || thread_->wait(QDeadlineTimer(timeout_ms));
+}
+
+void TrainingRunner::work(TrainingRunner* self, Job job,
+                          std::shared_ptr<std::atomic<bool>> cancel,
+                          std::shared_ptr<train::MemoryRunLog> memory_log)
+{
+    auto post = [self](auto&& body) {
+        QMetaObject::invokeMethod(self, std::forward<decltype(body)>(body), Qt::QueuedConnection);
+    };
+    TrainingOutcome out;
+    out.run_id = job.run_id;
+#ifdef GSR_HAVE_STORE
+    std::optional<store::RunStore> store;
+#endif
+    try {
+        const train::DeviceChoice device = train::choose_device("cpu");
+        TrainingSettings settings = job.settings;
+        if (!job.project.isEmpty()) {
+#ifdef GSR_HAVE_STORE
+            store.emplace(store::RunStore::open(QFile::encodeName(job.project).toStdString(),
+                                                store::OpenMode::CreateOrOpen));
+            if (job.resume) {
+                const std::optional<store::RunRecord> run = store->find_run(job.run_id);
+                if (!run)
+                    throw Error("the project has no run " + std::to_string(job.run_id) +
+                                " to resume");
+                settings = settings_from_json(nlohmann::json::parse(run->config_json));
+                if (job.epochs > 0) settings.config.epochs = job.epochs;
+                post([self, settings] { self->settings_ = settings; });
+            }
+#else
+            throw Error("this build has no project store (SQLite was not found when it was "
+                        "built): open no project to train in memory");
+#endif
+        }
+        out.epochs = settings.config.epochs;
+
+        train::HoldOut hold_out;
+        hold_out.validation = settings.holdout_validation;
+        hold_out.seed = settings.split_seed;
+        const train::Dataset data = train::load_dataset(
+            settings.target, std_strings(settings.train), std_strings(settings.validation),
+            std_strings(settings.test), hold_out);
+        for (const std::string& n : data.notes) out.notes << QString::fromStdString(n);
+        train::Trainer trainer(data, settings.config);
+
+        std::unique_ptr<train::RunLog> store_log;
+        train::RunLog* log = memory_log.get();
+#ifdef GSR_HAVE_STORE
+        if (store) {
+            if (!job.resume) {
+                store::RunRecord record;
+                record.config_json = settings_json(settings).dump();
+                record.device = device.device;
+                record.target = std::string(train::target_name(settings.target));
+                record.model = std::string(nn::model_kind_name(settings.config.model.kind));
+                out.run_id = store->create_run(record);
+                post([self, id = out.run_id] { Q_EMIT self->runCreated(id); });
+            }
+            store_log = std::make_unique<store::StoreRunLog>(*store, out.run_id);
+            log = store_log.get();
+        }
+#endif
+        if (!log) throw Error("nothing to resume: the run was not kept");
+
+        train::TrainCallbacks callbacks;
+        callbacks.cancel = cancel.get();
+        auto last_post = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+        std::uint32_t first_epoch = 0;
+        callbacks.progress = [&](const train::Progress& p) {
+            if (first_epoch == 0) first_epoch = p.epoch;
+            // A tiny model steps thousands of times a second: post at most 20 updates a second.
+            const auto now = std::chrono::steady_clock::now();
+            const bool last = p.step == p.steps;
+            if (!last && now - last_post < std::chrono::milliseconds(50)) return;
+            last_post = now;
+            TrainingProgress tp;
+            tp.epoch = p.epoch;
+            tp.epochs = p.epochs;
+            tp.first_epoch = first_epoch;
+            tp.step = p.step;
+            tp.steps = p.steps;
+            tp.evaluating = p.phase == train::Progress::Phase::Evaluating;
+            post([self, tp] { Q_EMIT self->progressed(tp); });
+        };
+        callbacks.epoch = [&](const train::EpochReport& r) {
+            post([self, point = point_of(r)] { Q_EMIT self->epochFinished(point); });
+        };
+
+        const train::TrainResult result = trainer.run(*log, callbacks, job.resume);
+        out.status = QString::fromLatin1(train::status_name(result.status).data());
+        out.first_epoch = result.first_epoch;
+        out.epochs_done = result.epochs_done;
+        out.best = result.best;
+        out.memory = result.memory;
+        out.parameter_count = result.parameter_count;
+        out.resumable = result.status == train::TrainResult::Status::Cancelled &&
+                        result.epochs_done > 0;
+        if (result.status != train::TrainResult::Status::Cancelled)
+            out.test_scatter = test_scatter(trainer, data);
+    } catch (...) {
+        out.status = QStringLiteral("failed");
+        out.error = describe_failure(std::current_exception());
+#ifdef GSR_HAVE_STORE
+        if (store && out.run_id > 0) {
+            try {
+                store->finish_run(out.run_id, "failed",
+                                  nlohmann::json{{"error", out.error.toStdString()}}.dump(), 0);
+            } catch (...) {
+                // The run stays "running" in the store; the error shown says what failed.
+            }
+        }
+#endif
+    }
+    post([self, out, in_memory = job.project.isEmpty()] {
+        self->running_ = false;
+        self->memory_run_resumable_ = in_memory && out.resumable;
+        Q_EMIT self->finished(out);
+    });
+}
+
+} // namespace gsr::views
