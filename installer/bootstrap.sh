@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # GSR Studio set-up for a fresh Debian 12 / Ubuntu 24.04 machine.
 #   installer/bootstrap.sh        install what is missing, build, run the main job on the sample
-#   installer/bootstrap.sh test   install what is missing, build, run the whole test suite
+#   installer/bootstrap.sh test   install what is missing, build, run the whole test suite,
+#                                 then build and check the .deb and .tar.gz (package_check.sh)
 #   installer/bootstrap.sh bench  the same set-up plus the benchmarks' baselines, then the benchmarks
-# Both are idempotent: a second run reuses the build in build/.
+#   installer/bootstrap.sh package  build, then the .deb and .tar.gz (build/release/packages/)
+# Each is idempotent: a second run reuses the build in build/
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -16,6 +18,9 @@ PACKAGES=(
   libsqlite3-dev libeigen3-dev libigraph-dev libmetis-dev nlohmann-json3-dev zlib1g-dev
   libgtest-dev libbenchmark-dev
   xvfb xauth yosys
+  # packaging (installer/package_check.sh): shlibdeps, desktop file and AppStream validators;
+  # rsvg-convert renders the icon PNGs (resources/icons/render_pngs.sh)
+  dpkg-dev file desktop-file-utils appstream librsvg2-bin
 )
 
 # Baselines that only the benchmarks need.
@@ -61,8 +66,13 @@ run_main_job() {
   say "no display: running the main job headless on the sample circuit $sample"
   "$bin/gsr" info "$sample"
   if [ -x "$bin/gsr-studio" ]; then
-    say "GSR Studio window, rendered off-screen: $ROOT/build/release/sample.png"
-    QT_QPA_PLATFORM=offscreen "$bin/gsr-studio" --screenshot main "$ROOT/build/release/sample.png" "$sample"
+    say "GSR Studio window (communities coloured, layout settled), rendered under Xvfb: $ROOT/build/release/sample.png"
+    if command -v xvfb-run > /dev/null; then
+      xvfb-run -a -s "-screen 0 1600x1200x24" \
+        "$bin/gsr-studio" --screenshot main "$ROOT/build/release/sample.png" "$sample"
+    else
+      QT_QPA_PLATFORM=offscreen "$bin/gsr-studio" --screenshot main "$ROOT/build/release/sample.png" "$sample"
+    fi
   fi
 }
 
@@ -74,6 +84,8 @@ run_tests() {
   build asan --target gsr test_cli test_core_netlist test_core_graph test_core_util
   say "running the parser tests under ASan + UBSan"
   (cd "$ROOT/build/asan" && ctest --output-on-failure -j "$JOBS" --timeout 900 -L unit)
+  # The packages, from the release build above (cpack installs it; nothing is rebuilt).
+  "$ROOT/installer/package_check.sh" "$ROOT/build/release"
 }
 
 run_benchmarks() {
@@ -84,6 +96,11 @@ run_benchmarks() {
   say "community detection against igraph; layout speed"
   "$bin/gsr_bench_community" --runs 5
   "$bin/gsr_bench_layout" --iterations 20
+  say "canvas frame time at hyp size (Xvfb, Mesa llvmpipe)"
+  xvfb-run -a -s "-screen 0 1600x1200x24" "$bin/gsr_bench_canvas" --iterations 30
+  say "COMM-RAND against random batching; SymGraph against the GNNs"
+  "$bin/gsr_bench_commrand" --epochs 8
+  "$bin/gsr_bench_symgraph"
   say "CPU training speed against PyTorch"
   "$ROOT/tests/bench/train_speed_vs_torch.sh" "$ROOT/build/release"
   say "quality on circuits never seen"
@@ -96,5 +113,6 @@ case "$MODE" in
   bench) install_missing "${BENCH_PACKAGES[@]}"; run_benchmarks ;;
   deps) install_missing ;;
   build) install_missing; build release ;;
-  *) echo "usage: $0 [run|test|bench|deps|build]" >&2; exit 1 ;;
+  package) install_missing; build release; "$ROOT/installer/package_check.sh" ;;
+  *) echo "usage: $0 [run|test|bench|deps|build|package]" >&2; exit 1 ;;
 esac
