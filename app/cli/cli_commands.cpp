@@ -103,7 +103,9 @@ void print_help()
         "         [--liberty LIB]... [--load-factor K]      per-net learning targets as CSV\n"
         "  train FILE... --test FILE... [--val FILE...] --db PROJECT [--target sp|toggle|level|arrival]\n"
         "        [--model gcn|sage|res|rev|gsr] [--layers L] [--hidden D] [--groups C] [--topk K]\n"
-        "        [--epochs E] [--lr X] [--batch B] [--seed S] [--patience P] [--device auto|cpu|gpu]\n"
+        "        [--epochs E] [--lr X] [--seed S] [--patience P] [--device auto|cpu|gpu]\n"
+        "        [--batching full|random|commrand|cluster] [--batch-size N] [--alpha A] [--beta B]\n"
+        "        [--fanout F1,F2,...] [--order community|rcm|original]\n"
         "        [--resume RUN] [--json]            train a GNN; test it on other circuits\n"
         "  runs list --db PROJECT [--json]          the training runs of a project\n"
         "  memory --model M --layers L --hidden D [--groups C] [--topk K] --nodes N --edges E\n"
@@ -112,6 +114,13 @@ void print_help()
         "              [--iterations K] [--liberty LIB]... [--json]   community detection\n"
         "  layout FILE --out CSV [--iterations N] [--seed S] [--threads T] [--liberty LIB]...\n"
         "                                            ForceAtlas2 positions (node,name,x,y)\n"
+        "  train FILE... --test FILE... --db PROJECT --model symgraph [--task value|bins] [--bins N]\n"
+        "        [--hops auto|1|2] [--max-rules R] [--seed S] [--json]   rules instead of a GNN\n"
+        "  rules RUN --db PROJECT [--format text|json] [--out F]   the rules of a symgraph run\n"
+        "  sol OP --shape ... [--dtype fp32|fp16|bf16] [--device NAME] [--json]\n"
+        "                                            speed-of-light bound of one operation\n"
+        "  kernels suite [--device NAME] [--json]    the built-in kernel problems and their SOL\n"
+        "  kernels emit PROBLEM --config JSON|TEXT   CUDA source of a kernel configuration\n"
         "  help                                      this text\n"
         "  --version                                 the version\n"
         "\n"
@@ -160,6 +169,9 @@ int run(const std::vector<std::string>& args)
     if (args[0] == "memory") return cmd_memory(rest);
     if (args[0] == "communities") return cmd_communities(rest);
     if (args[0] == "layout") return cmd_layout(rest);
+    if (args[0] == "rules") return cmd_rules(rest);
+    if (args[0] == "sol") return cmd_sol(rest);
+    if (args[0] == "kernels") return cmd_kernels(rest);
     throw UsageError("unknown command '" + args[0] + "'");
 }
 

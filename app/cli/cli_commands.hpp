@@ -45,5 +45,10 @@ int cmd_runs(const std::vector<std::string>& args);
 int cmd_memory(const std::vector<std::string>& args);
 int cmd_communities(const std::vector<std::string>& args);
 int cmd_layout(const std::vector<std::string>& args);
+/// `gsr train --model symgraph ...` (symgraph_command.cpp), called by cmd_train.
+int cmd_train_symgraph(const std::vector<std::string>& args);
+int cmd_rules(const std::vector<std::string>& args);
+int cmd_sol(const std::vector<std::string>& args);
+int cmd_kernels(const std::vector<std::string>& args);
 
 } // namespace gsr::cli
