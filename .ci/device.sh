@@ -2,8 +2,8 @@
 # Runs ON the GPU machine (through the device tool), from the repository root: builds the
 # headless targets (no Qt, no sqlite3.h there), runs the gpu tests, compute-sanitizer and the
 # benchmarks, and writes every log under $OUT. Carry .deps (see .ci/device-deps.sh).
-# Usage: bash .ci/device.sh [STAGE...]   stages: tests sanitize kernels train pyg unit
-#        (default: all but unit). PYG_LAYERS=8,32 limits the depths of the PyG comparison.
+# Usage: bash .ci/device.sh [STAGE...]   stages: tests sanitize kernels train pyg commrand
+#        quality unit (default: tests sanitize kernels train pyg). PYG_LAYERS=8,32 limits the depths of the PyG comparison.
 set -uo pipefail
 OUT=${OUT:-/tmp/gsr-device-out}
 mkdir -p "$OUT"
@@ -35,7 +35,7 @@ data=()
   -DSQLite3_LIBRARY="$PWD/.deps/lib/libsqlite3.a")
 step configure cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release "${data[@]}" \
   -DGSR_BUILD_GUI=OFF -DGSR_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="90-real;80-virtual"
-targets=(gsr test_gpu gsr_bench_gpu)
+targets=(gsr test_gpu gsr_bench_gpu gsr_bench_commrand)
 has unit && targets=(all)
 step build cmake --build build/device -j "$(nproc)" --target "${targets[@]}"
 bin=build/device/bin
@@ -67,6 +67,14 @@ if has train; then
   done
   step "train-auto" "$bin/gsr" train "$c" --test .deps/data/netlists/itc99/b10.bench \
     --db "$OUT/runs-auto.db" --model rev --layers 8 --epochs 2 --device auto
+fi
+if has commrand; then
+  step commrand "$bin/gsr_bench_commrand" --device gpu --epochs 8
+fi
+if has quality; then
+  # The quality table at a larger scale: four more training circuits, depth 112.
+  step quality env GSR_DATA_DIR="$PWD/.deps/data" GSR_TRAIN_FLAGS="--device gpu" \
+    GSR_QUALITY_MORE=1 bash tests/bench/quality_bench.sh "$bin" 100 112 40
 fi
 if has pyg; then
   step pyg bash tests/bench/gpu_vs_pyg.sh "$bin" "$OUT/pyg" "${PYG_LAYERS:-8,32,112,448}" 5

@@ -48,6 +48,10 @@
 #include <string>
 #include <vector>
 
+#ifdef GSR_HAVE_CUDA
+#include "cuda_backend.hpp"
+#endif
+
 using namespace gsr;
 using bench::Clock;
 
@@ -246,6 +250,9 @@ void time_to_target(Outcome& out, double target)
 
 int main(int argc, char** argv)
 {
+#ifdef GSR_HAVE_CUDA
+    gsr::gpu::install_runtime(); // --device auto|gpu can then train on the GPU
+#endif
     Options o;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];

@@ -2,6 +2,8 @@
 # Quality benchmark: train on some public circuits, test on circuits never seen, for the
 # signal-probability target; gcn (3 layers) against res, rev and gsr at depth 32.
 #   tests/bench/quality_bench.sh [BIN_DIR] [EPOCHS] [LAYERS] [PATIENCE]
+# GSR_TRAIN_FLAGS adds flags to every run (e.g. "--device gpu"); GSR_QUALITY_MORE=1 trains on
+# four more circuits (the larger-scale table of the GPU machine).
 set -euo pipefail
 BIN=${1:-build/release/bin}
 EPOCHS=${2:-60}
@@ -11,6 +13,10 @@ D=${GSR_DATA_DIR:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/data}/netlists
 TRAIN="$D/iscas85/bench/c432.bench $D/iscas85/bench/c880.bench $D/iscas85/bench/c1355.bench
        $D/iscas85/bench/c1908.bench $D/epfl/random_control/cavlc.blif $D/epfl/random_control/int2float.blif
        $D/epfl/random_control/priority.blif $D/epfl/random_control/router.blif"
+if [ "${GSR_QUALITY_MORE:-0}" = 1 ]; then
+  TRAIN="$TRAIN $D/epfl/arithmetic/adder.blif $D/epfl/arithmetic/bar.blif
+         $D/epfl/arithmetic/sin.blif $D/itc99/b14.bench"
+fi
 VAL="$D/epfl/random_control/ctrl.blif $D/epfl/random_control/dec.blif"
 TEST="$D/iscas85/bench/c6288.bench $D/epfl/random_control/i2c.blif $D/epfl/arithmetic/max.blif"
 DB=$(mktemp -d)/quality.gsr
@@ -22,7 +28,7 @@ run() { # model layers extra...
   # shellcheck disable=SC2086
   json=$("$BIN/gsr" train $TRAIN --val $VAL --test $TEST --db "$DB" --target sp --model "$model" \
       --layers "$layers" --hidden 64 --epochs "$EPOCHS" --patience "$PATIENCE" --lr 0.003 --seed 7 \
-      --quiet --json "$@")
+      --quiet --json ${GSR_TRAIN_FLAGS:-} "$@")
   local took=$((SECONDS - t0))
   echo "$json" | python3 -c "
 import json, sys
