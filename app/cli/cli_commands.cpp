@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 
 namespace gsr::cli {
@@ -147,6 +148,31 @@ int cmd_info(const std::vector<std::string>& argv)
     if (a.has("--json")) std::cout << report::to_json(s).dump(2) << '\n';
     else std::cout << report::to_text(s);
     return 0;
+}
+
+std::vector<std::string> expand_list_flags(const std::vector<std::string>& argv)
+{
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < argv.size(); ++i) {
+        const std::string& a = argv[i];
+        if (a != "--test" && a != "--val") {
+            out.push_back(a);
+            continue;
+        }
+        std::size_t j = i + 1;
+        for (; j < argv.size() && argv[j].rfind("--", 0) != 0; ++j)
+            out.push_back(a + "=" + argv[j]);
+        if (j == i + 1) throw UsageError(a + " needs at least one FILE");
+        i = j - 1;
+    }
+    return out;
+}
+
+std::vector<std::string> absolute(const std::vector<std::string>& files)
+{
+    std::vector<std::string> out;
+    for (const std::string& f : files) out.push_back(std::filesystem::absolute(f).string());
+    return out;
 }
 
 int run(const std::vector<std::string>& args)

@@ -36,6 +36,12 @@ private:
 
 int run(const std::vector<std::string>& args);
 
+/// Rewrites the list flags `--test a b` and `--val a b` as `--test=a --test=b`, which Args reads
+/// as a repeated flag (gsr train, GNN and symgraph alike).
+std::vector<std::string> expand_list_flags(const std::vector<std::string>& argv);
+/// The files as absolute paths (runs keep them so --resume works from any directory).
+std::vector<std::string> absolute(const std::vector<std::string>& files);
+
 int cmd_info(const std::vector<std::string>& args);
 int cmd_import(const std::vector<std::string>& args);
 int cmd_netlists(const std::vector<std::string>& args);

@@ -32,31 +32,6 @@ constexpr const char* kUsage =
     "[--json] [--quiet]";
 
 /// `--test a b` -> `--test=a --test=b` (as train_commands.cpp does for the GNNs).
-std::vector<std::string> expand_list_flags(const std::vector<std::string>& argv)
-{
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < argv.size(); ++i) {
-        const std::string& a = argv[i];
-        if (a != "--test" && a != "--val") {
-            out.push_back(a);
-            continue;
-        }
-        std::size_t j = i + 1;
-        for (; j < argv.size() && argv[j].rfind("--", 0) != 0; ++j)
-            out.push_back(a + "=" + argv[j]);
-        if (j == i + 1) throw UsageError(a + " needs at least one FILE");
-        i = j - 1;
-    }
-    return out;
-}
-
-std::vector<std::string> absolute(const std::vector<std::string>& files)
-{
-    std::vector<std::string> out;
-    for (const std::string& f : files) out.push_back(std::filesystem::absolute(f).string());
-    return out;
-}
-
 nlohmann::ordered_json split_json(const symgraph::SplitScore& s)
 {
     nlohmann::ordered_json j;

@@ -40,30 +40,6 @@ constexpr const char* kTrainUsage =
 
 const char* const kBatchingModes[] = {"full", "random", "commrand", "cluster"};
 
-/// Flags that take every following word up to the next flag: `--test a.bench b.bench`.
-const char* const kListFlags[] = {"--test", "--val"};
-
-/// Rewrites `--test a b` as `--test=a --test=b`, which Args reads as a repeated flag.
-std::vector<std::string> expand_list_flags(const std::vector<std::string>& argv)
-{
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < argv.size(); ++i) {
-        const std::string& a = argv[i];
-        bool list = false;
-        for (const char* f : kListFlags) list = list || a == f;
-        if (!list) {
-            out.push_back(a);
-            continue;
-        }
-        std::size_t j = i + 1;
-        for (; j < argv.size() && argv[j].rfind("--", 0) != 0; ++j)
-            out.push_back(a + "=" + argv[j]);
-        if (j == i + 1) throw UsageError(a + " needs at least one FILE");
-        i = j - 1;
-    }
-    return out;
-}
-
 /// Everything a run needs to be started again: stored as the run's config_json.
 struct RunSettings {
     std::vector<std::string> train, validation, test; ///< absolute paths
@@ -184,13 +160,6 @@ void batching_from_flags(const Args& a, RunSettings& s)
         o.beta = s.beta;
         train::validate(o);
     }
-}
-
-std::vector<std::string> absolute(const std::vector<std::string>& files)
-{
-    std::vector<std::string> out;
-    for (const std::string& f : files) out.push_back(std::filesystem::absolute(f).string());
-    return out;
 }
 
 RunSettings settings_from_flags(const Args& a)

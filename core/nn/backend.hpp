@@ -137,9 +137,15 @@ struct AdamStep {
     std::uint64_t step = 1; ///< 1-based, for the bias correction
 };
 
+#if defined(__CUDACC__)
+#define GSR_HOST_DEVICE __host__ __device__
+#else
+#define GSR_HOST_DEVICE
+#endif
+
 /// Whether dropout keeps entry `index` of the mask of `step`: a counter-based hash, so every
-/// backend and every thread count draws the same mask.
-inline bool dropout_keeps(std::uint64_t seed, std::uint64_t step, std::uint64_t index, double p)
+/// backend (the CUDA kernels call this same function) and every thread count draws the same mask.
+inline GSR_HOST_DEVICE bool dropout_keeps(std::uint64_t seed, std::uint64_t step, std::uint64_t index, double p)
 {
     std::uint64_t z = seed * 0x9E3779B97F4A7C15ull ^ (step + 1) * 0xD1B54A32D192ED03ull;
     z += (index + 1) * 0x9E3779B97F4A7C15ull;

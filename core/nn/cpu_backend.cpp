@@ -1,5 +1,6 @@
 #include "nn/cpu_backend.hpp"
 
+#include "nn/backend_checks.hpp"
 #include "nn/row_parallel.hpp"
 
 #include <Eigen/Core>
@@ -680,72 +681,27 @@ private:
         return Map(row(m, 0), m.rows, m.cols, Eigen::OuterStride<>(m.ld));
     }
 
-    void check(DeviceMatrix m) const
+    BackendLimits limits() const
     {
-        GSR_NN_REQUIRE(m.elem == sizeof(T), "matrix of another precision");
-        GSR_NN_REQUIRE(m.ld >= m.cols, "row stride below the width");
-        GSR_NN_REQUIRE(m.rows == 0 || m.offset + ((m.rows - 1) * std::size_t(m.ld) + m.cols) *
-                                                     sizeof(T) <= arena_.capacity(),
-                       "matrix past the end of the arena");
+        return {"cpu backend", sizeof(T), arena_.capacity(), std::uint32_t(kCpuMaxWidth)};
     }
-    void same_shape(DeviceMatrix a, DeviceMatrix b) const
-    {
-        check(a);
-        check(b);
-        GSR_NN_REQUIRE(a.rows == b.rows && a.cols == b.cols, "shapes differ");
-    }
+    void check(DeviceMatrix m) const { limits().matrix(m); }
+    void same_shape(DeviceMatrix a, DeviceMatrix b) const { limits().same_shape(a, b); }
     void check_norm(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix beta,
                     DeviceMatrix stats) const
     {
-        check(x);
-        check(gamma);
-        check(beta);
-        check(stats);
-        GSR_NN_REQUIRE(x.cols <= kCpuMaxWidth && gamma.rows == 1 && gamma.cols == x.cols &&
-                           beta.rows == 1 && beta.cols == x.cols && stats.rows == x.rows &&
-                           stats.cols == 2,
-                       "layernorm shapes");
+        limits().norm(x, gamma, beta, stats);
     }
     void check_compressed(const CompressedRows& z, std::uint32_t rows, std::uint32_t width) const
     {
-        check(z.values);
-        GSR_NN_REQUIRE(z.values.rows == rows && z.width == width && z.k() >= 1 &&
-                           z.k() <= width && width <= kCpuMaxWidth &&
-                           z.index_bytes == CompressedRows::index_bytes_for(width) &&
-                           z.indices.bytes >= std::size_t(rows) * z.k() * z.index_bytes,
-                       "compressed rows shapes");
+        limits().compressed(z, rows, width);
     }
     void check_conv(const SageConvWeights& w, std::uint32_t rows, std::uint32_t d_in,
                     const ResidualAdd& add, DeviceMatrix y, DeviceMatrix aggregated) const
     {
-        const DeviceMatrix residual = add.residual;
-        check_quantum(add.quantum);
-        check(y);
-        check(w.bias);
-        GSR_NN_REQUIRE(w.terms <= 2 && y.rows == rows && w.bias.rows == 1 &&
-                           w.bias.cols == y.cols && d_in <= kCpuMaxWidth,
-                       "convolution shapes");
-        for (std::uint32_t t = 0; t < w.terms; ++t) {
-            check(w.neighbour[t]);
-            GSR_NN_REQUIRE(w.graph[t] && w.graph[t]->pattern.rows == rows &&
-                               w.neighbour[t].rows == d_in && w.neighbour[t].cols == y.cols,
-                           "convolution term shapes");
-        }
-        if (!w.root.empty()) {
-            check(w.root);
-            GSR_NN_REQUIRE(w.root.rows == d_in && w.root.cols == y.cols, "root weight shape");
-        }
-        if (!residual.empty()) same_shape(residual, y);
-        check(aggregated);
-        GSR_NN_REQUIRE(aggregated.rows == rows && aggregated.cols == w.terms * d_in,
-                       "aggregated shape");
+        limits().conv(w, rows, d_in, add, y, aggregated);
     }
-
-    static void check_quantum(double q)
-    {
-        int e = 0;
-        GSR_NN_REQUIRE(q == 0.0 || (q > 0.0 && std::frexp(q, &e) == 0.5), "quantum is not 2^-s");
-    }
+    void check_quantum(double q) const { limits().quantum(q); }
 
     template <class F> void with_indices(const CompressedRows& z, F&& f) const
     {

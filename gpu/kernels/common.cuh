@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "nn/backend.hpp" // nn::dropout_keeps, host and device
+
 namespace gsr::gpu::kernels {
 
 /// A row-major matrix in device memory with row stride ld (elements).
@@ -43,18 +45,6 @@ template <class T> __device__ inline T warp_sum(T v)
 {
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
     return v;
-}
-
-/// The counter-based dropout hash of nn::dropout_keeps (core/nn/backend.hpp), bit for bit.
-__device__ inline bool dropout_keeps(std::uint64_t seed, std::uint64_t step, std::uint64_t index,
-                                     double p)
-{
-    std::uint64_t z = seed * 0x9E3779B97F4A7C15ull ^ (step + 1) * 0xD1B54A32D192ED03ull;
-    z += (index + 1) * 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return double(z >> 11) * 0x1.0p-53 >= p;
 }
 
 } // namespace gsr::gpu::kernels

@@ -86,7 +86,7 @@ __global__ void dropout_mask(std::uint64_t seed, std::uint64_t step, double p,
 {
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
          i += std::size_t(gridDim.x) * blockDim.x)
-        keep[i] = dropout_keeps(seed, step, i, p) ? 1 : 0;
+        keep[i] = nn::dropout_keeps(seed, step, i, p) ? 1 : 0;
 }
 
 /// dense(r, idx[r][q]) = values(r, q); dense is zeroed first by `fill`.
