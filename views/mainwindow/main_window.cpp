@@ -91,6 +91,13 @@ MainWindow::MainWindow(QWidget* parent)
     createStatusBar();
     panels_ = new StudioPanels(this);
     panels_->install(*this);
+    // A selected community or rule: its nodes become the canvas selection.
+    auto highlight = [this](int, const QVector<quint32>& nodes) {
+        if (canvas_ && canvas_->canvas())
+            canvas_->canvas()->setSelection({nodes.begin(), nodes.end()});
+    };
+    connect(panels_, &StudioPanels::communitySelected, this, highlight);
+    connect(panels_, &StudioPanels::ruleSelected, this, highlight);
     resize(1180, 760);
     updateActions();
     updateTitle();

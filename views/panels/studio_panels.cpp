@@ -5,6 +5,7 @@
 #include "panels/communities_panel.hpp"
 #include "panels/console_panel.hpp"
 #include "panels/memory_panel.hpp"
+#include "panels/rules_panel.hpp"
 #include "panels/runs_panel.hpp"
 #include "panels/training_panel.hpp"
 #include "project/project_session.hpp"
@@ -50,6 +51,7 @@ constexpr int kStopWaitMs = 60000;
 StudioPanels::StudioPanels(QObject* parent) : QObject(parent)
 {
     communities_ = new CommunitiesPanel;
+    rules_ = new RulesPanel;
     training_ = new TrainingPanel;
     memory_ = new MemoryPanel;
     runs_ = new RunsPanel;
@@ -61,8 +63,8 @@ StudioPanels::StudioPanels(QObject* parent) : QObject(parent)
 StudioPanels::~StudioPanels()
 {
     // The training panel first: its runner stops the worker thread before anything goes.
-    for (QWidget* w : std::initializer_list<QWidget*>{training_, communities_, memory_, runs_,
-                                                      console_})
+    for (QWidget* w : std::initializer_list<QWidget*>{training_, communities_, rules_, memory_,
+                                                      runs_, console_})
         if (w && !w->parentWidget()) delete w;
 }
 
@@ -74,6 +76,10 @@ void StudioPanels::wirePanels()
     connect(communities_, &CommunitiesPanel::communitiesDetected, this,
             &StudioPanels::communitiesDetected);
     connect(communities_, &CommunitiesPanel::detectionFailed, console_, &ConsolePanel::appendNote);
+    connect(rules_, &RulesPanel::commandIssued, console_, &ConsolePanel::appendCommand);
+    connect(rules_, &RulesPanel::noteIssued, console_, &ConsolePanel::appendNote);
+    connect(rules_, &RulesPanel::learningFailed, console_, &ConsolePanel::appendNote);
+    connect(rules_, &RulesPanel::ruleSelected, this, &StudioPanels::ruleSelected);
     connect(training_, &TrainingPanel::commandIssued, console_, &ConsolePanel::appendCommand);
     connect(training_, &TrainingPanel::noteIssued, console_, &ConsolePanel::appendNote);
     connect(training_, &TrainingPanel::settingsChanged, memory_,
@@ -103,6 +109,7 @@ void StudioPanels::install(MainWindow& window)
     };
     QDockWidget* communities = dock(communities_, tr("Communities"), "communitiesDock",
                                     Qt::RightDockWidgetArea);
+    QDockWidget* rules = dock(rules_, tr("Rules"), "rulesDock", Qt::RightDockWidgetArea);
     QDockWidget* training = dock(training_, tr("Training"), "trainingDock",
                                  Qt::BottomDockWidgetArea);
     QDockWidget* memory = dock(memory_, tr("Memory"), "memoryDock", Qt::BottomDockWidgetArea);
@@ -117,6 +124,7 @@ void StudioPanels::install(MainWindow& window)
         window.tabifyDockWidget(training, console);
     if (auto* summary = window.findChild<QDockWidget*>(QStringLiteral("summaryDock")))
         window.tabifyDockWidget(summary, communities);
+    window.tabifyDockWidget(communities, rules);
     training->raise();
     communities->raise();
 
@@ -125,6 +133,7 @@ void StudioPanels::install(MainWindow& window)
     QAction* detect = menu->addAction(tr("&Detect Communities"), communities_,
                                       &CommunitiesPanel::detect);
     detect->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+    menu->addAction(tr("Learn &Rules"), rules_, &RulesPanel::learn);
     QAction* train = menu->addAction(tr("&Train"), training_, &TrainingPanel::train);
     train->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     QAction* stop = menu->addAction(tr("&Stop Training"), training_, &TrainingPanel::stop);
@@ -200,6 +209,7 @@ void StudioPanels::useGraph(std::shared_ptr<const LoadedGraph> graph)
     // The trainer's features: the one-hot of the cell types, fan-in, fan-out and three flags.
     const nn::GraphShape shape{g.node_count(), g.edge_count(), g.feature_count()};
     communities_->setGraph(graph_);
+    rules_->setGraph(graph_);
     memory_->setGraphShape(shape, QFileInfo(graph_->path).fileName());
     training_->setGraphShape(shape);
     Q_EMIT graphReady(graph_->path);
@@ -209,6 +219,7 @@ void StudioPanels::setProject(const QString& path)
 {
     if (!path.isEmpty()) console_->appendCommand(netlists_command(path));
     training_->setProject(path);
+    rules_->setProject(path);
     runs_->setProject(path);
 }
 

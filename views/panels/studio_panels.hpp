@@ -1,6 +1,6 @@
 #pragma once
-// The analysis panels of GSR Studio and their wiring: Communities, Training, Memory, Runs and
-// Console, each a dock of the main window. StudioPanels owns them, keeps the circuit graph
+// The analysis panels of GSR Studio and their wiring: Communities, Rules, Training, Memory, Runs
+// and Console, each a dock of the main window. StudioPanels owns them, keeps the circuit graph
 // they share (read off the UI thread when a netlist loads), passes the project along, writes
 // each action's `gsr` command line to the Console, and asks before the window closes on a
 // run in progress. It also works without a window (screenshots).
@@ -23,6 +23,7 @@ class CommunitiesPanel;
 class ConsolePanel;
 class MainWindow;
 class MemoryPanel;
+class RulesPanel;
 class RunsPanel;
 class TrainingPanel;
 
@@ -38,6 +39,7 @@ public:
     void install(MainWindow& window);
 
     CommunitiesPanel* communities() const { return communities_; }
+    RulesPanel* rules() const { return rules_; }
     TrainingPanel* training() const { return training_; }
     MemoryPanel* memory() const { return memory_; }
     RunsPanel* runs() const { return runs_; }
@@ -70,12 +72,15 @@ signals:
     /// Forwarded from the Communities panel, for the canvas.
     void communitySelected(int community, const QVector<quint32>& nodes);
     void communitiesDetected(const QString& path, const QVector<quint32>& membership);
+    /// Forwarded from the Rules panel, for the canvas: a rule and the nodes it covers.
+    void ruleSelected(int rule, const QVector<quint32>& nodes);
 
 private:
     void useGraph(std::shared_ptr<const LoadedGraph> graph);
     void wirePanels();
 
     CommunitiesPanel* communities_ = nullptr;
+    RulesPanel* rules_ = nullptr;
     TrainingPanel* training_ = nullptr;
     MemoryPanel* memory_ = nullptr;
     RunsPanel* runs_ = nullptr;
