@@ -46,9 +46,9 @@ private slots:
         QCOMPARE(train_command(s, QStringLiteral("/p.gsr")),
                  QStringLiteral("gsr train /t/a.v --test /t/b.bench /t/c.bench --db /p.gsr "
                                 "--target toggle --model res --layers 8 --hidden 32 --epochs 7 "
-                                "--lr 0.001 --batch 256 --seed 9 --patience 10 --device cpu"));
+                                "--lr 0.001 --batch 256 --seed 9 --patience 10 --device auto"));
         QCOMPARE(resume_command(QStringLiteral("/p.gsr"), 4, 20),
-                 QStringLiteral("gsr train --db /p.gsr --resume 4 --epochs 20 --device cpu"));
+                 QStringLiteral("gsr train --db /p.gsr --resume 4 --epochs 20 --device auto"));
     }
 
     void settingsRoundTripThroughTheRunsJson()

@@ -134,7 +134,7 @@ private slots:
         const QString train_line =
             QStringLiteral("gsr train %1 --test %2 --db %3 --target sp --model gsr --layers 4 "
                            "--hidden 16 --groups 2 --topk 4 --epochs 5 --lr 0.001 --batch 0 "
-                           "--seed 1 --patience 0 --device cpu")
+                           "--seed 1 --patience 0 --device auto")
                 .arg(sample_path(), QFileInfo(test_circuit()).absoluteFilePath(),
                      gsr::views::shell_quote(project));
         QVERIFY2(commands.contains(train_line), qPrintable(commands.join(QLatin1Char('\n'))));

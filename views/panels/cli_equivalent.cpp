@@ -99,7 +99,7 @@ QString train_command(const TrainingSettings& s, const QString& project)
       << shortest_number(s.config.adam.learning_rate) << QStringLiteral("--batch")
       << number(s.config.batch_size) << QStringLiteral("--seed") << number(s.config.seed)
       << QStringLiteral("--patience") << number(s.config.patience) << QStringLiteral("--device")
-      << QStringLiteral("cpu");
+      << QStringLiteral("auto");
     return gsr_command(w);
 }
 
@@ -109,7 +109,7 @@ QString resume_command(const QString& project, std::int64_t run, std::uint32_t e
                   project.isEmpty() ? QStringLiteral("PROJECT.gsr") : project,
                   QStringLiteral("--resume"), QString::number(run)};
     if (epochs > 0) w << QStringLiteral("--epochs") << number(epochs);
-    w << QStringLiteral("--device") << QStringLiteral("cpu");
+    w << QStringLiteral("--device") << QStringLiteral("auto");
     return gsr_command(w);
 }
 

@@ -163,7 +163,8 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
     std::optional<store::RunStore> store;
 #endif
     try {
-        const train::DeviceChoice device = train::choose_device("cpu");
+        // The GPU when there is a usable one (the status bar names it), else the CPU.
+        const train::DeviceChoice device = train::choose_device("auto");
         TrainingSettings settings = job.settings;
         if (!job.project.isEmpty()) {
 #ifdef GSR_HAVE_STORE
@@ -192,6 +193,7 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
             settings.target, std_strings(settings.train), std_strings(settings.validation),
             std_strings(settings.test), hold_out);
         for (const std::string& n : data.notes) out.notes << QString::fromStdString(n);
+        settings.config.device = device.device;
         train::Trainer trainer(data, settings.config);
 
         std::unique_ptr<train::RunLog> store_log;
