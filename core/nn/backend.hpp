@@ -276,6 +276,17 @@ public:
                            DeviceMatrix v, const AdamStep& step) = 0;
 
 protected:
+    // Shared by the backends: compositions of the ops above that no backend fuses further.
+    /// grads.neighbour[t] += A_t^T dy (A_t: the columns of `aggregated` of term t), grads.bias +=
+    /// the column sums of dy.
+    void conv_weight_gradients(const SageConvWeights& w, const SageConvWeights& grads,
+                               std::uint32_t d_in, DeviceMatrix aggregated, DeviceMatrix dy);
+    /// sage_conv_backward over dense z, from GEMMs and the transposed SpMM (scratch: one z-shaped
+    /// matrix from the arena).
+    void dense_conv_backward(const SageConvWeights& w, const SageConvWeights& grads,
+                             DeviceMatrix z, DeviceMatrix aggregated, DeviceMatrix dy,
+                             double dz_beta, DeviceMatrix dz);
+
     Arena arena_;
 };
 

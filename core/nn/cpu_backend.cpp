@@ -523,23 +523,7 @@ public:
                             DeviceMatrix z, DeviceMatrix aggregated, DeviceMatrix dy,
                             double dz_beta, DeviceMatrix dz) override
     {
-        const std::uint32_t d = z.cols;
-        conv_weight_gradients(w, grads, d, aggregated, dy);
-        if (!w.root.empty()) gemm(Transpose::Yes, Transpose::No, 1.0, z, dy, 1.0, grads.root);
-        if (dz.empty()) return;
-        same_shape(z, dz);
-        ArenaScope scope(arena_);
-        const DeviceMatrix g = alloc_matrix(z.rows, d);
-        double beta = dz_beta;
-        for (std::uint32_t t = 0; t < w.terms; ++t) {
-            gemm(Transpose::No, Transpose::Yes, 1.0, dy, w.neighbour[t], 0.0, g);
-            spmm(*w.graph[t], Transpose::Yes, 1.0, g, beta, dz);
-            beta = 1.0;
-        }
-        if (!w.root.empty())
-            gemm(Transpose::No, Transpose::Yes, 1.0, dy, w.root, beta, dz);
-        else if (w.terms == 0 && beta == 0.0)
-            fill(dz, 0.0);
+        dense_conv_backward(w, grads, z, aggregated, dy, dz_beta, dz);
     }
 
     void sage_conv_backward(const SageConvWeights& w, const SageConvWeights& grads,
@@ -980,15 +964,6 @@ private:
                 }
             }
         });
-    }
-
-    void conv_weight_gradients(const SageConvWeights& w, const SageConvWeights& grads,
-                               std::uint32_t d_in, DeviceMatrix aggregated, DeviceMatrix dy)
-    {
-        for (std::uint32_t t = 0; t < w.terms; ++t)
-            gemm(Transpose::Yes, Transpose::No, 1.0, aggregated.columns(t * d_in, d_in), dy, 1.0,
-                 grads.neighbour[t]);
-        column_sums(dy, 1.0, grads.bias);
     }
 
     RowParallel pool_;
