@@ -231,14 +231,7 @@ public:
     void gemm(Transpose ta, Transpose tb, double alpha, DeviceMatrix a, DeviceMatrix b,
               double beta, DeviceMatrix c) override
     {
-        check(a);
-        check(b);
-        check(c);
-        const std::size_t m = ta == Transpose::No ? a.rows : a.cols;
-        const std::size_t inner = ta == Transpose::No ? a.cols : a.rows;
-        const std::size_t inner_b = tb == Transpose::No ? b.rows : b.cols;
-        const std::size_t n = tb == Transpose::No ? b.cols : b.rows;
-        GSR_GPU_REQUIRE(inner == inner_b && c.rows == m && c.cols == n, "gemm shapes");
+        const std::size_t inner = limits().gemm(ta, tb, a, b, c);
         gemm_ref(ta, tb, T(alpha), mat(a), mat(b), T(beta), mat(c), inner);
     }
     void add_row_vector(DeviceMatrix bias, DeviceMatrix x) override

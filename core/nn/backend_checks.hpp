@@ -66,6 +66,21 @@ struct BackendLimits {
                                                               z.index_bytes,
                             "compressed rows shapes");
     }
+    /// c = op(a) op(b): checks the three shapes; returns the inner dimension.
+    std::size_t gemm(Transpose ta, Transpose tb, DeviceMatrix a, DeviceMatrix b,
+                     DeviceMatrix c) const
+    {
+        matrix(a);
+        matrix(b);
+        matrix(c);
+        const std::size_t m = ta == Transpose::No ? a.rows : a.cols;
+        const std::size_t inner = ta == Transpose::No ? a.cols : a.rows;
+        const std::size_t inner_b = tb == Transpose::No ? b.rows : b.cols;
+        const std::size_t n = tb == Transpose::No ? b.cols : b.rows;
+        GSR_BACKEND_REQUIRE(*this, inner == inner_b && c.rows == m && c.cols == n,
+                            "gemm shapes");
+        return inner;
+    }
     void quantum(double q) const
     {
         int e = 0;

@@ -190,14 +190,8 @@ public:
     void gemm(Transpose ta, Transpose tb, double alpha, DeviceMatrix a, DeviceMatrix b,
               double beta, DeviceMatrix c) override
     {
-        check(a);
-        check(b);
-        check(c);
-        const std::size_t m = ta == Transpose::No ? a.rows : a.cols;
-        const std::size_t inner = ta == Transpose::No ? a.cols : a.rows;
-        const std::size_t inner_b = tb == Transpose::No ? b.rows : b.cols;
-        const std::size_t n = tb == Transpose::No ? b.cols : b.rows;
-        GSR_NN_REQUIRE(inner == inner_b && c.rows == m && c.cols == n, "gemm shapes");
+        const std::size_t inner = limits().gemm(ta, tb, a, b, c);
+        const std::size_t m = c.rows, n = c.cols;
         const T al = T(alpha), be = T(beta);
         if (ta == Transpose::No) {
             // Row-parallel: each row block of c is one fixed-shape product.
