@@ -3,7 +3,7 @@
 # headless targets (no Qt, no sqlite3.h there), runs the gpu tests, compute-sanitizer and the
 # benchmarks, and writes every log under $OUT. Carry .deps (see .ci/device-deps.sh).
 # Usage: bash .ci/device.sh [STAGE...]   stages: tests sanitize kernels train pyg commrand
-#        quality unit (default: tests sanitize kernels train pyg). PYG_LAYERS=8,32 limits the depths of the PyG comparison.
+#        quality lab unit (default: tests sanitize kernels train pyg). PYG_LAYERS=8,32 limits the depths of the PyG comparison.
 set -uo pipefail
 OUT=${OUT:-/tmp/gsr-device-out}
 mkdir -p "$OUT"
@@ -35,7 +35,7 @@ data=()
   -DSQLite3_LIBRARY="$PWD/.deps/lib/libsqlite3.a")
 step configure cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release "${data[@]}" \
   -DGSR_BUILD_GUI=OFF -DGSR_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="90-real;80-virtual"
-targets=(gsr test_gpu gsr_bench_gpu gsr_bench_commrand)
+targets=(gsr gsr-kernel-worker test_gpu gsr_bench_gpu gsr_bench_commrand)
 has unit && targets=(all)
 step build cmake --build build/device -j "$(nproc)" --target "${targets[@]}"
 bin=build/device/bin
@@ -75,6 +75,10 @@ if has quality; then
   # The quality table at a larger scale: four more training circuits, depth 112.
   step quality env GSR_DATA_DIR="$PWD/.deps/data" GSR_TRAIN_FLAGS="--device gpu" \
     GSR_QUALITY_MORE=1 bash tests/bench/quality_bench.sh "$bin" 100 112 40
+fi
+if has lab; then
+  # The kernel lab: calibration, planted corpus via the CLI, tuning against baselines.
+  step lab bash tests/bench/kernel_lab.sh "$bin" "$OUT/lab" "${LAB_BUDGET:-40}"
 fi
 if has pyg; then
   step pyg bash tests/bench/gpu_vs_pyg.sh "$bin" "$OUT/pyg" "${PYG_LAYERS:-8,32,112,448}" 5

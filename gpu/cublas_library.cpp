@@ -1,8 +1,6 @@
 #include "cublas_library.hpp"
 
-#include <dlfcn.h>
-
-#include <mutex>
+#include "dynamic_library.hpp"
 
 namespace gsr::gpu {
 
@@ -14,35 +12,24 @@ struct Loaded {
     std::string why;
 };
 
-template <class F> bool bind(void* handle, const char* name, F& f, std::string& why)
-{
-    f = reinterpret_cast<F>(dlsym(handle, name));
-    if (!f) why = std::string("libcublas has no ") + name;
-    return f != nullptr;
-}
-
 Loaded load()
 {
     Loaded l;
-    void* h = nullptr;
-    for (const char* name : {"libcublas.so.13", "libcublas.so"})
-        if ((h = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+    void* h = open_first({"libcublas.so.13", "libcublas.so"}, l.why);
     if (!h) {
-        const char* e = dlerror();
-        l.why = std::string("the CUDA 13 cuBLAS library (libcublas.so.13) was not found (") +
-                (e ? e : "dlopen failed") + "); install NVIDIA's CUDA 13 libraries";
+        l.why = "the CUDA 13 cuBLAS library: " + l.why + "; install NVIDIA's CUDA 13 libraries";
         return l;
     }
     CublasLibrary& a = l.api;
-    l.ok = bind(h, "cublasCreate_v2", a.create, l.why) &&
-           bind(h, "cublasDestroy_v2", a.destroy, l.why) &&
-           bind(h, "cublasSetStream_v2", a.set_stream, l.why) &&
-           bind(h, "cublasSetMathMode", a.set_math_mode, l.why) &&
-           bind(h, "cublasSetWorkspace_v2", a.set_workspace, l.why) &&
-           bind(h, "cublasSgemm_v2", a.sgemm, l.why) &&
-           bind(h, "cublasDgemm_v2", a.dgemm, l.why) &&
-           bind(h, "cublasSgemmStridedBatched", a.sgemm_strided_batched, l.why) &&
-           bind(h, "cublasDgemmStridedBatched", a.dgemm_strided_batched, l.why);
+    l.ok = bind(h, "cublasCreate_v2", a.create, "libcublas", l.why) &&
+           bind(h, "cublasDestroy_v2", a.destroy, "libcublas", l.why) &&
+           bind(h, "cublasSetStream_v2", a.set_stream, "libcublas", l.why) &&
+           bind(h, "cublasSetMathMode", a.set_math_mode, "libcublas", l.why) &&
+           bind(h, "cublasSetWorkspace_v2", a.set_workspace, "libcublas", l.why) &&
+           bind(h, "cublasSgemm_v2", a.sgemm, "libcublas", l.why) &&
+           bind(h, "cublasDgemm_v2", a.dgemm, "libcublas", l.why) &&
+           bind(h, "cublasSgemmStridedBatched", a.sgemm_strided_batched, "libcublas", l.why) &&
+           bind(h, "cublasDgemmStridedBatched", a.dgemm_strided_batched, "libcublas", l.why);
     return l; // the handle stays open for the life of the process
 }
 

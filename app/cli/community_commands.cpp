@@ -6,6 +6,7 @@
 #include "layout/force_atlas2.hpp"
 #include "layout/initial_positions.hpp"
 #include "netlist/readers.hpp"
+#include "util/atomic_file.hpp"
 #include "util/diagnostics.hpp"
 
 #include <nlohmann/json.hpp>
@@ -65,33 +66,6 @@ std::string csv_field(const std::string& s)
     std::string q = "\"";
     for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
     return q + "\"";
-}
-
-/// Writes `text` to `path` through a temporary file in the same folder and a rename, so that
-/// readers never see half a file.
-void write_atomically(const std::string& path, const std::string& text)
-{
-    namespace fs = std::filesystem;
-    const fs::path target(path);
-    const fs::path tmp = target.parent_path() /
-                         ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out) {
-            std::error_code ignored;
-            fs::remove(tmp, ignored);
-            throw Error("cannot write " + tmp.string());
-        }
-    }
-    std::error_code ec;
-    fs::rename(tmp, target, ec);
-    if (ec) {
-        std::error_code ignored;
-        fs::remove(tmp, ignored);
-        throw Error("cannot write " + path + ": " + ec.message());
-    }
 }
 
 } // namespace
@@ -184,7 +158,7 @@ int cmd_layout(const std::vector<std::string>& argv)
         std::snprintf(number, sizeof number, ",%.9g,%.9g\n", s->positions[v].x, s->positions[v].y);
         csv += number;
     }
-    write_atomically(a.value("--out"), csv);
+    write_file_atomically(a.value("--out"), csv);
     if (!a.has("--quiet"))
         std::cout << "nodes        " << s->positions.size() << '\n'
                   << "start        " << (from_placement ? "DEF placement" : "random") << '\n'

@@ -1,14 +1,21 @@
-// `gsr kernels suite|emit`: the built-in kernel problems with their speed-of-light bounds, and
-// the CUDA the kernel DSL generates for one of them.
+// `gsr kernels suite|emit|verify|tune|calibrate`: the built-in kernel problems with their
+// speed-of-light bounds, the CUDA the kernel DSL generates, and, on a GPU, the verifier and the
+// search, which run every candidate in the worker process (core/tune/worker_evaluator.hpp).
 #include "cli_commands.hpp"
 
 #include "sol/sol_analysis.hpp"
 #include "tune/codegen.hpp"
 #include "tune/search.hpp"
+#include "tune/tune_session.hpp"
+#include "tune/worker_evaluator.hpp"
+#include "util/atomic_file.hpp"
 #include "util/diagnostics.hpp"
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 namespace gsr::cli {
 
@@ -18,10 +25,23 @@ void usage()
 {
     std::cout << "usage: gsr kernels suite [--device NAME] [--json]\n"
                  "       gsr kernels emit PROBLEM --config JSON|TEXT [--device NAME]\n"
+                 "       gsr kernels verify FILE.cu --problem P [--entry NAME] [--grid EXPR]\n"
+                 "                          [--block N] [--timeout S] [--json]\n"
+                 "       gsr kernels tune PROBLEM [--strategy grid|random|sol] [--budget N]\n"
+                 "                        [--seed S] [--timeout S] [--out SESSION.json] [--json]\n"
+                 "       gsr kernels calibrate [--json]\n"
                  "suite: the built-in problems with T_SOL on the device (default H100 SXM).\n"
                  "emit:  the CUDA C++ of a DSL config for a problem, e.g.\n"
                  "       --config '{\"family\":\"softmax\",\"block\":256,\"tpr\":32,\"vec\":4}'\n"
-                 "       --config 'family=gemm tile=128x128x16 thread=8x8 stages=3 vec=4'\n";
+                 "       --config 'family=gemm tile=128x128x16 thread=8x8 stages=3 vec=4'\n"
+                 "verify: compile, check (3 fresh input sets, poisoned output) and time a\n"
+                 "       hand-written kernel in the worker process; --grid is an expression\n"
+                 "       over rows, cols, n, inner, nnz, e.g. 'ceil(n / 256)'. Exit 0 when ok,\n"
+                 "       3 when the verdict is anything else.\n"
+                 "tune:  the vendor or plain baseline, then the search; the session (every\n"
+                 "       trial) goes to --out, for `gsr report`.\n"
+                 "verify, tune and calibrate need a CUDA GPU; --device NAME overrides the\n"
+                 "       GPU's row of the SOL device table.\n";
 }
 
 const sol::DeviceSpec& device_of(const Args& a)
@@ -106,11 +126,184 @@ int emit(const Args& a)
     return 0;
 }
 
+tune::WorkerOptions worker_options(const Args& a)
+{
+    tune::WorkerOptions o;
+    o.timeout = std::chrono::milliseconds(
+        std::uint64_t(1000 * a.number("--timeout", 20.0, 0.1)));
+    o.seed = a.integer("--seed", 0, 0, ~std::uint64_t(0));
+    return o;
+}
+
+/// The GPU in hand as a row of the device table (--device overrides), asked of the worker.
+sol::DeviceSpec lab_device(const Args& a, tune::WorkerEvaluator& worker, std::string* gpu_name)
+{
+    const nlohmann::json info = worker.device_info();
+    *gpu_name = info.value("name", std::string());
+    if (a.has("--device")) return device_of(a);
+    if (const sol::DeviceSpec* d = sol::find_device(*gpu_name)) return *d;
+    throw Error("the SOL device table has no row for '" + *gpu_name +
+                "'; name the closest one with --device (gsr sol --list-devices)");
+}
+
+/// T_SOL that flags gaming: the more permissive of the calibrated and datasheet bounds.
+double gaming_bound(const sol::SolAnalysis& an)
+{
+    return an.t_sol_datasheet > 0 ? std::min(an.t_sol, an.t_sol_datasheet) : an.t_sol;
+}
+
+std::string read_text_file(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(SourceLocation{path}, "cannot read the file");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+const tune::Problem& problem_arg(const std::string& name)
+{
+    try {
+        return tune::suite_problem(name);
+    } catch (const Error& e) {
+        throw UsageError(e.message());
+    }
+}
+
+void print_evaluation(const char* what, const tune::Evaluation& e, double t_sol)
+{
+    std::printf("%-10s %-17s", what, std::string(tune::verdict_name(e.verdict)).c_str());
+    if (e.seconds > 0)
+        std::printf(" %10.2f us  %6.1f%% of SOL", e.seconds * 1e6, 100.0 * t_sol / e.seconds);
+    std::printf("\n");
+    if (!e.detail.empty()) std::printf("           %s\n", e.detail.c_str());
+}
+
+int verify(const Args& a)
+{
+    if (a.positionals().size() != 2) throw UsageError("kernels verify takes one FILE.cu");
+    if (!a.has("--problem")) throw UsageError("kernels verify needs --problem");
+    const std::string file = a.positionals()[1];
+    const tune::Problem& p = problem_arg(a.value("--problem"));
+    const std::string source = read_text_file(file);
+    const std::string entry = a.value("--entry", std::string(tune::entry_point(p.family)));
+    const tune::LaunchShape launch =
+        a.has("--grid") ? tune::launch_from_expression(
+                              p, a.value("--grid"), unsigned(a.integer("--block", 256, 1, 1024)))
+                        : tune::default_launch(p);
+    tune::WorkerEvaluator worker(p, sol::device_table().front(), 0, worker_options(a));
+    std::string gpu;
+    const sol::DeviceSpec device = lab_device(a, worker, &gpu);
+    const sol::SolAnalysis an = sol::analyze(p.op_spec(), device);
+    worker.retarget(device, gaming_bound(an));
+    const tune::Evaluation e = worker.evaluate_launch(source, entry, launch);
+    if (a.has("--json")) {
+        tune::TuneSession s = tune::make_session(p, an, "verify");
+        tune::CandidateRecord c;
+        c.label = std::filesystem::path(file).filename().string();
+        c.origin = "file";
+        c.verdict = e.verdict;
+        c.seconds = e.seconds;
+        c.detail = e.detail;
+        c.best = e.ok();
+        s.candidates.push_back(c);
+        nlohmann::json j = tune::to_json(s);
+        j["gpu"] = gpu;
+        j["seeds"] = worker.seeds();
+        j["workers_started"] = worker.workers_started();
+        std::cout << j.dump(2) << '\n';
+    } else {
+        std::printf("%s on %s (%s), T_SOL %.2f us, seeds", p.name.c_str(), gpu.c_str(),
+                    device.name.c_str(), an.t_sol * 1e6);
+        for (auto seed : worker.seeds()) std::printf(" %llu", (unsigned long long)seed);
+        std::printf("\n");
+        print_evaluation(file.c_str(), e, an.t_sol);
+    }
+    return e.ok() ? 0 : 3;
+}
+
+int tune_problem(const Args& a)
+{
+    if (a.positionals().size() != 2) throw UsageError("kernels tune takes one PROBLEM");
+    const tune::Problem& p = problem_arg(a.positionals()[1]);
+    tune::SearchOptions options;
+    try {
+        options.strategy = tune::parse_strategy(a.value("--strategy", "sol"));
+    } catch (const Error& e) {
+        throw UsageError(e.message());
+    }
+    options.budget = a.integer("--budget", 32, 1, 100000);
+    options.seed = a.integer("--seed", 1, 0, ~std::uint64_t(0));
+    tune::WorkerEvaluator worker(p, sol::device_table().front(), 0, worker_options(a));
+    std::string gpu;
+    const sol::DeviceSpec device = lab_device(a, worker, &gpu);
+    const sol::SolAnalysis an = sol::analyze(p.op_spec(), device);
+    worker.retarget(device, gaming_bound(an));
+    const bool json = a.has("--json");
+    if (!json)
+        std::printf("%s on %s (%s): T_SOL %.2f us (%s-bound), strategy %s, budget %zu\n",
+                    p.name.c_str(), gpu.c_str(), device.name.c_str(), an.t_sol * 1e6,
+                    std::string(sol::bound_name(an.bound)).c_str(),
+                    std::string(tune::strategy_name(options.strategy)).c_str(), options.budget);
+    const tune::Evaluation base = worker.baseline();
+    if (!json) print_evaluation("baseline", base, an.t_sol);
+    const std::vector<tune::KernelConfig> space = tune::config_space(p, device);
+    const tune::SearchResult r =
+        tune::search(p, device, space, worker, options, gaming_bound(an));
+    tune::TuneSession s = tune::make_session(p, an, std::string(tune::strategy_name(options.strategy)));
+    s.baseline_seconds = base.ok() ? base.seconds : 0;
+    if (!base.detail.empty() && base.ok()) s.baseline = base.detail;
+    tune::add_search(s, r);
+    const tune::CandidateRecord* best = s.best_candidate();
+    if (a.has("--out")) write_file_atomically(a.value("--out"), tune::to_json(s).dump(2) + "\n");
+    if (json) {
+        nlohmann::json j = tune::to_json(s);
+        j["gpu"] = gpu;
+        std::cout << j.dump(2) << '\n';
+        return best ? 0 : 3;
+    }
+    for (const tune::CandidateRecord& c : s.candidates)
+        std::printf("%4zu %-9s %-17s %10.2f us %6.1f%%  %s\n", c.id, c.origin.c_str(),
+                    std::string(tune::verdict_name(c.verdict)).c_str(), c.seconds * 1e6,
+                    tune::percent_of_sol(s, c), c.label.c_str());
+    std::printf("stop: %s after %zu of %zu configs; workers started %zu\n", r.stop_reason.c_str(),
+                r.trials.size(), r.space_size, worker.workers_started());
+    if (best) {
+        std::printf("best %.2f us, %.1f%% of SOL", best->seconds * 1e6,
+                    tune::percent_of_sol(s, *best));
+        if (s.baseline_seconds > 0)
+            std::printf(", %.2fx the baseline (%.2f us)", s.baseline_seconds / best->seconds,
+                        s.baseline_seconds * 1e6);
+        std::printf(": %s\n", best->label.c_str());
+    } else {
+        std::printf("no candidate verified\n");
+    }
+    return best ? 0 : 3;
+}
+
+int calibrate(const Args& a)
+{
+    tune::WorkerEvaluator worker(tune::builtin_suite().front(), sol::device_table().front(), 0,
+                                 worker_options(a));
+    const nlohmann::json c = worker.calibrate();
+    if (a.has("--json")) {
+        std::cout << c.dump(2) << '\n';
+        return 0;
+    }
+    std::printf("%s: copy %.0f GB/s, SGEMM %.1f TFLOP/s, FP32 FMA %.1f TFLOP/s\n",
+                c.value("device_name", std::string()).c_str(), c.value("copy_bandwidth", 0.0) / 1e9,
+                c.value("gemm_rate", 0.0) / 1e12, c.value("fp32_fma_rate", 0.0) / 1e12);
+    return 0;
+}
+
 } // namespace
 
 int cmd_kernels(const std::vector<std::string>& args)
 {
-    const Args a(args, {"--device", "--config"}, {"--json", "--help"});
+    const Args a(args,
+                 {"--device", "--config", "--problem", "--entry", "--grid", "--block",
+                  "--timeout", "--strategy", "--budget", "--seed", "--out"},
+                 {"--json", "--help"});
     if (a.has("--help") || a.positionals().empty()) {
         usage();
         return a.has("--help") ? 0 : 1;
@@ -121,7 +314,11 @@ int cmd_kernels(const std::vector<std::string>& args)
         return suite(a);
     }
     if (sub == "emit") return emit(a);
-    throw UsageError("unknown kernels subcommand '" + sub + "'; expected suite or emit");
+    if (sub == "verify") return verify(a);
+    if (sub == "tune") return tune_problem(a);
+    if (sub == "calibrate") return calibrate(a);
+    throw UsageError("unknown kernels subcommand '" + sub +
+                     "'; expected suite, emit, verify, tune or calibrate");
 }
 
 } // namespace gsr::cli

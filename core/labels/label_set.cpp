@@ -1,5 +1,6 @@
 #include "labels/label_set.hpp"
 
+#include "util/atomic_file.hpp"
 #include "util/diagnostics.hpp"
 
 #include <cstdio>
@@ -136,27 +137,7 @@ std::string label_csv(const LabelSet& l)
 
 void write_label_csv(const LabelSet& labels, const std::string& path)
 {
-    const std::string text = label_csv(labels);
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        if (!f) throw Error(SourceLocation{path}, "cannot write " + tmp);
-        f.write(text.data(), static_cast<std::streamsize>(text.size()));
-        f.flush();
-        if (!f) {
-            std::error_code ignored;
-            std::filesystem::remove(tmp, ignored);
-            throw Error(SourceLocation{path}, "cannot write " + tmp + " (disk full?)");
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::error_code ignored;
-        std::filesystem::remove(tmp, ignored);
-        throw Error(SourceLocation{path},
-                    "cannot rename " + tmp + " to " + path + ": " + ec.message());
-    }
+    write_file_atomically(path, label_csv(labels));
 }
 
 } // namespace gsr::labels

@@ -344,6 +344,56 @@ std::int64_t first_mismatch(const std::vector<float>& got, const std::vector<dou
     return -1;
 }
 
+nlohmann::json problem_json(const Problem& p)
+{
+    nlohmann::json epilogue = nlohmann::json::array();
+    for (const EpilogueStep& step : p.epilogue) epilogue.push_back(epilogue_step_name(step));
+    return {{"name", p.name},         {"description", p.description},
+            {"family", family_name(p.family)},
+            {"rows", p.rows},         {"cols", p.cols},
+            {"inner", p.inner},       {"nnz", p.nnz},
+            {"max_degree", p.max_degree}, {"graph_seed", p.graph_seed},
+            {"epilogue", epilogue},   {"alpha", p.alpha},
+            {"eps", p.eps},           {"baseline", baseline_name(p.baseline)}};
+}
+
+Problem problem_from_json(const nlohmann::json& j)
+{
+    auto get = [&](const char* key, auto fallback, bool required) {
+        using T = decltype(fallback);
+        if (!j.is_object() || !j.contains(key)) {
+            if (required) throw Error(std::string("problem: the key '") + key + "' is missing");
+            return fallback;
+        }
+        try {
+            return j.at(key).get<T>();
+        } catch (const nlohmann::json::exception&) {
+            throw Error(std::string("problem: the key '") + key + "' has the wrong type");
+        }
+    };
+    Problem p;
+    p.name = get("name", std::string(), true);
+    p.description = get("description", std::string(), false);
+    p.family = parse_family(get("family", std::string(), true));
+    p.rows = get("rows", std::uint64_t(0), true);
+    p.cols = get("cols", std::uint64_t(0), true);
+    p.inner = get("inner", std::uint64_t(0), false);
+    p.nnz = get("nnz", std::uint64_t(0), false);
+    p.max_degree = get("max_degree", std::uint32_t(0), false);
+    p.graph_seed = get("graph_seed", std::uint64_t(0), false);
+    for (const std::string& step : get("epilogue", std::vector<std::string>(), false))
+        p.epilogue.push_back(parse_epilogue_step(step));
+    p.alpha = get("alpha", 1.0f, false);
+    p.eps = get("eps", 1e-5f, false);
+    const std::string baseline = get("baseline", std::string("straightforward"), false);
+    bool known = false;
+    for (BaselineKind b : {BaselineKind::Cublas, BaselineKind::Cusparse,
+                           BaselineKind::Straightforward})
+        if (baseline == baseline_name(b)) p.baseline = b, known = true;
+    if (!known) throw Error("problem: unknown baseline '" + baseline + "'");
+    return p;
+}
+
 namespace {
 constexpr std::array<const char*, 11> kVerdicts{"ok",
                                                 "invalid_config",

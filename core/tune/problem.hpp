@@ -19,6 +19,8 @@
 #include "sol/op_models.hpp"
 #include "tune/kernel_config.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -54,6 +56,11 @@ struct Problem {
 const std::vector<Problem>& builtin_suite();
 /// By name, or gsr::Error listing the names.
 const Problem& suite_problem(std::string_view name);
+
+/// Every field of a problem (the worker process and the agents receive problems this way).
+nlohmann::json problem_json(const Problem& p);
+/// gsr::Error naming the missing or mistyped key.
+Problem problem_from_json(const nlohmann::json& j);
 
 /// Tensor numbers of input_value.
 enum class InputTensor : std::uint64_t {

@@ -1,0 +1,224 @@
+#include "tune/tune_session.hpp"
+
+#include "util/diagnostics.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+
+namespace gsr::tune {
+namespace {
+
+std::string utc_now()
+{
+    const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return text;
+}
+
+void mark_best(TuneSession& s)
+{
+    CandidateRecord* best = nullptr;
+    for (CandidateRecord& c : s.candidates) {
+        c.best = false;
+        if (c.verdict == Verdict::Ok && c.seconds > 0 && (!best || c.seconds < best->seconds))
+            best = &c;
+    }
+    if (best) best->best = true;
+}
+
+std::size_t next_id(const TuneSession& s)
+{
+    std::size_t id = 0;
+    for (const CandidateRecord& c : s.candidates) id = std::max(id, c.id + 1);
+    return id;
+}
+
+nlohmann::json signals_json(const ProfileSignals& p)
+{
+    return {{"sm_percent", p.sm_percent},     {"memory_percent", p.memory_percent},
+            {"registers", p.registers},       {"occupancy_percent", p.occupancy_percent},
+            {"dram_bytes", p.dram_bytes}};
+}
+
+template <typename T>
+T field(const nlohmann::json& j, const char* key, const char* where)
+{
+    if (!j.is_object() || !j.contains(key))
+        throw Error(std::string("tune session: ") + where + " has no key '" + key + "'");
+    try {
+        return j.at(key).get<T>();
+    } catch (const nlohmann::json::exception&) {
+        throw Error(std::string("tune session: ") + where + " key '" + key +
+                    "' has the wrong type");
+    }
+}
+
+template <typename T>
+T optional_field(const nlohmann::json& j, const char* key, T fallback, const char* where)
+{
+    if (!j.contains(key) || j.at(key).is_null()) return fallback;
+    return field<T>(j, key, where);
+}
+
+} // namespace
+
+const CandidateRecord* TuneSession::best_candidate() const
+{
+    for (const CandidateRecord& c : candidates)
+        if (c.best) return &c;
+    return nullptr;
+}
+
+bool is_timed(const CandidateRecord& c)
+{
+    return (c.verdict == Verdict::Ok || c.verdict == Verdict::Gaming) && c.seconds > 0;
+}
+
+double percent_of_sol(const TuneSession& s, const CandidateRecord& c)
+{
+    return is_timed(c) ? 100.0 * s.t_sol / c.seconds : 0.0;
+}
+
+double achieved_flops(const TuneSession& s, const CandidateRecord& c)
+{
+    return is_timed(c) ? s.flops / c.seconds : 0.0;
+}
+
+TuneSession make_session(const Problem& p, const sol::SolAnalysis& a, std::string strategy)
+{
+    TuneSession s;
+    s.problem = p.name;
+    s.family = std::string(family_name(p.family));
+    s.device = a.device;
+    s.strategy = std::move(strategy);
+    s.created = utc_now();
+    s.t_sol = a.t_sol;
+    s.flops = a.cost.flops;
+    s.bytes = a.cost.bytes;
+    s.peak_rate = a.peak_rate;
+    s.bandwidth = a.bandwidth;
+    s.bound = std::string(sol::bound_name(a.bound));
+    s.baseline = std::string(baseline_name(p.baseline));
+    return s;
+}
+
+void add_search(TuneSession& s, const SearchResult& r)
+{
+    const std::size_t base = next_id(s);
+    for (const Trial& t : r.trials) {
+        CandidateRecord c;
+        c.id = base + t.index;
+        c.label = to_text(t.config);
+        c.origin = t.origin;
+        c.verdict = t.result.verdict;
+        c.seconds = t.result.seconds;
+        c.detail = t.result.detail;
+        c.signals = t.result.signals;
+        s.candidates.push_back(std::move(c));
+    }
+    if (s.stop_reason.empty()) s.stop_reason = r.stop_reason;
+    s.space_size = std::max(s.space_size, r.space_size);
+    mark_best(s);
+}
+
+void add_refine(TuneSession& s, const RefineResult& r)
+{
+    const std::size_t base = next_id(s);
+    for (const RefineStep& step : r.steps) {
+        CandidateRecord c;
+        c.id = base + step.node;
+        if (step.parent) c.parent = base + *step.parent;
+        c.label = to_text(step.config);
+        c.origin = step.step == 0 ? "start" : "refine";
+        c.verdict = step.result.verdict;
+        c.seconds = step.result.seconds;
+        c.detail = step.change.empty() ? step.result.detail
+                                       : step.change + (step.result.detail.empty()
+                                                            ? ""
+                                                            : "; " + step.result.detail);
+        c.signals = step.result.signals;
+        s.candidates.push_back(std::move(c));
+    }
+    if (s.stop_reason.empty()) s.stop_reason = r.stop_reason;
+    mark_best(s);
+}
+
+nlohmann::json to_json(const TuneSession& s)
+{
+    nlohmann::json candidates = nlohmann::json::array();
+    for (const CandidateRecord& c : s.candidates) {
+        nlohmann::json j = {{"id", c.id},
+                            {"parent", c.parent ? nlohmann::json(*c.parent) : nlohmann::json()},
+                            {"label", c.label},
+                            {"origin", c.origin},
+                            {"verdict", verdict_name(c.verdict)},
+                            {"seconds", c.seconds},
+                            {"percent_of_sol", percent_of_sol(s, c)},
+                            {"best", c.best}};
+        if (!c.detail.empty()) j["detail"] = c.detail;
+        if (c.signals) j["signals"] = signals_json(*c.signals);
+        candidates.push_back(std::move(j));
+    }
+    return {{"problem", s.problem},     {"family", s.family},
+            {"device", s.device},       {"strategy", s.strategy},
+            {"created", s.created},     {"stop_reason", s.stop_reason},
+            {"space_size", s.space_size}, {"t_sol", s.t_sol},
+            {"flops", s.flops},         {"bytes", s.bytes},
+            {"peak_rate", s.peak_rate}, {"bandwidth", s.bandwidth},
+            {"bound", s.bound},         {"baseline", s.baseline},
+            {"baseline_seconds", s.baseline_seconds}, {"candidates", candidates}};
+}
+
+TuneSession tune_session_from_json(const nlohmann::json& j)
+{
+    const char* top = "the session";
+    TuneSession s;
+    s.problem = field<std::string>(j, "problem", top);
+    s.family = optional_field<std::string>(j, "family", "", top);
+    s.device = field<std::string>(j, "device", top);
+    s.strategy = optional_field<std::string>(j, "strategy", "", top);
+    s.created = optional_field<std::string>(j, "created", "", top);
+    s.stop_reason = optional_field<std::string>(j, "stop_reason", "", top);
+    s.space_size = optional_field<std::size_t>(j, "space_size", 0, top);
+    s.t_sol = field<double>(j, "t_sol", top);
+    s.flops = optional_field<double>(j, "flops", 0.0, top);
+    s.bytes = optional_field<double>(j, "bytes", 0.0, top);
+    s.peak_rate = optional_field<double>(j, "peak_rate", 0.0, top);
+    s.bandwidth = optional_field<double>(j, "bandwidth", 0.0, top);
+    s.bound = optional_field<std::string>(j, "bound", "", top);
+    s.baseline = optional_field<std::string>(j, "baseline", "", top);
+    s.baseline_seconds = optional_field<double>(j, "baseline_seconds", 0.0, top);
+    const auto& list = field<nlohmann::json>(j, "candidates", top);
+    if (!list.is_array()) throw Error("tune session: 'candidates' must be an array");
+    for (const nlohmann::json& cj : list) {
+        const char* where = "a candidate";
+        CandidateRecord c;
+        c.id = field<std::size_t>(cj, "id", where);
+        if (cj.contains("parent") && !cj.at("parent").is_null())
+            c.parent = field<std::size_t>(cj, "parent", where);
+        c.label = field<std::string>(cj, "label", where);
+        c.origin = optional_field<std::string>(cj, "origin", "", where);
+        c.verdict = parse_verdict(field<std::string>(cj, "verdict", where));
+        c.seconds = optional_field<double>(cj, "seconds", 0.0, where);
+        c.detail = optional_field<std::string>(cj, "detail", "", where);
+        c.best = optional_field<bool>(cj, "best", false, where);
+        if (cj.contains("signals")) {
+            const auto& sj = cj.at("signals");
+            ProfileSignals p;
+            p.sm_percent = optional_field<double>(sj, "sm_percent", 0.0, "signals");
+            p.memory_percent = optional_field<double>(sj, "memory_percent", 0.0, "signals");
+            p.registers = optional_field<int>(sj, "registers", 0, "signals");
+            p.occupancy_percent = optional_field<double>(sj, "occupancy_percent", 0.0, "signals");
+            p.dram_bytes = optional_field<double>(sj, "dram_bytes", 0.0, "signals");
+            c.signals = p;
+        }
+        s.candidates.push_back(std::move(c));
+    }
+    return s;
+}
+
+} // namespace gsr::tune

@@ -1,0 +1,321 @@
+#include "tune/worker_evaluator.hpp"
+
+#include "tune/agent_process.hpp"
+#include "util/diagnostics.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <unistd.h>
+
+namespace gsr::tune {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+std::vector<std::uint64_t> draw_seeds(std::size_t count, std::uint64_t seed)
+{
+    std::vector<std::uint64_t> seeds;
+    std::mt19937_64 rng(seed);
+    std::random_device device;
+    while (seeds.size() < count) {
+        const std::uint64_t s =
+            seed ? rng() : (std::uint64_t(device()) << 32 | std::uint64_t(device()));
+        // Never the test seed, never twice.
+        if (s > 1 && std::find(seeds.begin(), seeds.end(), s) == seeds.end()) seeds.push_back(s);
+    }
+    return seeds;
+}
+
+std::string tail(const std::string& text, std::size_t n)
+{
+    return text.size() <= n ? text : "..." + text.substr(text.size() - n);
+}
+
+/// A recursive-descent evaluator of launch expressions (see launch_from_expression).
+class Expression {
+public:
+    Expression(const Problem& p, std::string_view text) : p_(p), text_(text) {}
+
+    double parse()
+    {
+        const double v = sum();
+        skip();
+        if (at_ < text_.size()) fail("an operator or the end");
+        return v;
+    }
+
+private:
+    [[noreturn]] void fail(const char* expected) const
+    {
+        throw Error("launch expression '" + std::string(text_) + "': at column " +
+                    std::to_string(at_ + 1) + ", expected " + expected);
+    }
+    void skip()
+    {
+        while (at_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[at_]))) ++at_;
+    }
+    bool take(char c)
+    {
+        skip();
+        if (at_ < text_.size() && text_[at_] == c) return ++at_, true;
+        return false;
+    }
+    double sum()
+    {
+        double v = product();
+        while (true) {
+            if (take('+')) v += product();
+            else if (take('-')) v -= product();
+            else return v;
+        }
+    }
+    double product()
+    {
+        double v = atom();
+        while (true) {
+            if (take('*')) v *= atom();
+            else if (take('/')) {
+                const double d = atom();
+                if (d == 0) fail("a divisor other than 0");
+                v /= d;
+            } else return v;
+        }
+    }
+    double atom()
+    {
+        skip();
+        if (take('(')) {
+            const double v = sum();
+            if (!take(')')) fail("')'");
+            return v;
+        }
+        std::size_t end = at_;
+        while (end < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[end])) ||
+                                      text_[end] == '_'))
+            ++end;
+        const std::string word(text_.substr(at_, end - at_));
+        if (word.empty()) fail("a number, a name or '('");
+        if (std::isdigit(static_cast<unsigned char>(word[0]))) {
+            for (char c : word)
+                if (!std::isdigit(static_cast<unsigned char>(c))) fail("a number");
+            at_ = end;
+            return std::stod(word);
+        }
+        at_ = end;
+        if (word == "ceil") {
+            if (!take('(')) fail("'(' after ceil");
+            const double v = sum();
+            if (!take(')')) fail("')'");
+            return std::ceil(v);
+        }
+        if (word == "rows") return double(p_.rows);
+        if (word == "cols") return double(p_.cols);
+        if (word == "n") return double(p_.output_size());
+        if (word == "inner") return double(p_.inner);
+        if (word == "nnz") return double(p_.nnz);
+        at_ -= word.size();
+        fail("rows, cols, n, inner, nnz or ceil");
+    }
+
+    const Problem& p_;
+    std::string_view text_;
+    std::size_t at_ = 0;
+};
+
+} // namespace
+
+Evaluation evaluation_from_reply(const nlohmann::json& reply)
+{
+    Evaluation e;
+    e.verdict = parse_verdict(reply.value("verdict", std::string("crash")));
+    e.seconds = reply.value("seconds", 0.0);
+    e.detail = reply.value("detail", std::string());
+    if (reply.contains("signals")) {
+        const auto& s = reply.at("signals");
+        ProfileSignals p;
+        p.sm_percent = s.value("sm_percent", 0.0);
+        p.memory_percent = s.value("memory_percent", 0.0);
+        p.registers = s.value("registers", 0);
+        p.occupancy_percent = s.value("occupancy_percent", 0.0);
+        p.dram_bytes = s.value("dram_bytes", 0.0);
+        e.signals = p;
+    }
+    return e;
+}
+
+std::string find_worker()
+{
+    if (const char* env = std::getenv("GSR_KERNEL_WORKER"); env && *env) return env;
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) return {};
+    for (const fs::path& candidate :
+         {self.parent_path() / "gsr-kernel-worker",
+          self.parent_path() / ".." / "libexec" / "gsr-studio" / "gsr-kernel-worker"})
+        if (::access(candidate.c_str(), X_OK) == 0) return candidate.lexically_normal();
+    return {};
+}
+
+LaunchShape default_launch(const Problem& p)
+{
+    const std::uint64_t work = p.family == OpFamily::Reduction ? p.rows : p.output_size();
+    LaunchShape l;
+    l.block = {256, 1, 1};
+    l.grid = {unsigned(std::max<std::uint64_t>(1, (work + 255) / 256)), 1, 1};
+    return l;
+}
+
+LaunchShape launch_from_expression(const Problem& p, std::string_view grid, unsigned block)
+{
+    const double v = Expression(p, grid).parse();
+    if (!(v >= 1) || v != std::floor(v) || v > 2147483647.0)
+        throw Error("launch expression '" + std::string(grid) + "' gives " + std::to_string(v) +
+                    ": expected a whole number of blocks from 1 to 2^31 - 1");
+    if (block == 0 || block > 1024)
+        throw Error("launch block " + std::to_string(block) + ": expected 1 to 1024 threads");
+    LaunchShape l;
+    l.grid = {unsigned(v), 1, 1};
+    l.block = {block, 1, 1};
+    return l;
+}
+
+WorkerEvaluator::WorkerEvaluator(Problem problem, sol::DeviceSpec device, double t_sol,
+                                 WorkerOptions options)
+    : problem_(std::move(problem)), device_(std::move(device)), t_sol_(t_sol),
+      options_(std::move(options))
+{
+    if (options_.seeds < 3) options_.seeds = 3;
+    if (options_.runs < 10) options_.runs = 10;
+    seeds_ = draw_seeds(options_.seeds, options_.seed);
+    if (options_.worker.empty()) options_.worker = find_worker();
+    if (options_.worker.empty())
+        throw Error("the kernel lab's worker program gsr-kernel-worker was not found beside "
+                    "this program (it is built with the CUDA backend); set GSR_KERNEL_WORKER "
+                    "to its path");
+}
+
+WorkerEvaluator::~WorkerEvaluator() = default;
+
+void WorkerEvaluator::retarget(sol::DeviceSpec device, double t_sol)
+{
+    device_ = std::move(device);
+    t_sol_ = t_sol;
+}
+
+nlohmann::json WorkerEvaluator::job(const char* type) const
+{
+    return {{"type", type},
+            {"problem", problem_json(problem_)},
+            {"seeds", seeds_},
+            {"runs", options_.runs},
+            {"warmup", options_.warmup},
+            {"check_rows", options_.check_rows},
+            {"t_sol", t_sol_}};
+}
+
+Evaluation WorkerEvaluator::run(const nlohmann::json& request)
+{
+    last_reply_ = nullptr;
+    if (!process_) {
+        process_ = std::make_unique<AgentProcess>(std::vector<std::string>{options_.worker});
+        ++started_;
+    }
+    const auto start = Clock::now();
+    std::string line;
+    try {
+        process_->send_line(request.dump(), options_.timeout);
+        line = process_->receive_line(options_.timeout);
+    } catch (const Error&) {
+        const bool hung = Clock::now() - start >= options_.timeout;
+        process_->kill();
+        const int status = process_->finish(std::chrono::milliseconds(2000));
+        const std::string err = tail(process_->stderr_text(), 600);
+        process_.reset();
+        Evaluation e;
+        if (hung) {
+            e.verdict = Verdict::Timeout;
+            e.detail = "no answer within " + std::to_string(options_.timeout.count()) +
+                       " ms: the worker was killed";
+        } else {
+            e.verdict = Verdict::Crash;
+            e.detail = "the worker died (" +
+                       (status > 128 ? "signal " + std::to_string(status - 128)
+                                     : "exit status " + std::to_string(status)) +
+                       ")" + (err.empty() ? "" : ": " + err);
+        }
+        return e;
+    }
+    try {
+        last_reply_ = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception&) {
+        process_.reset();
+        return {Verdict::Crash, 0,
+                "the worker answered something that is not JSON: " + tail(line, 200),
+                std::nullopt};
+    }
+    if (last_reply_.value("fatal", false)) {
+        process_->finish(std::chrono::milliseconds(5000));
+        process_.reset();
+    }
+    return evaluation_from_reply(last_reply_);
+}
+
+Evaluation WorkerEvaluator::evaluate(const KernelConfig& config)
+{
+    const Validation v = validate(problem_, config, device_);
+    if (!v.ok()) return {Verdict::InvalidConfig, 0, v.text(), std::nullopt};
+    const GeneratedKernel k = generate_kernel(problem_, config, device_);
+    return evaluate_launch(k.source, k.entry, k.launch);
+}
+
+Evaluation WorkerEvaluator::evaluate_source(const std::string& cuda, const std::string& entry)
+{
+    return evaluate_launch(cuda, entry, default_launch(problem_));
+}
+
+Evaluation WorkerEvaluator::evaluate_launch(const std::string& cuda, const std::string& entry,
+                                            const LaunchShape& launch)
+{
+    nlohmann::json j = job("evaluate");
+    j["source"] = cuda;
+    j["entry"] = entry;
+    j["launch"] = {{"grid", launch.grid},
+                   {"block", launch.block},
+                   {"shared", launch.dynamic_shared_bytes}};
+    return run(j);
+}
+
+Evaluation WorkerEvaluator::baseline()
+{
+    if (problem_.baseline == BaselineKind::Straightforward) return evaluate(default_config(problem_));
+    Evaluation e = run(job("baseline"));
+    if (last_reply_.contains("algorithm"))
+        e.detail = std::string(baseline_name(problem_.baseline)) + " " +
+                   last_reply_.at("algorithm").get<std::string>() +
+                   (e.detail.empty() ? "" : "; " + e.detail);
+    return e;
+}
+
+nlohmann::json WorkerEvaluator::device_info()
+{
+    const Evaluation e = run({{"type", "device"}});
+    if (!last_reply_.contains("name"))
+        throw Error("the kernel worker could not describe the GPU: " + e.detail);
+    return last_reply_;
+}
+
+nlohmann::json WorkerEvaluator::calibrate()
+{
+    const Evaluation e = run({{"type", "calibrate"}});
+    if (!last_reply_.contains("copy_bandwidth"))
+        throw Error("the kernel worker could not calibrate the GPU: " + e.detail);
+    return last_reply_;
+}
+
+} // namespace gsr::tune

@@ -1,0 +1,26 @@
+// gsr-kernel-worker: the process the kernel lab runs candidates in (gpu/kernel_runner.hpp).
+// It reads one JSON job per line on stdin and writes one JSON reply per line on stdout, until
+// stdin closes or a reply says the CUDA context is lost ("fatal"), when it exits with 3 so
+// the parent starts a fresh one. A hang is the parent's to end (it kills the process group).
+#include "kernel_runner.hpp"
+
+#include <iostream>
+#include <string>
+
+int main()
+{
+    std::ios::sync_with_stdio(false);
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        if (line.empty()) continue;
+        nlohmann::json reply;
+        try {
+            reply = gsr::gpu::run_kernel_job(nlohmann::json::parse(line));
+        } catch (const std::exception& e) {
+            reply = {{"verdict", "crash"}, {"detail", std::string("bad job: ") + e.what()}};
+        }
+        std::cout << reply.dump() << '\n' << std::flush;
+        if (reply.value("fatal", false)) return 3;
+    }
+    return 0;
+}

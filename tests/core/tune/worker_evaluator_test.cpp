@@ -1,0 +1,179 @@
+// The verifier's process boundary without a GPU: stand-in workers (shell scripts) that answer,
+// hang, die of a signal, or talk nonsense, and the verdicts WorkerEvaluator gives each. The
+// caller must survive all of them. Also the launch expressions of hand-written kernels.
+#include "tune/worker_evaluator.hpp"
+#include "util/diagnostics.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+using namespace gsr;
+using namespace gsr::tune;
+namespace fs = std::filesystem;
+
+class FakeWorker : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        dir_ = fs::temp_directory_path() /
+               ("gsr-fake-worker-" + std::to_string(::getpid()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    /// A worker that runs `body` for every job line it reads ($line holds the job).
+    WorkerOptions script(const std::string& body, int timeout_ms = 3000)
+    {
+        const fs::path path = dir_ / "worker.sh";
+        std::ofstream(path) << "#!/bin/sh\nwhile read -r line; do\n" << body << "\ndone\n";
+        fs::permissions(path, fs::perms::owner_all);
+        WorkerOptions o;
+        o.worker = path.string();
+        o.timeout = std::chrono::milliseconds(timeout_ms);
+        o.seed = 7;
+        return o;
+    }
+
+    const Problem& problem() { return suite_problem("ew_scale_relu"); }
+    const sol::DeviceSpec& device() { return sol::device_or_throw("H100 SXM"); }
+
+    fs::path dir_;
+};
+
+TEST_F(FakeWorker, AReplyBecomesAnEvaluationAndTheJobCarriesTheCandidate)
+{
+    // The worker echoes the job into a file and answers ok.
+    const std::string job_file = (dir_ / "job.json").string();
+    WorkerEvaluator w(problem(), device(), 0,
+                      script("printf '%s\\n' \"$line\" > " + job_file +
+                             "\necho '{\"verdict\":\"ok\",\"seconds\":0.00125}'"));
+    const Evaluation e = w.evaluate(default_config(problem()));
+    EXPECT_EQ(e.verdict, Verdict::Ok) << e.detail;
+    EXPECT_DOUBLE_EQ(e.seconds, 0.00125);
+    std::ifstream in(job_file);
+    const auto job = nlohmann::json::parse(in);
+    EXPECT_EQ(job.at("type"), "evaluate");
+    EXPECT_EQ(job.at("entry"), "gsr_elementwise");
+    EXPECT_NE(job.at("source").get<std::string>().find("gsr_elementwise"), std::string::npos);
+    EXPECT_EQ(problem_from_json(job.at("problem")).rows, problem().rows);
+    // Three fresh seeds, distinct, never the test seed 1.
+    const auto seeds = job.at("seeds").get<std::vector<std::uint64_t>>();
+    ASSERT_EQ(seeds.size(), 3u);
+    for (auto s : seeds) EXPECT_GT(s, 1u);
+    EXPECT_NE(seeds[0], seeds[1]);
+    EXPECT_NE(seeds[1], seeds[2]);
+    EXPECT_GE(job.at("runs").get<int>(), 10);
+    // The same worker serves the next candidate.
+    EXPECT_EQ(w.evaluate(default_config(problem())).verdict, Verdict::Ok);
+    EXPECT_EQ(w.workers_started(), 1u);
+}
+
+TEST_F(FakeWorker, AHangIsATimeoutAndTheWorkerIsKilled)
+{
+    WorkerEvaluator w(problem(), device(), 0, script("sleep 30", 300));
+    const auto start = std::chrono::steady_clock::now();
+    const Evaluation e = w.evaluate(default_config(problem()));
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(e.verdict, Verdict::Timeout) << e.detail;
+    EXPECT_GE(waited, 0.3);
+    EXPECT_LT(waited, 5.0); // killed, not waited for
+}
+
+TEST_F(FakeWorker, ASignalIsACrashNamingIt)
+{
+    WorkerEvaluator w(problem(), device(), 0, script("echo dying >&2; kill -SEGV $$"));
+    const Evaluation e = w.evaluate(default_config(problem()));
+    EXPECT_EQ(e.verdict, Verdict::Crash);
+    EXPECT_NE(e.detail.find("signal 11"), std::string::npos) << e.detail;
+    EXPECT_NE(e.detail.find("dying"), std::string::npos) << e.detail;
+    // A fresh worker takes the next candidate.
+    w.evaluate(default_config(problem()));
+    EXPECT_EQ(w.workers_started(), 2u);
+}
+
+TEST_F(FakeWorker, NonsenseIsACrash)
+{
+    WorkerEvaluator w(problem(), device(), 0, script("echo 'segmentation fault (core dumped)'"));
+    const Evaluation e = w.evaluate(default_config(problem()));
+    EXPECT_EQ(e.verdict, Verdict::Crash);
+    EXPECT_NE(e.detail.find("not JSON"), std::string::npos) << e.detail;
+}
+
+TEST_F(FakeWorker, AFatalReplyKeepsItsVerdictAndRestartsTheWorker)
+{
+    WorkerEvaluator w(problem(), device(), 0,
+                      script("echo '{\"verdict\":\"illegal_address\",\"detail\":\"x\","
+                             "\"fatal\":true}'; exit 3"));
+    EXPECT_EQ(w.evaluate(default_config(problem())).verdict, Verdict::IllegalAddress);
+    EXPECT_EQ(w.evaluate(default_config(problem())).verdict, Verdict::IllegalAddress);
+    EXPECT_EQ(w.workers_started(), 2u);
+}
+
+TEST_F(FakeWorker, AnInvalidConfigNeverReachesTheWorker)
+{
+    WorkerEvaluator w(problem(), device(), 0, script("kill -KILL $$"));
+    KernelConfig c = default_config(problem());
+    c.block = 33; // not a multiple of 32
+    const Evaluation e = w.evaluate(c);
+    EXPECT_EQ(e.verdict, Verdict::InvalidConfig);
+    EXPECT_FALSE(e.detail.empty());
+    EXPECT_EQ(w.workers_started(), 0u);
+}
+
+TEST_F(FakeWorker, AMissingWorkerProgramIsAClearError)
+{
+    WorkerOptions o;
+    o.worker = (dir_ / "no-such-worker").string();
+    WorkerEvaluator w(problem(), device(), 0, o);
+    EXPECT_THROW(w.evaluate(default_config(problem())), Error);
+}
+
+TEST(LaunchExpression, EvaluatesOverTheProblem)
+{
+    const Problem& ew = suite_problem("ew_bias_gelu_residual"); // 4096 x 4096
+    EXPECT_EQ(launch_from_expression(ew, "ceil(n / 256)", 256).grid[0], 65536u);
+    EXPECT_EQ(launch_from_expression(ew, "ceil(rows/256)", 128).grid[0], 16u);
+    EXPECT_EQ(launch_from_expression(ew, "ceil((rows + 1) / 256)", 256).grid[0], 17u);
+    EXPECT_EQ(launch_from_expression(ew, "2 * cols - 4096", 64).block[0], 64u);
+    const Problem& r = suite_problem("reduce_rows"); // 16384 rows
+    EXPECT_EQ(launch_from_expression(r, "ceil(rows / 256)", 256).grid[0], 64u);
+    EXPECT_EQ(default_launch(r).grid[0], 64u);
+    EXPECT_EQ(default_launch(ew).grid[0], 65536u);
+}
+
+TEST(LaunchExpression, BadExpressionsSayWhere)
+{
+    const Problem& ew = suite_problem("ew_bias_gelu_residual");
+    try {
+        launch_from_expression(ew, "ceil(n / )", 256);
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(e.message().find("column 10"), std::string::npos) << e.message();
+    }
+    EXPECT_THROW(launch_from_expression(ew, "rows / 3", 256), Error);   // not whole
+    EXPECT_THROW(launch_from_expression(ew, "warps", 256), Error);      // unknown name
+    EXPECT_THROW(launch_from_expression(ew, "rows / 0", 256), Error);
+    EXPECT_THROW(launch_from_expression(ew, "rows", 2048), Error);      // block too big
+    EXPECT_THROW(launch_from_expression(ew, "rows - rows", 256), Error); // zero blocks
+}
+
+TEST(ProblemJson, RoundTripsEverySuiteProblem)
+{
+    for (const Problem& p : builtin_suite()) {
+        const Problem q = problem_from_json(problem_json(p));
+        EXPECT_EQ(problem_json(q), problem_json(p)) << p.name;
+        EXPECT_EQ(q.epilogue, p.epilogue) << p.name;
+    }
+    EXPECT_THROW(problem_from_json({{"name", "x"}}), Error);
+    EXPECT_THROW(problem_from_json({{"name", "x"}, {"family", "fft"}, {"rows", 1}, {"cols", 1}}),
+                 Error);
+}
+
+} // namespace
