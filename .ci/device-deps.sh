@@ -9,8 +9,11 @@ cp -r /usr/include/nlohmann .deps/include/
 rm -rf .deps/include/eigen3 && cp -r /usr/include/eigen3 .deps/include/eigen3
 rm -rf .deps/googletest && cp -r /usr/src/googletest .deps/googletest
 # SQLite: the GPU machine has the library's runtime but no header; carry Debian's header and
-# static library so the project store (and `gsr train`) builds there too.
-cp /usr/include/sqlite3.h /usr/include/sqlite3ext.h .deps/include/
+# static library so the project store (and `gsr train`) builds there too. The header gets a
+# folder of its own: on the include path of the store it must not bring these nlohmann
+# headers before the GPU machine's own (a second JSON ABI in one link).
+rm -f .deps/include/sqlite3.h .deps/include/sqlite3ext.h
+mkdir -p .deps/sqlite && cp /usr/include/sqlite3.h /usr/include/sqlite3ext.h .deps/sqlite/
 mkdir -p .deps/lib && cp /usr/lib/x86_64-linux-gnu/libsqlite3.a .deps/lib/
 # The public test data (read in place by the tests; ignored by git, never committed).
 rm -rf .deps/data && cp -r ../shared/data .deps/data

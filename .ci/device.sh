@@ -31,7 +31,7 @@ step() { # name, command...
 has() { [[ " $stages " == *" $1 "* ]]; }
 data=()
 [ -d .deps/data ] && data=(-DGSR_DATA_DIR="$PWD/.deps/data")
-[ -f .deps/lib/libsqlite3.a ] && data+=(-DSQLite3_INCLUDE_DIR="$PWD/.deps/include" \
+[ -f .deps/lib/libsqlite3.a ] && data+=(-DSQLite3_INCLUDE_DIR="$PWD/.deps/sqlite" \
   -DSQLite3_LIBRARY="$PWD/.deps/lib/libsqlite3.a")
 step configure cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release "${data[@]}" \
   -DGSR_BUILD_GUI=OFF -DGSR_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="90-real;80-virtual"
@@ -53,6 +53,14 @@ if has sanitize; then
     "$bin/test_gpu" --gtest_filter='CudaOps.*:CudaConv.*'
   step synccheck compute-sanitizer --tool synccheck --error-exitcode 1 \
     "$bin/test_gpu" --gtest_filter='CudaOps.*:CudaConv.*'
+  # The kernel lab's worker (NVRTC-loaded candidate, vendor baseline, L2 flush, calibration),
+  # sanitized through the CLI that starts it: an honest kernel must come back clean.
+  step memcheck-worker compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
+    --target-processes all "$bin/gsr" kernels verify tests/kernels/planted/honest_elementwise.cu \
+    --problem ew_bias_gelu_residual --timeout 300
+  step memcheck-baseline compute-sanitizer --tool memcheck --error-exitcode 1 \
+    --target-processes all "$bin/gsr" kernels tune spmm_w64 --strategy grid --budget 2 \
+    --timeout 300
 fi
 if has kernels; then
   step kernels "$bin/gsr_bench_gpu" --kernels --models ""
@@ -78,7 +86,8 @@ if has quality; then
 fi
 if has lab; then
   # The kernel lab: calibration, planted corpus via the CLI, tuning against baselines.
-  step lab bash tests/bench/kernel_lab.sh "$bin" "$OUT/lab" "${LAB_BUDGET:-40}"
+  step lab bash tests/bench/kernel_lab.sh "$bin" "$OUT/lab" "${LAB_BUDGET:-40}" \
+    "${LAB_EXHAUSTIVE-ew_bias_gelu_residual softmax_1k spmm_w64}"
 fi
 if has pyg; then
   step pyg bash tests/bench/gpu_vs_pyg.sh "$bin" "$OUT/pyg" "${PYG_LAYERS:-8,32,112,448}" 5

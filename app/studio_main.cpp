@@ -41,7 +41,7 @@ struct Options {
 const char* const kUsage =
     "usage: gsr-studio [FILE]\n"
     "       gsr-studio --screenshot PANEL OUT.png [FILE]   PANEL: main, canvas,\n"
-    "                  communities, training, memory, runs, console\n"
+    "                  communities, training, memory, runs, console, profiling\n"
     "       gsr-studio --smoke [FILE]\n"
     "Without FILE the bundled sample circuit is used.\n";
 

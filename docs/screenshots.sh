@@ -15,4 +15,4 @@ shot() { # panel
   xvfb-run -a -s "-screen 0 1600x1200x24" "$bin/gsr-studio" --screenshot "$1" "$out/$1.png" "$sample"
   echo "$out/$1.png"
 }
-for panel in main canvas communities training memory runs console; do shot "$panel"; done
+for panel in main canvas communities training memory runs console profiling; do shot "$panel"; done

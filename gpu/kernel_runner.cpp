@@ -413,19 +413,60 @@ double median(std::vector<double> v)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+constexpr const char* kFlushKernel = R"(
+extern "C" __global__ void gsr_l2_flush(const float4* p, long long n, float* sink)
+{
+    float acc = 0.0f;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        const float4 v = p[i];
+        acc += v.x + v.y + v.z + v.w;
+    }
+    if (acc == 123456.0f) *sink = acc; // never true for the zeroed buffer; keeps the loads
+}
+)";
+
+/// Evicts the L2 between timed launches by reading a buffer of twice its size. Reading,
+/// not a memset: a memset leaves the L2 full of dirty lines whose write-back would then be
+/// charged to the timed kernel.
+class L2Flush {
+public:
+    L2Flush()
+        : bytes_(std::max<std::size_t>(2 * device_facts().l2, 8u << 20) / 16 * 16),
+          buffer_(bytes_), sink_(1), kernel_(compile(kFlushKernel, "gsr_l2_flush"))
+    {
+        check(cudaMemset(buffer_.get(), 0, bytes_), "cudaMemset");
+    }
+    void enqueue(cudaStream_t stream)
+    {
+        const void* p = buffer_.get();
+        long long n = static_cast<long long>(bytes_ / 16);
+        float* sink = sink_.get();
+        void* args[] = {&p, &n, &sink};
+        check(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_->kernel),
+                               dim3(unsigned(device_facts().sms) * 4), dim3(512), args, 0,
+                               stream),
+              "launch the L2 flush");
+    }
+
+private:
+    std::size_t bytes_;
+    DeviceArray<unsigned char> buffer_;
+    DeviceArray<float> sink_;
+    std::unique_ptr<Compiled> kernel_;
+};
+
 /// Times `launch` (which enqueues on `stream`): warm-up, then each run after an L2 flush,
 /// bracketed by events. The median and every time, in seconds.
 template <class Launch>
 std::pair<double, std::vector<double>> time_launches(cudaStream_t stream, Launch&& launch,
                                                      std::size_t warmup, std::size_t runs)
 {
-    const std::size_t flush_bytes = std::max<std::size_t>(2 * device_facts().l2, 8u << 20);
-    static DeviceArray<unsigned char> flush;
-    flush.resize(flush_bytes);
+    static L2Flush flush;
     for (std::size_t i = 0; i < warmup; ++i) launch();
     std::vector<Event> start(runs), stop(runs);
     for (std::size_t i = 0; i < runs; ++i) {
-        check(cudaMemsetAsync(flush.get(), int(i & 0xff), flush_bytes, stream), "L2 flush");
+        flush.enqueue(stream);
         check(cudaEventRecord(start[i].get(), stream), "cudaEventRecord");
         launch();
         check(cudaEventRecord(stop[i].get(), stream), "cudaEventRecord");

@@ -9,9 +9,10 @@
 //              the output poisoned (all bits set), one launch, every element checked to be
 //              written and within tolerance of the float64 reference (core/tune/problem.hpp),
 //              and the outputs of different seeds checked to differ. Then timing: warm-up
-//              launches, the L2 flushed (a memset of twice its size) before each timed
-//              launch, CUDA events, the median of `runs`. A median below T_SOL by more than
-//              5% is "gaming". The output is checked again after timing.
+//              launches, the L2 flushed (a read of twice its size, which leaves no
+//              dirty lines) before each timed launch, CUDA events, the median of `runs`.
+//              A median below T_SOL by more than 5% is "gaming". The output is checked
+//              again after timing.
 //              {"problem", "source", "entry", "launch": {"grid", "block", "shared"},
 //               "seeds": [...], "runs", "warmup", "check_rows", "t_sol"}
 //   baseline   the vendor baseline of a problem: cuBLAS SGEMM plus a generated epilogue

@@ -16,6 +16,8 @@ PACKAGES=(
   cmake ninja-build g++ pkg-config
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev libegl-dev libimgui-dev
   libsqlite3-dev libeigen3-dev libigraph-dev libmetis-dev nlohmann-json3-dev zlib1g-dev
+  # reports: cairo draws the PDF export; poppler-utils' pdftoppm renders it in the tests
+  libcairo2-dev poppler-utils
   libgtest-dev libbenchmark-dev
   xvfb xauth yosys
   # packaging (installer/package_check.sh): shlibdeps, desktop file and AppStream validators;

@@ -102,6 +102,7 @@ void print_help()
         "  labels FILE --out CSV [--target sp|toggle|level|arrival|all] [--mode random|exhaustive|seq]\n"
         "         [--vectors N] [--seed S] [--runs R --cycles C --warmup W] [--threads T]\n"
         "         [--liberty LIB]... [--load-factor K]      per-net learning targets as CSV\n"
+        "         [--input-transition NS]   (arrival is NLDM, in ns, with a Liberty delay table)\n"
         "  train FILE... --test FILE... [--val FILE...] --db PROJECT [--target sp|toggle|level|arrival]\n"
         "        [--model gcn|sage|res|rev|gsr] [--layers L] [--hidden D] [--groups C] [--topk K]\n"
         "        [--epochs E] [--lr X] [--seed S] [--patience P] [--device auto|cpu|gpu]\n"
@@ -122,6 +123,13 @@ void print_help()
         "                                            speed-of-light bound of one operation\n"
         "  kernels suite [--device NAME] [--json]    the built-in kernel problems and their SOL\n"
         "  kernels emit PROBLEM --config JSON|TEXT   CUDA source of a kernel configuration\n"
+        "  kernels verify FILE.cu --problem P [--grid EXPR] [--block N]   GPU: check and time\n"
+        "  kernels tune PROBLEM [--strategy grid|random|sol] [--budget N] [--out F]\n"
+        "                      [--project P]         GPU: baseline, search, session\n"
+        "  kernels calibrate [--project P] [--json]  GPU: copy, SGEMM and FMA peaks\n"
+        "  report run:ID|session:ID|FILE.json [--project PROJECT] --format html|pdf|csv|json\n"
+        "         [--out F]                          a run or tuning-session report (--out: atomic)\n"
+        "  report --list --project PROJECT [--json]  the runs and tuning sessions of a project\n"
         "  help                                      this text\n"
         "  --version                                 the version\n"
         "\n"
@@ -198,6 +206,7 @@ int run(const std::vector<std::string>& args)
     if (args[0] == "rules") return cmd_rules(rest);
     if (args[0] == "sol") return cmd_sol(rest);
     if (args[0] == "kernels") return cmd_kernels(rest);
+    if (args[0] == "report") return cmd_report(rest);
     throw UsageError("unknown command '" + args[0] + "'");
 }
 

@@ -56,5 +56,7 @@ int cmd_train_symgraph(const std::vector<std::string>& args);
 int cmd_rules(const std::vector<std::string>& args);
 int cmd_sol(const std::vector<std::string>& args);
 int cmd_kernels(const std::vector<std::string>& args);
+/// `gsr report` (report_command.cpp): run and tune-session reports as HTML, PDF, CSV, JSON.
+int cmd_report(const std::vector<std::string>& args);
 
 } // namespace gsr::cli

@@ -72,7 +72,7 @@ int cmd_labels(const std::vector<std::string>& argv)
 {
     Args a(argv,
            {"--target", "--mode", "--vectors", "--seed", "--runs", "--cycles", "--warmup",
-            "--threads", "--liberty", "--out", "--load-factor"},
+            "--threads", "--liberty", "--out", "--load-factor", "--input-transition"},
            {"--quiet"});
     if (a.positionals().size() != 1)
         throw UsageError("labels takes one FILE: gsr labels FILE --out CSV [--target "
@@ -89,6 +89,8 @@ int cmd_labels(const std::vector<std::string>& argv)
     sim.warmup = static_cast<std::uint32_t>(a.integer("--warmup", sim.warmup, 0, 1u << 24));
     sim.threads = static_cast<unsigned>(a.integer("--threads", 0, 0, 4096));
     const double load_factor = a.number("--load-factor", labels::DelayModel{}.load_factor, 0.0);
+    const double input_transition =
+        a.number("--input-transition", labels::DelayModel{}.input_transition, 0.0);
 
     netlist::Library library;
     const std::vector<std::string> libs = a.values("--liberty");
@@ -137,9 +139,17 @@ int cmd_labels(const std::vector<std::string>& argv)
     if (targets.arrival) {
         labels::DelayModel model;
         model.load_factor = load_factor;
+        model.input_transition = input_transition;
         if (!libs.empty()) model.library = &library;
         arrival = labels::compute_arrival_times(circuit, structure, model);
+        if (arrival->nldm && arrival->cells_without_timing > 0)
+            std::cerr << "warning: " << arrival->cells_without_timing
+                      << " combinational cells have no timing arc in the library; they were "
+                         "given zero delay\n";
     }
+    if (a.has("--input-transition") && !(arrival && arrival->nldm))
+        throw UsageError("--input-transition applies to --target arrival with a --liberty "
+                         "library that has delay tables");
 
     labels::LabelSet set = labels::make_label_set(circuit, structure, levels,
                                                   result ? &*result : nullptr,
@@ -160,7 +170,9 @@ int cmd_labels(const std::vector<std::string>& argv)
             std::snprintf(buf, sizeof buf, " in %.3f s", seconds);
             std::cout << buf;
         }
-        if (arrival) std::cout << ", max arrival " << arrival->max_arrival;
+        if (arrival)
+            std::cout << ", max arrival " << arrival->max_arrival
+                      << (arrival->nldm ? " ns (NLDM)" : "");
         std::cout << '\n';
     }
     return 0;

@@ -7,6 +7,7 @@
 #include "train/commrand_batcher.hpp"
 #include "train/dataset.hpp"
 #include "train/report_json.hpp"
+#include "train/run_settings.hpp"
 #include "train/trainer.hpp"
 #include "util/diagnostics.hpp"
 
@@ -41,75 +42,7 @@ constexpr const char* kTrainUsage =
 const char* const kBatchingModes[] = {"full", "random", "commrand", "cluster"};
 
 /// Everything a run needs to be started again: stored as the run's config_json.
-struct RunSettings {
-    std::vector<std::string> train, validation, test; ///< absolute paths
-    train::Target target = train::Target::SignalProbability;
-    train::TrainConfig config;
-    double holdout_validation = 0.0; ///< of the training nodes, when no --val circuits
-    std::uint64_t split_seed = 1;
-    // Mini-batching; config.batch_size holds --batch-size (0 for full).
-    std::string batching = "full";
-    double alpha = 0.5, beta = 1.0;
-    std::vector<std::uint32_t> fanouts; ///< none: whole-circuit steps
-    train::NodeOrderKind order = train::NodeOrderKind::Original;
-};
-
-nlohmann::json settings_json(const RunSettings& s)
-{
-    const nn::ModelConfig& m = s.config.model;
-    return {{"train", s.train},
-            {"val", s.validation},
-            {"test", s.test},
-            {"target", std::string(train::target_name(s.target))},
-            {"model", std::string(nn::model_kind_name(m.kind))},
-            {"layers", m.layers},
-            {"hidden", m.hidden},
-            {"groups", m.groups},
-            {"topk", m.topk},
-            {"epochs", s.config.epochs},
-            {"lr", s.config.adam.learning_rate},
-            {"batch", s.config.batch_size},
-            {"seed", s.config.seed},
-            {"patience", s.config.patience},
-            {"holdout_validation", s.holdout_validation},
-            {"split_seed", s.split_seed},
-            {"batching", s.batching},
-            {"alpha", s.alpha},
-            {"beta", s.beta},
-            {"fanout", train::fanouts_text(s.fanouts)},
-            {"order", std::string(train::node_order_name(s.order))}};
-}
-
-RunSettings settings_from_json(const nlohmann::json& j)
-{
-    RunSettings s;
-    s.train = j.at("train").get<std::vector<std::string>>();
-    s.validation = j.at("val").get<std::vector<std::string>>();
-    s.test = j.at("test").get<std::vector<std::string>>();
-    s.target = train::parse_target(j.at("target").get<std::string>());
-    nn::ModelConfig& m = s.config.model;
-    m.kind = nn::parse_model_kind(j.at("model").get<std::string>());
-    m.layers = j.at("layers");
-    m.hidden = j.at("hidden");
-    m.groups = j.at("groups");
-    m.topk = j.at("topk");
-    s.config.epochs = j.at("epochs");
-    s.config.adam.learning_rate = j.at("lr");
-    s.config.batch_size = j.at("batch");
-    s.config.seed = j.at("seed");
-    m.seed = s.config.seed;
-    s.config.patience = j.at("patience");
-    s.holdout_validation = j.at("holdout_validation");
-    s.split_seed = j.at("split_seed");
-    // Runs recorded before mini-batching modes existed: --batch chose random or full.
-    s.batching = j.value("batching", s.config.batch_size > 0 ? "random" : "full");
-    s.alpha = j.value("alpha", 0.5);
-    s.beta = j.value("beta", 1.0);
-    const std::string fanout = j.value("fanout", "");
-    if (!fanout.empty()) s.fanouts = train::parse_fanouts(fanout);
-    s.order = train::parse_node_order(j.value("order", "original"));
-    return s;
-}
+using train::RunSettings;
 
 /// --batching, --batch-size (or --batch), --alpha, --beta, --fanout, --order.
 void batching_from_flags(const Args& a, RunSettings& s)
@@ -316,7 +249,7 @@ int cmd_train(const std::vector<std::string>& argv)
         const std::optional<store::RunRecord> run = store.find_run(run_id);
         if (!run) throw UsageError("--resume: no run " + std::to_string(run_id) + " in " +
                                    a.value("--db") + " (gsr runs list --db ... lists them)");
-        settings = settings_from_json(nlohmann::json::parse(run->config_json));
+        settings = train::settings_from_json(nlohmann::json::parse(run->config_json));
         if (a.has("--epochs")) {
             settings.config.epochs =
                 static_cast<std::uint32_t>(a.integer("--epochs", 1, 1, 1u << 24));
@@ -341,7 +274,7 @@ int cmd_train(const std::vector<std::string>& argv)
     trainer.set_batcher(make_run_batcher(settings, data, !a.has("--quiet")));
     if (!resume) {
         store::RunRecord record;
-        record.config_json = settings_json(settings).dump();
+        record.config_json = train::settings_to_json(settings).dump();
         record.device = device.device;
         record.target = std::string(train::target_name(settings.target));
         record.model = std::string(nn::model_kind_name(settings.config.model.kind));

@@ -44,6 +44,144 @@ double reference_pin_area(const netlist::Library& library)
     return a[a.size() / 2];
 }
 
+const netlist::LibraryPin* pin_named(const netlist::LibraryCell& cell, std::string_view name)
+{
+    for (const netlist::LibraryPin& p : cell.pins)
+        if (p.name == name) return &p;
+    return nullptr;
+}
+
+/// The capacitive load of every net: library input pins plus the default wire load.
+std::vector<double> net_loads(const Circuit& circuit, const netlist::Library& library,
+                              const std::vector<const netlist::LibraryCell*>& lib_cell)
+{
+    std::vector<double> load(circuit.net_count(), 0.0);
+    std::vector<std::uint32_t> fanout(circuit.net_count(), 0);
+    for (CellId c = 0; c < circuit.cells.size(); ++c) {
+        const Cell& cell = circuit.cells[c];
+        const netlist::Pin* pins = circuit.pins_of(cell);
+        for (std::uint32_t k = 0; k < cell.pin_count; ++k) {
+            const netlist::Pin& p = pins[k];
+            if (p.net == netlist::kNoNet || p.dir != Direction::Input) continue;
+            ++fanout[p.net];
+            if (!lib_cell[c]) continue;
+            if (const netlist::LibraryPin* lp = pin_named(*lib_cell[c], circuit.pin_name(p)))
+                load[p.net] += lp->capacitance;
+        }
+    }
+    for (const netlist::Port& port : circuit.ports)
+        if (port.dir == Direction::Output && port.net != netlist::kNoNet) ++fanout[port.net];
+    if (const netlist::WireLoad* wire = library.default_wire())
+        for (NetId n = 0; n < load.size(); ++n)
+            if (fanout[n] > 0) load[n] += wire->wire_capacitance(fanout[n]);
+    return load;
+}
+
+double worst(const netlist::TimingTable& rise, const netlist::TimingTable& fall, double trans,
+             double load)
+{
+    double v = 0.0;
+    if (!rise.empty()) v = std::max(v, rise.lookup(trans, load));
+    if (!fall.empty()) v = std::max(v, fall.lookup(trans, load));
+    return v;
+}
+
+/// The input pin of a cell instance named `name`, or nullptr.
+const netlist::Pin* input_named(const Circuit& circuit, const Cell& cell, std::string_view name)
+{
+    const netlist::Pin* pins = circuit.pins_of(cell);
+    for (std::uint32_t k = 0; k < cell.pin_count; ++k)
+        if (pins[k].dir == Direction::Input && circuit.pin_name(pins[k]) == name) return &pins[k];
+    return nullptr;
+}
+
+ArrivalTimes nldm_arrival_times(const Circuit& circuit, const NetStructure& s,
+                                const DelayModel& model)
+{
+    const netlist::Library& library = *model.library;
+    ArrivalTimes r;
+    r.nldm = true;
+    r.arrival.assign(s.net_count(), 0.0);
+    r.transition.assign(s.net_count(), model.input_transition);
+
+    std::vector<const netlist::LibraryCell*> lib_cell(circuit.cells.size(), nullptr);
+    for (CellId c = 0; c < circuit.cells.size(); ++c)
+        if (circuit.cells[c].kind == CellKind::Instance)
+            lib_cell[c] = library.find(circuit.cell_type(circuit.cells[c]));
+    r.load = net_loads(circuit, library, lib_cell);
+
+    // Evaluates the arcs of `type` into each output net that cell c drives; false when the
+    // cell has none. Clock arcs start at 0 with the default transition (an ideal clock).
+    const auto through_arcs = [&](CellId c, netlist::TimingArc::Type type) {
+        const Cell& cell = circuit.cells[c];
+        if (!lib_cell[c]) return false;
+        bool any = false;
+        const netlist::Pin* pins = circuit.pins_of(cell);
+        for (std::uint32_t k = 0; k < cell.pin_count; ++k) {
+            const netlist::Pin& out = pins[k];
+            if (out.dir != Direction::Output || out.net == netlist::kNoNet) continue;
+            if (s.driver[out.net] != c) continue;
+            const netlist::LibraryPin* lp = pin_named(*lib_cell[c], circuit.pin_name(out));
+            if (!lp) continue;
+            const double load = r.load[out.net];
+            double arrival = 0.0, transition = 0.0;
+            bool found = false;
+            for (const netlist::TimingArc& arc : lp->timing) {
+                if (arc.type != type) continue;
+                for (const std::string& related : arc.related_pins) {
+                    double in_arrival = 0.0, in_trans = model.input_transition;
+                    if (type == netlist::TimingArc::Type::Combinational) {
+                        const netlist::Pin* in = input_named(circuit, cell, related);
+                        if (!in || in->net == netlist::kNoNet) continue;
+                        in_arrival = r.arrival[in->net];
+                        in_trans = r.transition[in->net];
+                    }
+                    const double d = worst(arc.cell_rise, arc.cell_fall, in_trans, load);
+                    const bool has_trans = !arc.rise_transition.empty() ||
+                                           !arc.fall_transition.empty();
+                    const double t = has_trans ? worst(arc.rise_transition, arc.fall_transition,
+                                                       in_trans, load)
+                                               : in_trans;
+                    arrival = std::max(arrival, in_arrival + d);
+                    transition = std::max(transition, t);
+                    found = true;
+                }
+            }
+            if (!found) continue;
+            r.arrival[out.net] = arrival;
+            r.transition[out.net] = transition;
+            any = true;
+        }
+        return any;
+    };
+
+    for (CellId c = 0; c < s.cell_count(); ++c)
+        if (!s.combinational[c]) through_arcs(c, netlist::TimingArc::Type::ClockEdge);
+
+    for (CellId c : s.order) {
+        const Cell& cell = circuit.cells[c];
+        if (cell.kind == CellKind::Constant) continue; // constants arrive at 0
+        if (through_arcs(c, netlist::TimingArc::Type::Combinational)) continue;
+        // No timing arc: a wire-like cell of zero delay.
+        ++r.cells_without_timing;
+        double latest = 0.0, slowest = 0.0;
+        bool inputs = false;
+        for (std::uint32_t pin : s.inputs(c)) {
+            const NetId n = circuit.pins[pin].net;
+            latest = std::max(latest, r.arrival[n]);
+            slowest = std::max(slowest, r.transition[n]);
+            inputs = true;
+        }
+        for (NetId n : s.outputs(c)) {
+            if (s.driver[n] != c) continue;
+            r.arrival[n] = latest;
+            r.transition[n] = inputs ? slowest : model.input_transition;
+        }
+    }
+    for (double a : r.arrival) r.max_arrival = std::max(r.max_arrival, a);
+    return r;
+}
+
 } // namespace
 
 double gate_delay(std::string_view type, std::size_t inputs)
@@ -73,6 +211,8 @@ double gate_delay(std::string_view type, std::size_t inputs)
 ArrivalTimes compute_arrival_times(const Circuit& circuit, const NetStructure& s,
                                    const DelayModel& model)
 {
+    if (model.library && model.library->has_timing())
+        return nldm_arrival_times(circuit, s, model);
     ArrivalTimes r;
     r.arrival.assign(s.net_count(), 0.0);
 

@@ -1,5 +1,7 @@
 #pragma once
-// Static arrival times, a timing-style label: in levelized order,
+// Static arrival times, a timing-style label, in one of two models.
+//
+// Unit-delay model (no library, or a library without NLDM tables), in levelized order:
 //   arrival(net) = max(arrival of the driver's inputs) + delay(driver type) + k * load(net)
 // Primary inputs, flip-flop outputs, constants and undriven nets arrive at 0 (clock-to-Q is
 // not modelled). It is a unit-delay style estimate for learning targets, not sign-off timing.
@@ -10,11 +12,31 @@
 //   constants, ties, flip-flops 0   Verilog EXPR 2.0   anything else 1.0
 // Library cell names are matched on their function part: "NAND2_X1" and
 // "sky130_fd_sc_hd__nand2_1" are NAND gates with two inputs.
+// load(net) is the number of pins that read it. With a Liberty library that has no delay
+// tables (or a LEF), a pin of a library cell counts as the cell's area per input pin over the
+// library's median of that figure: area stands in for input capacitance.
 //
-// load(net) is the number of pins that read it. With a Liberty library, a pin of a library cell
-// counts as the cell's area per input pin over the library's median of that figure: the Liberty
-// reader keeps neither NLDM delay tables nor pin capacitances, so area stands in for input
-// capacitance (a larger cell has larger input transistors).
+// NLDM model (a Liberty library with cell_rise/cell_fall tables), in ns: each net carries
+// (arrival, transition). Over the combinational cells in levelized order,
+//   arrival(out)    = max over the cell's timing arcs in -> out of arrival(in) + delay(arc)
+//   transition(out) = max over the same arcs of the output transition
+//   delay(arc)      = max(cell_rise, cell_fall)(transition(in), load(out))
+//   output trans.   = max(rise_transition, fall_transition)(transition(in), load(out))
+// with bilinear interpolation in the tables and linear extrapolation past their edges
+// (netlist::TimingTable::lookup); a delay or transition below 0, which extrapolation can give,
+// counts as 0. load(net) = the Liberty capacitance of every library-cell input pin on the net
+// (clock and control pins of flip-flops included) + the default wire_load's capacitance for
+// its fan-out (input pins plus output ports) when the library names one, otherwise no wire.
+// Output ports add no load.
+//   Unate simplification: rise and fall are not propagated separately; each net keeps the
+// later of the two and each arc the larger delay, whatever its timing_sense. The result is an
+// upper bound of the arrival a rise/fall-aware STA gives with the same tables.
+//   Primary inputs (and undriven nets) arrive at 0 with transition `input_transition`
+// (default 0.1 ns). The clock is ideal: a sequential library cell's outputs arrive at its
+// clock-to-output delay (its rising_edge/falling_edge arcs at `input_transition` and the
+// output's load); flip-flops that are not library cells arrive at 0, and so do constants.
+// Combinational cells without an arc (not in the library, Verilog assigns) pass the latest
+// input arrival and transition on with zero delay; they are counted in cells_without_timing.
 #include "labels/net_structure.hpp"
 #include "netlist/library.hpp"
 
@@ -24,13 +46,18 @@
 namespace gsr::labels {
 
 struct DelayModel {
-    double load_factor = 0.1;                 ///< k: delay per unit of load
-    const netlist::Library* library = nullptr; ///< optional: pin loads of library cells
+    double load_factor = 0.1;                  ///< unit-delay model: k, delay per unit of load
+    const netlist::Library* library = nullptr; ///< optional: NLDM tables, or pin loads
+    double input_transition = 0.1;             ///< NLDM: ns at primary inputs and clock pins
 };
 
 struct ArrivalTimes {
-    std::vector<double> arrival; ///< per net id
+    std::vector<double> arrival;    ///< per net id (ns in the NLDM model)
+    std::vector<double> transition; ///< NLDM: per net id, ns; empty in the unit-delay model
+    std::vector<double> load;       ///< NLDM: per net id, pF; empty in the unit-delay model
     double max_arrival = 0.0;
+    bool nldm = false;                    ///< computed from the library's delay tables
+    std::size_t cells_without_timing = 0; ///< NLDM: combinational cells given zero delay
 };
 
 /// The default delay of a gate or library cell type with `inputs` inputs.

@@ -85,6 +85,7 @@ struct LogicSimulator::Program {
     std::vector<std::uint32_t> input_rows; ///< per primary input; value index i
     std::vector<std::uint32_t> state_rows; ///< per flip-flop; value index inputs + k
     std::vector<std::uint32_t> next_state; ///< per flip-flop: operand of its data pin
+    std::vector<std::uint8_t> starts_at_one; ///< per flip-flop: init One (else it starts at 0)
     /// Value index -> net: primary inputs, flip-flop outputs, then one per instruction.
     std::vector<NetId> value_net;
     std::uint32_t rows = 1; ///< row 0 is the zero row; one more, the scratch row, follows
@@ -189,6 +190,8 @@ private:
             fail(describe(c) + " is a flip-flop without exactly one data input (a pin named D) "
                                "and one output");
         state_cells_.push_back(c);
+        // Don't care and unknown start at 0, like the formats without an init value.
+        p.starts_at_one.push_back(cell.init == netlist::InitValue::One ? 1 : 0);
         p.value_net.push_back(outs[0]);
     }
 
@@ -233,8 +236,7 @@ private:
         } else if (type == "SOP" || (type == "CONST" && cell.kind == CellKind::Constant)) {
             compile_cover(p, c, ins0);
         } else if (type == "LUT") {
-            fail(describe(c) + " is not simulable yet: the bench reader does not keep LUT truth "
-                               "tables");
+            compile_lut(p, c, ins0);
         } else if (type == "EXPR") {
             fail(describe(c) + " is a Verilog assign expression, which is not simulable yet");
         } else {
@@ -294,6 +296,38 @@ private:
         }
         ins.cube_count = static_cast<std::uint32_t>(p.cubes.size()) - ins.first_cube;
         ins.invert = !on_set; // an OFF-set cover lists where the output is 0
+    }
+
+    /// A LUT as a cover of minterms: of its on-set, or of its off-set (inverted) when that is
+    /// smaller. Bit m of the table is the output for input assignment m, input i being bit i.
+    void compile_lut(Program& p, CellId c, Instruction& ins)
+    {
+        const std::span<const std::uint64_t> table = c_.lut(c);
+        const std::size_t k = s_.inputs(c).size();
+        if (table.empty())
+            fail(describe(c) + " has no truth table (a LUT line of a bench file keeps one)");
+        if (k > 63 || (std::size_t{1} << k) > table.size() * 64)
+            fail(describe(c) + " has " + std::to_string(k) +
+                 " inputs, more than its truth table covers");
+        const std::uint64_t rows = std::uint64_t{1} << k;
+        auto bit = [&](std::uint64_t m) { return (table[m / 64] >> (m % 64)) & 1u; };
+        std::uint64_t ones = 0;
+        for (std::uint64_t m = 0; m < rows; ++m) ones += bit(m);
+        const bool off_set = ones * 2 > rows;
+        ins.op = Op::Sop;
+        ins.invert = off_set;
+        ins.first_cube = static_cast<std::uint32_t>(p.cubes.size());
+        for (std::uint64_t m = 0; m < rows; ++m) {
+            if (bit(m) == (off_set ? 1u : 0u)) continue;
+            const Cube cube{static_cast<std::uint32_t>(p.literals.size()),
+                            static_cast<std::uint32_t>(k)};
+            for (std::size_t i = 0; i < k; ++i) {
+                const std::uint32_t negative = ((m >> i) & 1u) ? 0u : 1u;
+                p.literals.push_back(static_cast<std::uint32_t>(i << 1) | negative);
+            }
+            p.cubes.push_back(cube);
+        }
+        ins.cube_count = static_cast<std::uint32_t>(p.cubes.size()) - ins.first_cube;
     }
 
     /// Rows by liveness: a net's row is free once its last reader has run. Flip-flop data
@@ -606,6 +640,8 @@ GSR_INLINE_IN_KERNEL void cycle_block(const Program& p, const CyclePlan& plan, s
         const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(stride, w1 - w));
         counter.last_mask = w + n == plan.words ? plan.last_mask : kAllOnes;
         std::fill(state.begin(), state.end(), 0);
+        for (std::size_t f = 0; f < flops; ++f)
+            if (p.starts_at_one[f]) std::fill_n(state.data() + f * stride, stride, kAllOnes);
         for (std::uint32_t c = 0; c < plan.cycles; ++c) {
             counter.sample = c >= plan.warmup;
             counter.compare = c > plan.warmup;

@@ -15,19 +15,23 @@
 //   Random      PI i (file order) takes words i*W .. i*W+W-1 of the stream, W = ceil(N/64);
 //               vector v is bit v%64 of word v/64. Toggles: vector v-1 -> v, v = 1 .. N-1.
 //   Exhaustive  vector v = 0 .. 2^n-1 gives PI i bit i of v (PI 0 = LSB). No toggles.
-//   Sequential  R runs side by side, C cycles, W warm-up cycles, flip-flops start at 0. In
-//               cycle c, PI i takes the next ceil(R/64) words of the stream (run r = bit r%64
-//               of word r/64), the logic is evaluated, nets are sampled, flip-flops load D.
+//   Sequential  R runs side by side, C cycles, W warm-up cycles, flip-flops start at their
+//               init value (Cell::init: BLIF .latch init, AIGER reset; don't care (2) and
+//               unknown (3, an uninitialised AIGER latch) start at 0, as do formats without
+//               one: bench DFF, Verilog). In cycle c, PI i takes the next ceil(R/64) words
+//               of the stream (run r = bit r%64 of word r/64), the logic is evaluated, nets
+//               are sampled, flip-flops load D.
 //               Ones count cycles W .. C-1; toggles count cycle c-1 -> c for c = W+1 .. C-1.
 // When N or R is not a multiple of 64, the unused bits of the last word are drawn and ignored.
 //
 // Gate semantics: AND NAND OR NOR XOR XNOR (any number of inputs), NOT/INV, BUF/BUFF,
 // CONST0/GND, CONST1/VDD, BLIF covers (SOP, CONST). MUX(s, a, b) = s ? a : b, the convention of
 // ABC's bench reader (Io_ReadBenchNetwork gives MUX the cover "0-1 1\n11- 1"). Pin `inverted`
-// flags (AIGER edges, typed BLIF covers, Verilog assigns) complement the operand.
-// Not simulable (gsr::Error naming the cell): LUT (the bench reader keeps no truth table yet),
-// Verilog EXPR assigns, library cell instances, X/Z constants, tri-state and switch primitives.
-// Flip-flops always start at 0: the circuit model keeps no BLIF/AIGER latch init value.
+// flags (AIGER edges, typed BLIF covers, Verilog assigns) complement the operand. A bench LUT
+// runs as the cover of the minterms of its truth table (Circuit::lut: input 0 = bit 0 of the
+// row), of the on-set or of the off-set, whichever is smaller.
+// Not simulable (gsr::Error naming the cell): Verilog EXPR assigns, library cell instances,
+// X/Z constants, tri-state and switch primitives.
 #include "labels/net_structure.hpp"
 
 #include <cstdint>

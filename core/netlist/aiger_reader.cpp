@@ -244,7 +244,11 @@ private:
         }
         for (std::size_t i = 0; i < latches_.size(); ++i) {
             const Latch& l = latches_[i];
-            c_.add_cell({}, "LATCH", CellKind::FlipFlop);
+            const CellId cell = c_.add_cell({}, "LATCH", CellKind::FlipFlop);
+            // AIGER 1.9 reset: 0, 1, or the latch's own literal (uninitialised).
+            c_.cells[cell].init = l.init == 0   ? InitValue::Zero
+                                  : l.init == 1 ? InitValue::One
+                                                : InitValue::Unknown;
             c_.add_pin(net_of(l.next), Direction::Input, "D", l.next & 1);
             c_.add_pin(var_net_[l.var], Direction::Output, "Q");
         }

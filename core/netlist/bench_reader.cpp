@@ -109,9 +109,11 @@ private:
         std::string type = upper(type_tok);
         if (type == "BUFF") type = "BUF";
         std::string lut_mask;
+        const char* lut_at = nullptr;
         skip_space(p, end);
         if (type == "LUT") { // ABC: x = LUT 0x8 ( a, b )
             const char* b = p;
+            lut_at = p;
             while (p < end && !is_space(*p) && *p != '(') ++p;
             if (p == b) lines_.fail(line, p, "expected a LUT truth table such as 0x8");
             lut_mask.assign(b, p);
@@ -145,7 +147,8 @@ private:
         const NetId onet = c_.net(out);
         note_net(onet);
         set_driver(onet, line, out.data());
-        c_.add_cell({}, type, kind); // named by its output net
+        const CellId cell = c_.add_cell({}, type, kind); // named by its output net
+        if (lut_at) store_lut(line, lut_at, lut_mask, cell, ins.size());
         for (std::string_view in : ins) {
             const NetId n = c_.net(in);
             note_net(n);
@@ -156,6 +159,49 @@ private:
         else ++gates_;
         fanin_edges_ += static_cast<std::int64_t>(ins.size());
         if (!lut_mask.empty()) c_.counts.extra["lut_cells"] += 1;
+    }
+
+    /// `0xHEX`: bit i is the output for input assignment i, the first input being bit 0 of i
+    /// (as ABC writes and reads LUT lines: Abc_SopFromTruthHex makes minterm bit b the cube's
+    /// column b, i.e. fan-in b). The first hex digit is the most significant.
+    void store_lut(std::string_view line, const char* at, const std::string& mask, CellId cell,
+                   std::size_t inputs)
+    {
+        if (inputs > Circuit::kMaxLutInputs)
+            lines_.fail(line, at, "expected at most " + std::to_string(Circuit::kMaxLutInputs) +
+                                      " inputs for a LUT, found " + std::to_string(inputs));
+        if (mask.size() < 3 || mask[0] != '0' || (mask[1] != 'x' && mask[1] != 'X'))
+            lines_.fail(line, at, "expected a LUT truth table in hexadecimal such as 0xE8, "
+                                  "found '" + mask + "'");
+        const std::uint64_t rows = std::uint64_t{1} << inputs;
+        const std::size_t words = rows <= 64 ? 1 : static_cast<std::size_t>(rows / 64);
+        Circuit::Lut lut;
+        lut.cell = cell;
+        lut.inputs = static_cast<std::uint32_t>(inputs);
+        lut.offset = c_.lut_words.size();
+        c_.lut_words.resize(c_.lut_words.size() + words, 0);
+        std::uint64_t* table = c_.lut_words.data() + lut.offset;
+        for (std::size_t j = 0; j + 2 < mask.size(); ++j) { // j: digit from the right
+            const char ch = mask[mask.size() - 1 - j];
+            int digit = -1;
+            if (ch >= '0' && ch <= '9') digit = ch - '0';
+            else if (ch >= 'a' && ch <= 'f') digit = ch - 'a' + 10;
+            else if (ch >= 'A' && ch <= 'F') digit = ch - 'A' + 10;
+            if (digit < 0)
+                lines_.fail(line, at + (mask.size() - 1 - j),
+                            std::string("expected a hexadecimal digit in the LUT truth table, "
+                                        "found '") + ch + "'");
+            for (int b = 0; b < 4; ++b) {
+                if (!((digit >> b) & 1)) continue;
+                const std::uint64_t row = 4 * static_cast<std::uint64_t>(j) + b;
+                if (row >= rows)
+                    lines_.fail(line, at, "expected a LUT truth table of at most " +
+                                              std::to_string(rows) + " bits for " +
+                                              std::to_string(inputs) + " inputs, found " + mask);
+                table[row / 64] |= std::uint64_t{1} << (row % 64);
+            }
+        }
+        c_.luts.push_back(lut);
     }
 
     void check_arity(std::string_view line, std::string_view at, const std::string& type, std::size_t n)

@@ -380,21 +380,37 @@ private:
         c_.cover_text.append(cover);
     }
 
+    /// The init value of a .latch line, its last field when there are 3 or 5 after .latch:
+    /// 0, 1, 2 (don't care) or 3 (unknown). Zero when it has none.
+    InitValue latch_init(const LogicalLine& ll, std::size_t first)
+    {
+        const std::size_t n = ll.tokens.size() - first;
+        if (n != 3 && n != 5) return InitValue::Zero;
+        const std::string_view v = ll.tokens.back();
+        if (v.size() != 1 || v[0] < '0' || v[0] > '3')
+            fail_at(ll.token_offsets[ll.tokens.size() - 1],
+                    "expected a .latch init value 0, 1, 2 (don't care) or 3 (unknown), found '" +
+                        std::string(v) + "'");
+        return static_cast<InitValue>(v[0] - '0');
+    }
+
     void latch(const LogicalLine& ll)
     {
         close_names();
         if (ll.tokens.size() < 3) fail_at(ll.offset, "expected '.latch INPUT OUTPUT [TYPE CONTROL] [INIT]'");
         if (ll.tokens.size() > 6) fail_at(ll.token_offsets[6], "expected at most 5 fields after .latch");
         if (!in_top()) {
+            latch_init(ll, 1); // checked here, where the line is known
             Statement s{Statement::Latch, {}, {}, ll.line};
             for (std::size_t i = 1; i < ll.tokens.size(); ++i) s.tokens.emplace_back(ll.tokens[i]);
             current_def().body.push_back(std::move(s));
             return;
         }
+        const InitValue init = latch_init(ll, 1);
         const NetId d = c_.net(ll.tokens[1]);
         const NetId q = c_.net(ll.tokens[2]);
         mark_driver(q, ll.token_offsets[2]);
-        c_.add_cell({}, "LATCH", CellKind::FlipFlop);
+        c_.cells[c_.add_cell({}, "LATCH", CellKind::FlipFlop)].init = init;
         c_.add_pin(d, Direction::Input, "D");
         if (ll.tokens.size() >= 5 && ll.tokens[4] != "NIL") c_.add_pin(c_.net(ll.tokens[4]), Direction::Input, "CK");
         c_.add_pin(q, Direction::Output, "Q");
@@ -501,7 +517,11 @@ private:
             for (const Statement& st : m.body) {
                 if (st.kind == Statement::Subckt || st.kind == Statement::Gate) { push(st, &f); continue; }
                 if (st.kind == Statement::Latch) {
-                    c_.add_cell(f.prefix + st.tokens[1], "LATCH", CellKind::FlipFlop);
+                    const CellId latch =
+                        c_.add_cell(f.prefix + st.tokens[1], "LATCH", CellKind::FlipFlop);
+                    const std::size_t n = st.tokens.size(); // fields after .latch
+                    if (n == 3 || n == 5)
+                        c_.cells[latch].init = static_cast<InitValue>(st.tokens[n - 1][0] - '0');
                     c_.add_pin(resolve(&f, st.tokens[0]), Direction::Input, "D");
                     if (st.tokens.size() >= 4 && st.tokens[3] != "NIL") c_.add_pin(resolve(&f, st.tokens[3]), Direction::Input, "CK");
                     c_.add_pin(resolve(&f, st.tokens[1]), Direction::Output, "Q");

@@ -39,6 +39,15 @@ std::string_view Circuit::cover(CellId c) const
     return std::string_view(cover_text).substr(it->offset, it->length);
 }
 
+std::span<const std::uint64_t> Circuit::lut(CellId c) const
+{
+    auto it = std::lower_bound(luts.begin(), luts.end(), c,
+                               [](const Lut& a, CellId b) { return a.cell < b; });
+    if (it == luts.end() || it->cell != c) return {};
+    const std::size_t words = it->inputs <= 6 ? 1 : std::size_t{1} << (it->inputs - 6);
+    return {lut_words.data() + it->offset, words};
+}
+
 std::string_view Circuit::cell_name(const Cell& c) const
 {
     if (c.name != kNoName) return names.view(c.name);

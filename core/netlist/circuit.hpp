@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,11 @@ struct Pin {
     bool inverted = false; ///< the cell sees the complement of the net (AIGER edge attribute)
 };
 
+/// The value a flip-flop holds before the first clock edge. The numbers are BLIF's .latch init
+/// values; AIGER 1.9 resets map to Zero, One, or Unknown (the latch literal: uninitialised).
+/// Formats without an init value (bench DFF, Verilog) give Zero.
+enum class InitValue : std::uint8_t { Zero = 0, One = 1, DontCare = 2, Unknown = 3 };
+
 struct Cell {
     NameId name = kNoName; ///< instance name (hierarchical, '/'-separated, after flattening)
     NameId type = kNoName; ///< gate or cell type: "NAND", "AND", "NAND2_X1", "$names", ...
@@ -48,6 +54,7 @@ struct Cell {
     std::uint32_t pin_count = 0;
     CellKind kind = CellKind::Logic;
     std::uint8_t flags = 0;
+    InitValue init = InitValue::Zero; ///< FlipFlop: its initial state
 };
 
 struct Port {
@@ -109,6 +116,21 @@ public:
     std::vector<Cover> covers;
     /// The cover of a cell, or "" when it has none.
     std::string_view cover(CellId c) const;
+
+    /// Truth tables of bench `LUT` cells: bit i of the table is the output for the input
+    /// assignment i, the cell's first input being the least significant bit of i (ABC's
+    /// convention). A k-input table has max(1, 2^k / 64) words in `lut_words` from `offset`;
+    /// `luts` is sorted by cell.
+    struct Lut {
+        CellId cell = 0;
+        std::uint32_t inputs = 0;
+        std::uint64_t offset = 0;
+    };
+    std::vector<std::uint64_t> lut_words;
+    std::vector<Lut> luts;
+    static constexpr std::uint32_t kMaxLutInputs = 16;
+    /// The truth table words of a LUT cell (empty when it has none).
+    std::span<const std::uint64_t> lut(CellId c) const;
 
     NetId net(std::string_view name) { return net_names.intern(name); }
     std::size_t net_count() const { return net_names.size(); }

@@ -1,10 +1,16 @@
 // Liberty: a tree of groups `name (args) { ... }` holding simple attributes `name : value ;` and
 // complex attributes `name (args) ;`. The tree is walked with an explicit stack (groups nest
-// deeply in timing tables); only cells, their pins, bus/bundle members, ff/latch groups and
-// area are kept. Tokens are views into the text: no strings are built for the tables.
+// deeply in timing tables); kept are cells, their pins, bus/bundle members, ff/latch groups,
+// area, and the NLDM model: the units, lu_table_templates, wire_load groups, pin capacitances
+// and, per `timing ()` group of a pin, the cell_rise/cell_fall/rise_transition/fall_transition
+// tables. Tables are put in (transition, load) order and converted to ns and pF once the whole
+// library is read, so time_unit may come anywhere in the library group. Timing groups of bus
+// members, CCS and power tables are not kept.
 #include "netlist/lefdef_lexer.hpp"
 #include "netlist/readers.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <string>
@@ -186,7 +192,37 @@ private:
     bool has_peeked_ = false;
 };
 
-enum class Group : std::uint8_t { Library, Cell, Pin, Bus, Bundle, Type, Other };
+enum class Group : std::uint8_t {
+    Library,
+    Cell,
+    Pin,
+    Bus,
+    Bundle,
+    Type,
+    Template, ///< lu_table_template
+    Timing,   ///< timing () of a pin
+    Table,    ///< cell_rise, cell_fall, rise_transition, fall_transition
+    WireLoad, ///< wire_load
+    Other
+};
+
+/// What a table template's variable_1/variable_2 says an axis is.
+enum class Axis : std::uint8_t { None, Transition, Load, Other };
+
+struct Template {
+    Axis var1 = Axis::None, var2 = Axis::None;
+    std::vector<double> index_1, index_2;
+};
+
+/// A table group being read: its own indices (when it overrides the template's) and values.
+struct RawTable {
+    std::string_view kind;     ///< cell_rise ...
+    std::string_view tmpl;     ///< template name
+    std::size_t offset = 0;
+    std::vector<double> index_1, index_2, values;
+    bool has_index_1 = false, has_index_2 = false;
+    std::size_t rows = 0; ///< strings in values (): the rows of a 2-D table
+};
 
 struct Frame {
     Group kind = Group::Other;
@@ -202,6 +238,7 @@ struct Frame {
     std::vector<std::string_view> members;             ///< Bundle
     long long bit_from = 0, bit_to = 0, bit_width = 0; ///< Type
     bool has_from = false, has_to = false;
+    double capacitance = -1.0, rise_fall_capacitance = -1.0; ///< Pin: raw library units
 };
 
 struct BusType {
@@ -243,6 +280,7 @@ public:
         if (!seen_library_)
             src_.fail(src_.size(),
                       "unexpected end of file: expected a 'library (NAME) { ... }' group");
+        apply_units();
         lib_.counts.cells = cells_;
         lib_.counts.flip_flops = ff_groups_ + latch_groups_;
         lib_.counts.extra["pin_groups"] = pin_groups_;
@@ -464,6 +502,25 @@ private:
                 (ff ? lib_.cells[current_cell_].is_ff : lib_.cells[current_cell_].is_latch) = true;
         } else if (kw == "type") {
             f.kind = Group::Type;
+        } else if (kw == "lu_table_template" && parent == Group::Library) {
+            f.kind = Group::Template;
+            template_ = Template{};
+        } else if (kw == "wire_load" && parent == Group::Library) {
+            f.kind = Group::WireLoad;
+            wire_ = WireLoad{};
+            wire_.name = std::string(f.arg);
+        } else if (kw == "timing" && parent == Group::Pin && in_cell) {
+            f.kind = Group::Timing;
+            arc_ = TimingArc{};
+            arc_pins_ = stack_.back().pins;
+        } else if (parent == Group::Timing &&
+                   (kw == "cell_rise" || kw == "cell_fall" || kw == "rise_transition" ||
+                    kw == "fall_transition")) {
+            f.kind = Group::Table;
+            table_ = RawTable{};
+            table_.kind = kw;
+            table_.tmpl = f.arg;
+            table_.offset = name.offset;
         }
         stack_.push_back(std::move(f));
     }
@@ -474,6 +531,11 @@ private:
         stack_.pop_back();
         switch (f.kind) {
         case Group::Cell: current_cell_ = static_cast<std::size_t>(-1); break;
+        case Group::Pin: close_pin(f); break;
+        case Group::Template: templates_[std::string(f.arg)] = std::move(template_); break;
+        case Group::WireLoad: close_wire_load(); break;
+        case Group::Timing: close_timing(); break;
+        case Group::Table: close_table(f); break;
         case Group::Bus: close_bus(f); break;
         case Group::Bundle: close_bundle(f); break;
         case Group::Type:
@@ -562,6 +624,43 @@ private:
             } else if (a == "function") {
                 for (std::uint32_t i : f.pins)
                     lib_.cells[current_cell_].pins[i].function = std::string(value);
+            } else if (a == "capacitance") {
+                f.capacitance = number(value, offset, "capacitance");
+            } else if (a == "rise_capacitance" || a == "fall_capacitance") {
+                f.rise_fall_capacitance =
+                    std::max(f.rise_fall_capacitance, number(value, offset, "capacitance"));
+            }
+            break;
+        case Group::Library:
+            if (a == "time_unit")
+                lib_.time_unit_ns = unit_scale(value, offset);
+            else if (a == "default_wire_load")
+                lib_.default_wire_load = std::string(value);
+            break;
+        case Group::Template:
+            if (a == "variable_1")
+                template_.var1 = axis_of(value);
+            else if (a == "variable_2")
+                template_.var2 = axis_of(value);
+            break;
+        case Group::WireLoad:
+            if (a == "capacitance")
+                wire_.capacitance = number(value, offset, "wire_load capacitance");
+            else if (a == "slope")
+                wire_.slope = number(value, offset, "wire_load slope");
+            break;
+        case Group::Timing:
+            if (a == "related_pin") {
+                arc_.related_pins.clear();
+                std::size_t i = 0;
+                while (i < value.size()) { // "A B": one arc from each
+                    while (i < value.size() && (value[i] == ' ' || value[i] == '\t')) ++i;
+                    const std::size_t j = std::min(value.find_first_of(" \t", i), value.size());
+                    if (j > i) arc_.related_pins.emplace_back(value.substr(i, j - i));
+                    i = j;
+                }
+            } else if (a == "timing_type") {
+                arc_.type = arc_type(value);
             }
             break;
         case Group::Bus:
@@ -603,8 +702,238 @@ private:
     void on_complex(const Token& name)
     {
         Frame& f = stack_.back();
-        if (f.kind == Group::Bundle && name.text == "members")
+        const std::string_view a = name.text;
+        if (f.kind == Group::Bundle && a == "members")
             f.members.insert(f.members.end(), args_.begin(), args_.end());
+        else if (f.kind == Group::Library && a == "capacitive_load_unit")
+            lib_.cap_unit_pf = capacitance_scale(name);
+        else if (f.kind == Group::Template && a == "index_1")
+            template_.index_1 = numbers(name);
+        else if (f.kind == Group::Template && a == "index_2")
+            template_.index_2 = numbers(name);
+        else if (f.kind == Group::Table && a == "index_1") {
+            table_.index_1 = numbers(name);
+            table_.has_index_1 = true;
+        } else if (f.kind == Group::Table && a == "index_2") {
+            table_.index_2 = numbers(name);
+            table_.has_index_2 = true;
+        } else if (f.kind == Group::Table && a == "values") {
+            table_.values = numbers(name);
+            table_.rows = args_.size();
+        } else if (f.kind == Group::WireLoad && a == "fanout_length") {
+            const std::vector<double> v = numbers(name);
+            if (v.size() != 2)
+                src_.fail(name.offset, "expected 'fanout_length (FANOUT, LENGTH)'");
+            wire_.fanout_length.emplace_back(v[0], v[1]);
+        }
+    }
+
+    // --- NLDM -----------------------------------------------------------------------------
+
+    /// Offset of a view into the source text (every token is one).
+    std::size_t offset_of(std::string_view v) const
+    {
+        return static_cast<std::size_t>(v.data() - src_.text().data());
+    }
+
+    double number(std::string_view v, std::size_t offset, const char* what)
+    {
+        double x = 0.0;
+        if (!to_number(v, x))
+            src_.fail(offset, std::string("expected a number for ") + what + ", found '" +
+                                  std::string(v.substr(0, 40)) + "'");
+        return x;
+    }
+
+    /// The numbers of all arguments of a complex attribute: `("1, 2", "3, 4")` or `(1, 2)`.
+    std::vector<double> numbers(const Token& name)
+    {
+        std::vector<double> out;
+        for (std::string_view arg : args_) {
+            std::size_t i = 0;
+            while (i < arg.size()) {
+                while (i < arg.size() &&
+                       (arg[i] == ',' || arg[i] == ' ' || arg[i] == '\t' || arg[i] == '\\' ||
+                        arg[i] == '\n' || arg[i] == '\r'))
+                    ++i;
+                if (i >= arg.size()) break;
+                std::size_t j = i;
+                while (j < arg.size() && arg[j] != ',' && arg[j] != ' ' && arg[j] != '\t' &&
+                       arg[j] != '\n' && arg[j] != '\r')
+                    ++j;
+                double x = 0.0;
+                if (!to_number(arg.substr(i, j - i), x))
+                    src_.fail(offset_of(arg) + i, "expected a number in '" +
+                                                      std::string(name.text) + "', found '" +
+                                                      std::string(arg.substr(i, j - i)) + "'");
+                out.push_back(x);
+                i = j;
+            }
+        }
+        return out;
+    }
+
+    static Axis axis_of(std::string_view v)
+    {
+        if (v == "input_net_transition" || v == "input_transition_time")
+            return Axis::Transition;
+        if (v == "total_output_net_capacitance") return Axis::Load;
+        return Axis::Other;
+    }
+
+    static TimingArc::Type arc_type(std::string_view v)
+    {
+        if (v.substr(0, 13) == "combinational" || v == "three_state_enable" ||
+            v == "three_state_disable")
+            return TimingArc::Type::Combinational;
+        if (v == "rising_edge" || v == "falling_edge") return TimingArc::Type::ClockEdge;
+        return TimingArc::Type::Other;
+    }
+
+    /// "1ns", "100ps", "1.0 ns": the unit in ns.
+    double unit_scale(std::string_view v, std::size_t offset)
+    {
+        std::size_t i = 0;
+        while (i < v.size() && (std::isdigit(static_cast<unsigned char>(v[i])) || v[i] == '.'))
+            ++i;
+        double x = 1.0;
+        if (i > 0 && !to_number(v.substr(0, i), x)) x = 1.0;
+        std::string_view u = v.substr(i);
+        while (!u.empty() && u.front() == ' ') u.remove_prefix(1);
+        static constexpr std::pair<std::string_view, double> kTime[] = {
+            {"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"ns", 1.0}, {"ps", 1e-3}, {"fs", 1e-6}};
+        for (const auto& [name, scale] : kTime)
+            if (u == name) return x * scale;
+        warn(offset, "unknown time_unit '" + std::string(v) + "'; taken as 1ns");
+        return 1.0;
+    }
+
+    /// capacitive_load_unit (1, pf): the unit in pF.
+    double capacitance_scale(const Token& name)
+    {
+        if (args_.size() != 2) {
+            warn(name.offset, "expected 'capacitive_load_unit (VALUE, pf|ff)'; taken as 1pf");
+            return 1.0;
+        }
+        double x = 1.0;
+        if (!to_number(args_[0], x)) x = 1.0;
+        std::string u(args_[1]);
+        for (char& c : u) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        static constexpr std::pair<std::string_view, double> kCap[] = {
+            {"f", 1e12}, {"mf", 1e9}, {"uf", 1e6}, {"nf", 1e3}, {"pf", 1.0}, {"ff", 1e-3}};
+        for (const auto& [unit, scale] : kCap)
+            if (u == unit) return x * scale;
+        warn(name.offset, "unknown capacitive_load_unit '" + u + "'; taken as 1pf");
+        return 1.0;
+    }
+
+    void close_pin(const Frame& f)
+    {
+        const double cap = f.capacitance >= 0.0 ? f.capacitance : f.rise_fall_capacitance;
+        if (cap < 0.0) return;
+        for (std::uint32_t i : f.pins) lib_.cells[current_cell_].pins[i].capacitance = cap;
+    }
+
+    void close_wire_load()
+    {
+        std::sort(wire_.fanout_length.begin(), wire_.fanout_length.end());
+        lib_.wire_loads.push_back(std::move(wire_));
+    }
+
+    void close_timing()
+    {
+        const bool tables = !arc_.cell_rise.empty() || !arc_.cell_fall.empty();
+        if (!tables || arc_.type == TimingArc::Type::Other || arc_.related_pins.empty()) return;
+        LibraryCell& c = lib_.cells[current_cell_];
+        for (std::uint32_t i : arc_pins_) {
+            c.pins[i].timing.push_back(arc_);
+            ++lib_.timing_arcs;
+        }
+    }
+
+    /// Puts a table in (transition, load) order, whatever its template's variable order.
+    void close_table(const Frame& f)
+    {
+        Template t;
+        if (table_.tmpl != "scalar") {
+            const auto it = templates_.find(std::string(table_.tmpl));
+            if (it == templates_.end()) {
+                warn(f.offset, std::string(table_.kind) + " uses the table template '" +
+                                   std::string(table_.tmpl) +
+                                   "', which no lu_table_template defines; table left out");
+                return;
+            }
+            t = it->second;
+        }
+        const std::vector<double>& i1 = table_.has_index_1 ? table_.index_1 : t.index_1;
+        const std::vector<double>& i2 = table_.has_index_2 ? table_.index_2 : t.index_2;
+        const std::size_t n1 = t.var1 == Axis::None ? 1 : i1.size();
+        const std::size_t n2 = t.var2 == Axis::None ? 1 : i2.size();
+        // A table that does not fit its indices only costs the arrival label its arc: the
+        // rest of the library is still good, so this is a warning, not an error.
+        if (n1 == 0 || n2 == 0 || table_.values.size() != n1 * n2) {
+            warn(table_.offset, "expected " + std::to_string(n1) + " x " + std::to_string(n2) +
+                                    " values in " + std::string(table_.kind) + ", found " +
+                                    std::to_string(table_.values.size()) + "; table left out");
+            return;
+        }
+        for (const std::vector<double>* axis : {&i1, &i2})
+            for (std::size_t k = 1; k < axis->size(); ++k)
+                if (!((*axis)[k] > (*axis)[k - 1])) {
+                    warn(table_.offset, "expected ascending index values in " +
+                                            std::string(table_.kind) + "; table left out");
+                    return;
+                }
+        if (t.var1 == Axis::Other || t.var2 == Axis::Other)
+            warn(table_.offset, std::string(table_.kind) + " depends on a variable other than "
+                                "input_net_transition and total_output_net_capacitance; it is "
+                                "read at that variable's first index");
+        TimingTable out;
+        const auto axis = [&](Axis want, std::vector<double>& dst) {
+            if (t.var1 == want && n1 > 0 && !i1.empty()) dst = i1;
+            else if (t.var2 == want && n2 > 0 && !i2.empty()) dst = i2;
+            else dst = {0.0};
+        };
+        axis(Axis::Transition, out.transition);
+        axis(Axis::Load, out.load);
+        out.values.resize(out.transition.size() * out.load.size());
+        for (std::size_t ti = 0; ti < out.transition.size(); ++ti)
+            for (std::size_t li = 0; li < out.load.size(); ++li) {
+                const auto index = [&](Axis v) {
+                    return v == Axis::Transition ? ti : v == Axis::Load ? li : 0;
+                };
+                const std::size_t k1 = n1 == 1 ? 0 : index(t.var1);
+                const std::size_t k2 = n2 == 1 ? 0 : index(t.var2);
+                out.values[ti * out.load.size() + li] = table_.values[k1 * n2 + k2];
+            }
+        const std::string_view k = table_.kind;
+        (k == "cell_rise"         ? arc_.cell_rise
+         : k == "cell_fall"       ? arc_.cell_fall
+         : k == "rise_transition" ? arc_.rise_transition
+                                  : arc_.fall_transition) = std::move(out);
+    }
+
+    /// Converts the NLDM figures to ns and pF once the units are known.
+    void apply_units()
+    {
+        const double t = lib_.time_unit_ns, c = lib_.cap_unit_pf;
+        for (WireLoad& w : lib_.wire_loads) w.capacitance *= c;
+        if (t == 1.0 && c == 1.0) return;
+        const auto scale = [&](TimingTable& tt) {
+            for (double& x : tt.transition) x *= t;
+            for (double& x : tt.load) x *= c;
+            for (double& x : tt.values) x *= t;
+        };
+        for (LibraryCell& cell : lib_.cells)
+            for (LibraryPin& p : cell.pins) {
+                p.capacitance *= c;
+                for (TimingArc& a : p.timing) {
+                    scale(a.cell_rise);
+                    scale(a.cell_fall);
+                    scale(a.rise_transition);
+                    scale(a.fall_transition);
+                }
+            }
     }
 
     const SourceText& src_;
@@ -616,6 +945,12 @@ private:
     std::unordered_map<std::string, BusType> types_;
     std::unordered_map<std::string, std::size_t> seen_cells_;
     std::unordered_map<std::string, std::uint32_t> pin_index_; ///< pins of the current cell
+    std::unordered_map<std::string, Template> templates_;
+    Template template_; ///< the lu_table_template being read
+    WireLoad wire_;     ///< the wire_load being read
+    TimingArc arc_;     ///< the timing group being read
+    std::vector<std::uint32_t> arc_pins_; ///< the cell pins it belongs to
+    RawTable table_;    ///< the table group being read
     std::size_t current_cell_ = static_cast<std::size_t>(-1);
     bool seen_library_ = false;
     std::int64_t cells_ = 0, pin_groups_ = 0, ff_groups_ = 0, latch_groups_ = 0;

@@ -1,5 +1,10 @@
 #pragma once
-// Standard-cell libraries (Liberty, LEF): the pin directions and storage kind of each cell type.
+// Standard-cell libraries (Liberty, LEF): the pin directions and storage kind of each cell type,
+// and, from Liberty, the NLDM timing model: input-pin capacitances and per-arc delay and
+// output-transition tables, in ns and pF whatever the library's time_unit and
+// capacitive_load_unit are.
+//
+// Contents: TimingTable (bilinear lookup), TimingArc, WireLoad, LibraryPin, LibraryCell, Library.
 #include "netlist/circuit.hpp"
 
 #include <string>
@@ -8,10 +13,50 @@
 
 namespace gsr::netlist {
 
+/// An NLDM lookup table, stored as (input transition, output load) whatever the order of the
+/// template's variable_1/variable_2 in the file. An axis the table does not vary along has one
+/// point. values[t * load.size() + l] is the value at transition[t] and load[l].
+struct TimingTable {
+    std::vector<double> transition; ///< ns, ascending
+    std::vector<double> load;       ///< pF, ascending
+    std::vector<double> values;     ///< ns (delays and transitions alike)
+
+    bool empty() const { return values.empty(); }
+    /// Bilinear interpolation inside the table, linear extrapolation from the two outermost
+    /// points of an axis outside it.
+    double lookup(double input_transition, double output_load) const;
+};
+
+/// A Liberty `timing ()` group of an output pin: from related_pin to this pin.
+struct TimingArc {
+    enum class Type : std::uint8_t {
+        Combinational, ///< no timing_type, combinational*, three_state_enable/disable
+        ClockEdge,     ///< rising_edge / falling_edge: clock-to-output of a flip-flop or latch
+        Other,         ///< setup, hold, recovery, removal, preset, clear...: not a delay arc
+    };
+    std::vector<std::string> related_pins; ///< `related_pin : "A B"` names two arcs' inputs
+    Type type = Type::Combinational;
+    TimingTable cell_rise, cell_fall, rise_transition, fall_transition;
+};
+
+/// A Liberty `wire_load` group: the wire of a net with n fan-outs has length fanout_length(n)
+/// (the table's value at n, or its last point plus `slope` per fan-out past it) and
+/// capacitance `capacitance` per unit length.
+struct WireLoad {
+    std::string name;
+    double capacitance = 0.0; ///< pF per unit length
+    double slope = 0.0;       ///< length per fan-out past the table
+    std::vector<std::pair<double, double>> fanout_length; ///< (fan-out, length), ascending
+
+    double wire_capacitance(std::size_t fanout) const;
+};
+
 struct LibraryPin {
     std::string name;
     Direction dir = Direction::Unknown;
-    std::string function; ///< Liberty `function` of an output pin, when given
+    std::string function;     ///< Liberty `function` of an output pin, when given
+    double capacitance = 0.0; ///< pF; an input pin's load (Liberty capacitance)
+    std::vector<TimingArc> timing; ///< the arcs into this (output) pin
 };
 
 struct LibraryCell {
@@ -29,6 +74,16 @@ public:
     std::string format; ///< "liberty" or "lef"
     std::string name;   ///< Liberty library name
     std::vector<LibraryCell> cells;
+    double time_unit_ns = 1.0;   ///< Liberty time_unit, in ns (values above are converted)
+    double cap_unit_pf = 1.0;    ///< Liberty capacitive_load_unit, in pF (converted too)
+    std::vector<WireLoad> wire_loads;
+    std::string default_wire_load; ///< Liberty default_wire_load; empty: none
+    std::size_t timing_arcs = 0;   ///< delay arcs with at least one table, over all cells
+
+    /// The default wire load model, or nullptr when the library names none.
+    const WireLoad* default_wire() const;
+    /// True when some cell has NLDM delay tables.
+    bool has_timing() const { return timing_arcs > 0; }
     CircuitCounts counts; ///< cells, flip_flops (ff + latch groups), extra
     Diagnostics diagnostics;
 

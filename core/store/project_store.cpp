@@ -107,6 +107,18 @@ const std::vector<Migration>& schema()
          " rng BLOB NOT NULL,"
          " created_at TEXT NOT NULL,"
          " PRIMARY KEY(run_id, epoch));"},
+        // Kernel tuning sessions (core/store/tune_store.hpp): `json` is to_json(TuneSession);
+        // the other columns repeat what a listing shows, so listing parses no JSON.
+        {"tune sessions",
+         "CREATE TABLE tune_sessions("
+         " id INTEGER PRIMARY KEY,"
+         " created TEXT NOT NULL,"
+         " problem TEXT NOT NULL,"
+         " device TEXT NOT NULL,"
+         " strategy TEXT,"
+         " best_percent_of_sol REAL,"
+         " candidates INTEGER NOT NULL DEFAULT 0,"
+         " json TEXT NOT NULL);"},
     };
     return migrations;
 }
@@ -291,10 +303,7 @@ ProjectStore ProjectStore::open_with_migrations(const std::string& path, OpenMod
     }
     auto conn = std::make_unique<Connection>(path, flags);
 
-    // Waits this long for another connection's lock instead of failing at once.
-    const auto timeout_ms = std::clamp<std::int64_t>(busy_timeout.count(), 0, INT_MAX);
-    const int rc = sqlite3_busy_timeout(conn->handle(), static_cast<int>(timeout_ms));
-    if (rc != SQLITE_OK) conn->fail(rc);
+    conn->set_busy_timeout(busy_timeout);
 
     // SQLite quietly falls back to read-only when the file itself is write-protected; say so
     // now rather than at the first write.
@@ -316,6 +325,13 @@ ProjectStore ProjectStore::open_with_migrations(const std::string& path, OpenMod
     }
     enable_foreign_keys(*conn);
     return ProjectStore(std::move(conn), version);
+}
+
+int ProjectStore::prepare_for_rows(const std::string& path, OpenMode mode,
+                                   std::chrono::milliseconds busy_timeout)
+{
+    { open(path, mode, busy_timeout); }
+    return mode == OpenMode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
 }
 
 int ProjectStore::latest_schema_version()

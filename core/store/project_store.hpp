@@ -74,6 +74,11 @@ public:
         const std::string& path, OpenMode mode, const std::vector<Migration>& migrations,
         std::chrono::milliseconds busy_timeout = kDefaultBusyTimeout);
 
+    /// @brief For the stores with a connection of their own (runs, tune sessions): checks and
+    /// migrates the project as open() does, then returns the sqlite3_open_v2 flags for rows.
+    static int prepare_for_rows(const std::string& path, OpenMode mode,
+                                std::chrono::milliseconds busy_timeout);
+
     /// @brief The schema version this build writes: the number of migrations it knows.
     static int latest_schema_version();
 

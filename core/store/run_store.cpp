@@ -60,12 +60,9 @@ RunStore RunStore::open(const std::string& path, OpenMode mode,
 {
     // The project store checks the file and brings the schema up to date; this connection
     // then only reads and writes rows.
-    { ProjectStore::open(path, mode, busy_timeout); }
-    const int flags = mode == OpenMode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
-    auto impl = std::make_unique<Impl>(path, flags);
-    const auto ms = std::clamp<std::int64_t>(busy_timeout.count(), 0, INT_MAX);
-    const int rc = sqlite3_busy_timeout(impl->conn.handle(), static_cast<int>(ms));
-    if (rc != SQLITE_OK) impl->conn.fail(rc);
+    auto impl =
+        std::make_unique<Impl>(path, ProjectStore::prepare_for_rows(path, mode, busy_timeout));
+    impl->conn.set_busy_timeout(busy_timeout);
     impl->conn.exec("PRAGMA foreign_keys=ON");
     return RunStore(std::move(impl));
 }

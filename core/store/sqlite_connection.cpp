@@ -1,5 +1,6 @@
 #include "store/sqlite_connection.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <limits>
@@ -90,6 +91,13 @@ Connection::~Connection()
     // Every Statement finalizes itself before its Connection goes, so close cannot be busy; a
     // destructor has no one to report a failure to anyway.
     if (db_) sqlite3_close_v2(db_);
+}
+
+void Connection::set_busy_timeout(std::chrono::milliseconds timeout)
+{
+    const auto ms = std::clamp<std::int64_t>(timeout.count(), 0, INT_MAX);
+    const int rc = sqlite3_busy_timeout(db_, static_cast<int>(ms));
+    if (rc != SQLITE_OK) fail(rc);
 }
 
 void Connection::exec(std::string_view sql)

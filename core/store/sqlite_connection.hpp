@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,8 @@ public:
     sqlite3* handle() const { return db_; }
     const std::string& path() const { return path_; }
 
+    /// @brief Waits up to `timeout` for another connection's lock instead of failing at once.
+    void set_busy_timeout(std::chrono::milliseconds timeout);
     /// @brief Runs one or more statements that return no rows we need.
     void exec(std::string_view sql);
     /// @brief Throws the gsr::Error for `rc`, using the connection's latest error message.

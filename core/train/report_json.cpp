@@ -43,7 +43,7 @@ SplitResult split_from_json(const nlohmann::json& j)
     auto correlation = [&](const char* key) {
         Correlation c;
         c.value = number_at(j, key, kUndefined);
-        if (std::isnan(c.value)) c.undefined = why;
+        c.undefined = std::isnan(c.value) ? why : std::string();
         return c;
     };
     s.metrics.pearson = correlation("pearson");

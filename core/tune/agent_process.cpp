@@ -16,10 +16,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// Rounded up: a deadline 0.4 ms away is not yet passed (callers tell a timeout by elapsed
+/// time, which must then have reached the limit).
 int remaining_ms(Clock::time_point deadline)
 {
     const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
     return left.count() < 0 ? 0 : int(left.count());
 }
 

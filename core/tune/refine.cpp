@@ -103,8 +103,8 @@ std::optional<Proposal> HeuristicProposer::propose(const RefineContext& ctx)
 {
     const std::vector<Move> all = moves_for(ctx.current.family);
     std::vector<Move> ordered;
-    if (ctx.signals) {
-        for (Bottleneck b : classify(*ctx.signals))
+    if (ctx.profile) {
+        for (Bottleneck b : classify(*ctx.profile))
             for (const auto& [name, up] : priorities(b))
                 for (const Move& m : all)
                     if (m.name == name && m.up == up) ordered.push_back(m);
@@ -120,8 +120,8 @@ std::optional<Proposal> HeuristicProposer::propose(const RefineContext& ctx)
         const std::optional<KernelConfig> next = apply(ctx.current, m);
         if (!next || tried(*next) || !validate(ctx.problem, *next, ctx.device).ok()) continue;
         std::string why = std::string(m.name) + (m.up ? " up" : " down");
-        if (ctx.signals) {
-            const auto b = classify(*ctx.signals);
+        if (ctx.profile) {
+            const auto b = classify(*ctx.profile);
             if (!b.empty()) why += " (" + std::string(bottleneck_name(b.front())) + ")";
         }
         return Proposal{*next, why};
@@ -163,10 +163,10 @@ RefineResult refine(const Problem& p, const sol::DeviceSpec& device, const Kerne
         for (std::size_t attempt = 0; attempt <= o.max_repairs; ++attempt) {
             const RefineStep& cur = r.steps[current];
             // Delayed profiling: the first round sees the timing only.
-            const ProfileSignals* signals =
-                step >= 2 && cur.result.signals ? &*cur.result.signals : nullptr;
+            const ProfileSignals* profile =
+                step >= 2 && cur.result.profile ? &*cur.result.profile : nullptr;
             const RefineContext ctx{p,    device,  cur.config,    cur.result,
-                                    step, signals, repair_reason, r.steps};
+                                    step, profile, repair_reason, r.steps};
             const std::optional<Proposal> next = proposer.propose(ctx);
             if (!next) break;
             proposed = true;
@@ -177,7 +177,7 @@ RefineResult refine(const Problem& p, const sol::DeviceSpec& device, const Kerne
             s.config = next->config;
             s.change = next->change;
             s.repair = attempt;
-            s.signals_shown = signals != nullptr;
+            s.signals_shown = profile != nullptr;
             s.result = evaluate(next->config);
             if (s.result.ok()) {
                 s.accepted = s.result.seconds < r.steps[current].result.seconds;

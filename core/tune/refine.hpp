@@ -44,7 +44,7 @@ struct RefineContext {
     std::size_t step = 0;
     /// Signals of the current kernel; null in the first step (delayed profiling) and when the
     /// evaluator has no profiler.
-    const ProfileSignals* signals = nullptr;
+    const ProfileSignals* profile = nullptr;
     /// The failure of the previous attempt of this step, when this is a repair.
     std::string repair_reason;
     const std::vector<RefineStep>& history;

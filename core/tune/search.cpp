@@ -295,7 +295,8 @@ SearchResult search(const Problem& p, const sol::DeviceSpec& device,
     }
 
     // SOL-guided: the configs by predicted time; alternate the next unvisited prediction with
-    // the best unvisited neighbour of the best measured config.
+    // the best unvisited neighbour of the best measured config, and keep climbing while the
+    // neighbours improve.
     std::vector<double> predicted(space.size());
     for (std::size_t i = 0; i < space.size(); ++i)
         predicted[i] = predicted_time(p, space[i], device);
@@ -320,22 +321,29 @@ SearchResult search(const Problem& p, const sol::DeviceSpec& device,
             r.stop_reason = "budget";
             break;
         }
-        if (stagnant >= o.patience) {
-            r.stop_reason = "stagnant";
-            break;
-        }
+        // The best unvisited neighbour of the best measured config, in predicted order.
         std::size_t pick = space.size();
-        if (r.best && r.trials.size() % 2 == 1) {
+        if (r.best) {
             const KernelConfig& b = r.trials[*r.best].config;
             for (std::size_t i : order)
                 if (!visited[i] && are_neighbours(space[i], b)) {
                     pick = i;
                     break;
                 }
-            if (pick != space.size()) {
-                run(pick, "neighbour");
-                continue;
-            }
+        }
+        // Stagnation ends the search only at a confirmed local optimum: the predictions can
+        // rank the best config's neighbours badly, and the measured landscape decides.
+        if (stagnant >= o.patience && pick == space.size()) {
+            r.stop_reason = "stagnant";
+            break;
+        }
+        // Climb while climbing pays (the last trial improved), else alternate with the
+        // predicted order; past the patience, only the neighbours are left to try.
+        const bool climbing = !r.trials.empty() && r.trials.back().improved;
+        if (pick != space.size() &&
+            (climbing || r.trials.size() % 2 == 1 || stagnant >= o.patience)) {
+            run(pick, "neighbour");
+            continue;
         }
         while (cursor < order.size() && visited[order[cursor]]) ++cursor;
         if (cursor == order.size()) break;

@@ -7,8 +7,10 @@
 //   predicted_time()   a config-level roofline: the SOL of the config's own traffic and
 //                      arithmetic, derated by occupancy, vector width, waves and pipelining
 //   search()           grid: the space in order; random: a seeded sample; sol: predicted order
-//                      plus the neighbourhood of the best so far, stopping when h <= 1.2, when
-//                      the budget for log h is spent, or after `patience` stagnant trials
+//                      plus the neighbourhood of the best so far (climbing while it
+//                      improves), stopping when h <= 1.2, when the budget for log h is spent,
+//                      or after `patience` stagnant trials once the best has no untried
+//                      neighbour
 //   allocate_budget()  trials across problems in proportion to log headroom (muCUTLASS)
 #include "sol/device_table.hpp"
 #include "tune/kernel_config.hpp"
@@ -37,7 +39,7 @@ struct Evaluation {
     Verdict verdict = Verdict::Ok;
     double seconds = 0; ///< median time; meaningful when verdict is Ok or Gaming
     std::string detail; ///< compiler log excerpt, first mismatch, ...
-    std::optional<ProfileSignals> signals;
+    std::optional<ProfileSignals> profile;
 
     bool ok() const { return verdict == Verdict::Ok; }
 };
@@ -84,7 +86,9 @@ struct SearchOptions {
     std::uint64_t seed = 1; ///< random order
     double stop_headroom = 1.2; ///< SOL: stop when the best is this close to SOL
     double full_headroom = 4.0; ///< SOL: at or above this headroom the whole budget is used
-    std::size_t patience = 12; ///< SOL: stop after this many trials without improvement
+    /// SOL: stop after this many trials without improvement (once the best config's
+    /// neighbours are all tried)
+    std::size_t patience = 12;
     std::size_t min_trials = 8; ///< SOL: the log-h budget never stops it before these
     double min_improvement = 0.01; ///< a trial improves when 1% faster than the best
 };

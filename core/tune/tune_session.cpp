@@ -9,7 +9,9 @@
 namespace gsr::tune {
 namespace {
 
-std::string utc_now()
+} // namespace
+
+std::string utc_now_iso8601()
 {
     const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
     std::tm tm{};
@@ -18,6 +20,8 @@ std::string utc_now()
     std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return text;
 }
+
+namespace {
 
 void mark_best(TuneSession& s)
 {
@@ -95,7 +99,7 @@ TuneSession make_session(const Problem& p, const sol::SolAnalysis& a, std::strin
     s.family = std::string(family_name(p.family));
     s.device = a.device;
     s.strategy = std::move(strategy);
-    s.created = utc_now();
+    s.created = utc_now_iso8601();
     s.t_sol = a.t_sol;
     s.flops = a.cost.flops;
     s.bytes = a.cost.bytes;
@@ -117,7 +121,7 @@ void add_search(TuneSession& s, const SearchResult& r)
         c.verdict = t.result.verdict;
         c.seconds = t.result.seconds;
         c.detail = t.result.detail;
-        c.signals = t.result.signals;
+        c.profile = t.result.profile;
         s.candidates.push_back(std::move(c));
     }
     if (s.stop_reason.empty()) s.stop_reason = r.stop_reason;
@@ -140,7 +144,7 @@ void add_refine(TuneSession& s, const RefineResult& r)
                                        : step.change + (step.result.detail.empty()
                                                             ? ""
                                                             : "; " + step.result.detail);
-        c.signals = step.result.signals;
+        c.profile = step.result.profile;
         s.candidates.push_back(std::move(c));
     }
     if (s.stop_reason.empty()) s.stop_reason = r.stop_reason;
@@ -160,7 +164,7 @@ nlohmann::json to_json(const TuneSession& s)
                             {"percent_of_sol", percent_of_sol(s, c)},
                             {"best", c.best}};
         if (!c.detail.empty()) j["detail"] = c.detail;
-        if (c.signals) j["signals"] = signals_json(*c.signals);
+        if (c.profile) j["signals"] = signals_json(*c.profile);
         candidates.push_back(std::move(j));
     }
     return {{"problem", s.problem},     {"family", s.family},
@@ -214,7 +218,7 @@ TuneSession tune_session_from_json(const nlohmann::json& j)
             p.registers = optional_field<int>(sj, "registers", 0, "signals");
             p.occupancy_percent = optional_field<double>(sj, "occupancy_percent", 0.0, "signals");
             p.dram_bytes = optional_field<double>(sj, "dram_bytes", 0.0, "signals");
-            c.signals = p;
+            c.profile = p;
         }
         s.candidates.push_back(std::move(c));
     }

@@ -29,7 +29,7 @@ struct CandidateRecord {
     Verdict verdict = Verdict::Ok;
     double seconds = 0; ///< median time; meaningful for ok and gaming
     std::string detail;
-    std::optional<ProfileSignals> signals;
+    std::optional<ProfileSignals> profile;
     bool best = false; ///< the session's best verified candidate
 };
 
@@ -62,6 +62,9 @@ double percent_of_sol(const TuneSession& s, const CandidateRecord& c);
 double achieved_flops(const TuneSession& s, const CandidateRecord& c);
 /// Whether the candidate has a time to place on the roofline (ok or gaming).
 bool is_timed(const CandidateRecord& c);
+
+/// Now, as ISO 8601 UTC ("2026-11-22T02:40:00Z").
+std::string utc_now_iso8601();
 
 /// A session skeleton with the bounds of `p` on the analysed device, created now.
 TuneSession make_session(const Problem& p, const sol::SolAnalysis& a, std::string strategy);

@@ -144,7 +144,7 @@ Evaluation evaluation_from_reply(const nlohmann::json& reply)
         p.registers = s.value("registers", 0);
         p.occupancy_percent = s.value("occupancy_percent", 0.0);
         p.dram_bytes = s.value("dram_bytes", 0.0);
-        e.signals = p;
+        e.profile = p;
     }
     return e;
 }

@@ -2,37 +2,35 @@
 
 #include "util/diagnostics.hpp"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <unistd.h>
 
 namespace gsr {
 
-void write_file_atomically(const std::string& path, const std::string& text)
+void write_file_atomically(const std::string& path, std::string_view bytes)
 {
     namespace fs = std::filesystem;
+    if (path.empty()) throw Error("no output file given");
+    if (fs::is_directory(path)) throw Error(SourceLocation{path}, "is a folder, not a file");
     const fs::path target(path);
     const fs::path tmp = target.parent_path() /
                          ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw Error(SourceLocation{path}, "cannot write " + tmp.string());
-        out.write(text.data(), static_cast<std::streamsize>(text.size()));
-        out.flush();
-        if (!out) {
-            std::error_code ignored;
-            fs::remove(tmp, ignored);
-            throw Error(SourceLocation{path}, "cannot write " + tmp.string() + " (disk full?)");
-        }
-    }
-    std::error_code ec;
-    fs::rename(tmp, target, ec);
-    if (ec) {
+    auto fail = [&](const std::string& what) {
+        const std::string reason = std::strerror(errno);
         std::error_code ignored;
         fs::remove(tmp, ignored);
-        throw Error(SourceLocation{path},
-                    "cannot rename " + tmp.string() + " to " + path + ": " + ec.message());
-    }
+        return Error(SourceLocation{path}, what + ": " + reason);
+    };
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f) throw fail("cannot write " + tmp.string());
+    const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() &&
+                         std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
+    if (std::fclose(f) != 0 || !written) throw fail("cannot write " + tmp.string());
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+        throw fail("cannot rename " + tmp.string() + " to " + path);
 }
 
 } // namespace gsr

@@ -5,11 +5,12 @@
 # Usage: tests/bench/kernel_lab.sh BIN_DIR OUTDIR [BUDGET] [EXHAUSTIVE_PROBLEMS]
 set -uo pipefail
 bin=$1 out=$2 budget=${3:-40}
-exhaustive=${4:-"ew_bias_gelu_residual softmax_1k spmm_w64"}
+exhaustive=${4-"ew_bias_gelu_residual softmax_1k spmm_w64"}
 here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
 "$bin/gsr" kernels calibrate --json > "$out/calibrate.json"
 cat "$out/calibrate.json"
+cal=(--calibration "$out/calibrate.json")  # T_SOL from the measured peaks
 
 echo "== planted corpus (gsr kernels verify; exit 3 = not ok, anything else = the CLI died)"
 python3 - "$bin/gsr" "$here/kernels/planted" "$out" <<'PY'
@@ -34,15 +35,21 @@ for k in m["kernels"]:
 print(f"planted: {right}/{len(m['kernels'])} right verdicts, CLI survived every worker crash")
 PY
 
-problems=$("$bin/gsr" kernels suite --json | python3 -c \
-  'import json,sys; print(" ".join(p["name"] for p in json.load(sys.stdin)["problems"] if p["name"] != "gemm_bias_relu"))')
+"$bin/gsr" kernels suite --json > "$out/suite.json"
+problems=$(python3 -c 'import json,sys; print(" ".join(p["name"] for p in json.load(open(sys.argv[1]))["problems"] if p["name"] != "gemm_bias_relu"))' "$out/suite.json")
+space() { python3 -c 'import json,sys; print([p["config_space"] for p in json.load(open(sys.argv[1]))["problems"] if p["name"] == sys.argv[2]][0])' "$out/suite.json" "$1"; }
 for p in $problems; do
-  "$bin/gsr" kernels tune "$p" --strategy sol --budget "$budget" --seed 1 \
+  "$bin/gsr" kernels tune "$p" --strategy sol --budget "$budget" --seed 1 "${cal[@]}" \
     --out "$out/sol-$p.json" > "$out/sol-$p.log" 2>&1
   tail -2 "$out/sol-$p.log"
 done
+# SOL-guided search capped only by the space (it stops by itself) against the exhaustive grid.
 for p in $exhaustive; do
-  "$bin/gsr" kernels tune "$p" --strategy grid --budget 100000 --seed 1 \
+  n=$(space "$p")
+  "$bin/gsr" kernels tune "$p" --strategy sol --budget "$n" --seed 1 "${cal[@]}" \
+    --out "$out/solfree-$p.json" > "$out/solfree-$p.log" 2>&1
+  tail -1 "$out/solfree-$p.log"
+  "$bin/gsr" kernels tune "$p" --strategy grid --budget "$n" --seed 1 "${cal[@]}" \
     --out "$out/grid-$p.json" > "$out/grid-$p.log" 2>&1
   tail -2 "$out/grid-$p.log"
 done
@@ -75,7 +82,7 @@ print("\n| problem | exhaustive best us (trials) | SOL-guided best us (trials) |
 print("|---|---|---|---|---|")
 for p in exhaustive:
     try:
-        g = json.load(open(f"{out}/grid-{p}.json")); s = json.load(open(f"{out}/sol-{p}.json"))
+        g = json.load(open(f"{out}/grid-{p}.json")); s = json.load(open(f"{out}/solfree-{p}.json"))
     except Exception as e:
         print(f"| {p} | (missing: {e}) |"); continue
     bg, bs = best(g), best(s)
@@ -84,3 +91,6 @@ for p in exhaustive:
               f"({len(s['candidates'])}) | {100*bg['seconds']/bs['seconds']:.1f}% | "
               f"{100*len(s['candidates'])/len(g['candidates']):.0f}% |")
 PY
+# One archive, so every session comes back from the device.
+tar -C "$out" -czf "$out/../lab-sessions.tar.gz" .
+exit 0

@@ -91,3 +91,21 @@ TEST(KernelsCommand, EmitPrintsCudaOrTheReasons)
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("unknown problem"), std::string::npos) << r.err;
 }
+
+TEST(KernelsCommand, TuneVerifyAndCalibrateSayWhyWithoutAGpu)
+{
+    // The CLI tests run where there is no GPU (CI, this machine); the GPU side has its own
+    // tests (tests/gpu/kernel_lab_test.cpp) on the device.
+    for (const char* cmd : {"kernels tune softmax_1k --budget 2", "kernels calibrate",
+                            "kernels verify /dev/null --problem softmax_1k"}) {
+        const auto r = run_gsr(cmd);
+        EXPECT_NE(r.exit_code, 0) << cmd;
+        EXPECT_LT(r.exit_code, 128) << cmd << ": a signal, not an error";
+        const bool says_why = r.err.find("GPU") != std::string::npos ||
+                              r.err.find("gsr-kernel-worker") != std::string::npos;
+        EXPECT_TRUE(says_why) << cmd << ": " << r.err;
+    }
+    const auto bad = run_gsr("kernels tune no_such_problem");
+    EXPECT_NE(bad.exit_code, 0);
+    EXPECT_NE(bad.err.find("softmax_1k"), std::string::npos) << "lists the names: " << bad.err;
+}

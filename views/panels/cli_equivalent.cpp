@@ -126,4 +126,11 @@ QString memory_command(const nn::ModelConfig& m, const nn::GraphShape& shape)
     return gsr_command(w);
 }
 
+QString tune_command(const QString& problem, const QString& strategy, std::size_t budget)
+{
+    return gsr_command({QStringLiteral("kernels"), QStringLiteral("tune"), problem,
+                        QStringLiteral("--strategy"), strategy, QStringLiteral("--budget"),
+                        number(budget)});
+}
+
 } // namespace gsr::views

@@ -34,5 +34,7 @@ QString train_command(const TrainingSettings& settings, const QString& project);
 /// `epochs` 0: as the run was started.
 QString resume_command(const QString& project, std::int64_t run, std::uint32_t epochs = 0);
 QString memory_command(const nn::ModelConfig& config, const nn::GraphShape& shape);
+/// `gsr kernels tune PROBLEM --strategy S --budget N` (the Profiling panel's Tune).
+QString tune_command(const QString& problem, const QString& strategy, std::size_t budget);
 
 } // namespace gsr::views

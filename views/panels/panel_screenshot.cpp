@@ -1,11 +1,14 @@
 #include "panels/panel_screenshot.hpp"
 
+#include "panels/candidates_table_model.hpp"
 #include "panels/communities_panel.hpp"
 #include "panels/console_panel.hpp"
 #include "panels/memory_panel.hpp"
+#include "panels/profiling_panel.hpp"
 #include "panels/runs_panel.hpp"
 #include "panels/studio_panels.hpp"
 #include "panels/training_panel.hpp"
+#include "panels/tune_includes.hpp"
 #include "util/diagnostics.hpp"
 #include "util/resources.hpp"
 
@@ -18,6 +21,8 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QWidget>
+
+#include <functional>
 
 #include <iostream>
 
@@ -69,12 +74,73 @@ QStringList test_circuits()
     return out;
 }
 
+/// The demo evaluator of the profiling screenshot: no GPU, so the times are the SOL model's
+/// own prediction of each config (tune::predicted_time) times a fixed per-config factor in
+/// [1, 1.3), a few configs fail verification, and one planted cheat (the 17th trial) reports
+/// half of T_SOL (search() must flag it gaming). Synthetic, and the panel says so.
+std::unique_ptr<tune::Evaluator> demo_evaluator(const tune::Problem& p)
+{
+    const sol::DeviceSpec& device = sol::device_or_throw("H100 SXM");
+    const double t_sol = sol::analyze(p.op_spec(), device).t_sol;
+    auto calls = std::make_shared<int>(0);
+    return std::make_unique<tune::FunctionEvaluator>(
+        [p, device, t_sol, calls](const tune::KernelConfig& c) {
+            const std::size_t h = std::hash<std::string>{}(tune::to_text(c));
+            const double factor = 1.0 + 0.3 * double(h % 1000) / 1000.0;
+            tune::Evaluation e;
+            if (++*calls == 17) {
+                e.seconds = 0.5 * t_sol;
+                e.detail = "demo: a planted cheat that skips the work";
+            } else if (h % 11 == 3) {
+                e.verdict = tune::Verdict::WrongResult;
+                e.detail = "demo: element 17 out of tolerance";
+            } else {
+                e.seconds = tune::predicted_time(p, c, device) * factor;
+            }
+            return e;
+        });
+}
+
+bool profiling_screenshot(StudioPanels& panels, const QString& out_png)
+{
+    ProfilingPanel* p = panels.profiling();
+    const QString banner = QStringLiteral(
+        "Demo session: synthetic timings (the SOL model's predicted time x a per-config factor, "
+        "one planted cheat), not a measurement");
+    p->setBanner(banner);
+    p->setWindowTitle(QStringLiteral("Profiling (demo session, not a measurement)"));
+    p->setEvaluatorFactory(
+        [](const tune::Problem& problem, std::string*) { return demo_evaluator(problem); },
+        false);
+    p->setDevice(QStringLiteral("H100 SXM"));
+    const QString problem = QStringLiteral("gemm_bias_relu");
+    if (!p->selectProblem(problem)) {
+        std::cerr << "gsr-studio: the suite has no " << problem.toStdString() << '\n';
+        return false;
+    }
+    p->setStrategy(QStringLiteral("random"));
+    p->setBudget(120);
+    p->tune();
+    const QDeadlineTimer deadline(kTrainTimeoutMs);
+    while (p->isTuning() && !deadline.hasExpired())
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+    settle();
+    if (p->isTuning() || !p->session(problem)) {
+        std::cerr << "gsr-studio: the demo search did not finish: "
+                  << p->statusText().toStdString() << '\n';
+        return false;
+    }
+    // Fastest first: the flagged cheat on top, then the best verified candidate.
+    p->candidatesView()->sortByColumn(CandidatesTableModel::TimeColumn, Qt::AscendingOrder);
+    return save(p, QSize(1800, 720), out_png);
+}
+
 } // namespace
 
 QStringList screenshot_panels()
 {
     return {QStringLiteral("communities"), QStringLiteral("training"), QStringLiteral("memory"),
-            QStringLiteral("runs"), QStringLiteral("console")};
+            QStringLiteral("runs"), QStringLiteral("console"), QStringLiteral("profiling")};
 }
 
 bool render_panel_screenshot(const QString& panel, const QString& out_png, const QString& file)
@@ -99,6 +165,7 @@ bool render_panel_screenshot(const QString& panel, const QString& out_png, const
         std::cerr << "gsr-studio: could not read " << path.toStdString() << '\n';
         return false;
     }
+    if (panel == QLatin1String("profiling")) return profiling_screenshot(panels, out_png);
     panels.communities()->detectNow();
     if (panel == QLatin1String("communities")) {
         QTableView* table = panels.communities()->table();

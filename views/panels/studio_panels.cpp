@@ -5,15 +5,20 @@
 #include "panels/communities_panel.hpp"
 #include "panels/console_panel.hpp"
 #include "panels/memory_panel.hpp"
+#include "panels/profiling_panel.hpp"
 #include "panels/rules_panel.hpp"
 #include "panels/runs_panel.hpp"
 #include "panels/training_panel.hpp"
 #include "project/project_session.hpp"
+#include "nn/gpu_runtime.hpp"
 #include "report/netlist_summary.hpp"
+#include "report/report_export.hpp"
+#include "tune/worker_evaluator.hpp"
 
 #include <QAction>
 #include <QCoreApplication>
 #include <QDockWidget>
+#include <QDir>
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QMenu>
@@ -25,6 +30,45 @@
 namespace gsr::views {
 
 namespace {
+
+/// Tune's evaluator in the application: the GPU worker process (core/tune/worker_evaluator),
+/// for the GPU in hand; the reasons it cannot be had go to the panel.
+std::unique_ptr<tune::Evaluator> gpu_worker_evaluator(const tune::Problem& p, std::string* why)
+{
+    const nn::GpuStatus gpu = nn::gpu_status();
+    const std::string worker = tune::find_worker();
+    const sol::DeviceSpec* device = sol::find_device(gpu.name);
+    if (!gpu.available || worker.empty() || !device) {
+        if (why)
+            *why = !gpu.available ? gpu.reason
+                   : worker.empty()
+                       ? std::string("the kernel worker (gsr-kernel-worker) is not installed "
+                                     "beside gsr-studio")
+                       : "the SOL device table has no row for " + gpu.name;
+        return nullptr;
+    }
+    const sol::SolAnalysis a = sol::analyze(p.op_spec(), *device);
+    return std::make_unique<tune::WorkerEvaluator>(p, *device, std::min(a.t_sol, a.t_sol_datasheet));
+}
+
+/// Export Report: one session to the path, several to one file each (the problem's name
+/// before the extension). The format follows the extension (html, pdf, csv, json).
+void export_sessions(const std::vector<tune::TuneSession>& sessions, const QString& path)
+{
+    const std::string target = path.toStdString();
+    const auto format = report::report_format_of_path(target);
+    if (!format) throw Error(SourceLocation{target}, "expected a .html, .pdf, .csv or .json file");
+    const QFileInfo info(path);
+    for (const tune::TuneSession& s : sessions) {
+        const std::string file =
+            sessions.size() == 1
+                ? target
+                : (info.dir().filePath(info.completeBaseName() + "-" +
+                                       QString::fromStdString(s.problem) + "." + info.suffix()))
+                      .toStdString();
+        write_file_atomically(file, report::export_session(s, *format));
+    }
+}
 
 struct GraphOutcome {
     std::shared_ptr<const LoadedGraph> graph;
@@ -56,15 +100,19 @@ StudioPanels::StudioPanels(QObject* parent) : QObject(parent)
     memory_ = new MemoryPanel;
     runs_ = new RunsPanel;
     console_ = new ConsolePanel;
+    profiling_ = new ProfilingPanel;
     wirePanels();
     memory_->setModelConfig(training_->settings().config.model);
+    profiling_->setModelConfig(training_->settings().config.model);
+    profiling_->setEvaluatorFactory(gpu_worker_evaluator, /*needs_gpu=*/true);
+    profiling_->setReportExporter(export_sessions);
 }
 
 StudioPanels::~StudioPanels()
 {
     // The training panel first: its runner stops the worker thread before anything goes.
-    for (QWidget* w : std::initializer_list<QWidget*>{training_, communities_, rules_, memory_,
-                                                      runs_, console_})
+    for (QWidget* w : std::initializer_list<QWidget*>{training_, profiling_, communities_, rules_,
+                                                      memory_, runs_, console_})
         if (w && !w->parentWidget()) delete w;
 }
 
@@ -83,7 +131,10 @@ void StudioPanels::wirePanels()
     connect(training_, &TrainingPanel::commandIssued, console_, &ConsolePanel::appendCommand);
     connect(training_, &TrainingPanel::noteIssued, console_, &ConsolePanel::appendNote);
     connect(training_, &TrainingPanel::settingsChanged, memory_,
-            [this](const TrainingSettings& s) { memory_->setModelConfig(s.config.model); });
+            [this](const TrainingSettings& s) {
+                memory_->setModelConfig(s.config.model);
+                profiling_->setModelConfig(s.config.model);
+            });
     connect(training_, &TrainingPanel::runCreated, runs_, &RunsPanel::refresh);
     connect(training_, &TrainingPanel::trainingFinished, this, [this](const TrainingOutcome& o) {
         runs_->refresh();
@@ -93,6 +144,8 @@ void StudioPanels::wirePanels()
     });
     connect(runs_, &RunsPanel::commandIssued, console_, &ConsolePanel::appendCommand);
     connect(runs_, &RunsPanel::resumeRequested, training_, &TrainingPanel::resumeRun);
+    connect(profiling_, &ProfilingPanel::commandIssued, console_, &ConsolePanel::appendCommand);
+    connect(profiling_, &ProfilingPanel::noteIssued, console_, &ConsolePanel::appendNote);
 }
 
 void StudioPanels::install(MainWindow& window)
@@ -114,10 +167,13 @@ void StudioPanels::install(MainWindow& window)
                                  Qt::BottomDockWidgetArea);
     QDockWidget* memory = dock(memory_, tr("Memory"), "memoryDock", Qt::BottomDockWidgetArea);
     QDockWidget* runs = dock(runs_, tr("Runs"), "runsDock", Qt::BottomDockWidgetArea);
+    QDockWidget* profiling =
+        dock(profiling_, tr("Profiling"), "profilingDock", Qt::BottomDockWidgetArea);
     QDockWidget* console = dock(console_, tr("Console"), "consoleDock", Qt::BottomDockWidgetArea);
     // Tabs at the bottom, Training in front; the Console beside the window's Messages.
     window.tabifyDockWidget(training, memory);
     window.tabifyDockWidget(training, runs);
+    window.tabifyDockWidget(training, profiling);
     if (auto* messages = window.findChild<QDockWidget*>(QStringLiteral("messagesDock")))
         window.tabifyDockWidget(messages, console);
     else
@@ -212,6 +268,7 @@ void StudioPanels::useGraph(std::shared_ptr<const LoadedGraph> graph)
     rules_->setGraph(graph_);
     memory_->setGraphShape(shape, QFileInfo(graph_->path).fileName());
     training_->setGraphShape(shape);
+    profiling_->setGraphShape(shape, QFileInfo(graph_->path).fileName());
     Q_EMIT graphReady(graph_->path);
 }
 

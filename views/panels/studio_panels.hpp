@@ -1,9 +1,9 @@
 #pragma once
-// The analysis panels of GSR Studio and their wiring: Communities, Rules, Training, Memory, Runs
-// and Console, each a dock of the main window. StudioPanels owns them, keeps the circuit graph
-// they share (read off the UI thread when a netlist loads), passes the project along, writes
-// each action's `gsr` command line to the Console, and asks before the window closes on a
-// run in progress. It also works without a window (screenshots).
+// The analysis panels of GSR Studio and their wiring: Communities, Rules, Training, Memory, Runs,
+// Profiling and Console, each a dock of the main window. StudioPanels owns them, keeps the
+// circuit graph they share (read off the UI thread when a netlist loads), passes the project
+// along, writes each action's `gsr` command line to the Console, and asks before the window
+// closes on a run in progress. It also works without a window (screenshots).
 #include "panels/circuit_graph_source.hpp"
 
 #include <QList>
@@ -23,6 +23,7 @@ class CommunitiesPanel;
 class ConsolePanel;
 class MainWindow;
 class MemoryPanel;
+class ProfilingPanel;
 class RulesPanel;
 class RunsPanel;
 class TrainingPanel;
@@ -44,6 +45,7 @@ public:
     MemoryPanel* memory() const { return memory_; }
     RunsPanel* runs() const { return runs_; }
     ConsolePanel* console() const { return console_; }
+    ProfilingPanel* profiling() const { return profiling_; }
     QList<QDockWidget*> docks() const { return docks_; }
 
     /// The shared graph (null until one is read).
@@ -85,6 +87,7 @@ private:
     MemoryPanel* memory_ = nullptr;
     RunsPanel* runs_ = nullptr;
     ConsolePanel* console_ = nullptr;
+    ProfilingPanel* profiling_ = nullptr;
     QList<QDockWidget*> docks_;
     std::shared_ptr<const LoadedGraph> graph_;
     std::uint64_t next_graph_job_ = 1, graph_job_ = 0;

@@ -1,6 +1,6 @@
 #include "panels/training_settings.hpp"
 
-#include "util/diagnostics.hpp"
+#include "train/run_settings.hpp"
 
 #include <QObject>
 
@@ -34,51 +34,30 @@ void TrainingSettings::normalize()
 
 nlohmann::json settings_json(const TrainingSettings& s)
 {
-    const nn::ModelConfig& m = s.config.model;
-    return {{"train", std_strings(s.train)},
-            {"val", std_strings(s.validation)},
-            {"test", std_strings(s.test)},
-            {"target", std::string(train::target_name(s.target))},
-            {"model", std::string(nn::model_kind_name(m.kind))},
-            {"layers", m.layers},
-            {"hidden", m.hidden},
-            {"groups", m.groups},
-            {"topk", m.topk},
-            {"epochs", s.config.epochs},
-            {"lr", s.config.adam.learning_rate},
-            {"batch", s.config.batch_size},
-            {"seed", s.config.seed},
-            {"patience", s.config.patience},
-            {"holdout_validation", s.holdout_validation},
-            {"split_seed", s.split_seed}};
+    train::RunSettings run;
+    run.train = std_strings(s.train);
+    run.validation = std_strings(s.validation);
+    run.test = std_strings(s.test);
+    run.target = s.target;
+    run.config = s.config;
+    run.holdout_validation = s.holdout_validation;
+    run.split_seed = s.split_seed;
+    // The panel's batch size picks random batches, as --batch does for `gsr train`.
+    run.batching = s.config.batch_size > 0 ? "random" : "full";
+    return train::settings_to_json(run);
 }
 
 TrainingSettings settings_from_json(const nlohmann::json& j)
 {
+    const train::RunSettings run = train::settings_from_json(j);
     TrainingSettings s;
-    try {
-        s.train = qt_strings(j.at("train").get<std::vector<std::string>>());
-        s.validation = qt_strings(j.at("val").get<std::vector<std::string>>());
-        s.test = qt_strings(j.at("test").get<std::vector<std::string>>());
-        s.target = train::parse_target(j.at("target").get<std::string>());
-        nn::ModelConfig& m = s.config.model;
-        m.kind = nn::parse_model_kind(j.at("model").get<std::string>());
-        m.layers = j.at("layers");
-        m.hidden = j.at("hidden");
-        m.groups = j.at("groups");
-        m.topk = j.at("topk");
-        s.config.epochs = j.at("epochs");
-        s.config.adam.learning_rate = j.at("lr");
-        s.config.batch_size = j.at("batch");
-        s.config.seed = j.at("seed");
-        m.seed = s.config.seed;
-        s.config.patience = j.at("patience");
-        s.holdout_validation = j.at("holdout_validation");
-        s.split_seed = j.at("split_seed");
-    } catch (const nlohmann::json::exception& e) {
-        // A run written by another version, or edited by hand: say which setting is at fault.
-        throw Error(std::string("the run's settings cannot be read (") + e.what() + ")");
-    }
+    s.train = qt_strings(run.train);
+    s.validation = qt_strings(run.validation);
+    s.test = qt_strings(run.test);
+    s.target = run.target;
+    s.config = run.config;
+    s.holdout_validation = run.holdout_validation;
+    s.split_seed = run.split_seed;
     return s;
 }
 

@@ -31,9 +31,11 @@ struct TrainingSettings {
     void normalize();
 };
 
-/// The run's config_json, key for key as `gsr train` writes it.
+/// The run's config_json, through train::settings_to_json (as `gsr train` writes it).
 nlohmann::json settings_json(const TrainingSettings& settings);
-/// Reads a run's config_json (the GUI's or the CLI's). Throws gsr::Error saying what is missing.
+/// Reads a run's config_json (the GUI's or the CLI's) through train::settings_from_json; the
+/// mini-batching keys the panel has no field for are dropped. Throws gsr::Error saying what
+/// is missing.
 TrainingSettings settings_from_json(const nlohmann::json& json);
 
 /// A starting point for the Training panel's form; every field stays editable.

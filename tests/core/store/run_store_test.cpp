@@ -132,7 +132,7 @@ TEST_F(RunStoreTest, AProjectOfTheFirstSchemaIsUpgradedAndKeepsItsNetlists)
         // Back to schema 1, as a file of the build before the runs migration.
         Raw raw(path_);
         raw.exec("DROP TABLE checkpoints; DROP TABLE run_layer_memory; DROP TABLE run_epochs;"
-                 " DROP TABLE runs; PRAGMA user_version = 1;");
+                 " DROP TABLE runs; DROP TABLE tune_sessions; PRAGMA user_version = 1;");
     }
     EXPECT_THROW(RunStore::open(path_, OpenMode::ReadOnly), gsr::Error); // needs an upgrade
     RunStore store = RunStore::open(path_, OpenMode::OpenExisting);

@@ -280,6 +280,8 @@ TEST(Trainer, EpochReportJsonRoundTrips)
     EXPECT_EQ(back.epoch, 4u);
     EXPECT_EQ(back.train_loss, 0.125);
     EXPECT_EQ(back.validation.metrics.pearson.value, 0.75);
+    // A correlation with a value reads back as defined (no left-over "not computed").
+    EXPECT_TRUE(back.validation.metrics.pearson.defined());
     EXPECT_EQ(back.test.metrics.kendall.undefined, r.test.metrics.kendall.undefined);
     EXPECT_TRUE(std::isnan(back.train.loss));
 }

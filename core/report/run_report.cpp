@@ -1,0 +1,362 @@
+#include "report/run_report.hpp"
+
+#include "train/report_json.hpp"
+#include "util/diagnostics.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gsr::report {
+namespace {
+
+const Rgb kInk{40, 40, 40};
+
+std::string setting_text(const nlohmann::json& v)
+{
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_array()) {
+        std::string s;
+        for (const nlohmann::json& e : v) s += (s.empty() ? "" : ", ") + setting_text(e);
+        return s.empty() ? "(none)" : s;
+    }
+    if (v.is_number_float()) return format_number(v.get<double>(), 6);
+    if (v.is_null()) return "";
+    return v.dump();
+}
+
+const train::SplitResult& split(const train::EpochReport& e, int which)
+{
+    return which == 0 ? e.train : which == 1 ? e.validation : e.test;
+}
+
+std::vector<std::string> metric_cells(const train::SplitResult& s)
+{
+    return {format_number(s.loss),          format_number(s.metrics.mae),
+            format_number(s.metrics.rmse),  format_number(s.metrics.pearson.value),
+            format_number(s.metrics.spearman.value), format_number(s.metrics.kendall.value)};
+}
+
+/// The final figures: from the stored result, else the last recorded epoch.
+std::optional<train::EpochReport> final_epoch(const RunReport& r, const char* key)
+{
+    if (r.result.is_object() && r.result.contains(key) && r.result.at(key).is_object())
+        return train::epoch_report_from_json(r.result.at(key));
+    if (r.epochs.empty()) return std::nullopt;
+    if (std::string(key) == "best" && r.best_epoch > 0)
+        for (const train::EpochReport& e : r.epochs)
+            if (e.epoch == static_cast<std::uint32_t>(r.best_epoch)) return e;
+    return r.epochs.back();
+}
+
+Table final_metrics_table(const RunReport& r)
+{
+    Table t;
+    t.columns = {"epoch", "split", "loss", "MAE", "RMSE", "Pearson", "Spearman", "Kendall",
+                 "nodes"};
+    t.numeric = {true, false, true, true, true, true, true, true, true};
+    static const char* names[] = {"train", "validation", "test"};
+    for (const char* which : {"last", "best"}) {
+        const std::optional<train::EpochReport> e = final_epoch(r, which);
+        if (!e) continue;
+        for (int s = 0; s < 3; ++s) {
+            const train::SplitResult& sr = split(*e, s);
+            if (sr.metrics.count == 0 && !std::isfinite(sr.loss)) continue;
+            std::vector<std::string> row = {std::to_string(e->epoch) + " (" + which + ")",
+                                            names[s]};
+            for (std::string& c : metric_cells(sr)) row.push_back(std::move(c));
+            row.push_back(std::to_string(sr.metrics.count));
+            t.rows.push_back(std::move(row));
+        }
+    }
+    return t;
+}
+
+Scene memory_chart(const std::vector<LayerMemory>& layers)
+{
+    const double width = 720, height = 360;
+    Scene sc;
+    sc.width = width;
+    sc.height = height;
+    sc.add(Rect{{0, 0}, width, height, Rgb{255, 255, 255}, std::nullopt});
+    sc.add(Text{{width / 2, 20}, "Memory per layer (MiB)", 13, Anchor::Middle, true, 0, kInk});
+    std::vector<double> xs, totals{0};
+    for (const LayerMemory& l : layers) {
+        xs.push_back(static_cast<double>(l.layer));
+        totals.push_back(static_cast<double>(l.total()) / (1024.0 * 1024.0));
+    }
+    Axis x = fit_linear(xs, "layer");
+    x.integer = true;
+    // Bars are one unit wide, centred on their layer.
+    x.lo = *std::min_element(xs.begin(), xs.end()) - 0.5;
+    x.hi = *std::max_element(xs.begin(), xs.end()) + 0.5;
+    const Axis y = fit_linear(totals, "MiB", true);
+    const PlotFrame frame(70, 34, width - 88, height - 34 - 78, x, y);
+    frame.draw_axes(sc);
+    static const char* parts[] = {"parameters", "gradients", "optimizer", "activations",
+                                  "workspace"};
+    const double bar = std::max(0.5, frame.width() / (x.hi - x.lo) * 0.7);
+    for (const LayerMemory& l : layers) {
+        const double values[] = {double(l.params), double(l.grads), double(l.optimizer),
+                                 double(l.activations), double(l.workspace)};
+        double base = 0;
+        for (int p = 0; p < 5; ++p) {
+            const double v = values[p] / (1024.0 * 1024.0);
+            if (v <= 0) continue;
+            const Point lo = frame.to_pixel(double(l.layer), base);
+            const Point hi = frame.to_pixel(double(l.layer), base + v);
+            sc.add(Rect{{lo.x - bar / 2, hi.y}, bar, lo.y - hi.y, palette(std::size_t(p)),
+                        std::nullopt});
+            base += v;
+        }
+    }
+    double lx = 70;
+    for (int p = 0; p < 5; ++p) {
+        sc.add(Rect{{lx, height - 22}, 12, 10, palette(std::size_t(p)), std::nullopt});
+        sc.add(Text{{lx + 16, height - 13}, parts[p], 10, Anchor::Start, false, 0, kInk});
+        lx += 26 + 5.6 * static_cast<double>(std::string(parts[p]).size()) + 10;
+    }
+    return sc;
+}
+
+template <typename T>
+T field(const nlohmann::json& j, const char* key)
+{
+    if (!j.is_object() || !j.contains(key))
+        throw Error(std::string("run report: no key '") + key + "'");
+    try {
+        return j.at(key).get<T>();
+    } catch (const nlohmann::json::exception&) {
+        throw Error(std::string("run report: key '") + key + "' has the wrong type");
+    }
+}
+
+} // namespace
+
+
+nlohmann::json to_json(const RunReport& r)
+{
+    nlohmann::json epochs = nlohmann::json::array();
+    for (const train::EpochReport& e : r.epochs) epochs.push_back(train::epoch_report_json(e));
+    nlohmann::json layers = nlohmann::json::array();
+    for (const LayerMemory& l : r.layers)
+        layers.push_back({{"layer", l.layer},
+                          {"name", l.name},
+                          {"params", l.params},
+                          {"grads", l.grads},
+                          {"optimizer", l.optimizer},
+                          {"activations", l.activations},
+                          {"workspace", l.workspace},
+                          {"measured", l.measured}});
+    nlohmann::json run = {{"id", r.id},
+                          {"created_at", r.created_at},
+                          {"updated_at", r.updated_at},
+                          {"status", r.status},
+                          {"device", r.device},
+                          {"target", r.target},
+                          {"model", r.model},
+                          {"epochs_done", r.epochs_done},
+                          {"best_epoch", r.best_epoch},
+                          {"best_val_loss", r.best_val_loss ? train::json_number(*r.best_val_loss)
+                                                            : nlohmann::json()},
+                          {"peak_bytes_analytic", r.peak_bytes_analytic},
+                          {"peak_bytes_measured", r.peak_bytes_measured},
+                          {"settings", r.settings},
+                          {"result", r.result},
+                          {"epochs", epochs},
+                          {"layer_memory", layers}};
+    return {{"kind", "run"},
+            {"title", "Training run " + std::to_string(r.id)},
+            {"run", std::move(run)}};
+}
+
+RunReport run_report_from_json(const nlohmann::json& top)
+{
+    const nlohmann::json& j = top.is_object() && top.contains("run") ? top.at("run") : top;
+    RunReport r;
+    r.id = field<std::int64_t>(j, "id");
+    r.created_at = field<std::string>(j, "created_at");
+    r.updated_at = field<std::string>(j, "updated_at");
+    r.status = field<std::string>(j, "status");
+    r.device = field<std::string>(j, "device");
+    r.target = field<std::string>(j, "target");
+    r.model = field<std::string>(j, "model");
+    r.epochs_done = field<std::int64_t>(j, "epochs_done");
+    r.best_epoch = field<std::int64_t>(j, "best_epoch");
+    if (j.contains("best_val_loss") && !j.at("best_val_loss").is_null())
+        r.best_val_loss = field<double>(j, "best_val_loss");
+    r.peak_bytes_analytic = field<std::int64_t>(j, "peak_bytes_analytic");
+    r.peak_bytes_measured = field<std::int64_t>(j, "peak_bytes_measured");
+    r.settings = j.value("settings", nlohmann::json());
+    r.result = j.value("result", nlohmann::json());
+    for (const nlohmann::json& e : field<nlohmann::json>(j, "epochs")) {
+        try {
+            r.epochs.push_back(train::epoch_report_from_json(e));
+        } catch (const nlohmann::json::exception& ex) {
+            throw Error(std::string("run report: an epoch cannot be read (") + ex.what() + ")");
+        }
+    }
+    for (const nlohmann::json& l : field<nlohmann::json>(j, "layer_memory")) {
+        LayerMemory m;
+        m.layer = field<std::int64_t>(l, "layer");
+        m.name = field<std::string>(l, "name");
+        m.params = field<std::int64_t>(l, "params");
+        m.grads = field<std::int64_t>(l, "grads");
+        m.optimizer = field<std::int64_t>(l, "optimizer");
+        m.activations = field<std::int64_t>(l, "activations");
+        m.workspace = field<std::int64_t>(l, "workspace");
+        m.measured = field<bool>(l, "measured");
+        r.layers.push_back(std::move(m));
+    }
+    return r;
+}
+
+Table run_csv(const RunReport& r)
+{
+    Table t;
+    t.columns = {"epoch", "train_loss"};
+    for (const char* s : {"val", "test"})
+        for (const char* m : {"loss", "mae", "rmse", "pearson", "spearman", "kendall"})
+            t.columns.push_back(std::string(s) + "_" + m);
+    t.columns.push_back("seconds");
+    t.columns.push_back("improved");
+    for (const train::EpochReport& e : r.epochs) {
+        std::vector<std::string> row = {std::to_string(e.epoch), format_number(e.train_loss, 9)};
+        for (const train::SplitResult* s : {&e.validation, &e.test}) {
+            row.push_back(format_number(s->loss, 9));
+            row.push_back(format_number(s->metrics.mae, 9));
+            row.push_back(format_number(s->metrics.rmse, 9));
+            row.push_back(format_number(s->metrics.pearson.value, 9));
+            row.push_back(format_number(s->metrics.spearman.value, 9));
+            row.push_back(format_number(s->metrics.kendall.value, 9));
+        }
+        row.push_back(format_number(e.seconds, 6));
+        row.push_back(e.improved ? "1" : "0");
+        t.rows.push_back(std::move(row));
+    }
+    return t;
+}
+
+Document run_document(const RunReport& r)
+{
+    Document doc;
+    doc.title = "Training run " + std::to_string(r.id) + ": " + r.model + " on " + r.target;
+    doc.subtitle = r.status + ", " + std::to_string(r.epochs_done) + " epochs on " + r.device +
+                   ", created " + r.created_at;
+
+    doc.add(Heading{"Run"});
+    KeyValues run;
+    run.rows = {{"status", r.status},
+                {"model", r.model},
+                {"target", r.target},
+                {"device", r.device},
+                {"epochs done", std::to_string(r.epochs_done)},
+                {"best epoch", r.best_epoch > 0 ? std::to_string(r.best_epoch) : "none"},
+                {"best validation loss",
+                 r.best_val_loss ? format_number(*r.best_val_loss) : std::string()},
+                {"peak memory (analytic)", format_bytes(double(r.peak_bytes_analytic))},
+                {"peak memory (measured)", r.peak_bytes_measured > 0
+                                               ? format_bytes(double(r.peak_bytes_measured))
+                                               : "not measured"},
+                {"created", r.created_at},
+                {"updated", r.updated_at}};
+    if (r.result.is_object() && r.result.contains("parameters"))
+        run.rows.push_back({"parameters", setting_text(r.result.at("parameters"))});
+    doc.add(std::move(run));
+
+    if (r.settings.is_object() && !r.settings.empty()) {
+        doc.add(Heading{"Settings"});
+        KeyValues kv;
+        for (const auto& [k, v] : r.settings.items()) kv.rows.push_back({k, setting_text(v)});
+        doc.add(std::move(kv));
+    }
+
+    doc.add(Heading{"Final metrics"});
+    Table final = final_metrics_table(r);
+    if (final.rows.empty()) doc.add(Paragraph{"No epoch has finished yet."});
+    else doc.add(std::move(final));
+
+    if (!r.epochs.empty()) {
+        doc.add(Heading{"Charts"});
+        std::vector<LineSeries> loss = {{"train (steps)", {}, palette(0), false},
+                                        {"validation", {}, palette(1), false},
+                                        {"test", {}, palette(2), false}};
+        static const char* corr[] = {"Pearson", "Spearman", "Kendall"};
+        std::vector<LineSeries> metrics;
+        for (int which = 2; which >= 1; --which)
+            for (int m = 0; m < 3; ++m)
+                metrics.push_back({std::string(corr[m]) + (which == 2 ? " (test)" : " (val)"),
+                                   {},
+                                   palette(std::size_t(m)),
+                                   which == 1});
+        for (const train::EpochReport& e : r.epochs) {
+            const double x = e.epoch;
+            loss[0].points.push_back({x, e.train_loss});
+            loss[1].points.push_back({x, e.validation.loss});
+            loss[2].points.push_back({x, e.test.loss});
+            for (int which = 2, k = 0; which >= 1; --which)
+                for (const train::Correlation* c :
+                     {&split(e, which).metrics.pearson, &split(e, which).metrics.spearman,
+                      &split(e, which).metrics.kendall})
+                    metrics[std::size_t(k++)].points.push_back({x, c->value});
+        }
+        // A series with no defined value would only add a legend entry.
+        auto drop_empty = [](std::vector<LineSeries>& v) {
+            std::erase_if(v, [](const LineSeries& s) {
+                return std::none_of(s.points.begin(), s.points.end(),
+                                    [](const Point& p) { return std::isfinite(p.y); });
+            });
+        };
+        drop_empty(loss);
+        drop_empty(metrics);
+        doc.add(Figure{line_chart("Loss per epoch", "epoch", "loss", loss, 720, 360),
+                       "Training loss is the mean of the epoch's step losses; validation and "
+                       "test losses are evaluated after its last step."});
+        if (!metrics.empty())
+            doc.add(Figure{line_chart("Rank and linear correlation per epoch", "epoch",
+                                      "correlation", metrics, 720, 380),
+                           "Solid: the test circuits (never trained on); dashed: validation."});
+        else
+            doc.add(Paragraph{"The correlations are undefined on every epoch (a split without "
+                              "variance)."});
+    }
+
+    if (!r.layers.empty()) {
+        doc.add(Heading{"Memory per layer"});
+        doc.add(Figure{memory_chart(r.layers),
+                       r.layers.front().measured
+                           ? "Measured per layer."
+                           : "Analytic per-layer model (the engine measures only the step's "
+                             "total high-water mark)."});
+        Table t;
+        t.columns = {"layer", "name", "parameters", "gradients", "optimizer", "activations",
+                     "workspace", "total"};
+        t.numeric = {true, false, true, true, true, true, true, true};
+        for (const LayerMemory& l : r.layers)
+            t.rows.push_back({std::to_string(l.layer), l.name, format_bytes(double(l.params)),
+                              format_bytes(double(l.grads)), format_bytes(double(l.optimizer)),
+                              format_bytes(double(l.activations)),
+                              format_bytes(double(l.workspace)), format_bytes(double(l.total()))});
+        doc.add(std::move(t));
+    }
+
+    doc.add(Heading{"Epochs"});
+    Table epochs;
+    epochs.columns = {"epoch", "train loss", "val loss", "test loss", "test MAE",
+                      "test Pearson", "test Spearman", "test Kendall", "seconds"};
+    epochs.numeric = std::vector<bool>(epochs.columns.size(), true);
+    for (const train::EpochReport& e : r.epochs) {
+        epochs.rows.push_back({std::to_string(e.epoch), format_number(e.train_loss),
+                               format_number(e.validation.loss), format_number(e.test.loss),
+                               format_number(e.test.metrics.mae),
+                               format_number(e.test.metrics.pearson.value),
+                               format_number(e.test.metrics.spearman.value),
+                               format_number(e.test.metrics.kendall.value),
+                               format_number(e.seconds, 3)});
+        epochs.highlight.push_back(static_cast<std::int64_t>(e.epoch) == r.best_epoch);
+    }
+    if (epochs.rows.empty()) doc.add(Paragraph{"No epoch recorded."});
+    else doc.add(std::move(epochs));
+    return doc;
+}
+
+} // namespace gsr::report

@@ -1,0 +1,72 @@
+#include "store/run_report_source.hpp"
+
+#include "train/report_json.hpp"
+#include "util/diagnostics.hpp"
+
+namespace gsr::store {
+namespace {
+
+nlohmann::json parsed(const RunStore& runs, std::int64_t id, const std::string& text,
+                      const char* column)
+{
+    if (text.empty()) return nullptr;
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded())
+        throw Error(SourceLocation{runs.path()}, "run " + std::to_string(id) + ": its " +
+                                                     column + " is not valid JSON");
+    return j;
+}
+
+} // namespace
+
+report::RunReport load_run_report(const RunStore& runs, std::int64_t id)
+{
+    const std::optional<RunRecord> run = runs.find_run(id);
+    if (!run)
+        throw Error(SourceLocation{runs.path()}, "no run " + std::to_string(id) +
+                                                     " in the project (gsr report --list shows "
+                                                     "what there is)");
+    report::RunReport r;
+    r.id = run->id;
+    r.created_at = run->created_at;
+    r.updated_at = run->updated_at;
+    r.status = run->status;
+    r.device = run->device;
+    r.target = run->target;
+    r.model = run->model;
+    r.epochs_done = run->epochs_done;
+    r.best_epoch = run->best_epoch;
+    r.best_val_loss = run->best_val_loss;
+    r.peak_bytes_analytic = run->peak_bytes_analytic;
+    r.peak_bytes_measured = run->peak_bytes_measured;
+    r.settings = parsed(runs, id, run->config_json, "config_json");
+    r.result = parsed(runs, id, run->result_json, "result_json");
+    for (const RunEpochRecord& e : runs.epochs(id)) {
+        const nlohmann::json j = parsed(runs, id, e.metrics_json, "metrics_json");
+        train::EpochReport report;
+        if (j.is_object()) {
+            try {
+                report = train::epoch_report_from_json(j);
+            } catch (const nlohmann::json::exception& ex) {
+                throw Error(SourceLocation{runs.path()},
+                            "run " + std::to_string(id) + ", epoch " +
+                                std::to_string(e.epoch) + ": metrics cannot be read (" +
+                                ex.what() + ")");
+            }
+        }
+        report.epoch = static_cast<std::uint32_t>(e.epoch);
+        if (!j.is_object()) {
+            // A row without its JSON still has the losses and the time in its columns.
+            report.train_loss = e.train_loss;
+            report.validation.loss = e.val_loss;
+            report.seconds = e.seconds;
+        }
+        r.epochs.push_back(std::move(report));
+    }
+    for (const LayerMemoryRecord& l : runs.layer_memory(id))
+        r.layers.push_back({l.layer, l.name, l.params, l.grads, l.optimizer, l.activations,
+                            l.workspace, l.measured});
+    return r;
+}
+
+} // namespace gsr::store

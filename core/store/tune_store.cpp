@@ -1,0 +1,126 @@
+#include "store/tune_store.hpp"
+
+#include "store/sqlite_connection.hpp"
+#include "util/diagnostics.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <stdexcept>
+
+namespace gsr::store {
+
+using detail::Connection;
+using detail::Statement;
+
+struct TuneStore::Impl {
+    Impl(const std::string& path, int flags) : conn(path, flags) {}
+    Connection conn;
+};
+
+TuneStore TuneStore::open(const std::string& path, OpenMode mode,
+                          std::chrono::milliseconds busy_timeout)
+{
+    // The project store checks the file and migrates it; this connection reads and writes rows.
+    auto impl =
+        std::make_unique<Impl>(path, ProjectStore::prepare_for_rows(path, mode, busy_timeout));
+    impl->conn.set_busy_timeout(busy_timeout);
+    return TuneStore(std::move(impl));
+}
+
+TuneStore::TuneStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TuneStore::TuneStore(TuneStore&&) noexcept = default;
+TuneStore& TuneStore::operator=(TuneStore&&) noexcept = default;
+TuneStore::~TuneStore() = default;
+
+TuneStore::Impl& TuneStore::impl() const
+{
+    if (!impl_) throw std::logic_error("gsr::store::TuneStore used after it was moved from");
+    return *impl_;
+}
+
+const std::string& TuneStore::path() const
+{
+    return impl().conn.path();
+}
+
+std::int64_t TuneStore::save(const tune::TuneSession& s)
+{
+    Connection& c = impl().conn;
+    double best = 0;
+    if (const tune::CandidateRecord* b = s.best_candidate()) best = tune::percent_of_sol(s, *b);
+    Statement q(c, "INSERT INTO tune_sessions(created, problem, device, strategy,"
+                   " best_percent_of_sol, candidates, json)"
+                   " VALUES(coalesce(?1, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')), ?2, ?3, ?4, ?5,"
+                   " ?6, ?7) RETURNING id");
+    q.bind_optional(1, s.created);
+    q.bind(2, s.problem);
+    q.bind(3, s.device);
+    q.bind_optional(4, s.strategy);
+    q.bind_real(5, best);
+    q.bind(6, static_cast<std::int64_t>(s.candidates.size()));
+    q.bind(7, tune::to_json(s).dump());
+    if (!q.step()) throw detail::sqlite_error(c.path(), SQLITE_INTERNAL, "insert gave no id");
+    const std::int64_t id = q.column_int(0);
+    q.run();
+    return id;
+}
+
+std::vector<TuneSessionSummary> TuneStore::sessions() const
+{
+    Statement q(impl().conn, "SELECT id, created, problem, device, strategy, best_percent_of_sol,"
+                             " candidates FROM tune_sessions ORDER BY id");
+    std::vector<TuneSessionSummary> out;
+    while (q.step()) {
+        TuneSessionSummary s;
+        s.id = q.column_int(0);
+        s.created = q.column_text(1);
+        s.problem = q.column_text(2);
+        s.device = q.column_text(3);
+        s.strategy = q.column_text(4);
+        s.best_percent_of_sol = q.column_is_null(5) ? 0.0 : q.column_real(5);
+        s.candidates = q.column_int(6);
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::optional<tune::TuneSession> TuneStore::find(std::int64_t id) const
+{
+    Statement q(impl().conn, "SELECT json, created FROM tune_sessions WHERE id = ?1");
+    q.bind(1, id);
+    if (!q.step()) return std::nullopt;
+    const std::string text = q.column_text(0);
+    const std::string created = q.column_text(1);
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded())
+        throw Error(SourceLocation{path()},
+                    "tune session " + std::to_string(id) + " holds damaged JSON");
+    try {
+        tune::TuneSession s = tune::tune_session_from_json(j);
+        if (s.created.empty()) s.created = created; // saved without one: the row's time
+        return s;
+    } catch (const Error& e) {
+        throw Error(SourceLocation{path()},
+                    "tune session " + std::to_string(id) + " cannot be read: " + e.message());
+    }
+}
+
+tune::TuneSession TuneStore::load(std::int64_t id) const
+{
+    std::optional<tune::TuneSession> s = find(id);
+    if (!s)
+        throw Error(SourceLocation{path()}, "no tune session " + std::to_string(id) +
+                                                " in the project (gsr report --list shows "
+                                                "what there is)");
+    return std::move(*s);
+}
+
+bool TuneStore::remove(std::int64_t id)
+{
+    Statement q(impl().conn, "DELETE FROM tune_sessions WHERE id = ?1");
+    q.bind(1, id);
+    q.run();
+    return sqlite3_changes64(impl().conn.handle()) > 0;
+}
+
+} // namespace gsr::store

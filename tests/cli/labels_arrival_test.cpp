@@ -1,0 +1,92 @@
+// `gsr labels --target arrival --liberty LIB`: NLDM arrival times in ns on an IWLS 2005 netlist.
+#include "run_gsr.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using gsr::test::run_gsr;
+using gsr::test::shell_quote;
+
+namespace {
+
+const std::string kIwls = std::string(GSR_DATA_DIR) + "/netlists/iwls05_gsclib180/";
+
+fs::path scratch(const std::string& name)
+{
+    const fs::path dir =
+        fs::temp_directory_path() / ("gsr_cli_arrival_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    return dir / name;
+}
+
+struct Row {
+    std::string net, driver;
+    double arrival = 0.0;
+};
+
+std::vector<Row> arrival_rows(const fs::path& csv)
+{
+    std::ifstream in(csv);
+    std::string line;
+    std::getline(in, line);
+    const std::vector<std::string> header = gsr::test::split_csv(line, 64);
+    EXPECT_EQ(header.back(), "arrival");
+    std::vector<Row> rows;
+    while (std::getline(in, line)) {
+        const auto cells = gsr::test::split_csv(line, 64);
+        rows.push_back({cells[0], cells[1], std::stod(cells.back())});
+    }
+    return rows;
+}
+
+} // namespace
+
+TEST(LabelsArrival, NldmWithGscLibGivesNanoseconds)
+{
+    const fs::path out = scratch("s1196_arrival.csv");
+    const auto r = run_gsr("labels " + shell_quote(kIwls + "netlist/s1196.v") + " --liberty " +
+                           shell_quote(kIwls + "lib/GSCLib_3.0.lib") +
+                           " --target arrival --out " + shell_quote(out.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find(" ns (NLDM)"), std::string::npos) << r.out;
+    EXPECT_EQ(r.err.find("no timing arc"), std::string::npos) << r.err; // every cell is mapped
+    const std::vector<Row> rows = arrival_rows(out);
+    ASSERT_EQ(rows.size(), 499u); // COUNTS.csv: 499 nets
+    double latest = 0.0;
+    for (const Row& row : rows) {
+        if (row.driver == "PI")
+            EXPECT_EQ(row.arrival, 0.0) << row.net;
+        else
+            EXPECT_GT(row.arrival, 0.0) << row.net;
+        latest = std::max(latest, row.arrival);
+    }
+    // A 180 nm path of some twenty levels: well above one gate delay, under 5 ns.
+    EXPECT_GT(latest, 0.2);
+    EXPECT_LT(latest, 5.0);
+
+    const auto slow = run_gsr("labels " + shell_quote(kIwls + "netlist/s1196.v") +
+                              " --liberty " + shell_quote(kIwls + "lib/GSCLib_3.0.lib") +
+                              " --target arrival --input-transition 1.0 --out " +
+                              shell_quote(scratch("slow.csv").string()));
+    ASSERT_EQ(slow.exit_code, 0) << slow.err;
+    double slow_latest = 0.0;
+    for (const Row& row : arrival_rows(scratch("slow.csv")))
+        slow_latest = std::max(slow_latest, row.arrival);
+    EXPECT_NE(slow_latest, latest); // slower input edges change the first stages' delays
+    fs::remove_all(out.parent_path());
+}
+
+TEST(LabelsArrival, InputTransitionNeedsADelayTable)
+{
+    const auto r = run_gsr("labels " + shell_quote(kIwls + "netlist/s27.v") +
+                           " --target arrival --input-transition 0.2 --out " +
+                           shell_quote(scratch("x.csv").string()));
+    EXPECT_EQ(r.exit_code, 1) << r.out; // a usage error
+    EXPECT_NE(r.err.find("--input-transition"), std::string::npos) << r.err;
+    fs::remove_all(scratch("x.csv").parent_path());
+}

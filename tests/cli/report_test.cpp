@@ -1,0 +1,216 @@
+// `gsr report` as a user runs it: a run trained with the real `gsr train`, exported in all four
+// formats; a tune-session JSON file; the listing; and errors that name what was expected.
+#include "run_gsr.hpp"
+
+#include "core/report/report_support.hpp"
+#include "tune/tune_session.hpp"
+
+#ifdef GSR_HAVE_STORE
+#include "store/tune_store.hpp"
+#endif
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using gsr::test::run_gsr;
+using gsr::test::shell_quote;
+
+namespace {
+
+std::string data(const std::string& rel)
+{
+    return shell_quote(std::string(GSR_DATA_DIR) + "/" + rel);
+}
+
+/// One project with one real run (c432 trained on, c17 tested on, 3 epochs), made once.
+class ReportCommand : public ::testing::Test {
+protected:
+    static void SetUpTestSuite()
+    {
+        dir_ = new gsr::test::ScratchDir("gsr_cli_report");
+        project_ = (dir_->path / "p.gsr").string();
+        const auto r = run_gsr("train " + data("netlists/iscas85/bench/c432.bench") + " --test " +
+                               data("netlists/iscas85/bench/c17.bench") + " --db " +
+                               shell_quote(project_) +
+                               " --model gcn --layers 2 --hidden 8 --epochs 3 --quiet");
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+    }
+    static void TearDownTestSuite()
+    {
+        delete dir_;
+        dir_ = nullptr;
+    }
+    static fs::path out(const std::string& name) { return dir_->path / name; }
+    static std::string project() { return shell_quote(project_); }
+
+    static gsr::test::ScratchDir* dir_;
+    static std::string project_;
+};
+
+gsr::test::ScratchDir* ReportCommand::dir_ = nullptr;
+std::string ReportCommand::project_;
+
+gsr::tune::TuneSession small_session()
+{
+    gsr::tune::TuneSession s;
+    s.problem = "gemm_512";
+    s.family = "gemm";
+    s.device = "H100 SXM";
+    s.strategy = "refine";
+    s.t_sol = 4e-6;
+    s.flops = 2.7e8;
+    s.bytes = 3.1e6;
+    s.peak_rate = 6.7e13;
+    s.bandwidth = 3.35e12;
+    s.bound = "compute";
+    for (std::size_t i = 0; i < 6; ++i) {
+        gsr::tune::CandidateRecord c;
+        c.id = i;
+        if (i) c.parent = i - 1;
+        c.label = "tile=" + std::to_string(32 << (i % 3)) + ",stages=" + std::to_string(i);
+        c.origin = i ? "refine" : "start";
+        c.seconds = 2e-5 / double(i + 1);
+        s.candidates.push_back(c);
+    }
+    s.candidates[5].verdict = gsr::tune::Verdict::Gaming; // 3.3 us < T_SOL
+    s.candidates[4].best = true;
+    return s;
+}
+
+} // namespace
+
+TEST_F(ReportCommand, RunExportsInEveryFormat)
+{
+    const auto csv = run_gsr("report run:1 --project " + project() + " --format csv --out " +
+                             shell_quote(out("run.csv").string()));
+    ASSERT_EQ(csv.exit_code, 0) << csv.err;
+    const auto rows = gsr::test::parse_csv(gsr::test::read_text(out("run.csv")));
+    ASSERT_EQ(rows.size(), 4u); // header + 3 epochs
+    for (std::size_t r = 1; r < rows.size(); ++r)
+        for (std::size_t c = 0; c < rows[0].size(); ++c)
+            EXPECT_TRUE(gsr::test::parses_as_number(rows[r][c])) << rows[0][c] << " row " << r;
+
+    // --db works as for the other commands; the format comes from the extension.
+    const auto html = run_gsr("report run:1 --db " + project() + " --out " +
+                              shell_quote(out("run.html").string()));
+    ASSERT_EQ(html.exit_code, 0) << html.err;
+    const std::string page = gsr::test::read_text(out("run.html"));
+    EXPECT_NE(page.find("<svg"), std::string::npos);
+    EXPECT_EQ(gsr::test::external_references(page), std::vector<std::string>{});
+
+    const auto json = run_gsr("report run:1 --project " + project() + " --format json");
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    const auto j = nlohmann::json::parse(json.out); // without --out: stdout
+    EXPECT_EQ(j["run"]["epochs"].size(), 3u);
+    EXPECT_EQ(j["run"]["settings"]["layers"], 2);
+
+    const auto pdf = run_gsr("report run:1 --project " + project() + " --format pdf --out " +
+                             shell_quote(out("run.pdf").string()));
+    if (pdf.exit_code == 2 && pdf.err.find("lacks cairo") != std::string::npos)
+        GTEST_SKIP() << "this build has no cairo";
+    ASSERT_EQ(pdf.exit_code, 0) << pdf.err;
+    EXPECT_EQ(gsr::test::read_text(out("run.pdf")).rfind("%PDF-", 0), 0u);
+    for (const auto& e : fs::directory_iterator(dir_->path))
+        EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+}
+
+TEST_F(ReportCommand, ListNamesRunsAndSessions)
+{
+    const auto r = run_gsr("report --list --project " + project());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("run:1\tfinished\tgcn"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("sessions: 0"), std::string::npos) << r.out;
+    const auto j = run_gsr("report --list --json --project " + project());
+    ASSERT_EQ(j.exit_code, 0) << j.err;
+    EXPECT_EQ(nlohmann::json::parse(j.out)["runs"][0]["epochs_done"], 3);
+}
+
+TEST_F(ReportCommand, ASessionFileNeedsNoProject)
+{
+    const fs::path file = out("session.json");
+    std::ofstream(file) << gsr::tune::to_json(small_session()).dump(2);
+    const auto csv = run_gsr("report " + shell_quote(file.string()) + " --format csv --out " +
+                             shell_quote(out("s.csv").string()));
+    ASSERT_EQ(csv.exit_code, 0) << csv.err;
+    const auto rows = gsr::test::parse_csv(gsr::test::read_text(out("s.csv")));
+    ASSERT_EQ(rows.size(), 7u); // header + 6 candidates
+    EXPECT_EQ(rows[6][4], "gaming");
+    EXPECT_EQ(rows[2][1], "0"); // candidate 1's parent
+
+    const auto html = run_gsr("report " + shell_quote(file.string()) + " --format html");
+    ASSERT_EQ(html.exit_code, 0) << html.err;
+    EXPECT_NE(html.out.find("Lineage"), std::string::npos);
+    EXPECT_EQ(gsr::test::external_references(html.out), std::vector<std::string>{});
+
+    // A report JSON of this command reads back as its session.
+    const auto json = run_gsr("report " + shell_quote(file.string()) + " --format json --out " +
+                              shell_quote(out("s.report.json").string()));
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    const auto again = run_gsr("report " + shell_quote(out("s.report.json").string()) +
+                               " --format csv");
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_EQ(again.out, gsr::test::read_text(out("s.csv")));
+}
+
+#ifdef GSR_HAVE_STORE
+TEST_F(ReportCommand, AStoredSessionIsListedAndReported)
+{
+    const std::int64_t id =
+        gsr::store::TuneStore::open(project_, gsr::store::OpenMode::OpenExisting)
+            .save(small_session());
+    const std::string target = "session:" + std::to_string(id);
+    const auto list = run_gsr("report --list --project " + project());
+    ASSERT_EQ(list.exit_code, 0) << list.err;
+    // The best is candidate 4: 100 * 4 us / 4 us = 100 % of SOL.
+    const std::string row = target + "\tgemm_512\tH100 SXM\trefine\t6 candidates\tbest 100 % SOL";
+    EXPECT_NE(list.out.find(row), std::string::npos) << list.out;
+    const auto csv = run_gsr("report " + target + " --project " + project() + " --format csv");
+    ASSERT_EQ(csv.exit_code, 0) << csv.err;
+    EXPECT_EQ(gsr::test::parse_csv(csv.out).size(), 7u);
+    const auto json = run_gsr("report " + target + " --project " + project() + " --format json");
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    const nlohmann::json stored = nlohmann::json::parse(json.out)["session"];
+    nlohmann::json expected = gsr::tune::to_json(small_session());
+    // Saved without a timestamp, the session takes the time it was stored.
+    EXPECT_EQ(stored["created"].get<std::string>().size(), 20u);
+    expected["created"] = stored["created"];
+    EXPECT_EQ(stored, expected);
+}
+#endif
+
+TEST_F(ReportCommand, ErrorsNameTheFileAndWhatWasExpected)
+{
+    const fs::path bad = out("bad.json");
+    std::ofstream(bad) << "{\n  \"problem\": \"x\",\n  oops\n}\n";
+    auto r = run_gsr("report " + shell_quote(bad.string()) + " --format csv");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find(bad.string() + ":3:"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("expected a tune session"), std::string::npos) << r.err;
+
+    const fs::path wrong = out("wrong.json");
+    std::ofstream(wrong) << R"({"problem": "x", "device": "y"})";
+    r = run_gsr("report " + shell_quote(wrong.string()) + " --format csv");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find(wrong.string()), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("'t_sol'"), std::string::npos) << r.err;
+
+    r = run_gsr("report session:9 --project " + project() + " --format html");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("no tune session 9"), std::string::npos) << r.err;
+    r = run_gsr("report run:4 --project " + project() + " --format html");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("no run 4"), std::string::npos) << r.err;
+
+    EXPECT_EQ(run_gsr("report run:x --project " + project() + " --format csv").exit_code, 1);
+    EXPECT_EQ(run_gsr("report run:1 --project " + project()).exit_code, 1); // no format
+    EXPECT_EQ(run_gsr("report run:1 --format csv").exit_code, 1);            // no project
+    EXPECT_EQ(run_gsr("report run:1 --project " + project() + " --format docx").exit_code, 1);
+    r = run_gsr("report run:1 --project " + project() + " --format csv --out " +
+                shell_quote((dir_->path / "no" / "such" / "dir.csv").string()));
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("no/such/dir.csv"), std::string::npos) << r.err;
+}

@@ -1,0 +1,301 @@
+// Tuning sessions in the store (the "tune sessions" migration, save/list/load), and training
+// runs read back as report models: from a real run trained into the project.
+#include "store/run_report_source.hpp"
+#include "store/run_store.hpp"
+#include "store/tune_store.hpp"
+#include "train/run_settings.hpp"
+#include "util/diagnostics.hpp"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h> // to forge an older project behind the store's back
+
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <random>
+#include <set>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+using namespace gsr::store;
+namespace tune = gsr::tune;
+namespace train = gsr::train;
+
+namespace {
+
+class Raw {
+public:
+    explicit Raw(const std::string& path)
+    {
+        if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK)
+            throw std::runtime_error(sqlite3_errmsg(db_));
+    }
+    ~Raw() { sqlite3_close_v2(db_); }
+    Raw(const Raw&) = delete;
+    Raw& operator=(const Raw&) = delete;
+
+    void exec(const std::string& sql)
+    {
+        if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK)
+            throw std::runtime_error(sqlite3_errmsg(db_));
+    }
+    long long integer(const std::string& sql)
+    {
+        sqlite3_stmt* st = nullptr;
+        if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK)
+            throw std::runtime_error(sqlite3_errmsg(db_));
+        long long v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+        sqlite3_finalize(st);
+        return v;
+    }
+    std::vector<std::string> tables()
+    {
+        sqlite3_stmt* st = nullptr;
+        sqlite3_prepare_v2(db_, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &st,
+                           nullptr);
+        std::vector<std::string> out;
+        while (sqlite3_step(st) == SQLITE_ROW)
+            out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+        sqlite3_finalize(st);
+        return out;
+    }
+
+private:
+    sqlite3* db_ = nullptr;
+};
+
+std::string netlist(const std::string& rel)
+{
+    return std::string(GSR_DATA_DIR) + "/netlists/" + rel;
+}
+
+tune::TuneSession session(const std::string& problem, double best_seconds)
+{
+    tune::TuneSession s;
+    s.problem = problem;
+    s.family = "gemm";
+    s.device = "H100 SXM";
+    s.strategy = "grid";
+    s.created = "2026-11-22T10:00:00Z";
+    s.t_sol = 1e-3;
+    s.flops = 2e12;
+    s.bytes = 1e9;
+    s.peak_rate = 6.7e13;
+    s.bandwidth = 3.35e12;
+    s.bound = "compute";
+    for (std::size_t i = 0; i < 3; ++i) {
+        tune::CandidateRecord c;
+        c.id = i;
+        c.label = "tile=" + std::to_string(64 << i);
+        c.origin = "grid";
+        c.seconds = best_seconds * double(i + 1);
+        c.best = i == 0;
+        s.candidates.push_back(c);
+    }
+    s.candidates[2].verdict = tune::Verdict::WrongResult;
+    s.candidates[2].parent = 0;
+    return s;
+}
+
+class TuneStoreTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        static std::atomic<int> counter{0};
+        dir_ = fs::temp_directory_path() /
+               ("gsr_tune_store_test_" + std::to_string(::getpid()) + "_" +
+                std::to_string(counter++) + "_" + std::to_string(std::random_device{}()));
+        fs::create_directories(dir_);
+        path_ = (dir_ / "p.gsr").string();
+    }
+    void TearDown() override
+    {
+        std::error_code ec;
+        fs::remove_all(dir_, ec);
+    }
+
+    /// A real run: c432 trained on, c17 tested on, two epochs, logged into the project.
+    std::int64_t train_run()
+    {
+        train::RunSettings settings;
+        settings.train = {netlist("iscas85/bench/c432.bench")};
+        settings.test = {netlist("iscas85/bench/c17.bench")};
+        settings.target = train::Target::Level;
+        settings.holdout_validation = 0.2;
+        train::TrainConfig& c = settings.config;
+        c.model.kind = gsr::nn::ModelKind::Gcn;
+        c.model.layers = 2;
+        c.model.hidden = 8;
+        c.model.threads = 1;
+        c.epochs = 2;
+        c.patience = 0;
+        train::HoldOut h;
+        h.validation = 0.2;
+        const train::Dataset data =
+            train::load_dataset(settings.target, settings.train, {}, settings.test, h);
+        RunStore runs = RunStore::open(path_, OpenMode::CreateOrOpen);
+        RunRecord rec;
+        rec.config_json = train::settings_to_json(settings).dump();
+        rec.device = "cpu";
+        rec.target = "level";
+        rec.model = "gcn";
+        const std::int64_t id = runs.create_run(rec);
+        StoreRunLog log(runs, id);
+        train::Trainer(data, c).run(log);
+        return id;
+    }
+
+    fs::path dir_;
+    std::string path_;
+};
+
+} // namespace
+
+TEST_F(TuneStoreTest, SessionsRoundTripAndListWithTheirBest)
+{
+    TuneStore store = TuneStore::open(path_, OpenMode::CreateOrOpen);
+    EXPECT_TRUE(store.sessions().empty());
+    const tune::TuneSession a = session("gemm_1024", 2e-3), b = session("gemm_4096", 4e-3);
+    const std::int64_t ia = store.save(a), ib = store.save(b);
+    EXPECT_NE(ia, ib);
+
+    const std::vector<TuneSessionSummary> list = store.sessions();
+    ASSERT_EQ(list.size(), 2u);
+    EXPECT_EQ(list[0].id, ia);
+    EXPECT_EQ(list[0].problem, "gemm_1024");
+    EXPECT_EQ(list[0].device, "H100 SXM");
+    EXPECT_EQ(list[0].strategy, "grid");
+    EXPECT_EQ(list[0].created, "2026-11-22T10:00:00Z");
+    EXPECT_EQ(list[0].candidates, 3);
+    EXPECT_DOUBLE_EQ(list[0].best_percent_of_sol, 50.0); // 1 ms of 2 ms
+    EXPECT_DOUBLE_EQ(list[1].best_percent_of_sol, 25.0);
+
+    const tune::TuneSession back = store.load(ib);
+    EXPECT_EQ(tune::to_json(back), tune::to_json(b));
+    ASSERT_TRUE(back.candidates[2].parent);
+    EXPECT_EQ(*back.candidates[2].parent, 0u);
+
+    EXPECT_TRUE(store.remove(ia));
+    EXPECT_FALSE(store.remove(ia));
+    EXPECT_EQ(store.sessions().size(), 1u);
+}
+
+TEST_F(TuneStoreTest, ASessionWithoutTimestampGetsTheSaveTime)
+{
+    TuneStore store = TuneStore::open(path_, OpenMode::CreateOrOpen);
+    tune::TuneSession s = session("gemm_1024", 2e-3);
+    s.created.clear();
+    const std::int64_t id = store.save(s);
+    EXPECT_EQ(store.sessions()[0].created.size(), 20u); // YYYY-MM-DDTHH:MM:SSZ
+    EXPECT_EQ(store.load(id).created, store.sessions()[0].created);
+}
+
+TEST_F(TuneStoreTest, AMissingSessionIsAnErrorNamingTheId)
+{
+    TuneStore store = TuneStore::open(path_, OpenMode::CreateOrOpen);
+    store.save(session("gemm_1024", 2e-3));
+    EXPECT_FALSE(store.find(42));
+    try {
+        store.load(42);
+        FAIL() << "load of a missing id must throw";
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("no tune session 42"), std::string::npos)
+            << e.what();
+        EXPECT_EQ(e.where().file, path_);
+    }
+}
+
+TEST_F(TuneStoreTest, DamagedSessionJsonIsAnErrorNotACrash)
+{
+    const std::int64_t id = TuneStore::open(path_, OpenMode::CreateOrOpen)
+                                .save(session("gemm_1024", 2e-3));
+    Raw(path_).exec("UPDATE tune_sessions SET json = '{\"problem\": 3}' WHERE id = " +
+                    std::to_string(id));
+    const TuneStore store = TuneStore::open(path_, OpenMode::ReadOnly);
+    try {
+        store.load(id);
+        FAIL();
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(e.message().find("tune session " + std::to_string(id) + " cannot be read"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+TEST_F(TuneStoreTest, AProjectOfTheRunsSchemaIsUpgradedAndKeepsItsRuns)
+{
+    const std::int64_t run = train_run();
+    {
+        // Back to schema 2, as written by the build before tune sessions: drop every table a
+        // later migration made.
+        Raw raw(path_);
+        const std::set<std::string> v2 = {"project", "netlists", "runs", "run_epochs",
+                                          "run_layer_memory", "checkpoints"};
+        for (const std::string& t : raw.tables())
+            if (!v2.count(t)) raw.exec("DROP TABLE " + t);
+        raw.exec("PRAGMA user_version = 2");
+    }
+    EXPECT_THROW(TuneStore::open(path_, OpenMode::ReadOnly), gsr::Error); // needs an upgrade
+
+    TuneStore store = TuneStore::open(path_, OpenMode::OpenExisting);
+    EXPECT_EQ(Raw(path_).integer("PRAGMA user_version"), ProjectStore::latest_schema_version());
+    EXPECT_EQ(store.save(session("gemm_1024", 2e-3)), 1);
+
+    const RunStore runs = RunStore::open(path_, OpenMode::ReadOnly);
+    ASSERT_EQ(runs.runs().size(), 1u);
+    const gsr::report::RunReport r = load_run_report(runs, run);
+    EXPECT_EQ(r.epochs.size(), 2u);
+    EXPECT_EQ(r.status, "finished");
+}
+
+TEST_F(TuneStoreTest, AFailedUpgradeLeavesTheProjectAsItWas)
+{
+    train_run();
+    {
+        // A schema-2 file that already has a conflicting `tune_sessions` table: the migration's
+        // CREATE TABLE fails and must roll back whole.
+        Raw raw(path_);
+        const std::set<std::string> v2 = {"project", "netlists", "runs", "run_epochs",
+                                          "run_layer_memory", "checkpoints"};
+        for (const std::string& t : raw.tables())
+            if (!v2.count(t)) raw.exec("DROP TABLE " + t);
+        raw.exec("CREATE TABLE tune_sessions(x INTEGER); PRAGMA user_version = 2");
+    }
+    try {
+        TuneStore::open(path_, OpenMode::OpenExisting);
+        FAIL() << "the upgrade must fail";
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(e.message().find("(tune sessions)"), std::string::npos) << e.what();
+    }
+    Raw raw(path_);
+    EXPECT_EQ(raw.integer("PRAGMA user_version"), 2);
+    EXPECT_EQ(raw.integer("SELECT count(*) FROM runs"), 1);
+    EXPECT_EQ(raw.integer("SELECT count(*) FROM run_epochs"), 2);
+}
+
+TEST_F(TuneStoreTest, StoredRunsBecomeReportModels)
+{
+    const std::int64_t id = train_run();
+    const RunStore runs = RunStore::open(path_, OpenMode::ReadOnly);
+    const gsr::report::RunReport r = load_run_report(runs, id);
+    const std::vector<RunEpochRecord> rows = runs.epochs(id);
+    ASSERT_EQ(r.epochs.size(), rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        EXPECT_EQ(r.epochs[i].epoch, static_cast<std::uint32_t>(rows[i].epoch));
+        EXPECT_DOUBLE_EQ(r.epochs[i].train_loss, rows[i].train_loss);
+        EXPECT_DOUBLE_EQ(r.epochs[i].validation.loss, rows[i].val_loss);
+        EXPECT_EQ(r.epochs[i].test.metrics.count, 11u); // c17's nodes
+    }
+    EXPECT_EQ(r.layers.size(), runs.layer_memory(id).size());
+    EXPECT_FALSE(r.layers.empty());
+    EXPECT_EQ(r.settings["model"], "gcn");
+    EXPECT_EQ(r.result["epochs_done"], 2);
+    EXPECT_EQ(r.model, "gcn");
+    try {
+        load_run_report(runs, id + 5);
+        FAIL();
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(e.message().find("no run " + std::to_string(id + 5)), std::string::npos);
+    }
+}

@@ -1,0 +1,119 @@
+// A run's config_json, as `gsr train` and the GUI both write and read it.
+#include "train/run_settings.hpp"
+
+#include "util/diagnostics.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace gsr::train {
+namespace {
+
+RunSettings sample()
+{
+    RunSettings s;
+    s.train = {"/d/a.bench", "/d/b.bench"};
+    s.validation = {"/d/v.bench"};
+    s.test = {"/d/t.bench"};
+    s.target = Target::Arrival;
+    s.config.model.kind = nn::ModelKind::Rev;
+    s.config.model.layers = 32;
+    s.config.model.hidden = 48;
+    s.config.model.groups = 3;
+    s.config.model.topk = 5;
+    s.config.epochs = 7;
+    s.config.adam.learning_rate = 0.0025;
+    s.config.batch_size = 512;
+    s.config.seed = 99;
+    s.config.model.seed = 99;
+    s.config.patience = 4;
+    s.holdout_validation = 0.0;
+    s.split_seed = 99;
+    s.batching = "commrand";
+    s.alpha = 0.25;
+    s.beta = 2.0;
+    s.fanouts = {10, 5};
+    s.order = NodeOrderKind::Rcm;
+    return s;
+}
+
+TEST(RunSettings, JsonRoundTripKeepsEverySetting)
+{
+    const RunSettings s = sample();
+    const RunSettings back = settings_from_json(settings_to_json(s));
+    EXPECT_EQ(back.train, s.train);
+    EXPECT_EQ(back.validation, s.validation);
+    EXPECT_EQ(back.test, s.test);
+    EXPECT_EQ(back.target, Target::Arrival);
+    EXPECT_EQ(back.config.model.kind, nn::ModelKind::Rev);
+    EXPECT_EQ(back.config.model.layers, 32u);
+    EXPECT_EQ(back.config.model.hidden, 48u);
+    EXPECT_EQ(back.config.model.groups, 3u);
+    EXPECT_EQ(back.config.model.topk, 5u);
+    EXPECT_EQ(back.config.epochs, 7u);
+    EXPECT_DOUBLE_EQ(back.config.adam.learning_rate, 0.0025);
+    EXPECT_EQ(back.config.batch_size, 512u);
+    EXPECT_EQ(back.config.seed, 99u);
+    EXPECT_EQ(back.config.model.seed, 99u); // the model's seed is the run's
+    EXPECT_EQ(back.config.patience, 4u);
+    EXPECT_EQ(back.split_seed, 99u);
+    EXPECT_EQ(back.batching, "commrand");
+    EXPECT_DOUBLE_EQ(back.alpha, 0.25);
+    EXPECT_DOUBLE_EQ(back.beta, 2.0);
+    EXPECT_EQ(back.fanouts, (std::vector<std::uint32_t>{10, 5}));
+    EXPECT_EQ(back.order, NodeOrderKind::Rcm);
+}
+
+TEST(RunSettings, WritesTheStoredKeys)
+{
+    const nlohmann::json j = settings_to_json(sample());
+    std::set<std::string> keys;
+    for (const auto& item : j.items()) keys.insert(item.key());
+    EXPECT_EQ(keys, (std::set<std::string>{"train", "val", "test", "target", "model", "layers",
+                                           "hidden", "groups", "topk", "epochs", "lr", "batch",
+                                           "seed", "patience", "holdout_validation",
+                                           "split_seed", "batching", "alpha", "beta", "fanout",
+                                           "order"}));
+    EXPECT_EQ(j.at("target"), "arrival");
+    EXPECT_EQ(j.at("model"), "rev");
+    EXPECT_EQ(j.at("fanout"), "10,5");
+    EXPECT_EQ(j.at("order"), "rcm");
+}
+
+TEST(RunSettings, RunsFromBeforeMiniBatchingModesReadAsRandomOrFull)
+{
+    nlohmann::json j = settings_to_json(sample());
+    for (const char* k : {"batching", "alpha", "beta", "fanout", "order"}) j.erase(k);
+    RunSettings s = settings_from_json(j);
+    EXPECT_EQ(s.batching, "random"); // batch 512
+    EXPECT_DOUBLE_EQ(s.alpha, 0.5);
+    EXPECT_DOUBLE_EQ(s.beta, 1.0);
+    EXPECT_TRUE(s.fanouts.empty());
+    EXPECT_EQ(s.order, NodeOrderKind::Original);
+    j["batch"] = 0;
+    EXPECT_EQ(settings_from_json(j).batching, "full");
+}
+
+TEST(RunSettings, MissingOrMistypedSettingIsAnErrorNamingIt)
+{
+    nlohmann::json j = settings_to_json(sample());
+    j.erase("layers");
+    try {
+        settings_from_json(j);
+        FAIL() << "a run without layers was read";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("cannot be read"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("layers"), std::string::npos) << e.what();
+    }
+    j = settings_to_json(sample());
+    j["hidden"] = "wide";
+    EXPECT_THROW(settings_from_json(j), Error);
+    j = settings_to_json(sample());
+    j["model"] = "transformer";
+    EXPECT_THROW(settings_from_json(j), Error); // parse_model_kind names --model
+}
+
+} // namespace
+} // namespace gsr::train

@@ -1,0 +1,429 @@
+// The Profiling panel without a GPU: its models under QAbstractItemModelTester, searches run
+// through FunctionEvaluators on the worker thread (finishing, gaming, cancelling a slow one),
+// the roofline's axes, the console line, sessions saved and opened, the report hook.
+#include "panels/candidates_table_model.hpp"
+#include "panels/lineage_model.hpp"
+#include "panels/profiling_panel.hpp"
+#include "panels/roofline_chart.hpp"
+#include "view_test_support.hpp"
+
+#include "nn/gpu_runtime.hpp"
+#include "panels/tune_includes.hpp"
+
+#include <QAbstractItemModelTester>
+#include <QElapsedTimer>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScatterSeries>
+#include <QSignalSpy>
+#include <QStandardItemModel>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+using namespace gsr;
+using gsr::views::CandidatesTableModel;
+using gsr::views::LineageModel;
+using gsr::views::ProfilingPanel;
+
+namespace {
+
+constexpr int kTuneTimeoutMs = 20000;
+
+const sol::DeviceSpec& h100() { return sol::device_or_throw("H100 SXM"); }
+
+/// Times by the SOL model's own prediction, stretched by `factor`.
+views::EvaluatorFactory predicted_factory(double factor = 1.25)
+{
+    return [factor](const tune::Problem& p, std::string*) -> std::unique_ptr<tune::Evaluator> {
+        return std::make_unique<tune::FunctionEvaluator>([p, factor](const tune::KernelConfig& c) {
+            tune::Evaluation e;
+            e.seconds = tune::predicted_time(p, c, h100()) * factor;
+            return e;
+        });
+    };
+}
+
+/// Trial `cheat` (1-based) reports half of T_SOL; the rest as predicted_factory.
+views::EvaluatorFactory cheating_factory(int cheat)
+{
+    return [cheat](const tune::Problem& p, std::string*) -> std::unique_ptr<tune::Evaluator> {
+        const double t_sol = sol::analyze(p.op_spec(), h100()).t_sol;
+        auto calls = std::make_shared<int>(0);
+        return std::make_unique<tune::FunctionEvaluator>(
+            [p, t_sol, calls, cheat](const tune::KernelConfig& c) {
+                tune::Evaluation e;
+                e.seconds = ++*calls == cheat ? 0.5 * t_sol
+                                              : tune::predicted_time(p, c, h100()) * 1.5;
+                return e;
+            });
+    };
+}
+
+tune::CandidateRecord record(std::size_t id, std::optional<std::size_t> parent,
+                             const std::string& label, tune::Verdict v, double seconds)
+{
+    tune::CandidateRecord c;
+    c.id = id;
+    c.parent = parent;
+    c.label = label;
+    c.origin = parent ? "refine" : "start";
+    c.verdict = v;
+    c.seconds = seconds;
+    return c;
+}
+
+/// A refine-like session of layernorm_1k on an H100: a start, two children of it, a
+/// grandchild, a gaming child and a failed one.
+tune::TuneSession lineage_session()
+{
+    const tune::Problem& p = tune::suite_problem("layernorm_1k");
+    tune::TuneSession s = tune::make_session(p, sol::analyze(p.op_spec(), h100()), "refine");
+    const double t = s.t_sol;
+    const std::string base = "family=layernorm block=256 vec=1 tpr=32 unroll=1";
+    s.candidates.push_back(record(0, std::nullopt, base, tune::Verdict::Ok, 3 * t));
+    s.candidates.push_back(record(
+        1, 0, "family=layernorm block=256 vec=4 tpr=32 unroll=1", tune::Verdict::Ok, 2 * t));
+    s.candidates.push_back(record(
+        2, 0, "family=layernorm block=512 vec=1 tpr=32 unroll=1", tune::Verdict::Ok, 2.5 * t));
+    s.candidates.push_back(record(
+        3, 1, "family=layernorm block=256 vec=4 tpr=64 unroll=1", tune::Verdict::Ok, 1.5 * t));
+    s.candidates.push_back(record(4, 3, "family=layernorm block=256 vec=4 tpr=64 unroll=2",
+                                  tune::Verdict::Gaming, 0.5 * t));
+    s.candidates.push_back(record(5, 3, "family=layernorm block=256 vec=4 tpr=128 unroll=1",
+                                  tune::Verdict::WrongResult, 0));
+    return s;
+}
+
+bool wait_for_tune(ProfilingPanel& panel)
+{
+    QElapsedTimer clock;
+    clock.start();
+    while (panel.isTuning() && clock.elapsed() < kTuneTimeoutMs)
+        QTest::qWait(10);
+    QCoreApplication::processEvents();
+    return !panel.isTuning();
+}
+
+} // namespace
+
+class TestProfilingPanel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { views::test::init_test_application(); }
+
+    void candidatesModelPassesTheTester()
+    {
+        CandidatesTableModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        tune::TuneSession s = lineage_session();
+        model.setSession(s);
+        QCOMPARE(model.rowCount(), 6);
+        // The gaming candidate is the fastest, but the best is the fastest verified one.
+        QCOMPARE(model.bestRow(), 3);
+        QCOMPARE(model.data(model.index(4, CandidatesTableModel::VerdictColumn)).toString(),
+                 QStringLiteral("gaming"));
+        QCOMPARE(model.data(model.index(3, CandidatesTableModel::VerdictColumn)).toString(),
+                 QStringLiteral("ok (best)"));
+        // %SOL = 100 T_SOL / T: 100 / 1.5 for the best, 200 for the cheat; none for a failure.
+        QCOMPARE(model.data(model.index(3, CandidatesTableModel::PercentSolColumn)).toString(),
+                 QStringLiteral("66.7"));
+        QCOMPARE(model.data(model.index(4, CandidatesTableModel::PercentSolColumn)).toString(),
+                 QStringLiteral("200.0"));
+        QVERIFY(model.data(model.index(5, CandidatesTableModel::TimeColumn)).toString().isEmpty());
+        // The family word is the same on every row, so the table leaves it out.
+        QCOMPARE(model.data(model.index(1, CandidatesTableModel::ConfigColumn)).toString(),
+                 QStringLiteral("block=256 vec=4 tpr=32 unroll=1"));
+        QCOMPARE(model.data(model.index(0, CandidatesTableModel::BoundColumn)).toString(),
+                 QStringLiteral("memory"));
+        // A faster verified candidate arriving moves the best.
+        model.appendCandidate(record(6, 1, "family=layernorm block=128 vec=4 tpr=32 unroll=1",
+                                     tune::Verdict::Ok, 1.2 * s.t_sol));
+        QCOMPARE(model.bestRow(), 6);
+        QCOMPARE(model.data(model.index(3, CandidatesTableModel::VerdictColumn)).toString(),
+                 QStringLiteral("ok"));
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void lineageModelPassesTheTester()
+    {
+        LineageModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        tune::TuneSession s = lineage_session();
+        model.setSession(s);
+        QCOMPARE(model.rowCount(), 1); // one root: the start
+        const QModelIndex root = model.index(0, 0);
+        QCOMPARE(model.rowCount(root), 2);
+        const QModelIndex child = model.index(0, 0, root); // candidate 1
+        QCOMPARE(model.candidate(child)->id, std::size_t(1));
+        QCOMPARE(model.index(0, LineageModel::ChangeColumn, root).data().toString(),
+                 QStringLiteral("vec 1 -> 4"));
+        const QModelIndex grandchild = model.index(0, 0, child); // candidate 3
+        QCOMPARE(model.parent(grandchild), child);
+        QCOMPARE(model.rowCount(grandchild), 2);
+        QCOMPARE(grandchild.siblingAtColumn(LineageModel::VerdictColumn).data().toString(),
+                 QStringLiteral("ok"));
+        QCOMPARE(model.index(0, LineageModel::VerdictColumn, grandchild).data().toString(),
+                 QStringLiteral("gaming")); // candidate 4, the cheat
+        QCOMPARE(model.index(1, LineageModel::ChangeColumn, grandchild).data().toString(),
+                 QStringLiteral("tpr 64 -> 128"));
+        QCOMPARE(model.depth(), 3);
+        // Live: a child appended under candidate 2, and an orphan at the top.
+        model.appendCandidate(record(6, 2, "family=layernorm block=512 vec=2 tpr=32 unroll=1",
+                                     tune::Verdict::Ok, 2 * s.t_sol));
+        QCOMPARE(model.rowCount(model.indexOfCandidate(2)), 1);
+        model.appendCandidate(record(7, 99, "x.cu", tune::Verdict::CompileError, 0));
+        QCOMPARE(model.rowCount(), 2);
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void tuneIsOffWithoutAnEvaluator()
+    {
+        ProfilingPanel panel;
+        QVERIFY(!panel.tuneButton()->isEnabled());
+        const nn::GpuStatus gpu = nn::gpu_status();
+        if (!gpu.available) {
+            QCOMPARE(panel.whyTuneIsOff(),
+                     QStringLiteral("Tuning needs a CUDA GPU: ") +
+                         QString::fromStdString(gpu.reason));
+            // A GPU evaluator given without a GPU stays off too.
+            panel.setEvaluatorFactory(predicted_factory(), true);
+            QVERIFY(!panel.tuneButton()->isEnabled());
+        }
+        QCOMPARE(panel.tuneButton()->toolTip(), panel.whyTuneIsOff());
+        panel.setEvaluatorFactory(predicted_factory(), false);
+        QVERIFY(panel.tuneButton()->isEnabled());
+        QVERIFY(panel.whyTuneIsOff().isEmpty());
+    }
+
+    void tuneRunFillsTheTable()
+    {
+        ProfilingPanel panel;
+        QStringList commands;
+        connect(&panel, &ProfilingPanel::commandIssued, this,
+                [&](const QString& line) { commands << line; });
+        QSignalSpy finished(&panel, &ProfilingPanel::tuningFinished);
+        panel.setEvaluatorFactory(predicted_factory(), false);
+        QVERIFY(panel.selectProblem(QStringLiteral("layernorm_1k")));
+        QVERIFY(panel.solText().contains(QStringLiteral("T_SOL")));
+        panel.setStrategy(QStringLiteral("grid"));
+        panel.setBudget(30);
+        panel.tune();
+        QVERIFY(panel.isTuning());
+        QVERIFY(!panel.tuneButton()->isEnabled());
+        QVERIFY(panel.cancelButton()->isEnabled());
+        QVERIFY(wait_for_tune(panel));
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(commands, QStringList{QStringLiteral(
+                               "gsr kernels tune layernorm_1k --strategy grid --budget 30")});
+        const tune::TuneSession* s = panel.session(QStringLiteral("layernorm_1k"));
+        QVERIFY(s);
+        QCOMPARE(s->candidates.size(), std::size_t(30));
+        QCOMPARE(panel.candidatesModel()->rowCount(), 30);
+        QCOMPARE(panel.progressBar()->value(), 30);
+        QCOMPARE(QString::fromStdString(s->stop_reason), QStringLiteral("budget"));
+        // Every time is predicted x 1.25, so the best is 80% of SOL or less, and it is marked.
+        const int best = panel.candidatesModel()->bestRow();
+        QVERIFY(best >= 0);
+        const tune::CandidateRecord& b = panel.candidatesModel()->candidate(best);
+        QVERIFY(tune::percent_of_sol(*s, b) <= 80.0 + 1e-9);
+        QCOMPARE(panel.roofline()->timedPoints().size(), 30);
+        QVERIFY(panel.tuneButton()->isEnabled());
+        QVERIFY(panel.statusText().contains(QStringLiteral("after 30 trials")));
+        // The problem list shows the best %SOL.
+        QVERIFY(panel.problemModel()
+                    ->findItems(QStringLiteral("layernorm_1k"), Qt::MatchRecursive)
+                    .size() == 1);
+    }
+
+    void gamingIsFlaggedAndNeverBest()
+    {
+        ProfilingPanel panel;
+        panel.setEvaluatorFactory(cheating_factory(3), false);
+        QVERIFY(panel.selectProblem(QStringLiteral("softmax_1k")));
+        panel.setStrategy(QStringLiteral("grid"));
+        panel.setBudget(12);
+        panel.tune();
+        QVERIFY(wait_for_tune(panel));
+        CandidatesTableModel* m = panel.candidatesModel();
+        QCOMPARE(m->rowCount(), 12);
+        QVERIFY(m->candidate(2).verdict == tune::Verdict::Gaming);
+        QCOMPARE(m->data(m->index(2, CandidatesTableModel::VerdictColumn)).toString(),
+                 QStringLiteral("gaming"));
+        QVERIFY(m->bestRow() >= 0);
+        QVERIFY(m->bestRow() != 2);
+        QVERIFY(m->candidate(m->bestRow()).verdict == tune::Verdict::Ok);
+        QCOMPARE(panel.roofline()->gamingSeries()->count(), 1);
+        QCOMPARE(panel.roofline()->bestSeries()->count(), 1);
+        // On the roofline the cheat sits above the roof at twice the SOL rate.
+        const tune::TuneSession& s = m->session();
+        QCOMPARE(panel.roofline()->gamingSeries()->at(0).y(), 2.0 * s.flops / s.t_sol / 1e9);
+        QVERIFY(panel.statusText().contains(QStringLiteral("1 gaming")));
+    }
+
+    void cancelStopsASlowEvaluator()
+    {
+        ProfilingPanel panel;
+        std::atomic<int> calls{0};
+        panel.setEvaluatorFactory(
+            [&calls](const tune::Problem&, std::string*) -> std::unique_ptr<tune::Evaluator> {
+                return std::make_unique<tune::FunctionEvaluator>(
+                    [&calls](const tune::KernelConfig&) {
+                        ++calls;
+                        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                        return tune::Evaluation{tune::Verdict::Ok, 1e-3, {}, {}};
+                    });
+            },
+            false);
+        QVERIFY(panel.selectProblem(QStringLiteral("layernorm_4k")));
+        panel.setStrategy(QStringLiteral("grid"));
+        panel.setBudget(200);
+        QSignalSpy finished(&panel, &ProfilingPanel::tuningFinished);
+        panel.tune();
+        QTest::qWait(300);
+        QVERIFY(panel.isTuning());
+        QElapsedTimer clock;
+        clock.start();
+        panel.cancel();
+        while (panel.isTuning() && clock.elapsed() < 5000) QTest::qWait(5);
+        QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(finished.at(0).at(1).toBool(), true);
+        const tune::TuneSession* s = panel.session(QStringLiteral("layernorm_4k"));
+        QVERIFY(s);
+        // Exactly the trials that ran, far fewer than the budget.
+        QCOMPARE(s->candidates.size(), std::size_t(calls.load()));
+        QVERIFY(s->candidates.size() < 50);
+        QCOMPARE(QString::fromStdString(s->stop_reason), QStringLiteral("cancelled"));
+        QCOMPARE(panel.candidatesModel()->rowCount(), calls.load());
+        QVERIFY(panel.statusText().contains(QStringLiteral("cancelled")));
+    }
+
+    void rooflineAxesHoldEveryPoint()
+    {
+        ProfilingPanel panel;
+        panel.setEvaluatorFactory(cheating_factory(5), false);
+        QVERIFY(panel.selectProblem(QStringLiteral("gemm_bias_relu")));
+        panel.setStrategy(QStringLiteral("random"));
+        panel.setBudget(40);
+        panel.tune();
+        QVERIFY(wait_for_tune(panel));
+        views::RooflineChart* r = panel.roofline();
+        const QList<QPointF> points = r->timedPoints();
+        QCOMPARE(points.size(), 40);
+        const QLogValueAxis* x = r->xAxis();
+        const QLogValueAxis* y = r->yAxis();
+        for (const QPointF& p : points) {
+            QVERIFY(p.x() >= x->min() && p.x() <= x->max());
+            QVERIFY2(p.y() >= y->min() && p.y() <= y->max(),
+                     qPrintable(QStringLiteral("%1 in [%2, %3]")
+                                    .arg(p.y()).arg(y->min()).arg(y->max())));
+        }
+        // The bound is on the roof: a 4096^3 fp32 GEMM is compute-bound on an H100.
+        const tune::TuneSession& s = panel.candidatesModel()->session();
+        QCOMPARE(QString::fromStdString(s.bound), QStringLiteral("compute"));
+        QCOMPARE(r->boundSeries()->count(), 1);
+        QCOMPARE(r->boundSeries()->at(0).y(), s.peak_rate / 1e9);
+        QVERIFY(r->boundSeries()->at(0).y() <= y->max());
+        QCOMPARE(r->computeRoof()->at(0).x(), s.peak_rate / s.bandwidth); // the ridge
+    }
+
+    void solSearchLineageMatchesTheLiveStream()
+    {
+        ProfilingPanel panel;
+        panel.setEvaluatorFactory(predicted_factory(1.6), false);
+        QVERIFY(panel.selectProblem(QStringLiteral("spmm_w64")));
+        panel.setStrategy(QStringLiteral("sol"));
+        panel.setBudget(24);
+        QSignalSpy live(panel.runner(), &views::TuneRunner::candidateFinished);
+        panel.tune();
+        QVERIFY(wait_for_tune(panel));
+        const tune::TuneSession* s = panel.session(QStringLiteral("spmm_w64"));
+        QVERIFY(s);
+        QCOMPARE(std::size_t(live.count()), s->candidates.size());
+        bool any_child = false;
+        for (int i = 0; i < live.count(); ++i) {
+            const auto c = live.at(i).at(0).value<tune::CandidateRecord>();
+            const tune::CandidateRecord& f = s->candidates[std::size_t(i)];
+            QVERIFY(c.origin == f.origin);
+            QVERIFY(c.parent == f.parent);
+            QVERIFY(c.label == f.label);
+            any_child = any_child || f.parent.has_value();
+        }
+        QVERIFY(any_child);
+        QVERIFY(panel.lineageModel()->depth() >= 1);
+    }
+
+    void sessionsRoundTripAndReport()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("s.json"));
+        ProfilingPanel panel;
+        panel.setEvaluatorFactory(predicted_factory(), false);
+        QVERIFY(panel.selectProblem(QStringLiteral("reduce_rows")));
+        panel.setStrategy(QStringLiteral("grid"));
+        panel.setBudget(10);
+        panel.tune();
+        QVERIFY(wait_for_tune(panel));
+        QString error;
+        QVERIFY2(panel.saveSession(file, &error), qPrintable(error));
+
+        ProfilingPanel other;
+        QVERIFY2(other.openSession(file, &error), qPrintable(error));
+        QCOMPARE(other.currentProblemName(), QStringLiteral("reduce_rows"));
+        QCOMPARE(other.candidatesModel()->rowCount(), 10);
+        QCOMPARE(other.candidatesModel()->bestRow(), panel.candidatesModel()->bestRow());
+
+        QFile broken(dir.filePath(QStringLiteral("bad.json")));
+        QVERIFY(broken.open(QIODevice::WriteOnly));
+        broken.write("{\"problem\": \"x\"}");
+        broken.close();
+        QVERIFY(!other.openSession(broken.fileName(), &error));
+        QVERIFY2(error.contains(QStringLiteral("device")), qPrintable(error));
+
+        // The report hook gets every session of the window.
+        QVERIFY(!panel.exportReport(dir.filePath(QStringLiteral("r")), &error));
+        std::vector<std::string> got;
+        panel.setReportExporter([&](const std::vector<tune::TuneSession>& all, const QString&) {
+            for (const tune::TuneSession& s : all) got.push_back(s.problem);
+        });
+        QVERIFY(panel.exportReport(dir.filePath(QStringLiteral("r")), &error));
+        QVERIFY(got == std::vector<std::string>{"reduce_rows"});
+    }
+
+    void engineProblemsFollowTheCircuit()
+    {
+        ProfilingPanel panel;
+        QVERIFY(!panel.problemNames().contains(QStringLiteral("engine_spmm_N214591_F64")));
+        nn::ModelConfig m;
+        m.kind = nn::ModelKind::Gsr;
+        m.layers = 256;
+        m.hidden = 128;
+        m.groups = 2;
+        m.topk = 16;
+        panel.setModelConfig(m);
+        panel.setGraphShape({214591, 857340, 12}, QStringLiteral("hyp"));
+        const QStringList names = panel.problemNames();
+        QVERIFY(names.contains(QStringLiteral("engine_layernorm_N214591_F64")));
+        QVERIFY(names.contains(QStringLiteral("engine_topk_dense_N214591_F64")));
+        QVERIFY(names.contains(QStringLiteral("engine_gemm_N214591_F64")));
+        QVERIFY(names.contains(QStringLiteral("gemm_bias_relu")));
+        QCOMPARE(names.indexOf(QStringLiteral("engine_layernorm_N214591_F64")), 0);
+        QVERIFY(panel.selectProblem(QStringLiteral("engine_gemm_N214591_F64")));
+        QVERIFY(panel.solText().contains(QStringLiteral("memory-bound")));
+        QVERIFY(panel.solText().contains(QStringLiteral("H100 SXM")));
+    }
+};
+
+QTEST_MAIN(TestProfilingPanel)
+#include "tst_profiling_panel.moc"

@@ -1,0 +1,179 @@
+#pragma once
+// The Profiling panel: the kernels behind training and how far each is from its speed-of-light
+// bound, and the search for faster ones.
+//
+//   problems   the engine's hot operations at the current model and circuit
+//              (tune/engine_problems.hpp) and the built-in suite, with T_SOL, bound and the
+//              best %SOL found so far on the selected device (the device table's rows; the
+//              probed GPU's by default, else H100 SXM)
+//   SOL        of the selected problem: T_SOL, bound, intensity, ridge, baseline
+//   Tune       strategy (grid, random, sol) and budget; the search runs on a worker thread
+//              (TuneRunner) through an Evaluator from an injectable factory, each finished
+//              trial streams into the table, the roofline and the lineage; Cancel stops it
+//              between trials. Without a factory (or a GPU it needs) Tune is off and says why.
+//   views      candidates table (time, T_SOL, %SOL, bound, verdict; gaming flagged, never
+//              best), log-log roofline, lineage tree (parent -> child with each change)
+//   files      open/save a session as JSON (tune_session_from_json / to_json); Export report
+//              calls a hook the app connects to the report module
+// Tune logs `gsr kernels tune PROBLEM --strategy S --budget N` to the console.
+#include "nn/graph_input.hpp"
+#include "nn/model_config.hpp"
+#include "panels/tune_runner.hpp"
+#include "panels/tune_includes.hpp"
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <vector>
+
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSortFilterProxyModel;
+class QSpinBox;
+class QStandardItemModel;
+class QTableView;
+class QTreeView;
+
+namespace gsr::views {
+
+class CandidatesTableModel;
+class LineageModel;
+class RooflineChart;
+
+class ProfilingPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    /// Writes a report of `sessions` to `path`; throws gsr::Error when it cannot.
+    using ReportExporter =
+        std::function<void(const std::vector<tune::TuneSession>& sessions, const QString& path)>;
+    /// Columns of the problem list.
+    enum ProblemColumn { NameColumn, TsolColumn, BestColumn, BoundColumn, FamilyColumn,
+                         ProblemColumnCount };
+    static constexpr int ProblemNameRole = Qt::UserRole + 1;
+
+    explicit ProfilingPanel(QWidget* parent = nullptr);
+    ~ProfilingPanel() override;
+
+    /// @brief The evaluator Tune uses. `needs_gpu`: Tune stays off while nn::gpu_status()
+    /// has no usable GPU (the GPU worker); false for evaluators that run anywhere (tests,
+    /// the demo).
+    void setEvaluatorFactory(EvaluatorFactory factory, bool needs_gpu = true);
+    void setReportExporter(ReportExporter exporter);
+    /// A line over the views (the screenshot's "demo session" label); empty hides it.
+    void setBanner(const QString& text);
+
+    /// The Training panel's model: the engine problems follow its depth, width, groups and k.
+    void setModelConfig(const nn::ModelConfig& config);
+    /// The circuit the engine problems are sized for; `name` labels them.
+    void setGraphShape(const nn::GraphShape& shape, const QString& name);
+
+    /// Engine problems first, then the suite's, then problems only an opened session names.
+    QStringList problemNames() const;
+    /// The problem shown; null when none (or only an opened session names it).
+    const tune::Problem* currentProblem() const;
+    QString currentProblemName() const { return current_; }
+    bool selectProblem(const QString& name);
+    QString deviceName() const;
+    bool setDevice(const QString& name);
+    void setStrategy(const QString& name);
+    void setBudget(int trials);
+
+    bool isTuning() const { return runner_->isRunning(); }
+    /// Why Tune is off, in words; empty when it is on.
+    QString whyTuneIsOff() const;
+    QString statusText() const;
+    /// The SOL analysis line of the selected problem.
+    QString solText() const;
+    /// The session of `problem` (tuned or opened in this window); null when none.
+    const tune::TuneSession* session(const QString& problem) const;
+
+    /// @brief Writes the shown session as JSON. False (with the reason) when it cannot.
+    bool saveSession(const QString& path, QString* error = nullptr);
+    /// @brief Reads a session, shows it and selects its problem.
+    bool openSession(const QString& path, QString* error = nullptr);
+    /// @brief Hands every session of this window to the report hook.
+    bool exportReport(const QString& path, QString* error = nullptr);
+
+    CandidatesTableModel* candidatesModel() const { return candidates_; }
+    LineageModel* lineageModel() const { return lineage_; }
+    RooflineChart* roofline() const { return roofline_.get(); }
+    QStandardItemModel* problemModel() const { return problems_; }
+    QTableView* candidatesView() const { return table_; }
+    QTreeView* lineageView() const { return lineage_view_; }
+    QPushButton* tuneButton() const { return tune_; }
+    QPushButton* cancelButton() const { return cancel_; }
+    QProgressBar* progressBar() const { return progress_; }
+    TuneRunner* runner() const { return runner_; }
+
+public slots:
+    void tune();
+    void cancel();
+
+signals:
+    void commandIssued(const QString& line);
+    void noteIssued(const QString& note);
+    void tuningFinished(const gsr::tune::TuneSession& session, bool cancelled);
+
+private:
+    void buildUi();
+    void rebuildEngineProblems();
+    void refreshProblemList();
+    void showProblem(const QString& name);
+    void showSession(const tune::TuneSession& session);
+    void onStarted(const tune::TuneSession& session, qulonglong planned);
+    void onCandidate(const tune::CandidateRecord& c, qulonglong done, qulonglong planned);
+    void onFinished(const tune::TuneSession& session, bool cancelled, const QString& error);
+    void updateState();
+    void setStatus(const QString& text);
+    const tune::Problem* findProblem(const QString& name) const;
+    /// The session skeleton (bounds, no candidates) of a problem on the selected device.
+    std::optional<tune::TuneSession> boundsOf(const tune::Problem& p) const;
+    void saveWithDialog();
+    void openWithDialog();
+    void exportWithDialog();
+
+    EvaluatorFactory factory_;
+    bool factory_needs_gpu_ = true;
+    ReportExporter exporter_;
+    nn::ModelConfig model_;
+    std::optional<nn::GraphShape> shape_;
+    QString graph_name_;
+    QString engine_error_;
+    std::vector<tune::Problem> engine_, suite_;
+    std::map<QString, tune::TuneSession> sessions_;
+    QString current_;
+    QString tuning_problem_;
+    QString status_;
+
+    TuneRunner* runner_ = nullptr;
+    QStandardItemModel* problems_ = nullptr;
+    QTreeView* problem_view_ = nullptr;
+    CandidatesTableModel* candidates_ = nullptr;
+    QSortFilterProxyModel* candidates_proxy_ = nullptr;
+    QTableView* table_ = nullptr;
+    LineageModel* lineage_ = nullptr;
+    QTreeView* lineage_view_ = nullptr;
+    std::unique_ptr<RooflineChart> roofline_;
+    QComboBox* device_ = nullptr;
+    QComboBox* strategy_ = nullptr;
+    QSpinBox* budget_ = nullptr;
+    QPushButton* tune_ = nullptr;
+    QPushButton* cancel_ = nullptr;
+    QPushButton* open_ = nullptr;
+    QPushButton* save_ = nullptr;
+    QPushButton* export_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QLabel* banner_ = nullptr;
+    QLabel* sol_ = nullptr;
+    QLabel* status_label_ = nullptr;
+    QLabel* why_off_ = nullptr;
+};
+
+} // namespace gsr::views
