@@ -15,6 +15,8 @@
 //              again after timing.
 //              {"problem", "source", "entry", "launch": {"grid", "block", "shared"},
 //               "seeds": [...], "runs", "warmup", "check_rows", "t_sol"}
+//   profile    the candidate of an evaluate job launched once, unchecked and untimed: the
+//              worker runs it in one-shot mode (`gsr-kernel-worker --job FILE`) under ncu
 //   baseline   the vendor baseline of a problem: cuBLAS SGEMM plus a generated epilogue
 //              kernel, or cuSPARSE SpMM with every CSR algorithm (the fastest is the
 //              baseline); verified like a candidate

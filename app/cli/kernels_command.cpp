@@ -53,7 +53,8 @@ void usage()
                  "verify, tune and calibrate need a CUDA GPU; --device NAME overrides the\n"
                  "       GPU's row of the SOL device table; --calibration takes the measured\n"
                  "       peaks (`gsr kernels calibrate --json > CAL.json`) for T_SOL;\n"
-                 "       --project keeps the calibration and the sessions in the project.\n";
+                 "       --project keeps the calibration and the sessions in the project;\n"
+                 "       --profile adds ncu's SM %, memory %, DRAM bytes (when ncu is found).\n";
 }
 
 const sol::DeviceSpec& device_of(const Args& a)
@@ -153,6 +154,7 @@ tune::WorkerOptions worker_options(const Args& a)
     o.timeout = std::chrono::milliseconds(
         std::uint64_t(1000 * a.number("--timeout", 20.0, 0.1)));
     o.seed = a.integer("--seed", 0, 0, ~std::uint64_t(0));
+    o.profile = a.has("--profile");
     return o;
 }
 
@@ -235,6 +237,11 @@ void print_evaluation(const char* what, const tune::Evaluation& e, double t_sol)
         std::printf(" %10.2f us  %6.1f%% of SOL", e.seconds * 1e6, 100.0 * t_sol / e.seconds);
     std::printf("\n");
     if (!e.detail.empty()) std::printf("           %s\n", e.detail.c_str());
+    if (e.profile)
+        std::printf("           ncu: SM %.1f%%, memory %.1f%%, DRAM %.1f MB, %d registers, "
+                    "occupancy %.1f%%\n",
+                    e.profile->sm_percent, e.profile->memory_percent, e.profile->dram_bytes / 1e6,
+                    e.profile->registers, e.profile->occupancy_percent);
 }
 
 int verify(const Args& a)
@@ -263,6 +270,7 @@ int verify(const Args& a)
         c.verdict = e.verdict;
         c.seconds = e.seconds;
         c.detail = e.detail;
+        c.profile = e.profile;
         c.best = e.ok();
         s.candidates.push_back(c);
         nlohmann::json j = tune::to_json(s);
@@ -381,7 +389,7 @@ int cmd_kernels(const std::vector<std::string>& args)
                  {"--device", "--config", "--problem", "--entry", "--grid", "--block",
                   "--timeout", "--strategy", "--budget", "--seed", "--out", "--calibration",
                   "--project", "--stop-headroom", "--patience"},
-                 {"--json", "--help"});
+                 {"--json", "--help", "--profile"});
     if (a.has("--help") || a.positionals().empty()) {
         usage();
         return a.has("--help") ? 0 : 1;

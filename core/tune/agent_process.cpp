@@ -117,6 +117,8 @@ AgentProcess::~AgentProcess()
     close_fd(err_);
 }
 
+void AgentProcess::close_input() { close_fd(in_); }
+
 void AgentProcess::kill()
 {
     if (pid_ > 0 && !reaped_) ::kill(-pid_, SIGKILL);

@@ -26,6 +26,8 @@ public:
     /// The next line of stdout (without '\n'). gsr::Error on timeout, EOF or a line over
     /// `max_line` bytes.
     std::string receive_line(std::chrono::milliseconds timeout, std::size_t max_line = 16u << 20);
+    /// Closes stdin (a program that reads to the end then finishes).
+    void close_input();
     /// Closes stdin and waits up to `timeout` for the exit, then kills. The exit status.
     int finish(std::chrono::milliseconds timeout);
     /// Kills the whole process group now.

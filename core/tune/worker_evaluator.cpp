@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <unistd.h>
 
@@ -128,7 +129,87 @@ private:
     std::size_t at_ = 0;
 };
 
+constexpr const char* kNcuMetrics =
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed,"
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,"
+    "dram__bytes.sum,launch__registers_per_thread,"
+    "sm__warps_active.avg.pct_of_peak_sustained_active";
+
+/// One CSV line's fields (RFC 4180 quoting).
+std::vector<std::string> csv_fields(const std::string& line)
+{
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+            out.back() += '"';
+            ++i;
+        } else if (c == '"') {
+            quoted = !quoted;
+        } else if (c == ',' && !quoted) {
+            out.emplace_back();
+        } else if (c != '\r') {
+            out.back() += c;
+        }
+    }
+    return out;
+}
+
+bool executable(const fs::path& p) { return ::access(p.c_str(), X_OK) == 0; }
+
 } // namespace
+
+std::optional<ProfileSignals> parse_ncu_csv(const std::string& text)
+{
+    std::vector<std::vector<std::string>> rows;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string line = text.substr(start, end - start);
+        start = end + 1;
+        if (line.rfind("\"ID\"", 0) == 0 || !rows.empty()) rows.push_back(csv_fields(line));
+    }
+    // The header, the units row, then one row per profiled kernel.
+    if (rows.size() < 3) return std::nullopt;
+    const auto& header = rows[0];
+    const auto& values = rows[2];
+    auto metric = [&](const char* name) -> double {
+        for (std::size_t i = 0; i < header.size() && i < values.size(); ++i) {
+            if (header[i] != name) continue;
+            std::string v;
+            for (char c : values[i])
+                if (c != ',') v += c; // thousands separators
+            try {
+                return std::stod(v);
+            } catch (const std::exception&) {
+                return 0.0;
+            }
+        }
+        return 0.0;
+    };
+    ProfileSignals s;
+    s.sm_percent = metric("sm__throughput.avg.pct_of_peak_sustained_elapsed");
+    s.memory_percent = metric("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed");
+    s.dram_bytes = metric("dram__bytes.sum");
+    s.registers = int(metric("launch__registers_per_thread"));
+    s.occupancy_percent = metric("sm__warps_active.avg.pct_of_peak_sustained_active");
+    return s;
+}
+
+std::string find_ncu()
+{
+    if (const char* path = std::getenv("PATH"))
+        for (std::string_view rest = path; !rest.empty();) {
+            const std::size_t colon = rest.find(':');
+            const fs::path dir(std::string(rest.substr(0, colon)));
+            if (!dir.empty() && executable(dir / "ncu")) return (dir / "ncu").string();
+            if (colon == std::string_view::npos) break;
+            rest.remove_prefix(colon + 1);
+        }
+    return executable("/usr/local/cuda/bin/ncu") ? "/usr/local/cuda/bin/ncu" : "";
+}
 
 Evaluation evaluation_from_reply(const nlohmann::json& reply)
 {
@@ -288,7 +369,42 @@ Evaluation WorkerEvaluator::evaluate_launch(const std::string& cuda, const std::
     j["launch"] = {{"grid", launch.grid},
                    {"block", launch.block},
                    {"shared", launch.dynamic_shared_bytes}};
-    return run(j);
+    Evaluation e = run(j);
+    if (e.ok() && options_.profile) e.profile = profile_with_ncu(j);
+    return e;
+}
+
+std::optional<ProfileSignals> WorkerEvaluator::profile_with_ncu(const nlohmann::json& evaluate)
+{
+    if (options_.ncu.empty()) options_.ncu = find_ncu();
+    if (options_.ncu.empty()) return std::nullopt; // timing alone
+    nlohmann::json j = evaluate;
+    j["type"] = "profile";
+    const fs::path file = fs::temp_directory_path() /
+                          ("gsr-profile-" + std::to_string(::getpid()) + ".json");
+    {
+        std::ofstream out(file);
+        out << j.dump();
+    }
+    std::string csv;
+    try {
+        AgentProcess ncu({options_.ncu, "--csv", "--page", "raw", "--print-units", "base",
+                          "--metrics", kNcuMetrics, "--kernel-name",
+                          j.at("entry").get<std::string>(), "--launch-count", "1",
+                          "--target-processes", "all", options_.worker, "--job", file.string()});
+        ncu.close_input();
+        const auto deadline = Clock::now() + 4 * options_.timeout;
+        while (true) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                deadline - Clock::now());
+            csv += ncu.receive_line(std::max(left, std::chrono::milliseconds(1))) + "\n";
+        }
+    } catch (const Error&) {
+        // The end of ncu's output (or its timeout): parse what came.
+    }
+    std::error_code ignored;
+    fs::remove(file, ignored);
+    return parse_ncu_csv(csv);
 }
 
 Evaluation WorkerEvaluator::baseline()

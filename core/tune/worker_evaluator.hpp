@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,10 @@ struct WorkerOptions {
     std::size_t warmup = 3;
     std::size_t check_rows = 16; ///< GEMM rows checked against float64 (all rows elsewhere)
     std::uint64_t seed = 0; ///< 0: draw the seeds from std::random_device
+    /// Profile every verified candidate with ncu (when found): its SM and memory throughput,
+    /// DRAM bytes, registers and occupancy become Evaluation::profile. Seconds per candidate.
+    bool profile = false;
+    std::string ncu; ///< the profiler; empty: find_ncu()
 };
 
 class WorkerEvaluator : public Evaluator {
@@ -74,6 +79,7 @@ public:
 
 private:
     nlohmann::json job(const char* type) const;
+    std::optional<ProfileSignals> profile_with_ncu(const nlohmann::json& evaluate_job);
     Evaluation run(const nlohmann::json& job);
 
     Problem problem_;
@@ -87,6 +93,12 @@ private:
 };
 
 std::string find_worker();
+/// `ncu` on PATH, else /usr/local/cuda/bin/ncu; empty when neither exists.
+std::string find_ncu();
+
+/// The metrics of `ncu --csv --page raw --print-units base` output (the first kernel row);
+/// nullopt when the output has no such row.
+std::optional<ProfileSignals> parse_ncu_csv(const std::string& text);
 
 /// grid = ceil(W / 256), block = 256, with W the output elements (rows for a reduction): the
 /// launch a raw CUDA candidate gets unless it says otherwise. Kernels should grid-stride.

@@ -2,13 +2,27 @@
 // It reads one JSON job per line on stdin and writes one JSON reply per line on stdout, until
 // stdin closes or a reply says the CUDA context is lost ("fatal"), when it exits with 3 so
 // the parent starts a fresh one. A hang is the parent's to end (it kills the process group).
+// `gsr-kernel-worker --job FILE` runs the one job in FILE and exits: the form a profiler
+// (ncu) wraps.
 #include "kernel_runner.hpp"
 
+#include <fstream>
 #include <iostream>
 #include <string>
 
-int main()
+int main(int argc, char** argv)
 {
+    if (argc == 3 && std::string(argv[1]) == "--job") {
+        std::ifstream in(argv[2]);
+        nlohmann::json reply;
+        try {
+            reply = gsr::gpu::run_kernel_job(nlohmann::json::parse(in));
+        } catch (const std::exception& e) {
+            reply = {{"verdict", "crash"}, {"detail", std::string("bad job: ") + e.what()}};
+        }
+        std::cout << reply.dump() << '\n';
+        return reply.value("verdict", std::string()) == "ok" ? 0 : 3;
+    }
     std::ios::sync_with_stdio(false);
     std::string line;
     while (std::getline(std::cin, line)) {

@@ -122,6 +122,26 @@ TEST_F(KernelLab, VendorBaselinesVerify)
     }
 }
 
+TEST_F(KernelLab, NcuProfilesAVerifiedCandidate)
+{
+    if (tune::find_ncu().empty()) GTEST_SKIP() << "no ncu: timing alone";
+    const tune::Problem& p = tune::suite_problem("ew_bias_gelu_residual");
+    options_.profile = true;
+    options_.timeout = std::chrono::milliseconds(60000);
+    tune::WorkerEvaluator worker(p, device(), 0, options_);
+    const tune::Evaluation e = worker.evaluate(tune::default_config(p));
+    ASSERT_EQ(e.verdict, tune::Verdict::Ok) << e.detail;
+    ASSERT_TRUE(e.profile) << "ncu found but no metrics came back";
+    // x, residual and y of 4096 x 4096 floats plus the bias row: 201,342,976 bytes at least;
+    // the DRAM counter sees about that (the L2 holds little of 200 MB).
+    const double minimal = sol::op_cost(p.op_spec()).bytes;
+    EXPECT_GT(e.profile->dram_bytes, 0.8 * minimal);
+    EXPECT_LT(e.profile->dram_bytes, 1.6 * minimal);
+    EXPECT_GT(e.profile->memory_percent, 20.0);
+    EXPECT_LE(e.profile->memory_percent, 100.5);
+    EXPECT_GT(e.profile->registers, 0);
+}
+
 TEST_F(KernelLab, ACompileErrorIsAVerdictWithTheLog)
 {
     const tune::Problem& p = tune::suite_problem("ew_scale_relu");

@@ -177,3 +177,25 @@ TEST(ProblemJson, RoundTripsEverySuiteProblem)
 }
 
 } // namespace
+
+TEST(NcuCsv, ReadsTheMetricsOfTheFirstKernelRow)
+{
+    // The shape of `ncu --csv --page raw --print-units base` output: banner lines, the header,
+    // the units, one row per kernel; numbers may carry thousands separators.
+    const std::string text =
+        "==PROF== Connected to process 4242\n"
+        "\"ID\",\"Process ID\",\"Kernel Name\",\"dram__bytes.sum\","
+        "\"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed\","
+        "\"launch__registers_per_thread\",\"sm__throughput.avg.pct_of_peak_sustained_elapsed\","
+        "\"sm__warps_active.avg.pct_of_peak_sustained_active\"\n"
+        "\"\",\"\",\"\",\"byte\",\"%\",\"register/thread\",\"%\",\"%\"\n"
+        "\"0\",\"4242\",\"gsr_elementwise\",\"201,523,456\",\"91.25\",\"32\",\"18.5\",\"87.75\"\n";
+    const auto s = parse_ncu_csv(text);
+    ASSERT_TRUE(s);
+    EXPECT_DOUBLE_EQ(s->dram_bytes, 201523456.0);
+    EXPECT_DOUBLE_EQ(s->memory_percent, 91.25);
+    EXPECT_DOUBLE_EQ(s->sm_percent, 18.5);
+    EXPECT_EQ(s->registers, 32);
+    EXPECT_DOUBLE_EQ(s->occupancy_percent, 87.75);
+    EXPECT_FALSE(parse_ncu_csv("==PROF== No kernels were profiled.\n"));
+}
