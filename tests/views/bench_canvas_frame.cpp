@@ -7,10 +7,11 @@
 // median and 95th percentile of
 //   frame    update() to frameSwapped(): paintGL, the GL work, composition and the swap
 //   paint    paintGL + glFinish alone (renderFrameBlocking)
-// for the level of detail the canvas picks (the super-graph when zoomed out), the full graph
-// forced at the same zoom (the baseline LOD is measured against), the nodes in view when
-// zoomed in 4x and 8x, and the super-graph while layout snapshots arrive (positions uploaded
-// every frame).
+// for the level of detail the canvas picks (the super-graph when zoomed out), full detail at
+// 1x (forced), 4x, 8x and 64x under each culling rule (off: everything; box: the nodes in view
+// and every edge whose box meets it; view: the nodes in view and the edges touching them, long
+// ones as stubs; --slow-frames N frames for off and box, which take seconds), the super-graph
+// while layout snapshots arrive (positions uploaded every frame), and panning zoomed in.
 #include "canvas/canvas_panel.hpp"
 #include "canvas/graph_canvas.hpp"
 #include "bench/bench_support.hpp"
@@ -61,13 +62,23 @@ double swapped_frame(GraphCanvas& canvas)
     return t.nsecsElapsed() * 1e-6;
 }
 
-void measure(const char* name, GraphCanvas& canvas, int frames,
-             const std::vector<gsr::layout::Point2>* moving = nullptr)
+const char* culling_name(GraphCanvas::Culling c)
+{
+    switch (c) {
+    case GraphCanvas::Culling::Off: return "off";
+    case GraphCanvas::Culling::Box: return "box";
+    case GraphCanvas::Culling::View: return "view";
+    }
+    return "?";
+}
+
+void measure(const std::string& name, GraphCanvas& canvas, int frames,
+             const std::vector<gsr::layout::Point2>* moving = nullptr, int warm_up = 2)
 {
     std::vector<double> frame, paint;
     std::vector<gsr::layout::Point2> p;
     if (moving) p = *moving;
-    for (int i = 0; i < frames + 2; ++i) {
+    for (int i = 0; i < frames + warm_up; ++i) {
         if (moving) {
             // A new snapshot each frame: every position moves a little.
             for (auto& q : p) q.x += 1e-3;
@@ -75,15 +86,22 @@ void measure(const char* name, GraphCanvas& canvas, int frames,
         }
         const double f = swapped_frame(canvas);
         const double g = canvas.renderFrameBlocking();
-        if (i >= 2) { // the first frames upload buffers and compile shaders
+        if (i >= warm_up) { // the first frames upload buffers and compile shaders
             frame.push_back(f);
             paint.push_back(g);
         }
     }
     const Stats fs = stats(frame), ps = stats(paint);
-    std::printf("%-34s %-13s frame %7.2f ms (p95 %7.2f)   paint %7.2f ms (p95 %7.2f)\n", name,
-                canvas.drawsSuperGraph() ? "super-graph" : "all nodes", fs.median, fs.p95,
-                ps.median, ps.p95);
+    const std::string drawn =
+        canvas.drawsSuperGraph()
+            ? std::string("super-graph")
+            : canvas.culledLines() || canvas.culledNodes()
+                  ? std::to_string(canvas.culledNodes()) + " n " +
+                        std::to_string(canvas.culledLines()) + " l"
+                  : std::string("all");
+    std::printf("%-40s %-20s frame %8.2f ms (p95 %8.2f)  paint %8.2f ms (p95 %8.2f)  n=%d\n",
+                name.c_str(), drawn.c_str(), fs.median, fs.p95, ps.median, ps.p95, frames);
+    std::fflush(stdout);
 }
 
 } // namespace
@@ -92,17 +110,18 @@ int main(int argc, char** argv)
 {
     QApplication app(argc, argv);
     bool quick = false;
-    int frames = 30, iterations = 100;
+    int frames = 30, iterations = 100, slow_frames = 3;
     std::string file = GSR_DATA_DIR "/netlists/epfl/arithmetic/hyp_from_aig.blif";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--quick") quick = true;
         else if (a == "--frames" && i + 1 < argc) frames = std::atoi(argv[++i]);
         else if (a == "--iterations" && i + 1 < argc) iterations = std::atoi(argv[++i]);
+        else if (a == "--slow-frames" && i + 1 < argc) slow_frames = std::atoi(argv[++i]);
         else if (a == "--file" && i + 1 < argc) file = argv[++i];
         else {
             std::cerr << "usage: gsr_bench_canvas [--quick] [--file F] [--frames N] "
-                         "[--iterations N]\n";
+                         "[--iterations N] [--slow-frames N]\n";
             return 2;
         }
     }
@@ -149,21 +168,51 @@ int main(int argc, char** argv)
     std::printf("renderer    %s, canvas 1280x800, %d frames per case, load %s\n",
                 qPrintable(renderer), frames, gsr::bench::load_average().c_str());
 
-    measure("fitted, auto detail", canvas, frames);
-    canvas.setDetail(GraphCanvas::Detail::Full);
-    // The baseline takes seconds a frame at hyp size in software: a few frames say enough.
-    measure("fitted, all nodes (no LOD)", canvas, std::min(frames, 3));
-    canvas.setDetail(GraphCanvas::Detail::Auto);
-    for (const double magnification : {4.0, 8.0}) {
+    measure("fitted, auto detail (LOD)", canvas, frames);
+    // Full detail at 1x (forced) and zoomed in (auto picks full detail from 4x on), with each
+    // culling rule in turn. Drawing everything and the box rule take seconds a frame at hyp
+    // size in software: a few frames say enough.
+    using Culling = GraphCanvas::Culling;
+    for (const double magnification : {1.0, 4.0, 8.0, 64.0}) {
         canvas.fitToView();
         Camera zoomed = canvas.camera();
         zoomed.zoom *= magnification;
         canvas.setCamera(zoomed);
-        const std::string name = "zoomed in " + std::to_string(int(magnification)) +
-                                 "x, auto detail";
-        measure(name.c_str(), canvas, frames);
+        canvas.setDetail(magnification == 1 ? GraphCanvas::Detail::Full
+                                            : GraphCanvas::Detail::Auto);
+        for (const Culling c : {Culling::Off, Culling::Box, Culling::View}) {
+            if (magnification == 1 && c == Culling::Box) continue; // all in view: as Off
+            canvas.setCulling(c);
+            // At 1x everything is in view, culled or not.
+            const bool slow = (c != Culling::View && magnification < 64) || magnification == 1;
+            const std::string name = "zoom " + std::to_string(int(magnification)) +
+                                     "x, culling " + culling_name(c);
+            measure(name, canvas, slow ? std::min(frames, slow_frames) : frames, nullptr,
+                    slow ? 1 : 2);
+        }
     }
+    canvas.setDetail(GraphCanvas::Detail::Auto);
+    canvas.setCulling(Culling::View);
     canvas.fitToView();
     measure("fitted, auto, layout moving", canvas, frames, &positions);
+    {
+        // Panning zoomed in 8x: a new view every frame, culled again when it leaves the
+        // rectangle last culled (an eighth of the view around it).
+        canvas.fitToView();
+        Camera zoomed = canvas.camera();
+        zoomed.zoom *= 8;
+        canvas.setCamera(zoomed);
+        std::vector<double> frame;
+        for (int i = 0; i < frames + 2; ++i) {
+            Camera c = canvas.camera();
+            c.pan_pixels(24, 0);
+            canvas.setCamera(c);
+            const double f = swapped_frame(canvas);
+            if (i >= 2) frame.push_back(f);
+        }
+        const Stats fs = stats(frame);
+        std::printf("%-40s %-20s frame %8.2f ms (p95 %8.2f)  n=%d\n",
+                    "zoom 8x, culling view, panning 24 px", "", fs.median, fs.p95, frames);
+    }
     return 0;
 }

@@ -266,23 +266,83 @@ private slots:
         QVERIFY(compare_images(full, shot, 0).differing_fraction > 0.01);
     }
 
-    void cullingToTheViewDrawsTheSamePixels()
+    void boxCullingDrawsTheSamePixels()
     {
-        // Zoomed into a "large" graph only what is in view is uploaded and drawn; the picture
-        // must be the one of drawing everything.
+        // Zoomed into a "large" graph with the box rule (the benchmark's baseline) only what
+        // is in view is uploaded and drawn; the picture must be the one of drawing everything.
         Fixture f;
         Camera c = f.canvas.camera();
         c.zoom *= 3;
         f.canvas.setCamera(c);
         f.canvas.setFullDetailBudget(50);
+        f.canvas.setCulling(GraphCanvas::Culling::Box);
         QVERIFY(!f.canvas.drawsSuperGraph()); // 206 / 9 nodes in view: within the budget
         const QImage culled = f.frame();
-        f.canvas.setFullDetailBudget(100000); // not large any more: everything is drawn
+        QVERIFY(f.canvas.culledLines() > 0);
+        f.canvas.setCulling(GraphCanvas::Culling::Off); // everything is drawn
         const QImage all = f.frame();
+        QCOMPARE(f.canvas.culledLines(), std::size_t(0));
         const auto d = compare_images(culled, all, 0);
         QVERIFY(d.same_size);
         QCOMPARE(d.largest, 0);
         QVERIFY(compare_images(all, QImage(all.size(), all.format()), 0).differing_fraction > 0.01);
+    }
+
+    void zoomedInCullingDrawsTheVisibleEdges()
+    {
+        // The default rule zoomed in: the nodes in view, the short edges that touch them whole.
+        // Every edge with both ends well inside the screen and shorter than the screen must
+        // show at its midpoint (lines are 1 px: look in a 3x3 block), as when nothing is culled,
+        // each node in view keeps its colour, and picking still returns the node drawn.
+        Fixture f;
+        Camera c = f.canvas.camera();
+        c.zoom *= 3;
+        f.canvas.setCamera(c);
+        f.canvas.setFullDetailBudget(50);
+        QCOMPARE(int(f.canvas.culling()), int(GraphCanvas::Culling::View));
+        const QImage culled = f.frame().convertToFormat(QImage::Format_RGB32);
+        QVERIFY(f.canvas.culledLines() > 0);
+        QVERIFY(f.canvas.culledNodes() > 0 && f.canvas.culledNodes() < 206);
+        f.canvas.setCulling(GraphCanvas::Culling::Off);
+        const QImage all = f.frame().convertToFormat(QImage::Format_RGB32);
+        f.canvas.setCulling(GraphCanvas::Culling::View);
+
+        const QRgb background = all.pixel(0, 0);
+        auto shows_line = [&](const QImage& img, QPoint q) {
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    const QRgb p = img.pixel(q.x() + dx, q.y() + dy);
+                    if (qBlue(p) - qBlue(background) > 20) return true;
+                }
+            return false;
+        };
+        auto inside = [&](const QPointF& p) {
+            return p.x() > 12 && p.y() > 12 && p.x() < f.canvas.width() - 12 &&
+                   p.y() < f.canvas.height() - 12;
+        };
+        const auto& e = sample_scene()->edge_nodes;
+        const double longest = std::max(f.canvas.width(), f.canvas.height());
+        int checked = 0;
+        for (std::size_t i = 0; i + 1 < e.size(); i += 2) {
+            const QPointF a = f.canvas.screenPosition(e[i]), b = f.canvas.screenPosition(e[i + 1]);
+            const double len = QLineF(a, b).length();
+            if (!inside(a) || !inside(b) || len > longest || len < 4 * GraphCanvas::kNodeRadius)
+                continue;
+            const QPoint mid = pixel_of((a + b) / 2);
+            if (!shows_line(all, mid)) continue; // hidden under something in the full picture
+            QVERIFY2(shows_line(culled, mid),
+                     qPrintable(QStringLiteral("edge %1-%2 missing").arg(e[i]).arg(e[i + 1])));
+            ++checked;
+        }
+        QVERIFY2(checked >= 10, qPrintable(QString::number(checked)));
+
+        const auto alone = isolated_nodes(f.canvas);
+        QVERIFY(!alone.empty());
+        for (std::uint32_t v : alone) {
+            const QPoint q = pixel_of(f.canvas.screenPosition(v));
+            QVERIFY(near_colour(culled.pixel(q), f.canvas.nodeColours()[v], 40));
+            QCOMPARE(f.canvas.nodeAt(QPointF(q) + QPointF(0.5, 0.5)), expected_pick(f.canvas, q));
+        }
     }
 
     void layoutAnimatesFromTheWorker()

@@ -126,6 +126,9 @@ GraphCanvas::GraphCanvas(QWidget* parent) : QOpenGLWidget(parent)
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     setMinimumSize(200, 150);
+    const QByteArray culling = qgetenv("GSR_CANVAS_CULLING").toLower();
+    if (culling == "off") culling_ = Culling::Off;
+    else if (culling == "box") culling_ = Culling::Box;
     // The ImGui context needs no GL: events can reach it before the first frame.
     ImGuiContext* previous = ImGui::GetCurrentContext();
     imgui_ = ImGui::CreateContext();
@@ -213,6 +216,7 @@ void GraphCanvas::setScene(std::shared_ptr<const CanvasScene> scene)
     colour_.predictions = {};
     colour_.community_level = -1;
     edges_dirty_ = flags_dirty_ = true;
+    incidence_dirty_ = true;
     auto_fit_ = true;
     recolour();
     rebuildSuperColours();
@@ -567,10 +571,13 @@ void GraphCanvas::initializeGL()
     glEnableVertexAttribArray(kEdgeAlpha);
     glVertexAttribPointer(kEdgeAlpha, 1, GL_FLOAT, GL_FALSE, 3 * sizeof(float),
                           reinterpret_cast<const void*>(2 * sizeof(float)));
-    glBindVertexArray(gl_->vao_cull_edges); // x, y per endpoint; alpha is a constant
+    glBindVertexArray(gl_->vao_cull_edges); // x, y, alpha per endpoint (stubs fade out)
     glBindBuffer(GL_ARRAY_BUFFER, gl_->cull_edges);
     glEnableVertexAttribArray(kEdgePosition);
-    glVertexAttribPointer(kEdgePosition, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+    glVertexAttribPointer(kEdgePosition, 2, GL_FLOAT, GL_FALSE, 3 * sizeof(float), nullptr);
+    glEnableVertexAttribArray(kEdgeAlpha);
+    glVertexAttribPointer(kEdgeAlpha, 1, GL_FLOAT, GL_FALSE, 3 * sizeof(float),
+                          reinterpret_cast<const void*>(2 * sizeof(float)));
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 
@@ -647,50 +654,86 @@ void GraphCanvas::uploadIfNeeded()
 
 bool GraphCanvas::cullsToView() const
 {
-    return scene_ && scene_->node_count() > full_detail_budget_ && !drawsSuperGraph();
+    return culling_ != Culling::Off && scene_ && scene_->node_count() > full_detail_budget_ &&
+           !drawsSuperGraph();
+}
+
+void GraphCanvas::setCulling(Culling culling)
+{
+    culling_ = culling;
+    cull_key_ = {};
+    update();
 }
 
 void GraphCanvas::uploadCulled()
 {
     // The world rectangle in view, widened by a disc so that rims at the border are drawn.
     const double r = (kNodeRadius + 3) / camera_.zoom;
-    const double x0 = camera_.world_x(0) - r, x1 = camera_.world_x(camera_.width) + r;
-    const double y0 = camera_.world_y(camera_.height) - r, y1 = camera_.world_y(0) + r;
-    const CullKey key{x0, y0, x1, y1, positions_version_, colours_version_, flags_version_};
-    if (key == cull_key_) return;
-    cull_key_ = key;
-    std::vector<Vec2> pos;
-    std::vector<Rgba> col;
-    std::vector<float> flags;
-    for (std::size_t v = 0; v < positions_.size(); ++v) {
-        const Vec2 p = positions_[v];
-        if (p.x < x0 || p.x > x1 || p.y < y0 || p.y > y1) continue;
-        pos.push_back(p);
-        col.push_back(node_colours_[v]);
-        flags.push_back(node_flags_[v]);
-    }
-    // An edge is kept when its bounding box meets the view (some that miss it are drawn too).
-    std::vector<Vec2> lines;
-    const auto& e = scene_->edge_nodes;
-    for (std::size_t i = 0; i + 1 < e.size(); i += 2) {
-        const Vec2 a = positions_[e[i]], b = positions_[e[i + 1]];
-        if (std::max(a.x, b.x) < x0 || std::min(a.x, b.x) > x1 || std::max(a.y, b.y) < y0 ||
-            std::min(a.y, b.y) > y1)
-            continue;
-        lines.push_back(a);
-        lines.push_back(b);
-    }
+    const WorldRect view{camera_.world_x(0) - r, camera_.world_y(camera_.height) - r,
+                         camera_.world_x(camera_.width) + r, camera_.world_y(0) + r};
+    const CullKey& k = cull_key_;
+    const bool same = k.culling == culling_ && k.positions == positions_version_ &&
+                      k.width == camera_.width && k.height == camera_.height;
+    const bool reuse =
+        same && (culling_ == Culling::View
+                     ? k.zoom == camera_.zoom && k.rect.contains(view)
+                     : k.rect.x0 == view.x0 && k.rect.y0 == view.y0 && k.rect.x1 == view.x1 &&
+                           k.rect.y1 == view.y1);
     auto upload = [this](GLuint buffer, const void* data, std::size_t bytes) {
         glBindBuffer(GL_ARRAY_BUFFER, buffer);
         glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(bytes), data, GL_STREAM_DRAW);
     };
-    upload(gl_->cull_positions, pos.data(), pos.size() * sizeof(Vec2));
-    upload(gl_->cull_colours, col.data(), col.size() * sizeof(Rgba));
-    upload(gl_->cull_flags, flags.data(), flags.size() * sizeof(float));
-    upload(gl_->cull_edges, lines.data(), lines.size() * sizeof(Vec2));
+    if (!reuse) {
+        CullKey key{view, camera_.zoom, camera_.width, camera_.height, positions_version_,
+                    culling_};
+        CulledView culled;
+        if (culling_ == Culling::View) {
+            // Cull a sixteenth of the view more on every side, so that a small pan reuses it.
+            const double sx = (view.x1 - view.x0) / 16, sy = (view.y1 - view.y0) / 16;
+            key.rect = {view.x0 - sx, view.y0 - sy, view.x1 + sx, view.y1 + sy};
+            ensureGrid();
+            if (incidence_dirty_) {
+                incidence_.build(positions_.size(), scene_->edge_nodes);
+                incidence_dirty_ = false;
+            }
+            CullOptions o;
+            o.zoom = camera_.zoom;
+            o.long_edge_px = std::max(camera_.width, camera_.height);
+            o.stub_px = kStubPixels;
+            // About one screen of line pixels: llvmpipe's cost of a frame is its pixels.
+            o.line_pixel_budget = kLinePixelsPerViewPixel * camera_.width * camera_.height;
+            culled = cull_to_view(grid_, positions_, scene_->edge_nodes, incidence_, key.rect, o);
+        } else {
+            culled = cull_to_box(positions_, scene_->edge_nodes, view);
+        }
+        cull_key_ = key;
+        cull_nodes_ = std::move(culled.nodes);
+        std::vector<Vec2> pos(cull_nodes_.size());
+        for (std::size_t i = 0; i < cull_nodes_.size(); ++i) pos[i] = positions_[cull_nodes_[i]];
+        upload(gl_->cull_positions, pos.data(), pos.size() * sizeof(Vec2));
+        upload(gl_->cull_edges, culled.edge_vertices.data(),
+               culled.edge_vertices.size() * sizeof(float));
+        gl_->cull_count = GLsizei(cull_nodes_.size());
+        gl_->cull_edge_vertices = GLsizei(culled.edge_vertices.size() / 3);
+        culled_lines_ = culled.line_count();
+        culled_colours_ = culled_flags_ = 0; // recompact both for the new node list
+    }
+    // Colours and flags (hover, selection) change alone: recompact only the nodes in view.
+    if (culled_colours_ != colours_version_) {
+        std::vector<Rgba> col(cull_nodes_.size());
+        for (std::size_t i = 0; i < cull_nodes_.size(); ++i)
+            col[i] = node_colours_[cull_nodes_[i]];
+        upload(gl_->cull_colours, col.data(), col.size() * sizeof(Rgba));
+        culled_colours_ = colours_version_;
+    }
+    if (culled_flags_ != flags_version_) {
+        std::vector<float> flags(cull_nodes_.size());
+        for (std::size_t i = 0; i < cull_nodes_.size(); ++i)
+            flags[i] = node_flags_[cull_nodes_[i]];
+        upload(gl_->cull_flags, flags.data(), flags.size() * sizeof(float));
+        culled_flags_ = flags_version_;
+    }
     glBindBuffer(GL_ARRAY_BUFFER, 0);
-    gl_->cull_count = GLsizei(pos.size());
-    gl_->cull_edge_vertices = GLsizei(lines.size());
 }
 
 void GraphCanvas::paintGL()
@@ -724,7 +767,13 @@ void GraphCanvas::paintGL()
         uploadIfNeeded();
         const bool super = drawsSuperGraph();
         const bool culled = cullsToView();
-        if (culled) uploadCulled();
+        if (culled) {
+            uploadCulled();
+        } else {
+            culled_lines_ = 0;
+            cull_nodes_.clear();
+            cull_key_ = {};
+        }
         // Uniforms in float: positions are relative to the centre before the zoom.
         auto set_view = [this](QOpenGLShaderProgram& p) {
             p.setUniformValue("u_center", QVector2D(float(camera_.cx), float(camera_.cy)));

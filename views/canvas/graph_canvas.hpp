@@ -7,6 +7,9 @@
 //                mode, selection)
 //   detail       a large graph zoomed out is drawn as its community super-graph: one disc per
 //                community at its centroid, sized by its node count, edges shaded by weight
+//   culling      a large graph zoomed in draws only the nodes in view and the edges that touch
+//                them, long ones as fading stubs (view_cull.hpp), recomputed when the view
+//                leaves the rectangle last culled or the zoom changes
 //   navigation   drag to pan, wheel or +/- to zoom, arrows to pan, 0 or Home to fit;
 //                Shift+drag selects a box; a click selects the node under the mouse
 //   picking      exact for what is drawn: NodeGrid finds the topmost disc under a point
@@ -17,6 +20,7 @@
 #include "canvas/canvas_scene.hpp"
 #include "canvas/colour_map.hpp"
 #include "canvas/layout_runner.hpp"
+#include "canvas/view_cull.hpp"
 
 #include <QElapsedTimer>
 #include <QOpenGLExtraFunctions>
@@ -40,6 +44,10 @@ class GraphCanvas : public QOpenGLWidget, protected QOpenGLExtraFunctions {
 public:
     enum class View { Layout, Placement };
     enum class Detail { Auto, Full, Communities };
+    /// Full detail of a graph above the budget: View draws what is in view (cull_to_view),
+    /// Box the earlier rule (cull_to_box), Off everything. GSR_CANVAS_CULLING=off|box|view
+    /// sets the start value (for comparisons); the default is View.
+    enum class Culling { Off, Box, View };
     /// What lies under a point: a node (full detail) or a community (super-graph).
     struct Pick {
         enum class Kind { None, Node, Community } kind = Kind::None;
@@ -91,6 +99,13 @@ public:
     void setFullDetailBudget(std::size_t nodes);
     /// Whether the next frame draws the super-graph.
     bool drawsSuperGraph() const;
+    void setCulling(Culling culling);
+    Culling culling() const { return culling_; }
+    /// Lines and nodes of the last culled upload (0 when the last frame did not cull).
+    std::size_t culledLines() const { return culled_lines_; }
+    std::size_t culledNodes() const { return cull_nodes_.size(); }
+    static constexpr double kStubPixels = 40; ///< length of the stub of a long edge
+    static constexpr double kLinePixelsPerViewPixel = 1; ///< budget of culled line pixels
     void setOverlayVisible(bool on);
     bool overlayVisible() const { return overlay_visible_; }
     static constexpr float kNodeRadius = 4.5f; ///< logical pixels, full detail
@@ -195,12 +210,22 @@ private:
 
     QPointer<LayoutRunner> runner_;
 
+    /// What the culled geometry was made for: reused while the view stays inside `rect` at
+    /// the same zoom (View), or is the same rectangle (Box).
     struct CullKey {
-        double x0 = 0, y0 = 0, x1 = -1, y1 = -1;
-        std::uint64_t positions = 0, colours = 0, flags = 0;
-        bool operator==(const CullKey&) const = default;
+        WorldRect rect{0, 0, -1, -1};
+        double zoom = 0;
+        int width = 0, height = 0;
+        std::uint64_t positions = 0;
+        Culling culling = Culling::Off;
     };
     CullKey cull_key_;
+    Culling culling_ = Culling::View;
+    EdgeIncidence incidence_;
+    bool incidence_dirty_ = true;
+    std::vector<std::uint32_t> cull_nodes_; ///< the nodes of the culled buffers, ascending
+    std::size_t culled_lines_ = 0;
+    std::uint64_t culled_colours_ = 0, culled_flags_ = 0; ///< versions compacted
     std::uint64_t positions_version_ = 0, colours_version_ = 0, flags_version_ = 0;
     bool positions_dirty_ = true, colours_dirty_ = true, flags_dirty_ = true,
          edges_dirty_ = true, super_dirty_ = true;
