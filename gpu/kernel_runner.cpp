@@ -456,13 +456,20 @@ private:
     std::unique_ptr<Compiled> kernel_;
 };
 
+/// One flush buffer for the worker's life (not one per kind of launch timed).
+L2Flush& l2_flush()
+{
+    static L2Flush flush;
+    return flush;
+}
+
 /// Times `launch` (which enqueues on `stream`): warm-up, then each run after an L2 flush,
 /// bracketed by events. The median and every time, in seconds.
 template <class Launch>
 std::pair<double, std::vector<double>> time_launches(cudaStream_t stream, Launch&& launch,
                                                      std::size_t warmup, std::size_t runs)
 {
-    static L2Flush flush;
+    L2Flush& flush = l2_flush();
     for (std::size_t i = 0; i < warmup; ++i) launch();
     std::vector<Event> start(runs), stop(runs);
     for (std::size_t i = 0; i < runs; ++i) {
