@@ -356,7 +356,8 @@ const Prepared& prepared(const tune::Problem& p, std::uint64_t seed, std::size_t
 {
     static std::map<std::string, std::shared_ptr<Prepared>> cache;
     const std::string key =
-        tune::problem_json(p).dump() + "#" + std::to_string(seed) + "#" + std::to_string(check_rows);
+        tune::problem_json(p).dump() + "#" + std::to_string(seed) + "#" +
+        std::to_string(check_rows);
     if (auto it = cache.find(key); it != cache.end()) return *it->second;
     if (cache.size() >= 8) cache.clear();
     auto entry = std::make_shared<Prepared>();
@@ -539,7 +540,8 @@ json verify_and_time(const tune::Problem& p, const JobOptions& o, DeviceInputs& 
     r["times"] = times;
     if (o.t_sol > 0 && sol::is_gaming(seconds, o.t_sol)) {
         r["verdict"] = tune::verdict_name(Verdict::Gaming);
-        r["detail"] = "median " + std::to_string(seconds * 1e6) + " us is more than 5% below T_SOL " +
+        r["detail"] = "median " + std::to_string(seconds * 1e6) +
+                      " us is more than 5% below T_SOL " +
                       std::to_string(o.t_sol * 1e6) + " us: the kernel cannot have done the work";
         return r;
     }
@@ -599,7 +601,8 @@ json evaluate_or_profile(const json& job, bool profile_only)
 void check_cusparse(cusparseStatus_t s, const char* where)
 {
     if (s != CUSPARSE_STATUS_SUCCESS)
-        throw std::runtime_error(std::string(where) + ": cuSPARSE status " + std::to_string(int(s)));
+        throw std::runtime_error(std::string(where) + ": cuSPARSE status " +
+                                 std::to_string(int(s)));
 }
 
 json cusparse_baseline(const tune::Problem& p, const JobOptions& o)

@@ -174,8 +174,8 @@ sol::DeviceSpec lab_device(const Args& a, tune::WorkerEvaluator& worker, std::st
 
 /// The SOL analysis of `p` on `device`, with the measured peaks of --calibration FILE (as
 /// `gsr kernels calibrate --json` writes it) when given.
-sol::SolAnalysis lab_analysis(const Args& a, const tune::Problem& p, const sol::DeviceSpec& device,
-                              const std::string& gpu)
+sol::SolAnalysis lab_analysis(const Args& a, const tune::Problem& p,
+                              const sol::DeviceSpec& device, const std::string& gpu)
 {
     nlohmann::json j;
     if (a.has("--calibration")) {
@@ -187,7 +187,8 @@ sol::SolAnalysis lab_analysis(const Args& a, const tune::Problem& p, const sol::
         }
     } else if (a.has("--project")) {
 #ifdef GSR_HAVE_STORE
-        const auto project = store::ProjectStore::open(a.value("--project"), store::OpenMode::CreateOrOpen);
+        const auto project =
+            store::ProjectStore::open(a.value("--project"), store::OpenMode::CreateOrOpen);
         if (const auto saved = project.project_value("calibration")) {
             j = nlohmann::json::parse(*saved);
             // A calibration of another GPU says nothing about this one.
@@ -319,7 +320,8 @@ int tune_problem(const Args& a)
     const std::vector<tune::KernelConfig> space = tune::config_space(p, device);
     const tune::SearchResult r =
         tune::search(p, device, space, worker, options, gaming_bound(an));
-    tune::TuneSession s = tune::make_session(p, an, std::string(tune::strategy_name(options.strategy)));
+    tune::TuneSession s =
+        tune::make_session(p, an, std::string(tune::strategy_name(options.strategy)));
     s.baseline_seconds = base.ok() ? base.seconds : 0;
     if (!base.detail.empty() && base.ok()) s.baseline = base.detail;
     tune::add_search(s, r);
@@ -365,7 +367,8 @@ int calibrate(const Args& a)
     const nlohmann::json j = sol::calibration_json(c);
     if (a.has("--project")) {
 #ifdef GSR_HAVE_STORE
-        auto project = store::ProjectStore::open(a.value("--project"), store::OpenMode::CreateOrOpen);
+        auto project =
+            store::ProjectStore::open(a.value("--project"), store::OpenMode::CreateOrOpen);
         project.set_project_value("calibration", j.dump());
 #else
         throw Error("this build of gsr has no project store (SQLite): use --json > CAL.json");

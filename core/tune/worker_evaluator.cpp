@@ -409,7 +409,8 @@ std::optional<ProfileSignals> WorkerEvaluator::profile_with_ncu(const nlohmann::
 
 Evaluation WorkerEvaluator::baseline()
 {
-    if (problem_.baseline == BaselineKind::Straightforward) return evaluate(default_config(problem_));
+    if (problem_.baseline == BaselineKind::Straightforward)
+        return evaluate(default_config(problem_));
     Evaluation e = run(job("baseline"));
     if (last_reply_.contains("algorithm"))
         e.detail = std::string(baseline_name(problem_.baseline)) + " " +

@@ -62,8 +62,9 @@ TEST_F(KernelLab, PlantedCorpusGetsTheRightVerdicts)
         tune::WorkerEvaluator worker(p, spec, std::min(an.t_sol, an.t_sol_datasheet), options_);
         const std::string grid = k.at("launch").at("grid");
         const auto launch = tune::launch_from_expression(p, grid, k.at("launch").at("block"));
-        const tune::Evaluation e = worker.evaluate_launch(read_file(dir + "/" + k.at("file").get<std::string>()),
-                                                          k.at("entry"), launch);
+        const std::string file = k.at("file");
+        const tune::Evaluation e =
+            worker.evaluate_launch(read_file(dir + "/" + file), k.at("entry"), launch);
         std::vector<std::string> accepted = {k.at("expected").get<std::string>()};
         for (const auto& v : k.at("also_acceptable")) accepted.push_back(v.get<std::string>());
         const std::string got(tune::verdict_name(e.verdict));
@@ -89,8 +90,9 @@ TEST_F(KernelLab, WorkerCrashesLeaveTheCallerRunning)
     const tune::Problem& softmax = tune::suite_problem("softmax_1k");
     options_.timeout = std::chrono::milliseconds(5000);
     tune::WorkerEvaluator worker(softmax, spec, 0, options_);
-    const auto bad = worker.evaluate_launch(read_file(dir + "/illegal_address.cu"), "gsr_softmax",
-                                            tune::launch_from_expression(softmax, "ceil(rows / 256)", 256));
+    const auto bad =
+        worker.evaluate_launch(read_file(dir + "/illegal_address.cu"), "gsr_softmax",
+                               tune::launch_from_expression(softmax, "ceil(rows / 256)", 256));
     EXPECT_TRUE(bad.verdict == tune::Verdict::IllegalAddress || bad.verdict == tune::Verdict::Crash)
         << tune::verdict_name(bad.verdict) << ": " << bad.detail;
     const auto good = worker.evaluate(tune::default_config(softmax));
@@ -146,8 +148,8 @@ TEST_F(KernelLab, ACompileErrorIsAVerdictWithTheLog)
 {
     const tune::Problem& p = tune::suite_problem("ew_scale_relu");
     tune::WorkerEvaluator worker(p, device(), 0, options_);
-    const auto e = worker.evaluate_source("extern \"C\" __global__ void gsr_elementwise() { oops; }",
-                                          "gsr_elementwise");
+    const auto e = worker.evaluate_source(
+        "extern \"C\" __global__ void gsr_elementwise() { oops; }", "gsr_elementwise");
     EXPECT_EQ(e.verdict, tune::Verdict::CompileError);
     EXPECT_NE(e.detail.find("oops"), std::string::npos) << e.detail;
 }
