@@ -6,6 +6,7 @@
 #include "nn/gpu_runtime.hpp"
 #include "sol/sol_analysis.hpp"
 #include "tune/codegen.hpp"
+#include "tune/engine_problems.hpp"
 #include "tune/search.hpp"
 #include "tune/tune_session.hpp"
 #include "tune/worker_evaluator.hpp"
@@ -39,6 +40,8 @@ void usage()
                  "                        [--seed S] [--timeout S] [--out SESSION.json] [--json]\n"
                  "                        [--calibration CAL.json] [--project P.gsr]\n"
                  "                        [--stop-headroom H (1.1)] [--patience N (12)]\n"
+                 "       (an engine_* PROBLEM also takes --nodes N --edges E [--model M]\n"
+                 "        [--hidden D] [--groups C] [--topk K], as the Profiling panel logs)\n"
                  "       gsr kernels calibrate [--project P.gsr] [--json]\n"
                  "suite: the built-in problems with T_SOL on the device (default H100 SXM).\n"
                  "emit:  the CUDA C++ of a DSL config for a problem, e.g.\n"
@@ -222,10 +225,29 @@ double gaming_bound(const sol::SolAnalysis& an)
     return an.t_sol_datasheet > 0 ? std::min(an.t_sol, an.t_sol_datasheet) : an.t_sol;
 }
 
-const tune::Problem& problem_arg(const std::string& name)
+/// A suite problem, or an engine problem (engine_*) at the model and graph of --model,
+/// --hidden, --groups, --topk, --nodes and --edges (as the Profiling panel logs them).
+tune::Problem problem_arg(const Args& a, const std::string& name)
 {
     try {
-        return tune::suite_problem(name);
+        if (name.rfind("engine_", 0) != 0) return tune::suite_problem(name);
+        if (!a.has("--nodes") || !a.has("--edges"))
+            throw Error("the engine problem " + name +
+                        " needs the graph: --nodes N --edges E (and the model's --model, "
+                        "--hidden, --groups, --topk)");
+        tune::EngineShape s;
+        s.model = nn::parse_model_kind(a.value("--model", "gsr"));
+        s.hidden = std::uint32_t(a.integer("--hidden", s.hidden, 1, 1u << 16));
+        s.groups = std::uint32_t(a.integer("--groups", s.groups, 1, 1u << 10));
+        s.topk = std::uint32_t(a.integer("--topk", s.topk, 1, 1u << 16));
+        s.nodes = a.integer("--nodes", 0, 1, std::uint64_t(1) << 40);
+        s.edges = a.integer("--edges", 0, 1, std::uint64_t(1) << 40);
+        std::string names;
+        for (tune::Problem& p : tune::engine_problems(s)) {
+            if (p.name == name) return p;
+            names += (names.empty() ? "" : ", ") + p.name;
+        }
+        throw Error("no engine problem " + name + " at this shape; it has " + names);
     } catch (const Error& e) {
         throw UsageError(e.message());
     }
@@ -250,7 +272,7 @@ int verify(const Args& a)
     if (a.positionals().size() != 2) throw UsageError("kernels verify takes one FILE.cu");
     if (!a.has("--problem")) throw UsageError("kernels verify needs --problem");
     const std::string file = a.positionals()[1];
-    const tune::Problem& p = problem_arg(a.value("--problem"));
+    const tune::Problem p = problem_arg(a, a.value("--problem"));
     const std::string source = read_text_file(file);
     const std::string entry = a.value("--entry", std::string(tune::entry_point(p.family)));
     const tune::LaunchShape launch =
@@ -292,7 +314,7 @@ int verify(const Args& a)
 int tune_problem(const Args& a)
 {
     if (a.positionals().size() != 2) throw UsageError("kernels tune takes one PROBLEM");
-    const tune::Problem& p = problem_arg(a.positionals()[1]);
+    const tune::Problem p = problem_arg(a, a.positionals()[1]);
     tune::SearchOptions options;
     try {
         options.strategy = tune::parse_strategy(a.value("--strategy", "sol"));
@@ -391,7 +413,8 @@ int cmd_kernels(const std::vector<std::string>& args)
     const Args a(args,
                  {"--device", "--config", "--problem", "--entry", "--grid", "--block",
                   "--timeout", "--strategy", "--budget", "--seed", "--out", "--calibration",
-                  "--project", "--stop-headroom", "--patience"},
+                  "--project", "--stop-headroom", "--patience", "--model", "--hidden",
+                  "--groups", "--topk", "--nodes", "--edges"},
                  {"--json", "--help", "--profile"});
     if (a.has("--help") || a.positionals().empty()) {
         usage();

@@ -109,3 +109,17 @@ TEST(KernelsCommand, TuneVerifyAndCalibrateSayWhyWithoutAGpu)
     EXPECT_NE(bad.exit_code, 0);
     EXPECT_NE(bad.err.find("softmax_1k"), std::string::npos) << "lists the names: " << bad.err;
 }
+
+TEST(KernelsCommand, EngineProblemsNeedTheirGraphAndListTheNamesAtIt)
+{
+    // What the Profiling panel logs for an engine problem names the model and graph; without
+    // them the CLI says what it needs, with a wrong name it lists the names at that shape.
+    const auto bare = run_gsr("kernels tune engine_spmm_N214591_F64");
+    EXPECT_NE(bare.exit_code, 0);
+    EXPECT_NE(bare.err.find("--nodes N --edges E"), std::string::npos) << bare.err;
+    const auto wrong = run_gsr("kernels tune engine_spmm_N1_F1 --model gsr --hidden 128 "
+                               "--groups 2 --topk 16 --nodes 214591 --edges 857340");
+    EXPECT_NE(wrong.exit_code, 0);
+    EXPECT_NE(wrong.err.find("engine_spmm_N214591_F64"), std::string::npos) << wrong.err;
+    EXPECT_NE(wrong.err.find("engine_layernorm_N214591_F64"), std::string::npos) << wrong.err;
+}

@@ -422,6 +422,22 @@ private slots:
         QVERIFY(panel.selectProblem(QStringLiteral("engine_gemm_N214591_F64")));
         QVERIFY(panel.solText().contains(QStringLiteral("memory-bound")));
         QVERIFY(panel.solText().contains(QStringLiteral("H100 SXM")));
+        // Tune's console line names the model and graph, so `gsr kernels tune` can rebuild
+        // the same engine problem.
+        QStringList commands;
+        connect(&panel, &ProfilingPanel::commandIssued, this,
+                [&](const QString& line) { commands << line; });
+        panel.setEvaluatorFactory(predicted_factory(), false);
+        QVERIFY(panel.selectProblem(QStringLiteral("engine_layernorm_N214591_F64")));
+        panel.setStrategy(QStringLiteral("grid"));
+        panel.setBudget(3);
+        panel.tune();
+        QVERIFY(wait_for_tune(panel));
+        QCOMPARE(commands,
+                 QStringList{QStringLiteral(
+                     "gsr kernels tune engine_layernorm_N214591_F64 --strategy grid --budget 3 "
+                     "--model gsr --hidden 128 --groups 2 --topk 16 --nodes 214591 "
+                     "--edges 857340")});
     }
 };
 

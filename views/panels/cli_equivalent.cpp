@@ -126,11 +126,21 @@ QString memory_command(const nn::ModelConfig& m, const nn::GraphShape& shape)
     return gsr_command(w);
 }
 
-QString tune_command(const QString& problem, const QString& strategy, std::size_t budget)
+QString tune_command(const QString& problem, const QString& strategy, std::size_t budget,
+                     const tune::EngineShape* engine)
 {
-    return gsr_command({QStringLiteral("kernels"), QStringLiteral("tune"), problem,
+    QStringList args = {QStringLiteral("kernels"), QStringLiteral("tune"), problem,
                         QStringLiteral("--strategy"), strategy, QStringLiteral("--budget"),
-                        number(budget)});
+                        number(budget)};
+    if (engine)
+        args << QStringLiteral("--model")
+             << QString::fromUtf8(nn::model_kind_name(engine->model).data(),
+                                  qsizetype(nn::model_kind_name(engine->model).size()))
+             << QStringLiteral("--hidden") << number(engine->hidden) << QStringLiteral("--groups")
+             << number(engine->groups) << QStringLiteral("--topk") << number(engine->topk)
+             << QStringLiteral("--nodes") << number(engine->nodes) << QStringLiteral("--edges")
+             << number(engine->edges);
+    return gsr_command(args);
 }
 
 } // namespace gsr::views

@@ -6,6 +6,8 @@
 #include "nn/graph_input.hpp"
 #include "nn/model_config.hpp"
 
+#include "tune/engine_problems.hpp"
+
 #include <QString>
 #include <QStringList>
 
@@ -34,7 +36,9 @@ QString train_command(const TrainingSettings& settings, const QString& project);
 /// `epochs` 0: as the run was started.
 QString resume_command(const QString& project, std::int64_t run, std::uint32_t epochs = 0);
 QString memory_command(const nn::ModelConfig& config, const nn::GraphShape& shape);
-/// `gsr kernels tune PROBLEM --strategy S --budget N` (the Profiling panel's Tune).
-QString tune_command(const QString& problem, const QString& strategy, std::size_t budget);
+/// `gsr kernels tune PROBLEM --strategy S --budget N` (the Profiling panel's Tune); an
+/// engine problem also names the model and graph it was built for (`engine`).
+QString tune_command(const QString& problem, const QString& strategy, std::size_t budget,
+                     const tune::EngineShape* engine = nullptr);
 
 } // namespace gsr::views

@@ -271,6 +271,7 @@ void ProfilingPanel::rebuildEngineProblems()
 {
     engine_.clear();
     engine_error_.clear();
+    engine_shape_.reset();
     if (shape_) {
         tune::EngineShape s;
         s.model = model_.kind;
@@ -280,6 +281,7 @@ void ProfilingPanel::rebuildEngineProblems()
         s.topk = model_.topk;
         s.nodes = shape_->nodes;
         s.edges = shape_->edges;
+        engine_shape_ = s;
         try {
             engine_ = tune::engine_problems(s);
         } catch (const Error& e) {
@@ -551,7 +553,9 @@ void ProfilingPanel::tune()
     tune::SearchOptions o;
     o.strategy = tune::parse_strategy(strategy_->currentText().toStdString());
     o.budget = std::size_t(budget_->value());
-    Q_EMIT commandIssued(tune_command(current_, strategy_->currentText(), o.budget));
+    const bool engine = current_.startsWith(QStringLiteral("engine_")) && engine_shape_;
+    Q_EMIT commandIssued(tune_command(current_, strategy_->currentText(), o.budget,
+                                      engine ? &*engine_shape_ : nullptr));
     if (!runner_->start(*p, *d, o, std::move(evaluator))) return;
     tuning_problem_ = current_;
     progress_->setRange(0, int(o.budget));

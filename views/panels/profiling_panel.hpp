@@ -147,6 +147,7 @@ private:
     QString graph_name_;
     QString engine_error_;
     std::vector<tune::Problem> engine_, suite_;
+    std::optional<tune::EngineShape> engine_shape_; ///< the model and graph engine_ is for
     std::map<QString, tune::TuneSession> sessions_;
     QString current_;
     QString tuning_problem_;
