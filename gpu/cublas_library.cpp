@@ -6,15 +6,9 @@ namespace gsr::gpu {
 
 namespace {
 
-struct Loaded {
-    CublasLibrary api;
-    bool ok = false;
-    std::string why;
-};
-
-Loaded load()
+LoadedLibrary<CublasLibrary> load()
 {
-    Loaded l;
+    LoadedLibrary<CublasLibrary> l;
     void* h = open_first({"libcublas.so.13", "libcublas.so"}, l.why);
     if (!h) {
         l.why = "the CUDA 13 cuBLAS library: " + l.why + "; install NVIDIA's CUDA 13 libraries";
@@ -37,9 +31,7 @@ Loaded load()
 
 const CublasLibrary* cublas_library(std::string* why)
 {
-    static const Loaded loaded = load(); // thread-safe once
-    if (!loaded.ok && why) *why = loaded.why;
-    return loaded.ok ? &loaded.api : nullptr;
+    return load_once<CublasLibrary>(load, why);
 }
 
 } // namespace gsr::gpu

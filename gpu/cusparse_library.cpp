@@ -6,15 +6,9 @@ namespace gsr::gpu {
 
 namespace {
 
-struct Loaded {
-    CusparseLibrary api;
-    bool ok = false;
-    std::string why;
-};
-
-Loaded load()
+LoadedLibrary<CusparseLibrary> load()
 {
-    Loaded l;
+    LoadedLibrary<CusparseLibrary> l;
     void* h = open_first({"libcusparse.so.12", "libcusparse.so"}, l.why);
     if (!h) {
         l.why = "cuSPARSE: " + l.why + "; install NVIDIA's CUDA 13 libraries";
@@ -40,9 +34,7 @@ Loaded load()
 
 const CusparseLibrary* cusparse_library(std::string* why)
 {
-    static const Loaded loaded = load(); // thread-safe once
-    if (!loaded.ok && why) *why = loaded.why;
-    return loaded.ok ? &loaded.api : nullptr;
+    return load_once<CusparseLibrary>(load, why);
 }
 
 } // namespace gsr::gpu

@@ -6,15 +6,9 @@ namespace gsr::gpu {
 
 namespace {
 
-struct Loaded {
-    NvrtcLibrary api;
-    bool ok = false;
-    std::string why;
-};
-
-Loaded load()
+LoadedLibrary<NvrtcLibrary> load()
 {
-    Loaded l;
+    LoadedLibrary<NvrtcLibrary> l;
     void* h = open_first({"libnvrtc.so.13", "libnvrtc.so"}, l.why);
     if (!h) {
         l.why = "NVRTC, the CUDA run-time compiler: " + l.why +
@@ -38,9 +32,7 @@ Loaded load()
 
 const NvrtcLibrary* nvrtc_library(std::string* why)
 {
-    static const Loaded loaded = load(); // thread-safe once
-    if (!loaded.ok && why) *why = loaded.why;
-    return loaded.ok ? &loaded.api : nullptr;
+    return load_once<NvrtcLibrary>(load, why);
 }
 
 } // namespace gsr::gpu

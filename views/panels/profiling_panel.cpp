@@ -495,14 +495,13 @@ void ProfilingPanel::showSession(const tune::TuneSession& s)
 QString ProfilingPanel::whyTuneIsOff() const
 {
     if (isTuning()) return tr("A search is running");
-    const nn::GpuStatus gpu = factory_needs_gpu_ ? nn::gpu_status() : nn::GpuStatus{};
-    if (!factory_) {
-        if (!gpu.available && factory_needs_gpu_)
-            return tr("Tuning needs a CUDA GPU: %1").arg(QString::fromStdString(gpu.reason));
-        return tr("Tuning needs the GPU evaluator, which this window was not given");
+    if (factory_needs_gpu_) {
+        // Probed once: this runs on the UI thread after every trial.
+        if (!gpu_) gpu_ = nn::gpu_status();
+        if (!gpu_->available)
+            return tr("Tuning needs a CUDA GPU: %1").arg(QString::fromStdString(gpu_->reason));
     }
-    if (factory_needs_gpu_ && !gpu.available)
-        return tr("Tuning needs a CUDA GPU: %1").arg(QString::fromStdString(gpu.reason));
+    if (!factory_) return tr("Tuning needs the GPU evaluator, which this window was not given");
     if (!currentProblem()) return tr("Select a problem of the engine or of the suite");
     return {};
 }

@@ -16,6 +16,7 @@
 //   files      open/save a session as JSON (tune_session_from_json / to_json); Export report
 //              calls a hook the app connects to the report module
 // Tune logs `gsr kernels tune PROBLEM --strategy S --budget N` to the console.
+#include "nn/gpu_runtime.hpp"
 #include "nn/graph_input.hpp"
 #include "nn/model_config.hpp"
 #include "panels/tune_runner.hpp"
@@ -141,6 +142,7 @@ private:
 
     EvaluatorFactory factory_;
     bool factory_needs_gpu_ = true;
+    mutable std::optional<nn::GpuStatus> gpu_; ///< nn::gpu_status(), probed once
     ReportExporter exporter_;
     nn::ModelConfig model_;
     std::optional<nn::GraphShape> shape_;
