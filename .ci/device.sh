@@ -3,7 +3,7 @@
 # headless targets (no Qt, no sqlite3.h there), runs the gpu tests, compute-sanitizer and the
 # benchmarks, and writes every log under $OUT. Carry .deps (see .ci/device-deps.sh).
 # Usage: bash .ci/device.sh [STAGE...]   stages: tests sanitize kernels train pyg commrand
-#        quality lab unit (default: tests sanitize kernels train pyg). PYG_LAYERS=8,32 limits the depths of the PyG comparison.
+#        quality lab apply unit (default: tests sanitize kernels train pyg). PYG_LAYERS=8,32 limits the depths of the PyG comparison.
 set -uo pipefail
 OUT=${OUT:-/tmp/gsr-device-out}
 mkdir -p "$OUT"
@@ -46,11 +46,12 @@ if has tests; then
   step gpu-tests "$bin/test_gpu"
 fi
 if has sanitize; then
-  filter='CudaOps.*:CudaConv.*:*gsr_union_f32*:*rev_directed_f32*:GpuRuntime.Installed*'
+  filter='CudaOps.*:CudaConv.*:TunedKernels.*:*gsr_union_f32*:*rev_directed_f32*'
+  filter+=':GpuRuntime.Installed*'
   step memcheck compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
     "$bin/test_gpu" --gtest_filter="$filter"
   step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 \
-    "$bin/test_gpu" --gtest_filter='CudaOps.*:CudaConv.*'
+    "$bin/test_gpu" --gtest_filter='CudaOps.*:CudaConv.*:TunedKernels.*'
   step synccheck compute-sanitizer --tool synccheck --error-exitcode 1 \
     "$bin/test_gpu" --gtest_filter='CudaOps.*:CudaConv.*'
   # The kernel lab's worker (NVRTC-loaded candidate, vendor baseline, L2 flush, calibration),
@@ -88,6 +89,24 @@ if has lab; then
   # The kernel lab: calibration, planted corpus via the CLI, tuning against baselines.
   step lab bash tests/bench/kernel_lab.sh "$bin" "$OUT/lab" "${LAB_BUDGET:-40}" \
     "${LAB_EXHAUSTIVE-ew_bias_gelu_residual softmax_1k spmm_w64}"
+fi
+if has apply; then
+  # The kernel lab's Apply end to end: tune the engine's SpMM at hyp's shape (rev, D = 128,
+  # C = 2: width 64; the union operator has 857,340 nonzeros), keep the best config in a
+  # project, then train with the backend's own SpMM and with the applied one, side by side in
+  # one process (gsr_bench_gpu --applied), and once through `gsr train` from the project.
+  p="$OUT/apply.gsr"
+  rm -f "$p"
+  step apply-calibrate "$bin/gsr" kernels calibrate --project "$p"
+  step apply-tune "$bin/gsr" kernels tune engine_spmm_N214591_F64 --model rev --hidden 128 \
+    --groups 2 --nodes 214591 --edges 857340 --strategy sol --budget "${APPLY_BUDGET:-40}" \
+    --project "$p"
+  step apply-choose bash -c "'$bin/gsr' kernels apply --project '$p' --json > '$OUT/applied.json'"
+  step apply-bench "$bin/gsr_bench_gpu" --kernels --models rev,res \
+    --layers "${APPLY_LAYERS:-8,32,112}" --steps 7 --applied "$OUT/applied.json"
+  step apply-train "$bin/gsr" train .deps/data/netlists/itc99/b14.bench \
+    --test .deps/data/netlists/itc99/b10.bench --db "$p" --model rev --layers 8 \
+    --hidden 128 --groups 2 --epochs 2 --patience 0 --device gpu --json
 fi
 if has pyg; then
   step pyg bash tests/bench/gpu_vs_pyg.sh "$bin" "$OUT/pyg" "${PYG_LAYERS:-8,32,112,448}" 5

@@ -7,11 +7,14 @@
 #include "kernels/optimizer.cuh"
 #include "kernels/rows.cuh"
 #include "nn/backend_checks.hpp"
+#include "runtime_compiler.hpp"
 #include "util/diagnostics.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <climits>
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <type_traits>
 #include <vector>
@@ -250,6 +253,49 @@ public:
         GSR_GPU_REQUIRE(out.rows == 1 && out.cols == x.cols, "column_sums shapes");
         column_sums_ref(mat(x), T(1), T(beta), mat(out));
     }
+
+    // ---- tuned kernels (the kernel lab's Apply) ---------------------------------------------
+
+    std::vector<std::string> use_tuned_kernels(const std::vector<nn::TunedKernel>& kernels) override
+    {
+        std::vector<std::string> notes;
+        for (const nn::TunedKernel& t : kernels) {
+            const std::string head = t.origin + ": ";
+            if constexpr (!std::is_same_v<T, float>) {
+                notes.push_back(head + "not used: generated kernels are float32, this backend "
+                                       "is float64");
+                continue;
+            }
+            if (t.op != "spmm") {
+                notes.push_back(head + "not used: the backend has no operation '" + t.op + "'");
+                continue;
+            }
+            if (t.width == 0 || t.block == 0 || t.block > 1024 || t.rows_per_block == 0 ||
+                t.block % t.rows_per_block || (t.vec != 1 && t.vec != 2 && t.vec != 4) ||
+                t.width % t.vec) {
+                notes.push_back(head + "not used: its launch shape is invalid");
+                continue;
+            }
+            try {
+                std::unique_ptr<RuntimeKernel> compiled =
+                    compile_runtime_kernel(t.source, t.entry, "tuned_" + t.op + ".cu");
+                std::erase_if(tuned_spmm_, [&](const Tuned& u) { return u.spec.width == t.width; });
+                tuned_spmm_.push_back({t, std::move(compiled)});
+                notes.push_back(head + "used for the SpMM at width " + std::to_string(t.width) +
+                                " (compiled in " +
+                                std::to_string(int(tuned_spmm_.back().kernel->seconds * 1000)) +
+                                " ms)");
+            } catch (const RuntimeCompileError& e) {
+                notes.push_back(head + "not used: it does not compile: " + e.log);
+            } catch (const RuntimeLoadError& e) {
+                cudaGetLastError();
+                notes.push_back(head + "not used: " + e.where + " failed: " +
+                                cudaGetErrorString(e.code));
+            }
+        }
+        return notes;
+    }
+    std::uint64_t tuned_launches() const override { return tuned_launches_; }
 
     // ---- graph ----------------------------------------------------------------------------
 
@@ -673,6 +719,7 @@ private:
     void spmm_ref(k::CsrRef<T> s, T alpha, k::MatRef<T> x, T beta, k::MatRef<T> y)
     {
         if (s.rows == 0 || x.cols == 0) return;
+        if (spmm_tuned(s, alpha, x, beta, y)) return;
         const auto aligned = [&](int v) {
             const std::size_t bytes = std::size_t(v) * sizeof(T);
             return x.cols % v == 0 && x.ld % v == 0 && y.ld % v == 0 &&
@@ -688,6 +735,41 @@ private:
         else
             k::spmm<T, 1><<<blocks, k::kThreads, 0, stream_>>>(s, alpha, x, beta, y, tpr);
         GSR_CUDA_LAUNCH();
+    }
+
+    /// Runs the applied SpMM kernel of x's width when there is one and the operands suit it
+    /// (vector-aligned rows); false leaves the work to the backend's own kernel.
+    bool spmm_tuned(k::CsrRef<T> s, T alpha, k::MatRef<T> x, T beta, k::MatRef<T> y)
+    {
+        if constexpr (!std::is_same_v<T, float>) {
+            return false;
+        } else {
+            const auto it = std::find_if(tuned_spmm_.begin(), tuned_spmm_.end(),
+                                         [&](const Tuned& t) { return t.spec.width == x.cols; });
+            if (it == tuned_spmm_.end() || s.rows > std::uint32_t(INT_MAX)) return false;
+            const std::uint32_t vec = it->spec.vec;
+            const auto aligned = [&](const float* p, std::uint32_t ld) {
+                return ld % vec == 0 &&
+                       reinterpret_cast<std::uintptr_t>(p) % (std::size_t(vec) * 4) == 0;
+            };
+            if (!aligned(x.p, x.ld) || !aligned(y.p, y.ld)) return false;
+            const unsigned long long* offsets =
+                reinterpret_cast<const unsigned long long*>(s.offsets);
+            const unsigned* targets = s.targets;
+            const float *rs = s.rs, *cs = s.cs, *xp = x.p;
+            float* yp = y.p;
+            int self_loop = s.self_loop ? 1 : 0, rows = int(s.rows), width = int(x.cols);
+            long long ldx = x.ld, ldy = y.ld;
+            float a = alpha, b = beta;
+            void* args[] = {&offsets, &targets, &rs, &cs, &self_loop, &xp, &ldx,
+                            &yp,      &ldy,     &a,  &b,  &rows,      &width};
+            const unsigned blocks =
+                unsigned(ceil_div(s.rows, std::size_t(it->spec.rows_per_block)));
+            GSR_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(it->kernel->kernel),
+                                      dim3(blocks), dim3(it->spec.block), args, 0, stream_));
+            ++tuned_launches_;
+            return true;
+        }
     }
 
     /// Slabs of a reduction over `rows` rows whose partials take `per_slab` bytes each.
@@ -786,6 +868,12 @@ private:
         }
     }
 
+    struct Tuned {
+        nn::TunedKernel spec;
+        std::unique_ptr<RuntimeKernel> kernel;
+    };
+    std::vector<Tuned> tuned_spmm_;
+    std::uint64_t tuned_launches_ = 0;
     std::string device_name_;
     int sms_ = 1;
     cudaStream_t stream_ = nullptr;

@@ -2,7 +2,7 @@
 
 #include "cublas_library.hpp"
 #include "cusparse_library.hpp"
-#include "nvrtc_library.hpp"
+#include "runtime_compiler.hpp"
 
 #include "sol/sol_analysis.hpp"
 #include "tune/codegen.hpp"
@@ -192,69 +192,17 @@ const DeviceFacts& device_facts()
 
 // ---- compiling -------------------------------------------------------------------------
 
-struct Compiled {
-    cudaLibrary_t library = nullptr;
-    cudaKernel_t kernel = nullptr;
-    int registers = 0;
-    double seconds = 0;
-
-    Compiled() = default;
-    Compiled(const Compiled&) = delete;
-    Compiled& operator=(const Compiled&) = delete;
-    ~Compiled()
-    {
-        if (library) cudaLibraryUnload(library);
-    }
-};
+using Compiled = RuntimeKernel;
 
 std::unique_ptr<Compiled> compile(const std::string& source, const std::string& entry)
 {
-    const auto start = Clock::now();
-    std::string why;
-    const NvrtcLibrary* nvrtc = nvrtc_library(&why);
-    if (!nvrtc) throw CompileFailure{why};
-    nvrtcProgram program = nullptr;
-    if (nvrtc->create_program(&program, source.c_str(), "candidate.cu", 0, nullptr, nullptr) !=
-        NVRTC_SUCCESS)
-        throw CompileFailure{"nvrtcCreateProgram failed"};
-    const DeviceFacts& d = device_facts();
-    const std::string arch =
-        "--gpu-architecture=sm_" + std::to_string(d.major) + std::to_string(d.minor);
-    const char* options[] = {arch.c_str(), "--std=c++17", "-lineinfo"};
-    const nvrtcResult compiled = nvrtc->compile_program(program, 3, options);
-    std::size_t log_size = 0;
-    nvrtc->get_log_size(program, &log_size);
-    std::string log(log_size, '\0');
-    if (log_size) nvrtc->get_log(program, log.data());
-    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
-    if (compiled != NVRTC_SUCCESS) {
-        nvrtc->destroy_program(&program);
-        if (log.size() > 4000) log.resize(4000);
-        throw CompileFailure{std::string(nvrtc->error_string(compiled)) + ": " + log};
+    try {
+        return compile_runtime_kernel(source, entry, "candidate.cu");
+    } catch (const RuntimeCompileError& e) {
+        throw CompileFailure{e.log};
+    } catch (const RuntimeLoadError& e) {
+        throw Fault{e.code, e.where};
     }
-    std::size_t cubin_size = 0;
-    nvrtc->get_cubin_size(program, &cubin_size);
-    std::vector<char> cubin(cubin_size);
-    nvrtc->get_cubin(program, cubin.data());
-    nvrtc->destroy_program(&program);
-
-    auto c = std::make_unique<Compiled>();
-    check(cudaLibraryLoadData(&c->library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr,
-                              0),
-          "cudaLibraryLoadData");
-    if (cudaLibraryGetKernel(&c->kernel, c->library, entry.c_str()) != cudaSuccess) {
-        cudaGetLastError();
-        throw CompileFailure{"the source has no extern \"C\" __global__ entry point '" + entry +
-                             "'"};
-    }
-    cudaFuncAttributes attributes{};
-    if (cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(c->kernel)) ==
-        cudaSuccess)
-        c->registers = attributes.numRegs;
-    else
-        cudaGetLastError();
-    c->seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    return c;
 }
 
 // ---- inputs, references and checks ------------------------------------------------------

@@ -127,6 +127,8 @@ void print_help()
         "  kernels tune PROBLEM [--strategy grid|random|sol] [--budget N] [--out F]\n"
         "                      [--project P]         GPU: baseline, search, session\n"
         "  kernels calibrate [--project P] [--json]  GPU: copy, SGEMM and FMA peaks\n"
+        "  kernels apply --project P [--session ID] [--list] [--clear]\n"
+        "                                            the best tuned engine kernels, for training\n"
         "  report run:ID|session:ID|FILE.json [--project PROJECT] --format html|pdf|csv|json\n"
         "         [--out F]                          a run or tuning-session report (--out: atomic)\n"
         "  report --list --project PROJECT [--json]  the runs and tuning sessions of a project\n"

@@ -1,4 +1,4 @@
-// `gsr kernels suite|emit|verify|tune|calibrate`: the built-in kernel problems with their
+// `gsr kernels suite|emit|verify|tune|calibrate|apply`: the built-in kernel problems with their
 // speed-of-light bounds, the CUDA the kernel DSL generates, and, on a GPU, the verifier and the
 // search, which run every candidate in the worker process (core/tune/worker_evaluator.hpp).
 #include "cli_commands.hpp"
@@ -43,6 +43,8 @@ void usage()
                  "       (an engine_* PROBLEM also takes --nodes N --edges E [--model M]\n"
                  "        [--hidden D] [--groups C] [--topk K], as the Profiling panel logs)\n"
                  "       gsr kernels calibrate [--project P.gsr] [--json]\n"
+                 "       gsr kernels apply --project P.gsr [--session ID[,ID...]] [--list]\n"
+                 "                         [--clear] [--json]\n"
                  "suite: the built-in problems with T_SOL on the device (default H100 SXM).\n"
                  "emit:  the CUDA C++ of a DSL config for a problem, e.g.\n"
                  "       --config '{\"family\":\"softmax\",\"block\":256,\"tpr\":32,\"vec\":4}'\n"
@@ -57,7 +59,11 @@ void usage()
                  "       GPU's row of the SOL device table; --calibration takes the measured\n"
                  "       peaks (`gsr kernels calibrate --json > CAL.json`) for T_SOL;\n"
                  "       --project keeps the calibration and the sessions in the project;\n"
-                 "       --profile adds ncu's SM %, memory %, DRAM bytes (when ncu is found).\n";
+                 "       --profile adds ncu's SM %, memory %, DRAM bytes (when ncu is found).\n"
+                 "apply: for each engine_* problem tuned in the project (every session, or\n"
+                 "       --session), its fastest verified DSL config is kept; `gsr train\n"
+                 "       --device gpu --db P.gsr` then runs those the backend can take over\n"
+                 "       (the SpMM) instead of its own. --list shows them, --clear forgets them.\n";
 }
 
 const sol::DeviceSpec& device_of(const Args& a)
@@ -375,6 +381,67 @@ int tune_problem(const Args& a)
     return best ? 0 : 3;
 }
 
+/// `gsr kernels apply`: the best verified config of each engine problem of the project's
+/// sessions becomes what the GPU backend runs (store::TuneStore::apply).
+int apply(const Args& a)
+{
+    if (a.positionals().size() != 1) throw UsageError("kernels apply takes no argument");
+    if (!a.has("--project")) throw UsageError("kernels apply needs --project P.gsr");
+#ifdef GSR_HAVE_STORE
+    const std::string path = a.value("--project");
+    auto store = store::TuneStore::open(path, store::OpenMode::OpenExisting);
+    tune::ApplyChoice choice;
+    if (a.has("--clear")) {
+        store.clear_applied();
+    } else if (!a.has("--list")) {
+        std::vector<std::int64_t> ids;
+        if (a.has("--session")) {
+            std::stringstream in(a.value("--session"));
+            for (std::string part; std::getline(in, part, ',');) {
+                try {
+                    std::size_t used = 0;
+                    const long long id = std::stoll(part, &used);
+                    if (used != part.size() || id < 1) throw std::invalid_argument(part);
+                    ids.push_back(id);
+                } catch (const std::exception&) {
+                    throw UsageError("--session takes session ids such as 3 or 3,7, not '" +
+                                     a.value("--session") + "'");
+                }
+            }
+        }
+        choice = store.apply(ids);
+    }
+    const std::vector<tune::AppliedKernel> applied = store.applied();
+    std::vector<std::string> notes = choice.skipped;
+    tune::tuned_kernels(applied, &notes);
+    if (a.has("--json")) {
+        std::cout << nlohmann::json{{"project", path},
+                                    {"applied", tune::applied_json(applied)},
+                                    {"chosen", choice.kernels.size()},
+                                    {"notes", notes}}
+                         .dump(2)
+                  << '\n';
+        return 0;
+    }
+    for (const std::string& n : notes) std::cerr << "note: " << n << '\n';
+    if (applied.empty()) {
+        std::printf("%s: no applied kernels; training uses the backend's own\n", path.c_str());
+        return 0;
+    }
+    std::printf("%-34s %-10s %8s %10s %10s %7s  %s\n", "problem", "backend", "session",
+                "tuned us", "base us", "%SOL", "config");
+    for (const tune::AppliedKernel& k : applied)
+        std::printf("%-34s %-10s %8lld %10.2f %10.2f %6.1f%%  %s\n", k.problem.c_str(),
+                    tune::backend_support(k.operation).empty() ? "used" : "not used",
+                    (long long)k.session, k.seconds * 1e6, k.baseline_seconds * 1e6,
+                    k.seconds > 0 ? 100.0 * k.t_sol / k.seconds : 0.0,
+                    tune::to_text(k.config).c_str());
+    return 0;
+#else
+    throw Error("this build of gsr has no project store (SQLite): kernels apply needs one");
+#endif
+}
+
 int calibrate(const Args& a)
 {
     tune::WorkerEvaluator worker(tune::builtin_suite().front(), sol::device_table().front(), 0,
@@ -414,8 +481,8 @@ int cmd_kernels(const std::vector<std::string>& args)
                  {"--device", "--config", "--problem", "--entry", "--grid", "--block",
                   "--timeout", "--strategy", "--budget", "--seed", "--out", "--calibration",
                   "--project", "--stop-headroom", "--patience", "--model", "--hidden",
-                  "--groups", "--topk", "--nodes", "--edges"},
-                 {"--json", "--help", "--profile"});
+                  "--groups", "--topk", "--nodes", "--edges", "--session"},
+                 {"--json", "--help", "--profile", "--clear", "--list"});
     if (a.has("--help") || a.positionals().empty()) {
         usage();
         return a.has("--help") ? 0 : 1;
@@ -429,8 +496,9 @@ int cmd_kernels(const std::vector<std::string>& args)
     if (sub == "verify") return verify(a);
     if (sub == "tune") return tune_problem(a);
     if (sub == "calibrate") return calibrate(a);
+    if (sub == "apply") return apply(a);
     throw UsageError("unknown kernels subcommand '" + sub +
-                     "'; expected suite, emit, verify, tune or calibrate");
+                     "'; expected suite, emit, verify, tune, calibrate or apply");
 }
 
 } // namespace gsr::cli

@@ -13,6 +13,7 @@
 
 #ifdef GSR_HAVE_STORE
 #include "store/run_store.hpp"
+#include "store/tune_store.hpp"
 #endif
 
 #include <atomic>
@@ -35,7 +36,9 @@ constexpr const char* kTrainUsage =
     "[--groups C] [--topk K] [--epochs E] [--lr X] [--batching full|random|commrand|cluster] "
     "[--batch-size N] [--alpha A] [--beta B] [--fanout F1,F2,...] "
     "[--order community|rcm|original] [--seed S] [--patience P] [--device auto|cpu|gpu] "
-    "[--resume RUN] [--json] [--quiet]\n"
+    "[--resume RUN] [--tuned-kernels on|off] [--json] [--quiet]\n"
+    "  On the GPU the kernels applied in the project (gsr kernels apply) replace the "
+    "backend's own unless --tuned-kernels off.\n"
     "  --batch B is --batching random --batch-size B. Without --fanout every step runs the "
     "whole circuit (the batch's complete neighbourhood); with it, a subgraph sampled per hop.";
 
@@ -218,7 +221,7 @@ int cmd_train(const std::vector<std::string>& argv)
            {"--target", "--model", "--layers", "--hidden", "--groups", "--topk", "--epochs",
             "--lr", "--batch", "--seed", "--patience", "--device", "--test", "--val", "--db",
             "--resume", "--batching", "--batch-size", "--alpha", "--beta", "--fanout",
-            "--order"},
+            "--order", "--tuned-kernels"},
            {"--json", "--quiet"});
     if (!a.has("--db") || a.value("--db").empty())
         throw UsageError("train needs --db PROJECT (runs and checkpoints are kept there)\n"
@@ -270,6 +273,16 @@ int cmd_train(const std::vector<std::string>& argv)
         for (const std::string& n : data.notes) std::cerr << "note: " << n << '\n';
 
     settings.config.device = device.device; // not a setting of the run: resume may move it
+    const std::string tuned = a.value("--tuned-kernels", "on");
+    if (tuned != "on" && tuned != "off")
+        throw UsageError("--tuned-kernels takes on or off, not '" + tuned + "'");
+    if (device.device == "gpu" && tuned == "on") {
+        // The kernels applied in this project (`gsr kernels apply`) replace the backend's own.
+        std::vector<std::string> skipped;
+        settings.config.tuned_kernels = store::project_tuned_kernels(a.value("--db"), &skipped);
+        if (!a.has("--quiet"))
+            for (const std::string& n : skipped) std::cerr << "note: " << n << '\n';
+    }
     train::Trainer trainer(data, settings.config);
     trainer.set_batcher(make_run_batcher(settings, data, !a.has("--quiet")));
     if (!resume) {
@@ -331,8 +344,14 @@ int cmd_train(const std::vector<std::string>& argv)
                          {"fanout", train::fanouts_text(settings.fanouts)},
                          {"order", std::string(train::node_order_name(settings.order))}};
         j["notes"] = data.notes;
+        if (!result.kernel_notes.empty())
+            j["tuned_kernels"] = {{"notes", result.kernel_notes},
+                                  {"launches", result.tuned_launches}};
         std::cout << j.dump(2) << '\n';
     } else if (!a.has("--quiet")) {
+        for (const std::string& n : result.kernel_notes) std::cerr << "note: " << n << '\n';
+        if (!result.kernel_notes.empty())
+            std::cerr << "note: " << result.tuned_launches << " launches of tuned kernels\n";
         std::cout << "run " << run_id << ' ' << r["status"].get<std::string>() << " after epoch "
                   << result.epochs_done;
         if (result.best) {

@@ -15,11 +15,13 @@
 // measured peak. No op allocates outside the arena.
 #include "nn/arena.hpp"
 #include "nn/model_config.hpp"
+#include "nn/tuned_kernel.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace gsr::nn {
 
@@ -162,6 +164,20 @@ public:
     virtual std::string name() const = 0;
     virtual Precision precision() const = 0;
     std::uint32_t scalar_bytes() const { return precision() == Precision::Float64 ? 8 : 4; }
+
+    /// Hands the backend generated kernels to run instead of its own where they apply; one
+    /// line per kernel says whether it is used and why not. Backends without a run-time
+    /// compiler (the CPU) use none.
+    virtual std::vector<std::string> use_tuned_kernels(const std::vector<TunedKernel>& kernels)
+    {
+        std::vector<std::string> notes;
+        for (const TunedKernel& k : kernels)
+            notes.push_back(k.origin + ": not used: the " + name() +
+                            " backend runs only its own kernels");
+        return notes;
+    }
+    /// Launches of tuned kernels so far (tests and benchmarks check they ran).
+    virtual std::uint64_t tuned_launches() const { return 0; }
 
     // ---- memory and transfers -------------------------------------------------------------
     Arena& arena() { return arena_; }

@@ -532,6 +532,8 @@ MemoryReport Model::memory_report() const
 
 std::size_t Model::measured_peak_bytes() const { return impl_->be_->arena().peak(); }
 
+const Backend& Model::backend() const { return *impl_->be_; }
+
 std::vector<double> Model::parameters() const
 {
     std::vector<double> v(impl_->layout_.count());

@@ -101,6 +101,9 @@ public:
     /// inverted (rev, gsr): the drift of reconstruction by subtraction. Eval mode.
     double reconstruction_error();
 
+    /// The backend the model runs on (its name, its tuned-kernel launches).
+    const Backend& backend() const;
+
 private:
     std::unique_ptr<ModelImpl> impl_;
 };

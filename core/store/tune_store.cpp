@@ -123,4 +123,67 @@ bool TuneStore::remove(std::int64_t id)
     return sqlite3_changes64(impl().conn.handle()) > 0;
 }
 
+namespace {
+
+std::optional<std::string> stored_applied(Connection& c)
+{
+    Statement q(c, "SELECT value FROM project WHERE key = ?1");
+    q.bind(1, tune::kAppliedKernelsKey);
+    if (!q.step()) return std::nullopt;
+    return q.column_text(0);
+}
+
+} // namespace
+
+std::vector<tune::AppliedKernel> TuneStore::applied() const
+{
+    Connection& c = impl().conn;
+    const std::optional<std::string> text = stored_applied(c);
+    if (!text) return {};
+    const nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+    try {
+        if (j.is_discarded()) throw Error("not JSON");
+        return tune::applied_from_json(j);
+    } catch (const Error& e) {
+        throw Error(c.path() + ": the applied kernels cannot be read (" + e.message() +
+                    "); `gsr kernels apply --clear --project " + c.path() + "` forgets them");
+    }
+}
+
+tune::ApplyChoice TuneStore::apply(const std::vector<std::int64_t>& ids)
+{
+    std::vector<tune::SessionRef> refs;
+    if (ids.empty()) {
+        for (const TuneSessionSummary& s : sessions()) refs.push_back({s.id, load(s.id)});
+    } else {
+        for (std::int64_t id : ids) refs.push_back({id, load(id)});
+    }
+    tune::ApplyChoice choice = tune::choose_applied(refs);
+    Connection& c = impl().conn;
+    detail::Transaction tx(c);
+    const std::vector<tune::AppliedKernel> merged =
+        tune::merge_applied(applied(), choice.kernels);
+    Statement q(c, "INSERT INTO project(key, value) VALUES(?1, ?2)"
+                   " ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+    q.bind(1, tune::kAppliedKernelsKey);
+    q.bind(2, tune::applied_json(merged).dump());
+    q.run();
+    tx.commit();
+    return choice;
+}
+
+void TuneStore::clear_applied()
+{
+    Statement q(impl().conn, "DELETE FROM project WHERE key = ?1");
+    q.bind(1, tune::kAppliedKernelsKey);
+    q.run();
+}
+
+std::vector<nn::TunedKernel> project_tuned_kernels(const std::string& path,
+                                                   std::vector<std::string>* notes)
+{
+    const TuneStore store = TuneStore::open(path, OpenMode::OpenExisting);
+    return tune::tuned_kernels(store.applied(), notes);
+}
+
 } // namespace gsr::store

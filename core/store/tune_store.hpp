@@ -4,8 +4,11 @@
 // tune::TuneSession, kept whole as its JSON beside the columns a listing shows. Like the other
 // store headers it includes no SQLite header and exists only with GSR_HAVE_STORE.
 //
-// Contents: TuneSessionSummary, TuneStore (save, sessions, load, find, remove).
+// Contents: TuneSessionSummary, TuneStore (save, sessions, load, find, remove; the applied
+// kernels of the kernel lab's Apply, kept as JSON under the project key
+// tune::kAppliedKernelsKey).
 #include "store/project_store.hpp"
+#include "tune/applied_kernels.hpp"
 #include "tune/tune_session.hpp"
 
 #include <chrono>
@@ -57,6 +60,16 @@ public:
     /// false when there was no such session.
     bool remove(std::int64_t id);
 
+    /// The applied kernels kept in the project (empty when none). gsr::Error naming the
+    /// project when the stored JSON cannot be read.
+    std::vector<tune::AppliedKernel> applied() const;
+    /// Chooses the best verified configuration of each engine problem from the sessions `ids`
+    /// (every session when empty) and keeps it, replacing the same problem's earlier choice,
+    /// in one transaction. gsr::Error naming an id that is not there.
+    tune::ApplyChoice apply(const std::vector<std::int64_t>& ids);
+    /// Forgets every applied kernel; the next run uses the backend's own kernels.
+    void clear_applied();
+
     struct Impl; ///< the connection; defined in tune_store.cpp
 
 private:
@@ -64,5 +77,11 @@ private:
     Impl& impl() const;
     std::unique_ptr<Impl> impl_;
 };
+
+/// The applied kernels of the project at `path` as the GPU backend takes them
+/// (tune::tuned_kernels); those it cannot run are described in *notes. Empty when the project
+/// has none. Training calls this (the CLI and the Training panel) when it runs on the GPU.
+std::vector<nn::TunedKernel> project_tuned_kernels(const std::string& path,
+                                                   std::vector<std::string>* notes);
 
 } // namespace gsr::store

@@ -102,6 +102,9 @@ nlohmann::json train_result_json(const TrainResult& r)
                    {"persistent_bytes", r.memory.persistent_bytes},
                    {"activation_bytes", r.memory.activation_bytes},
                    {"graph_bytes", r.memory.graph_bytes}};
+    // Only runs handed tuned kernels record them (older records read the same).
+    if (!r.kernel_notes.empty())
+        j["tuned_kernels"] = {{"notes", r.kernel_notes}, {"launches", r.tuned_launches}};
     return j;
 }
 

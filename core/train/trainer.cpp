@@ -103,14 +103,23 @@ void validate(const TrainConfig& config, Target target)
 
 struct Trainer::State {
     explicit State(const TrainConfig& c, std::size_t features)
-        : model(c.model, features, c.adam,
-                c.device == "gpu" ? nn::make_gpu_backend(c.model.precision) : nullptr),
-          stream(c.seed)
+        : model(c.model, features, c.adam, backend_for(c, kernel_notes)), stream(c.seed)
     {
+    }
+
+    /// The GPU backend with the applied kernels handed over (null: the model's CPU backend).
+    static std::unique_ptr<nn::Backend> backend_for(const TrainConfig& c,
+                                                    std::vector<std::string>& notes)
+    {
+        if (c.device != "gpu") return nullptr;
+        std::unique_ptr<nn::Backend> be = nn::make_gpu_backend(c.model.precision);
+        if (!c.tuned_kernels.empty()) notes = be->use_tuned_kernels(c.tuned_kernels);
+        return be;
     }
 
     static constexpr std::ptrdiff_t kNothing = -1, kSubgraph = -2;
 
+    std::vector<std::string> kernel_notes; // before model: backend_for fills it
     nn::Model model;
     SeededStream stream;
     std::ptrdiff_t bound = kNothing; ///< circuit bound to the model, or kSubgraph
@@ -225,6 +234,8 @@ TrainResult Trainer::run(RunLog& log, const TrainCallbacks& callbacks, bool resu
         result.status = status;
         result.best = s.best;
         result.memory.measured_peak_bytes = s.peak_bytes();
+        result.kernel_notes = s.kernel_notes;
+        result.tuned_launches = s.model.backend().tuned_launches();
         log.end(std::string(status_name(status)), train_result_json(result));
         return result;
     };

@@ -25,6 +25,7 @@
 // TrainResult, Trainer, device choice. JSON of the results: train/report_json.hpp.
 #include "nn/memory_model.hpp"
 #include "nn/model_config.hpp"
+#include "nn/tuned_kernel.hpp"
 #include "train/batcher.hpp"
 #include "train/dataset.hpp"
 #include "train/metrics.hpp"
@@ -56,6 +57,10 @@ struct TrainConfig {
     std::uint64_t seed = 1;
     /// "cpu" or "gpu" (what choose_device() decided): the backend the model runs on.
     std::string device = "cpu";
+    /// Generated kernels the GPU backend runs instead of its own (the kernel lab's Apply,
+    /// tune/applied_kernels.hpp). Not a setting of the run: the results do not depend on it
+    /// beyond float rounding.
+    std::vector<nn::TunedKernel> tuned_kernels;
 };
 
 /// Throws gsr::Error naming the flag at fault (--epochs, --lr, --batch, --model, ...).
@@ -150,6 +155,10 @@ struct TrainResult {
     /// over every circuit of this session.
     nn::MemoryReport memory;
     std::size_t parameter_count = 0;
+    /// What the backend said about config.tuned_kernels, one line each.
+    std::vector<std::string> kernel_notes;
+    /// Launches of tuned kernels during the run.
+    std::uint64_t tuned_launches = 0;
 };
 
 std::string_view status_name(TrainResult::Status status); ///< "finished", "stopped early", ...

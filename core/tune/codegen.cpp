@@ -426,6 +426,91 @@ gsr_spmm_csr(const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
                        {"APPLY", epilogue_components(c.vec, "o", "acc[h]", "        ")}});
 }
 
+/// The engine's binding of an SpMM config (generate_engine_spmm): the same thread layout as
+/// spmm_source, over the CUDA backend's operator (nn::DeviceGraph).
+std::string spmm_engine_source(const Problem& p, const KernelConfig& c)
+{
+    std::string zero, fma1, fmau, store;
+    for (const std::string& comp : components(c.vec)) {
+        zero += "        acc[h]" + comp + " = 0.0f;\n";
+        fmau += "                acc[h]" + comp + " = fmaf(w[u], xv" + comp + ", acc[h]" + comp +
+                ");\n";
+        fma1 += "            acc[h]" + comp + " = fmaf(w1, xv" + comp + ", acc[h]" + comp + ");\n";
+        store += "        o" + comp + " = acc[h]" + comp + " * scale;\n";
+    }
+    std::string accumulate;
+    for (const std::string& comp : components(c.vec))
+        accumulate += "            o" + comp + " = fmaf(beta, old" + comp + ", o" + comp + ");\n";
+    const std::string body = R"(#define GSR_F @F@
+#define GSR_CH (GSR_F / (GSR_TPR * GSR_VEC))
+
+// Y = alpha S X + beta Y with S_ij = rs_i cs_j over the row's CSR edges (plus rs_i cs_i when
+// self_loop); X and Y row-major with leading dimensions ldx and ldy (multiples of GSR_VEC).
+extern "C" __global__ void __launch_bounds__(GSR_BLOCK)
+gsr_spmm_engine(const unsigned long long* __restrict__ offsets,
+                const unsigned* __restrict__ targets, const float* __restrict__ rs,
+                const float* __restrict__ cs, int self_loop, const float* __restrict__ X,
+                long long ldx, float* __restrict__ Y, long long ldy, float alpha, float beta,
+                int M, int F)
+{
+    if (F != GSR_F) __trap();  // generated for one feature width
+    const int lane = threadIdx.x % GSR_TPR;
+    const long long row = (long long)blockIdx.x * GSR_RPB + threadIdx.x / GSR_TPR;
+    if (row >= M) return;
+    vec_t acc[GSR_CH];
+#pragma unroll
+    for (int h = 0; h < GSR_CH; ++h) {
+@ZERO@    }
+    const long long start = (long long)offsets[row], end = (long long)offsets[row + 1];
+    long long e = start;
+    for (; e + @UNROLL@ <= end; e += @UNROLL@) {
+        unsigned col[@UNROLL@];
+        float w[@UNROLL@];
+#pragma unroll
+        for (int u = 0; u < @UNROLL@; ++u) {
+            col[u] = targets[e + u];
+            w[u] = cs[col[u]];
+        }
+#pragma unroll
+        for (int u = 0; u < @UNROLL@; ++u) {
+            const vec_t* xr = reinterpret_cast<const vec_t*>(X + (long long)col[u] * ldx);
+#pragma unroll
+            for (int h = 0; h < GSR_CH; ++h) {
+                const vec_t xv = xr[lane + h * GSR_TPR];
+@FMAU@            }
+        }
+    }
+    for (long long last = self_loop ? end + 1 : end; e < last; ++e) {
+        const unsigned j = e < end ? targets[e] : (unsigned)row;
+        const vec_t* xr = reinterpret_cast<const vec_t*>(X + (long long)j * ldx);
+        const float w1 = cs[j];
+#pragma unroll
+        for (int h = 0; h < GSR_CH; ++h) {
+            const vec_t xv = xr[lane + h * GSR_TPR];
+@FMA1@        }
+    }
+    const float scale = rs[row] * alpha;
+    vec_t* yr = reinterpret_cast<vec_t*>(Y + row * ldy);
+#pragma unroll
+    for (int h = 0; h < GSR_CH; ++h) {
+        vec_t o;
+@STORE@        if (beta != 0.0f) {
+            const vec_t old = yr[lane + h * GSR_TPR];
+@ACCUMULATE@        }
+        yr[lane + h * GSR_TPR] = o;
+    }
+}
+)";
+    return preamble(p, c) + row_constants(c) +
+           fill(body, {{"F", n(long(p.cols))},
+                       {"UNROLL", n(c.unroll)},
+                       {"ZERO", zero},
+                       {"FMAU", fmau},
+                       {"FMA1", fma1},
+                       {"STORE", store},
+                       {"ACCUMULATE", accumulate}});
+}
+
 std::string gemm_source(const Problem& p, const KernelConfig& c)
 {
     const std::string copy =
@@ -824,6 +909,21 @@ GeneratedKernel generate_kernel(const Problem& p, const KernelConfig& config,
         k.launch.dynamic_shared_bytes = gemm_shared_bytes(c);
         break;
     }
+    return k;
+}
+
+GeneratedKernel generate_engine_spmm(const Problem& p, const KernelConfig& config,
+                                    const sol::DeviceSpec& d)
+{
+    if (p.family != OpFamily::Spmm)
+        throw Error("the engine binding exists only for SpMM configs, not " +
+                    std::string(family_name(p.family)) + " (" + p.name + ")");
+    if (!p.epilogue.empty())
+        throw Error("the engine's SpMM has no epilogue; " + p.name + " has " +
+                    epilogue_chain_text(p.epilogue));
+    GeneratedKernel k = generate_kernel(p, config, d);
+    k.source = spmm_engine_source(p, k.config);
+    k.entry = "gsr_spmm_engine";
     return k;
 }
 

@@ -62,6 +62,19 @@ struct GeneratedKernel {
 /// gsr::Error with validate()'s reasons when the config is invalid.
 GeneratedKernel generate_kernel(const Problem& p, const KernelConfig& c, const sol::DeviceSpec& d);
 
+/// The engine's binding of an SpMM config (the kernel lab's Apply): the same thread layout
+/// as gsr_spmm_csr, over the CUDA backend's operator (nn::DeviceGraph) instead of a CSR with
+/// values, so the backend can run it in place of its own SpMM:
+///   gsr_spmm_engine(const unsigned long long* offsets, const unsigned* targets,
+///                   const float* rs, const float* cs, int self_loop, const float* X,
+///                   long long ldx, float* Y, long long ldy, float alpha, float beta, int M,
+///                   int F)
+/// Y = alpha S X + beta Y, S_ij = rs_i cs_j per edge (plus the diagonal when self_loop); beta 0
+/// does not read Y. ldx and ldy must be multiples of the config's vector width. gsr::Error for
+/// a problem that is not an SpMM without epilogue, or an invalid config.
+GeneratedKernel generate_engine_spmm(const Problem& p, const KernelConfig& c,
+                                     const sol::DeviceSpec& d);
+
 std::string_view entry_point(OpFamily f);
 /// The parameter list of a family's entry point, as documented above.
 std::string_view entry_parameters(OpFamily f);

@@ -96,6 +96,7 @@ TuneSession make_session(const Problem& p, const sol::SolAnalysis& a, std::strin
 {
     TuneSession s;
     s.problem = p.name;
+    s.problem_spec = problem_json(p);
     s.family = std::string(family_name(p.family));
     s.device = a.device;
     s.strategy = std::move(strategy);
@@ -167,14 +168,16 @@ nlohmann::json to_json(const TuneSession& s)
         if (c.profile) j["signals"] = signals_json(*c.profile);
         candidates.push_back(std::move(j));
     }
-    return {{"problem", s.problem},     {"family", s.family},
-            {"device", s.device},       {"strategy", s.strategy},
-            {"created", s.created},     {"stop_reason", s.stop_reason},
-            {"space_size", s.space_size}, {"t_sol", s.t_sol},
-            {"flops", s.flops},         {"bytes", s.bytes},
-            {"peak_rate", s.peak_rate}, {"bandwidth", s.bandwidth},
-            {"bound", s.bound},         {"baseline", s.baseline},
-            {"baseline_seconds", s.baseline_seconds}, {"candidates", candidates}};
+    nlohmann::json j = {{"problem", s.problem},     {"family", s.family},
+                        {"device", s.device},       {"strategy", s.strategy},
+                        {"created", s.created},     {"stop_reason", s.stop_reason},
+                        {"space_size", s.space_size}, {"t_sol", s.t_sol},
+                        {"flops", s.flops},         {"bytes", s.bytes},
+                        {"peak_rate", s.peak_rate}, {"bandwidth", s.bandwidth},
+                        {"bound", s.bound},         {"baseline", s.baseline},
+                        {"baseline_seconds", s.baseline_seconds}, {"candidates", candidates}};
+    if (!s.problem_spec.is_null()) j["problem_spec"] = s.problem_spec;
+    return j;
 }
 
 TuneSession tune_session_from_json(const nlohmann::json& j)
@@ -183,6 +186,7 @@ TuneSession tune_session_from_json(const nlohmann::json& j)
     TuneSession s;
     s.problem = field<std::string>(j, "problem", top);
     s.family = optional_field<std::string>(j, "family", "", top);
+    if (j.contains("problem_spec")) s.problem_spec = j.at("problem_spec");
     s.device = field<std::string>(j, "device", top);
     s.strategy = optional_field<std::string>(j, "strategy", "", top);
     s.created = optional_field<std::string>(j, "created", "", top);

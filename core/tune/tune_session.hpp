@@ -35,6 +35,9 @@ struct CandidateRecord {
 
 struct TuneSession {
     std::string problem; ///< Problem::name
+    /// The problem itself (problem_json): what Apply regenerates a config for. Null in
+    /// sessions stored before it was kept.
+    nlohmann::json problem_spec;
     std::string family;
     std::string device; ///< the DeviceSpec name the bounds use
     std::string strategy; ///< grid, random, sol, refine, verify

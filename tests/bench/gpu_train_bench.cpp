@@ -3,16 +3,20 @@
 // depths; and, with --kernels, every kernel of a step timed alone at the graph's shapes with its
 // %SOL (minimal bytes / calibrated copy bandwidth / time). The PyTorch Geometric baseline
 // (pyg_baseline.py) reads the graph that --export writes and runs in the same call
-// (gpu_vs_pyg.sh runs both).
+// (gpu_vs_pyg.sh runs both). With --applied FILE (the JSON of `gsr kernels apply --json`),
+// every training case and the SpMM kernel figures run twice in the same process: with the
+// backend's own kernels, then with the applied ones (the kernel lab's Apply), and the ratio.
 //
 //   gsr_bench_gpu [--quick] [--file F] [--models res,rev,gsr] [--layers 8,32,112,448]
 //                 [--hidden D] [--groups C] [--steps N] [--export DIR] [--kernels]
+//                 [--applied FILE]
 #include "bench_support.hpp"
 #include "cuda_backend.hpp"
 #include "graph/circuit_graph.hpp"
 #include "netlist/readers.hpp"
 #include "nn/graph_operators.hpp"
 #include "nn/model.hpp"
+#include "tune/applied_kernels.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -63,9 +67,20 @@ std::vector<float> labels_of(const nn::GraphInput& g)
     return labels;
 }
 
-void train_steps(const nn::GraphInput& g, const std::vector<float>& labels,
-                 const std::string& model, std::uint32_t layers, std::uint32_t hidden,
-                 std::uint32_t groups, int steps)
+/// The applied kernels (empty: the backend's own) on a fresh float32 CUDA backend.
+std::unique_ptr<nn::Backend> backend_with(const std::vector<nn::TunedKernel>& tuned)
+{
+    auto be = gpu::make_cuda_backend(nn::Precision::Float32);
+    for (const std::string& note : be->use_tuned_kernels(tuned))
+        std::printf("tuned: %s\n", note.c_str());
+    return be;
+}
+
+/// Median ms per step, or a negative value after printing the error.
+double train_steps(const nn::GraphInput& g, const std::vector<float>& labels,
+                   const std::string& model, std::uint32_t layers, std::uint32_t hidden,
+                   std::uint32_t groups, int steps,
+                   const std::vector<nn::TunedKernel>& tuned = {})
 {
     nn::ModelConfig cfg;
     cfg.kind = nn::parse_model_kind(model);
@@ -77,7 +92,7 @@ void train_steps(const nn::GraphInput& g, const std::vector<float>& labels,
     std::vector<std::uint32_t> nodes(g.node_count);
     std::iota(nodes.begin(), nodes.end(), 0u);
     try {
-        nn::Model m(cfg, g.feature_count, {}, gpu::make_cuda_backend(nn::Precision::Float32));
+        nn::Model m(cfg, g.feature_count, {}, backend_with(tuned));
         m.bind_graph(g);
         std::vector<double> ms;
         double first = 0, last = 0;
@@ -89,18 +104,22 @@ void train_steps(const nn::GraphInput& g, const std::vector<float>& labels,
             last = loss;
             if (s >= 2) ms.push_back(t);
         }
-        std::printf("RESULT ours model=%s L=%u D=%u C=%u k=%u ms_per_step=%.3f "
+        std::printf("RESULT ours%s model=%s L=%u D=%u C=%u k=%u ms_per_step=%.3f "
                     "min=%.3f peak_arena_bytes=%zu peak_with_workspace_bytes=%zu "
-                    "loss_first=%.6g loss_last=%.6g\n",
-                    model.c_str(), layers, hidden, cfg.groups, cfg.topk, median(ms),
-                    *std::min_element(ms.begin(), ms.end()), m.measured_peak_bytes(),
+                    "loss_first=%.6g loss_last=%.6g tuned_launches=%llu\n",
+                    tuned.empty() ? "" : "+applied", model.c_str(), layers, hidden, cfg.groups,
+                    cfg.topk, median(ms), *std::min_element(ms.begin(), ms.end()),
+                    m.measured_peak_bytes(),
                     m.measured_peak_bytes() + gpu::kWorkspaceBytes + gpu::kCublasWorkspaceBytes,
-                    first, last);
+                    first, last, (unsigned long long)m.backend().tuned_launches());
+        std::fflush(stdout);
+        return median(ms);
     } catch (const Error& e) {
         std::printf("RESULT ours model=%s L=%u error=\"%s\"\n", model.c_str(), layers,
                     e.message().c_str());
     }
     std::fflush(stdout);
+    return -1;
 }
 
 /// Times `op` (already warm) over `reps` runs; returns milliseconds per run.
@@ -114,7 +133,7 @@ double time_op(nn::Backend& be, const std::function<void()>& op, int reps = 20)
     return bench::seconds_since(t0) * 1e3 / reps;
 }
 
-void kernel_figures(const nn::GraphInput& g)
+void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>& tuned)
 {
     using nn::DeviceMatrix;
     const double bw = gpu::measure_copy_bandwidth();
@@ -123,6 +142,13 @@ void kernel_figures(const nn::GraphInput& g)
                 bw / 1e9);
     auto be = gpu::make_cuda_backend(nn::Precision::Float32);
     be->reserve(std::size_t(3) << 30);
+    // The applied kernels on a second backend sharing nothing with the first: its SpMM rows
+    // are timed right after the built-in ones, on the same operator and shapes.
+    std::unique_ptr<nn::Backend> tb = tuned.empty() ? nullptr : backend_with(tuned);
+    if (tb) tb->reserve(std::size_t(1) << 30);
+    const nn::AggregationOperators tops =
+        tb ? nn::upload_aggregation(*tb, g, nn::Normalisation::Mean, false)
+           : nn::AggregationOperators{};
     const nn::AggregationOperators ops =
         nn::upload_aggregation(*be, g, nn::Normalisation::Mean, false);
     const nn::DeviceGraph& s = ops.op[0];
@@ -180,6 +206,18 @@ void kernel_figures(const nn::GraphInput& g)
         [&] { be->spmm(s, nn::Transpose::No, 1.0, x64, 0.0, y64); });
     add("spmm transposed N x 64 (backward)", csr + 4 * n * d * 3, 2 * e * d,
         [&] { be->spmm(s, nn::Transpose::Yes, 1.0, x64, 1.0, y64); });
+    if (tb) {
+        const DeviceMatrix tx = tb->alloc_matrix(N, d), ty = tb->alloc_matrix(N, d);
+        tb->fill(tx, 0.25);
+        const nn::DeviceGraph& ts = tops.op[0];
+        rows.push_back({"spmm mean-aggregation N x 64 (applied)",
+                        time_op(*tb, [&] { tb->spmm(ts, nn::Transpose::No, 1.0, tx, 0.0, ty); }),
+                        csr + 4 * n * d * 2, 2 * e * d});
+        rows.push_back({"spmm transposed N x 64 (backward, applied)",
+                        time_op(*tb, [&] { tb->spmm(ts, nn::Transpose::Yes, 1.0, tx, 1.0, ty); }),
+                        csr + 4 * n * d * 3, 2 * e * d});
+        std::printf("applied SpMM launches: %llu\n", (unsigned long long)tb->tuned_launches());
+    }
     add("layernorm forward N x 128", 4 * n * D * 2 + 8 * n, 0,
         [&] { be->layernorm_forward(x128, gamma128, beta128, y128, stats); });
     add("normalize + top-k + pack N x 64, k 16", 4 * n * d + 5 * n * k + 8 * n, 0,
@@ -225,6 +263,7 @@ int main(int argc, char** argv)
     std::uint32_t hidden = 128, groups = 2;
     int steps = 5;
     bool kernels = false, quick = false;
+    std::string applied_file;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -247,10 +286,12 @@ int main(int argc, char** argv)
             steps = std::stoi(next());
         else if (a == "--kernels")
             kernels = true;
+        else if (a == "--applied")
+            applied_file = next();
         else {
             std::fprintf(stderr, "usage: gsr_bench_gpu [--quick] [--file F] [--models LIST] "
                                  "[--layers LIST] [--hidden D] [--groups C] [--steps N] "
-                                 "[--export DIR] [--kernels]\n");
+                                 "[--export DIR] [--kernels] [--applied FILE]\n");
             return 1;
         }
     }
@@ -286,11 +327,28 @@ int main(int argc, char** argv)
             j << "{\"nodes\": " << g.node_count << ", \"edges\": " << g.edge_count()
               << ", \"features\": " << g.feature_count << "}\n";
         }
-        if (kernels) kernel_figures(g);
+        std::vector<nn::TunedKernel> tuned;
+        if (!applied_file.empty()) {
+            std::ifstream in(applied_file);
+            if (!in) throw Error(applied_file + ": cannot be read");
+            nlohmann::json j = nlohmann::json::parse(in);
+            if (j.is_object()) j = j.at("applied");
+            std::vector<std::string> skipped;
+            tuned = tune::tuned_kernels(tune::applied_from_json(j), &skipped);
+            for (const std::string& n : skipped) std::printf("tuned: %s\n", n.c_str());
+            if (tuned.empty()) throw Error(applied_file + ": no kernel the backend can run");
+        }
+        if (kernels) kernel_figures(g, tuned);
         for (const std::string& m : models)
             for (std::uint32_t l : layers) {
                 if (m == "res" && l > 112) continue; // 448 activations do not fit in 80 GB
-                train_steps(g, labels, m, l, hidden, groups, steps);
+                const double own = train_steps(g, labels, m, l, hidden, groups, steps);
+                if (tuned.empty()) continue;
+                const double fast = train_steps(g, labels, m, l, hidden, groups, steps, tuned);
+                if (own > 0 && fast > 0)
+                    std::printf("RESULT applied model=%s L=%u own_ms=%.3f applied_ms=%.3f "
+                                "speedup=%.3f\n",
+                                m.c_str(), l, own, fast, own / fast);
             }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "gsr_bench_gpu: %s\n", e.what());

@@ -4,7 +4,17 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#ifdef GSR_HAVE_STORE
+#include "store/tune_store.hpp"
+#include "tune/engine_problems.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#endif
+
 using gsr::test::run_gsr;
+using gsr::test::shell_quote;
 
 TEST(SolCommand, GemmOnH100Json)
 {
@@ -123,3 +133,75 @@ TEST(KernelsCommand, EngineProblemsNeedTheirGraphAndListTheNamesAtIt)
     EXPECT_NE(wrong.err.find("engine_spmm_N214591_F64"), std::string::npos) << wrong.err;
     EXPECT_NE(wrong.err.find("engine_layernorm_N214591_F64"), std::string::npos) << wrong.err;
 }
+
+#ifdef GSR_HAVE_STORE
+TEST(KernelsCommand, ApplyKeepsTheBestEngineConfigsOfAProject)
+{
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() /
+                         ("gsr_cli_apply_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const std::string project = (dir / "p.gsr").string();
+    fs::remove(project);
+    gsr::tune::EngineShape shape;
+    shape.model = gsr::nn::ModelKind::Rev;
+    shape.hidden = 128;
+    shape.groups = 2;
+    shape.nodes = 3000;
+    shape.edges = 9000;
+    {
+        auto store =
+            gsr::store::TuneStore::open(project, gsr::store::OpenMode::CreateOrOpen);
+        for (const gsr::tune::Problem& p : gsr::tune::engine_problems(shape)) {
+            if (p.family != gsr::tune::OpFamily::Spmm && p.family != gsr::tune::OpFamily::LayerNorm)
+                continue;
+            gsr::tune::TuneSession s;
+            s.problem = p.name;
+            s.problem_spec = gsr::tune::problem_json(p);
+            s.device = "H200";
+            s.t_sol = 10e-6;
+            gsr::tune::CandidateRecord c;
+            c.label = p.family == gsr::tune::OpFamily::Spmm
+                          ? "family=spmm block=128 tpr=16 vec=4 unroll=2"
+                          : "family=layernorm block=256 tpr=32 vec=4";
+            c.origin = "grid";
+            c.seconds = 20e-6;
+            s.candidates.push_back(c);
+            store.save(s);
+        }
+    }
+    const std::string at = " --project " + shell_quote(project);
+    const auto none = run_gsr("kernels apply --list" + at);
+    ASSERT_EQ(none.exit_code, 0) << none.err;
+    EXPECT_NE(none.out.find("no applied kernels"), std::string::npos) << none.out;
+
+    const auto r = run_gsr("kernels apply" + at);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("engine_spmm_N3000_F64"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("used"), std::string::npos) << r.out;
+    // The LayerNorm is kept but the backend cannot run it, and says why.
+    EXPECT_NE(r.err.find("engine_layernorm_N3000_F64"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("not used"), std::string::npos) << r.err;
+
+    const auto j = run_gsr("kernels apply --list --json" + at);
+    ASSERT_EQ(j.exit_code, 0) << j.err;
+    const auto list = nlohmann::json::parse(j.out)["applied"];
+    ASSERT_EQ(list.size(), 2u);
+    EXPECT_EQ(list[1]["problem"], "engine_spmm_N3000_F64");
+    EXPECT_EQ(list[1]["backend"], "used");
+    EXPECT_DOUBLE_EQ(list[1]["seconds"].get<double>(), 20e-6);
+
+    EXPECT_EQ(run_gsr("kernels apply --clear" + at).exit_code, 0);
+    EXPECT_NE(run_gsr("kernels apply --list" + at).out.find("no applied kernels"),
+              std::string::npos);
+
+    const auto bad = run_gsr("kernels apply --session x3" + at);
+    EXPECT_EQ(bad.exit_code, 1) << bad.err;
+    EXPECT_NE(bad.err.find("--session"), std::string::npos) << bad.err;
+    const auto missing = run_gsr("kernels apply --session 99" + at);
+    EXPECT_NE(missing.exit_code, 0);
+    EXPECT_NE(missing.err.find("99"), std::string::npos) << missing.err;
+    EXPECT_EQ(run_gsr("kernels apply").exit_code, 1);
+    fs::remove_all(dir);
+}
+#endif

@@ -6,6 +6,7 @@
 
 #ifdef GSR_HAVE_STORE
 #include "store/run_store.hpp"
+#include "store/tune_store.hpp"
 #endif
 
 #include <QFile>
@@ -194,6 +195,14 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
             std_strings(settings.test), hold_out);
         for (const std::string& n : data.notes) out.notes << QString::fromStdString(n);
         settings.config.device = device.device;
+#ifdef GSR_HAVE_STORE
+        if (store && device.device == "gpu") {
+            // The kernels applied in the project (Profiling panel, Apply) replace the backend's.
+            std::vector<std::string> skipped;
+            settings.config.tuned_kernels = store::project_tuned_kernels(store->path(), &skipped);
+            for (const std::string& n : skipped) out.notes << QString::fromStdString(n);
+        }
+#endif
         train::Trainer trainer(data, settings.config);
 
         std::unique_ptr<train::RunLog> store_log;
@@ -246,6 +255,7 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
         out.best = result.best;
         out.memory = result.memory;
         out.parameter_count = result.parameter_count;
+        for (const std::string& n : result.kernel_notes) out.notes << QString::fromStdString(n);
         out.resumable = result.status == train::TrainResult::Status::Cancelled &&
                         result.epochs_done > 0;
         if (result.status != train::TrainResult::Status::Cancelled)

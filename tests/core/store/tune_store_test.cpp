@@ -3,6 +3,7 @@
 #include "store/run_report_source.hpp"
 #include "store/run_store.hpp"
 #include "store/tune_store.hpp"
+#include "tune/engine_problems.hpp"
 #include "train/run_settings.hpp"
 #include "util/diagnostics.hpp"
 
@@ -220,6 +221,77 @@ TEST_F(TuneStoreTest, DamagedSessionJsonIsAnErrorNotACrash)
         EXPECT_NE(e.message().find("tune session " + std::to_string(id) + " cannot be read"),
                   std::string::npos)
             << e.what();
+    }
+}
+
+/// A session of the engine SpMM (width 64 on 4000 nodes) whose best verified config takes
+/// `us` microseconds.
+tune::TuneSession engine_spmm_session(double us, const std::string& config)
+{
+    tune::EngineShape shape;
+    shape.model = gsr::nn::ModelKind::Rev;
+    shape.hidden = 128;
+    shape.groups = 2;
+    shape.nodes = 4000;
+    shape.edges = 16000;
+    tune::Problem p;
+    for (const tune::Problem& q : tune::engine_problems(shape))
+        if (q.family == tune::OpFamily::Spmm) p = q;
+    tune::TuneSession s = session(p.name, us * 1e-6);
+    s.problem_spec = tune::problem_json(p);
+    s.family = "spmm";
+    for (tune::CandidateRecord& c : s.candidates) c.label = config;
+    return s;
+}
+
+TEST_F(TuneStoreTest, ApplyKeepsTheBestEngineConfigsAndTrainingReadsThem)
+{
+    TuneStore store = TuneStore::open(path_, OpenMode::CreateOrOpen);
+    EXPECT_TRUE(store.applied().empty());
+    const std::int64_t slow =
+        store.save(engine_spmm_session(80, "family=spmm block=256 tpr=32 vec=1"));
+    store.save(session("gemm_1024", 2e-3)); // a suite problem: nothing to apply
+    const tune::ApplyChoice first = store.apply({});
+    ASSERT_EQ(first.kernels.size(), 1u);
+    EXPECT_EQ(store.applied().at(0).session, slow);
+
+    // A faster session applied by id replaces it; applying the slow one again by id would
+    // put it back (the user's choice), but applying everything keeps the fastest.
+    const std::int64_t fast =
+        store.save(engine_spmm_session(40, "family=spmm block=128 tpr=16 vec=4 unroll=4"));
+    store.apply({fast});
+    ASSERT_EQ(store.applied().size(), 1u);
+    EXPECT_EQ(store.applied()[0].session, fast);
+    store.apply({});
+    EXPECT_EQ(store.applied()[0].session, fast);
+    EXPECT_DOUBLE_EQ(store.applied()[0].seconds, 40e-6);
+    EXPECT_THROW(store.apply({999}), gsr::Error);
+    EXPECT_EQ(store.applied()[0].session, fast) << "a failed apply changes nothing";
+
+    std::vector<std::string> notes;
+    const auto kernels = project_tuned_kernels(path_, &notes);
+    ASSERT_EQ(kernels.size(), 1u);
+    EXPECT_EQ(kernels[0].width, 64u);
+    EXPECT_EQ(kernels[0].vec, 4u);
+    EXPECT_TRUE(notes.empty());
+
+    store.clear_applied();
+    EXPECT_TRUE(store.applied().empty());
+    EXPECT_TRUE(project_tuned_kernels(path_, &notes).empty());
+}
+
+TEST_F(TuneStoreTest, DamagedAppliedKernelsAreAnErrorNamingTheProject)
+{
+    TuneStore::open(path_, OpenMode::CreateOrOpen).apply({});
+    Raw(path_).exec("INSERT INTO project(key, value) VALUES('applied_kernels', '[{\"x\": 1}]')"
+                    " ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+    try {
+        TuneStore::open(path_, OpenMode::ReadOnly).applied();
+        FAIL();
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(e.message().find(path_), std::string::npos) << e.message();
+        EXPECT_NE(e.message().find("'problem'"), std::string::npos) << e.message();
+        EXPECT_NE(e.message().find("--clear"), std::string::npos) << e.message();
     }
 }
 
