@@ -7,11 +7,14 @@
 // median and 95th percentile of
 //   frame    update() to frameSwapped(): paintGL, the GL work, composition and the swap
 //   paint    paintGL + glFinish alone (renderFrameBlocking)
-// for the level of detail the canvas picks (the super-graph when zoomed out), full detail at
-// 1x (forced), 4x, 8x and 64x under each culling rule (off: everything; box: the nodes in view
-// and every edge whose box meets it; view: the nodes in view and the edges touching them, long
-// ones as stubs; --slow-frames N frames for off and box, which take seconds), the super-graph
-// while layout snapshots arrive (positions uploaded every frame), and panning zoomed in.
+// for the automatic level of detail under both rules, side by side, fitted and at 4x, 8x, 16x
+// and 64x: counted (the nodes actually in view against the node budget, else the finest
+// community level that fits; the default) and uniform (the earlier rule: nodes / zoom^2
+// against 20,000, as if spread evenly); full detail (forced) at 1x, 4x, 8x and 64x under each
+// culling rule (off: everything; box: the nodes in view and every edge whose box meets it;
+// view: the nodes in view and the edges touching them, long ones as stubs; --slow-frames N
+// frames for off and box, which take seconds; 0 leaves them out), the super-graph while layout
+// snapshots arrive (positions uploaded every frame), and panning zoomed in under both rules.
 #include "canvas/canvas_panel.hpp"
 #include "canvas/graph_canvas.hpp"
 #include "bench/bench_support.hpp"
@@ -92,15 +95,25 @@ void measure(const std::string& name, GraphCanvas& canvas, int frames,
         }
     }
     const Stats fs = stats(frame), ps = stats(paint);
+    const int level = canvas.drawnLevel();
+    const int levels = canvas.scene() ? int(canvas.scene()->communities.levels.size()) : 0;
     const std::string drawn =
-        canvas.drawsSuperGraph()
-            ? std::string("super-graph")
+        level >= 0
+            ? (level + 1 == levels ? std::string("super-graph")
+                                   : "level " + std::to_string(level + 1) + "/" +
+                                         std::to_string(levels)) +
+                  " " + std::to_string(canvas.drawnCommunities()) + " d"
             : canvas.culledLines() || canvas.culledNodes()
                   ? std::to_string(canvas.culledNodes()) + " n " +
                         std::to_string(canvas.culledLines()) + " l"
                   : std::string("all");
-    std::printf("%-40s %-20s frame %8.2f ms (p95 %8.2f)  paint %8.2f ms (p95 %8.2f)  n=%d\n",
-                name.c_str(), drawn.c_str(), fs.median, fs.p95, ps.median, ps.p95, frames);
+    const std::string in_view = canvas.detail() == GraphCanvas::Detail::Auto
+                                    ? "  in view " +
+                                          std::to_string(canvas.detailChoice().nodes_in_view)
+                                    : std::string();
+    std::printf("%-40s %-22s frame %8.2f ms (p95 %8.2f)  paint %8.2f ms (p95 %8.2f)  n=%d%s\n",
+                name.c_str(), drawn.c_str(), fs.median, fs.p95, ps.median, ps.p95, frames,
+                in_view.c_str());
     std::fflush(stdout);
 }
 
@@ -168,18 +181,45 @@ int main(int argc, char** argv)
     std::printf("renderer    %s, canvas 1280x800, %d frames per case, load %s\n",
                 qPrintable(renderer), frames, gsr::bench::load_average().c_str());
 
+    using Rule = GraphCanvas::DetailRule;
+    const std::size_t budget = canvas.fullDetailBudget();
+    auto set_rule = [&](Rule r) {
+        canvas.setDetailRule(r);
+        canvas.setFullDetailBudget(r == Rule::Uniform ? 20000 : budget);
+    };
+    // Both rules of automatic detail at each zoom, culling to the view, one after the other.
+    for (const double magnification : {1.0, 4.0, 8.0, 16.0, 64.0}) {
+        canvas.fitToView();
+        Camera zoomed = canvas.camera();
+        zoomed.zoom *= magnification;
+        if (magnification > 1) canvas.setCamera(zoomed);
+        canvas.setDetail(GraphCanvas::Detail::Auto);
+        canvas.setCulling(GraphCanvas::Culling::View);
+        for (const Rule r : {Rule::Counted, Rule::Uniform}) {
+            set_rule(r);
+            // The uniform rule's 4x-8x frames take a fifth of a second: fewer of them.
+            const bool slow = r == Rule::Uniform && magnification > 1 && magnification < 16;
+            measure((magnification == 1 ? std::string("fitted") :
+                     "zoom " + std::to_string(int(magnification)) + "x") +
+                        ", auto " + (r == Rule::Counted ? "counted" : "uniform (old)"),
+                    canvas, slow ? std::min(frames, 10) : frames);
+        }
+        set_rule(Rule::Counted);
+    }
+    canvas.fitToView();
     measure("fitted, auto detail (LOD)", canvas, frames);
     // Full detail at 1x (forced) and zoomed in (auto picks full detail from 4x on), with each
     // culling rule in turn. Drawing everything and the box rule take seconds a frame at hyp
     // size in software: a few frames say enough.
     using Culling = GraphCanvas::Culling;
     for (const double magnification : {1.0, 4.0, 8.0, 64.0}) {
+        if (slow_frames <= 0) break;
         canvas.fitToView();
         Camera zoomed = canvas.camera();
         zoomed.zoom *= magnification;
         canvas.setCamera(zoomed);
-        canvas.setDetail(magnification == 1 ? GraphCanvas::Detail::Full
-                                            : GraphCanvas::Detail::Auto);
+        // Full detail throughout: the baseline of drawing nodes (auto would aggregate).
+        canvas.setDetail(GraphCanvas::Detail::Full);
         for (const Culling c : {Culling::Off, Culling::Box, Culling::View}) {
             if (magnification == 1 && c == Culling::Box) continue; // all in view: as Off
             canvas.setCulling(c);
@@ -195,24 +235,35 @@ int main(int argc, char** argv)
     canvas.setCulling(Culling::View);
     canvas.fitToView();
     measure("fitted, auto, layout moving", canvas, frames, &positions);
-    {
+    for (const Rule r : {Rule::Counted, Rule::Uniform}) {
+        set_rule(r);
         // Panning zoomed in 8x: a new view every frame, culled again when it leaves the
         // rectangle last culled (an eighth of the view around it).
+        canvas.setPositions(positions);
         canvas.fitToView();
         Camera zoomed = canvas.camera();
         zoomed.zoom *= 8;
         canvas.setCamera(zoomed);
-        std::vector<double> frame;
+        std::vector<double> frame, paint;
+        std::size_t levels_seen = 0;
+        int last_level = -2;
         for (int i = 0; i < frames + 2; ++i) {
             Camera c = canvas.camera();
             c.pan_pixels(24, 0);
             canvas.setCamera(c);
             const double f = swapped_frame(canvas);
-            if (i >= 2) frame.push_back(f);
+            const double g = canvas.renderFrameBlocking(); // the same view again: GL alone
+            if (i >= 2) frame.push_back(f), paint.push_back(g);
+            if (canvas.drawnLevel() != last_level) ++levels_seen, last_level = canvas.drawnLevel();
         }
-        const Stats fs = stats(frame);
-        std::printf("%-40s %-20s frame %8.2f ms (p95 %8.2f)  n=%d\n",
-                    "zoom 8x, culling view, panning 24 px", "", fs.median, fs.p95, frames);
+        const Stats fs = stats(frame), ps = stats(paint);
+        const std::string name = std::string("zoom 8x, panning 24 px, auto ") +
+                                 (r == Rule::Counted ? "counted" : "uniform (old)");
+        std::printf("%-40s %-22s frame %8.2f ms (p95 %8.2f)  paint %8.2f ms (p95 %8.2f)  "
+                    "n=%d\n",
+                    name.c_str(), (std::to_string(levels_seen) + " detail changes").c_str(),
+                    fs.median, fs.p95, ps.median, ps.p95, frames);
+        std::fflush(stdout);
     }
     return 0;
 }

@@ -266,6 +266,102 @@ private slots:
         QVERIFY(compare_images(full, shot, 0).differing_fraction > 0.01);
     }
 
+    void zoomedInLargeGraphsDrawAFinerCommunityLevel()
+    {
+        // Auto detail counts the nodes in view: at 3x more than 50 of the sample's 206 lie in
+        // the view (its centre is dense; 206 / 3^2 = 23 if they were spread evenly), so it
+        // draws communities, of the finest level with at most 9 * 3^2 = 81 discs in view (the
+        // final partition has 9; the levels have 80, 31, 11, 9 communities).
+        Fixture f;
+        f.canvas.setFullDetailBudget(50);
+        Camera cam = f.canvas.camera();
+        cam.zoom *= 3;
+        f.canvas.setCamera(cam);
+        const QImage shot = f.frame().convertToFormat(QImage::Format_RGB32);
+        const auto& s = *sample_scene();
+        const DetailChoice d = f.canvas.detailChoice();
+        const Camera& c = f.canvas.camera();
+        auto in_view = [&](double x, double y) {
+            return x >= c.world_x(0) && x <= c.world_x(c.width) && y >= c.world_y(c.height) &&
+                   y <= c.world_y(0);
+        };
+        std::size_t nodes = 0;
+        for (const Vec2& p : f.canvas.positions()) nodes += in_view(p.x, p.y);
+        QVERIFY2(nodes > 50 && d.nodes_in_view >= nodes, qPrintable(QString::number(nodes)));
+        QCOMPARE(s.communities.levels.size(), std::size_t(4));
+        QCOMPARE(d.community_budget, std::size_t(81));
+        // Brute force per level: centroids in view; the finest level within 81 is drawn.
+        std::vector<gsr::layout::Point2> wide;
+        for (const Vec2& p : f.canvas.positions()) wide.push_back({p.x, p.y});
+        int expected_level = 3;
+        std::vector<std::vector<gsr::layout::Point2>> centroids;
+        for (const auto& l : s.communities.levels)
+            centroids.push_back(community_centroids(wide, l.membership, l.community_count));
+        for (int l = 2; l >= 0; --l) {
+            std::size_t k = 0;
+            for (const auto& p : centroids[std::size_t(l)]) k += in_view(p.x, p.y);
+            if (k > 81) break;
+            expected_level = l;
+        }
+        QCOMPARE(f.canvas.drawnLevel(), expected_level);
+        QVERIFY(expected_level < 3); // finer than the overview's
+        QVERIFY(f.canvas.drawnCommunities() > 0);
+
+        // Picking at each centroid in view returns the topmost disc of that level (radius
+        // 4 + 22 sqrt(size / largest) px, the highest id on top), whose colour (its final
+        // community's) shows there; a click selects that community's nodes.
+        const auto& level = s.communities.levels[std::size_t(expected_level)];
+        const auto& sizes = s.level_graphs[std::size_t(expected_level)].sizes;
+        const double largest = *std::max_element(sizes.begin(), sizes.end());
+        auto radius = [&](std::size_t k) { return 4 + 22 * std::sqrt(sizes[k] / largest); };
+        const auto& cs = centroids[std::size_t(expected_level)];
+        int checked = 0;
+        for (std::size_t k = 0; k < cs.size(); ++k) {
+            const QPointF at(c.screen_x(cs[k].x), c.screen_y(cs[k].y));
+            if (at.x() < 30 || at.y() < 30 || at.x() > c.width - 30 || at.y() > c.height - 30)
+                continue;
+            const QPoint q = pixel_of(at);
+            const QPointF centre = QPointF(q) + QPointF(0.5, 0.5);
+            std::int64_t want = -1;
+            double distance = 0;
+            for (std::size_t j = 0; j < cs.size(); ++j) {
+                const double dx = (cs[j].x - c.world_x(centre.x())) * c.zoom;
+                const double dy = (cs[j].y - c.world_y(centre.y())) * c.zoom;
+                if (std::hypot(dx, dy) <= radius(j)) {
+                    want = std::int64_t(j);
+                    distance = std::hypot(dx, dy);
+                }
+            }
+            const auto pick = f.canvas.pickAt(centre);
+            QCOMPARE(int(pick.kind), int(GraphCanvas::Pick::Kind::Community));
+            QCOMPARE(pick.level, expected_level);
+            QCOMPARE(pick.id, want);
+            if (distance < radius(std::size_t(want)) - 2) {
+                std::uint32_t top = 0;
+                for (std::size_t v = 0; v < level.membership.size(); ++v)
+                    if (level.membership[v] == std::uint32_t(want))
+                        top = s.communities.membership[v];
+                QVERIFY(near_colour(shot.pixel(q), categorical_colour(top), 40));
+            }
+            ++checked;
+        }
+        QVERIFY2(checked >= 5, qPrintable(QString::number(checked)));
+        // A click on a disc selects the nodes of its community at that level.
+        const QPoint click(c.width / 2, c.height / 2);
+        const auto picked = f.canvas.pickAt(QPointF(click));
+        QTest::mouseClick(&f.canvas, Qt::LeftButton, {}, click);
+        std::vector<std::uint32_t> members;
+        for (std::size_t v = 0; v < level.membership.size(); ++v)
+            if (picked.kind == GraphCanvas::Pick::Kind::Community &&
+                level.membership[v] == std::uint32_t(picked.id))
+                members.push_back(std::uint32_t(v));
+        QCOMPARE(f.canvas.selection(), members);
+        // Zoomed in 10x only a few nodes are in view: the nodes again.
+        cam.zoom *= 10.0 / 3;
+        f.canvas.setCamera(cam);
+        QCOMPARE(f.canvas.drawnLevel(), -1);
+    }
+
     void boxCullingDrawsTheSamePixels()
     {
         // Zoomed into a "large" graph with the box rule (the benchmark's baseline) only what
@@ -274,9 +370,12 @@ private slots:
         Camera c = f.canvas.camera();
         c.zoom *= 3;
         f.canvas.setCamera(c);
-        f.canvas.setFullDetailBudget(50);
+        f.canvas.setFullDetailBudget(50); // the sample's 206 nodes count as large
+        // Full detail forced: more than 50 nodes are in view at 3x (the layout's centre is
+        // dense), which Auto would draw as communities.
+        f.canvas.setDetail(GraphCanvas::Detail::Full);
         f.canvas.setCulling(GraphCanvas::Culling::Box);
-        QVERIFY(!f.canvas.drawsSuperGraph()); // 206 / 9 nodes in view: within the budget
+        QVERIFY(!f.canvas.drawsSuperGraph());
         const QImage culled = f.frame();
         QVERIFY(f.canvas.culledLines() > 0);
         f.canvas.setCulling(GraphCanvas::Culling::Off); // everything is drawn
@@ -299,6 +398,7 @@ private slots:
         c.zoom *= 3;
         f.canvas.setCamera(c);
         f.canvas.setFullDetailBudget(50);
+        f.canvas.setDetail(GraphCanvas::Detail::Full); // as above: culled, not aggregated
         QCOMPARE(int(f.canvas.culling()), int(GraphCanvas::Culling::View));
         const QImage culled = f.frame().convertToFormat(QImage::Format_RGB32);
         QVERIFY(f.canvas.culledLines() > 0);

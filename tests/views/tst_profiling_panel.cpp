@@ -9,6 +9,7 @@
 
 #include "nn/gpu_runtime.hpp"
 #include "panels/tune_includes.hpp"
+#include "util/diagnostics.hpp"
 
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
@@ -438,6 +439,66 @@ private slots:
                      "gsr kernels tune engine_layernorm_N214591_F64 --strategy grid --budget 3 "
                      "--model gsr --hidden 128 --groups 2 --topk 16 --nodes 214591 "
                      "--edges 857340")});
+    }
+
+    void applyHandsAnEngineSessionToTheProject()
+    {
+        ProfilingPanel panel;
+        nn::ModelConfig m;
+        m.kind = nn::ModelKind::Rev;
+        m.layers = 8;
+        m.hidden = 128;
+        m.groups = 2;
+        panel.setModelConfig(m);
+        panel.setGraphShape({5000, 20000, 12}, QStringLiteral("g"));
+        panel.setEvaluatorFactory(predicted_factory(), false);
+        const QString spmm = QStringLiteral("engine_spmm_N5000_F64");
+        QVERIFY(panel.selectProblem(spmm));
+        QVERIFY(!panel.applyButton()->isEnabled());
+        QVERIFY(panel.whyApplyIsOff().contains(QStringLiteral("project")));
+
+        std::vector<tune::TuneSession> applied;
+        panel.setKernelApplier([&](const tune::TuneSession& s) {
+            applied.push_back(s);
+            return ProfilingPanel::ApplyOutcome{QStringLiteral("gsr kernels apply --session 1"),
+                                                {QStringLiteral("used")}};
+        });
+        QVERIFY(panel.whyApplyIsOff().contains(QStringLiteral("Tune")));
+        panel.setStrategy(QStringLiteral("grid"));
+        panel.setBudget(4);
+        panel.tune();
+        QVERIFY(!panel.applyButton()->isEnabled()); // not while it runs
+        QVERIFY(wait_for_tune(panel));
+        QVERIFY2(panel.applyButton()->isEnabled(), qPrintable(panel.whyApplyIsOff()));
+
+        QStringList commands, notes;
+        connect(&panel, &ProfilingPanel::commandIssued, this,
+                [&](const QString& line) { commands << line; });
+        connect(&panel, &ProfilingPanel::noteIssued, this,
+                [&](const QString& line) { notes << line; });
+        QTest::mouseClick(panel.applyButton(), Qt::LeftButton);
+        QCOMPARE(applied.size(), std::size_t(1));
+        QCOMPARE(QString::fromStdString(applied[0].problem), spmm);
+        QVERIFY(applied[0].best_candidate());
+        // The session carries its problem, so the config can be regenerated for the backend.
+        QCOMPARE(tune::problem_from_json(applied[0].problem_spec).cols, std::uint64_t(64));
+        QCOMPARE(commands, QStringList{QStringLiteral("gsr kernels apply --session 1")});
+        QCOMPARE(notes, QStringList{QStringLiteral("used")});
+
+        // A suite problem's session does not run in training; a failing applier says why.
+        QVERIFY(panel.selectProblem(QStringLiteral("reduce_rows")));
+        panel.setBudget(2);
+        panel.tune();
+        QVERIFY(wait_for_tune(panel));
+        QVERIFY(!panel.applyButton()->isEnabled());
+        QVERIFY(panel.whyApplyIsOff().contains(QStringLiteral("engine")));
+        QVERIFY(panel.selectProblem(spmm));
+        panel.setKernelApplier([](const tune::TuneSession&) -> ProfilingPanel::ApplyOutcome {
+            throw Error("p.gsr: read-only");
+        });
+        QString error;
+        QVERIFY(!panel.applyKernel(&error));
+        QCOMPARE(error, QStringLiteral("p.gsr: read-only"));
     }
 };
 

@@ -140,4 +140,23 @@ std::vector<std::uint32_t> NodeGrid::inside(double x0, double y0, double x1, dou
     return out;
 }
 
+std::size_t NodeGrid::count_in_cells(double x0, double y0, double x1, double y1) const
+{
+    if (!built()) return 0;
+    if (x0 > x1) std::swap(x0, x1);
+    if (y0 > y1) std::swap(y0, y1);
+    // Entirely outside the grid: none (cell_range would clamp onto the border cells).
+    const double gx1 = ox_ + side_ * nx_, gy1 = oy_ + side_ * ny_;
+    if (!(x1 >= ox_ && x0 <= gx1 && y1 >= oy_ && y0 <= gy1)) return 0;
+    int i0, j0, i1, j1;
+    cell_range(x0, y0, x1, y1, i0, j0, i1, j1);
+    // Cells are numbered row by row: the cells of a row in [i0, i1] are one run of items_.
+    std::size_t n = 0;
+    for (int j = j0; j <= j1; ++j) {
+        const std::size_t row = std::size_t(j) * nx_;
+        n += cells_[row + i1 + 1] - cells_[row + i0];
+    }
+    return n;
+}
+
 } // namespace gsr::views::canvas

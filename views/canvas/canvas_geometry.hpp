@@ -51,6 +51,11 @@ public:
     std::int64_t topmost_within(double x, double y, double radius) const;
     /// Indices of the points inside [x0, x1] x [y0, y1], ascending.
     std::vector<std::uint32_t> inside(double x0, double y0, double x1, double y1) const;
+    /// The points in the cells that [x0, x1] x [y0, y1] meets: at least the points inside,
+    /// at most a ring of cells more. O(rows of cells), whatever the points: what the level
+    /// of detail asks each frame.
+    std::size_t count_in_cells(double x0, double y0, double x1, double y1) const;
+    std::size_t size() const { return points_.size(); }
 
 private:
     void cell_range(double x0, double y0, double x1, double y1, int& i0, int& j0, int& i1,

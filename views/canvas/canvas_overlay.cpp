@@ -44,14 +44,23 @@ void GraphCanvas::drawOverlay()
     ImGui::Begin("##frame rate", nullptr, kPanelFlags | ImGuiWindowFlags_NoDecoration |
                                               ImGuiWindowFlags_NoInputs);
     ImGui::Text("%.0f fps  %.1f ms/frame (CPU)", fps_, last_paint_ms_);
-    if (scene_)
-        ImGui::Text("%s", drawsSuperGraph()
-                              ? ("super-graph: " +
-                                 std::to_string(scene_->super_graph.community_count()) +
-                                 " communities, " + std::to_string(scene_->super_graph.edges.size()) +
-                                 " edges").c_str()
-                              : (std::to_string(scene_->node_count()) + " nodes, " +
-                                 std::to_string(scene_->edge_count()) + " edges").c_str());
+    if (scene_) {
+        const int level = drawnLevel();
+        std::string what;
+        if (level < 0) {
+            what = std::to_string(scene_->node_count()) + " nodes, " +
+                   std::to_string(scene_->edge_count()) + " edges";
+        } else if (level == levels_.final_level()) {
+            what = "super-graph: " + std::to_string(levels_.community_count(level)) +
+                   " communities, " + std::to_string(levels_.graph(level).edges.size()) + " edges";
+        } else {
+            // A finer level zoomed in: how many of its communities are near the view.
+            what = "communities, level " + std::to_string(level + 1) + " of " +
+                   std::to_string(levels_.size()) + ": " + std::to_string(agg_count_) +
+                   " of " + std::to_string(levels_.community_count(level)) + " in view";
+        }
+        ImGui::Text("%s", what.c_str());
+    }
     ImGui::End();
 }
 
@@ -186,11 +195,20 @@ void GraphCanvas::drawHoverCard()
             ImGui::Text("predicted  %.3f", predictions_[v]);
     } else {
         const auto c = std::size_t(hovered_.id);
-        const SuperGraph& g = scene_->super_graph;
-        ImGui::Text("community %zu", c);
+        const int level = hovered_.level;
+        const bool known = level >= 0 && level < levels_.size();
+        const SuperGraph& g = known ? levels_.graph(level) : scene_->super_graph;
+        if (!known || level == levels_.final_level()) {
+            ImGui::Text("community %zu", c);
+        } else {
+            ImGui::Text("community %zu of level %d", c, level + 1);
+            ImGui::Text("in community %u", levels_.top(level)[c]);
+        }
         ImGui::Separator();
-        ImGui::Text("nodes           %u", g.sizes[c]);
-        ImGui::Text("internal edges  %.0f", g.internal[c]);
+        if (c < g.sizes.size() && c < g.internal.size()) {
+            ImGui::Text("nodes           %u", g.sizes[c]);
+            ImGui::Text("internal edges  %.0f", g.internal[c]);
+        }
     }
     ImGui::End();
 }

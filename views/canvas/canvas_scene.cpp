@@ -160,6 +160,13 @@ std::shared_ptr<const CanvasScene> build_canvas_scene(const std::string& path,
     s->communities = std::move(*communities);
     s->super_graph = build_super_graph(s->undirected, s->communities.membership,
                                        s->communities.community_count);
+    for (std::size_t l = 0; l < s->communities.levels.size() && !cancelled(); ++l) {
+        const community::CommunityLevel& level = s->communities.levels[l];
+        s->level_graphs.push_back(l + 1 == s->communities.levels.size()
+                                      ? s->super_graph
+                                      : build_super_graph(s->undirected, level.membership,
+                                                          level.community_count));
+    }
     if (cancelled()) return nullptr;
 
     if (options.simulate) simulate_signal_probability(*s, options.threads);

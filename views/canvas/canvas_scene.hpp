@@ -53,6 +53,9 @@ struct CanvasScene {
     std::vector<std::uint32_t> edge_nodes; ///< each undirected edge once: u, v, u, v, ...
     community::CommunityResult communities;
     SuperGraph super_graph; ///< of communities.membership
+    /// Of each level of communities.levels (finest first, the last is super_graph's), for
+    /// the canvas's finer levels of detail; empty when the scene was not built with them.
+    std::vector<SuperGraph> level_graphs;
 
     std::vector<float> signal_probability; ///< per node; empty when it could not be simulated
     std::string signal_probability_note;   ///< why it is missing, else how it was made

@@ -129,6 +129,7 @@ GraphCanvas::GraphCanvas(QWidget* parent) : QOpenGLWidget(parent)
     const QByteArray culling = qgetenv("GSR_CANVAS_CULLING").toLower();
     if (culling == "off") culling_ = Culling::Off;
     else if (culling == "box") culling_ = Culling::Box;
+    if (qgetenv("GSR_CANVAS_DETAIL").toLower() == "uniform") detail_rule_ = DetailRule::Uniform;
     // The ImGui context needs no GL: events can reach it before the first frame.
     ImGuiContext* previous = ImGui::GetCurrentContext();
     imgui_ = ImGui::CreateContext();
@@ -218,8 +219,11 @@ void GraphCanvas::setScene(std::shared_ptr<const CanvasScene> scene)
     edges_dirty_ = flags_dirty_ = true;
     incidence_dirty_ = true;
     auto_fit_ = true;
+    if (scene_) levels_.reset(scene_->communities, scene_->super_graph, scene_->level_graphs);
+    else levels_ = {};
+    agg_key_ = {};
+    detail_key_ = {};
     recolour();
-    rebuildSuperColours();
     markPositionsChanged();
     Q_EMIT selectionChanged();
 }
@@ -235,8 +239,9 @@ void GraphCanvas::setPositions(const std::vector<layout::Point2>& positions)
 
 void GraphCanvas::markPositionsChanged()
 {
-    positions_dirty_ = super_dirty_ = true;
+    positions_dirty_ = true;
     grid_dirty_ = true;
+    ++position_changes_;
     if (auto_fit_) fitToView();
     update();
 }
@@ -278,48 +283,6 @@ void GraphCanvas::recolour()
 {
     node_colours_ = scene_ ? node_colours(*scene_, colour_) : std::vector<Rgba>{};
     colours_dirty_ = true;
-}
-
-void GraphCanvas::rebuildSuperColours()
-{
-    super_colours_.clear();
-    super_radius_.clear();
-    if (!scene_) return;
-    const SuperGraph& g = scene_->super_graph;
-    const double largest = g.sizes.empty() ? 1.0 : *std::max_element(g.sizes.begin(), g.sizes.end());
-    for (std::uint32_t c = 0; c < g.community_count(); ++c) {
-        super_colours_.push_back(categorical_colour(c));
-        super_radius_.push_back(float(4.0 + 22.0 * std::sqrt(g.sizes[c] / std::max(1.0, largest))));
-    }
-    super_dirty_ = true;
-}
-
-float GraphCanvas::superRadius(std::uint32_t community) const
-{
-    return community < super_radius_.size() ? super_radius_[community] : kNodeRadius;
-}
-
-void GraphCanvas::updateSuperGeometry()
-{
-    if (!scene_) return;
-    const SuperGraph& g = scene_->super_graph;
-    const auto& m = scene_->communities.membership;
-    std::vector<layout::Point2> wide(positions_.size());
-    for (std::size_t i = 0; i < positions_.size(); ++i) wide[i] = {positions_[i].x, positions_[i].y};
-    const auto centroids = community_centroids(wide, m, std::uint32_t(g.community_count()));
-    super_positions_ = to_vec2(centroids);
-    super_edge_vertices_.clear();
-    super_edge_vertices_.reserve(g.edges.size() * 6);
-    const double top = std::max(g.max_edge_weight, 1e-12);
-    for (const SuperGraph::Edge& e : g.edges) {
-        // Square root: the weights span orders of magnitude; light edges stay visible.
-        const float alpha = float(0.12 + 0.88 * std::sqrt(e.weight / top));
-        for (std::uint32_t c : {e.a, e.b}) {
-            super_edge_vertices_.push_back(super_positions_[c].x);
-            super_edge_vertices_.push_back(super_positions_[c].y);
-            super_edge_vertices_.push_back(alpha);
-        }
-    }
 }
 
 void GraphCanvas::setLayoutRunner(LayoutRunner* runner)
@@ -371,22 +334,64 @@ void GraphCanvas::setDetail(Detail detail)
 
 void GraphCanvas::setFullDetailBudget(std::size_t nodes)
 {
-    full_detail_budget_ = nodes;
+    budget_.nodes = nodes;
     update();
 }
 
-bool GraphCanvas::drawsSuperGraph() const
+void GraphCanvas::setCommunityDiscBudget(std::size_t discs)
 {
-    if (!scene_ || scene_->super_graph.community_count() < 2) return false;
-    switch (detail_) {
-    case Detail::Full: return false;
-    case Detail::Communities: return true;
-    case Detail::Auto: break;
+    budget_.communities = discs;
+    update();
+}
+
+void GraphCanvas::setDetailRule(DetailRule rule)
+{
+    detail_rule_ = rule;
+    update();
+}
+
+const DetailChoice& GraphCanvas::detailChoice() const
+{
+    // Asked by every frame, pick and box: recomputed only when something it reads changed.
+    const DetailKey key{camera_.cx,    camera_.cy,     camera_.zoom,      fit_zoom_,
+                        camera_.width, camera_.height, position_changes_, detail_,
+                        detail_rule_,  budget_.nodes,  budget_.communities};
+    if (key == detail_key_) return detail_choice_;
+    detail_key_ = key;
+    DetailChoice& c = detail_choice_;
+    c = {};
+    if (!scene_ || scene_->super_graph.community_count() < 2 || levels_.size() == 0) return c;
+    const int final_level = levels_.final_level();
+    if (detail_ == Detail::Full) return c;
+    if (detail_ == Detail::Communities) {
+        c.level = final_level;
+        return c;
     }
-    // Nodes on screen scale with the inverse square of the zoom relative to the fitted view.
     const double magnification = std::max(1.0, camera_.zoom / std::max(fit_zoom_, 1e-12));
-    return double(scene_->node_count()) / (magnification * magnification) >
-           double(full_detail_budget_);
+    const double n = double(scene_->node_count());
+    if (detail_rule_ == DetailRule::Uniform) {
+        // Nodes on screen as if spread evenly: the inverse square of the magnification.
+        c.nodes_in_view = std::size_t(n / (magnification * magnification));
+        if (n / (magnification * magnification) > double(budget_.nodes)) c.level = final_level;
+        return c;
+    }
+    // Counted: the nodes in the cells the screen meets; all of them when it holds their box
+    // (zoomed out, or while the layout moves with the view fitted: no grid to rebuild).
+    const WorldRect view{camera_.world_x(0), camera_.world_y(camera_.height),
+                         camera_.world_x(camera_.width), camera_.world_y(0)};
+    if (bounds_version_ != position_changes_) {
+        bounds_ = bounds_of(positions_);
+        bounds_version_ = position_changes_;
+    }
+    std::size_t in_view = scene_->node_count();
+    const WorldRect box{bounds_.x0, bounds_.y0, bounds_.x1, bounds_.y1};
+    if (!bounds_.empty && !view.contains(box)) {
+        ensureGrid();
+        in_view = grid_.count_in_cells(view.x0, view.y0, view.x1, view.y1);
+    }
+    levels_.set_positions(positions_, position_changes_);
+    c = choose_detail(in_view, levels_, view, magnification, budget_);
+    return c;
 }
 
 void GraphCanvas::setOverlayVisible(bool on)
@@ -409,16 +414,15 @@ GraphCanvas::Pick GraphCanvas::pickAt(const QPointF& position) const
     Pick pick;
     if (!scene_) return pick;
     const double wx = camera_.world_x(position.x()), wy = camera_.world_y(position.y());
-    if (drawsSuperGraph()) {
-        // Few communities: test every disc; later (smaller) ones are drawn on top.
-        for (std::size_t c = super_positions_.size(); c-- > 0;) {
-            const double r = superRadius(std::uint32_t(c)) / camera_.zoom;
-            const double dx = super_positions_[c].x - wx, dy = super_positions_[c].y - wy;
-            if (dx * dx + dy * dy <= r * r) {
-                pick.kind = Pick::Kind::Community;
-                pick.id = std::int64_t(c);
-                break;
-            }
+    if (const int level = drawnLevel(); level >= 0) {
+        // The discs drawn: the whole level, or those near the view (which every disc
+        // reaching the screen is); the highest id on top.
+        levels_.set_positions(positions_, position_changes_);
+        const std::int64_t c = levels_.pick(level, wx, wy, camera_.zoom);
+        if (c >= 0) {
+            pick.kind = Pick::Kind::Community;
+            pick.id = c;
+            pick.level = level;
         }
         return pick;
     }
@@ -465,17 +469,19 @@ void GraphCanvas::selectBox(const QRectF& rect)
     ensureGrid();
     const double x0 = camera_.world_x(r.left()), x1 = camera_.world_x(r.right());
     const double y0 = camera_.world_y(r.bottom()), y1 = camera_.world_y(r.top());
-    if (drawsSuperGraph()) {
+    if (const int level = drawnLevel(); level >= 0) {
         // Boxing communities selects all their nodes.
-        std::vector<std::uint8_t> boxed(super_positions_.size(), 0);
-        for (std::size_t c = 0; c < super_positions_.size(); ++c) {
-            const Vec2 p = super_positions_[c];
+        levels_.set_positions(positions_, position_changes_);
+        const auto centroids = levels_.centroids(level);
+        std::vector<std::uint8_t> boxed(centroids.size(), 0);
+        for (std::size_t c = 0; c < centroids.size(); ++c) {
+            const Vec2 p = centroids[c];
             boxed[c] = p.x >= x0 && p.x <= x1 && p.y >= y0 && p.y <= y1;
         }
         std::vector<std::uint32_t> nodes;
-        const auto& m = scene_->communities.membership;
+        const auto m = levels_.membership(level);
         for (std::size_t v = 0; v < m.size(); ++v)
-            if (boxed[m[v]]) nodes.push_back(std::uint32_t(v));
+            if (m[v] < boxed.size() && boxed[m[v]]) nodes.push_back(std::uint32_t(v));
         setSelection(std::move(nodes));
         return;
     }
@@ -484,7 +490,8 @@ void GraphCanvas::selectBox(const QRectF& rect)
 
 void GraphCanvas::setHovered(const Pick& pick)
 {
-    if (pick.kind == hovered_.kind && pick.id == hovered_.id) return;
+    if (pick.kind == hovered_.kind && pick.id == hovered_.id && pick.level == hovered_.level)
+        return;
     if (hovered_.kind == Pick::Kind::Node && std::size_t(hovered_.id) < node_flags_.size()) {
         const auto v = std::uint32_t(hovered_.id);
         node_flags_[v] = std::binary_search(selection_.begin(), selection_.end(), v) ? 1.0f : 0.0f;
@@ -584,7 +591,8 @@ void GraphCanvas::initializeGL()
     ImGui::SetCurrentContext(imgui_);
     gl_->imgui_renderer = ImGui_ImplOpenGL3_Init("#version 330 core");
     if (!gl_->imgui_renderer) qWarning("graph canvas: the ImGui OpenGL3 renderer did not start");
-    positions_dirty_ = colours_dirty_ = flags_dirty_ = edges_dirty_ = super_dirty_ = true;
+    positions_dirty_ = colours_dirty_ = flags_dirty_ = edges_dirty_ = true;
+    agg_key_ = {};
 }
 
 void GraphCanvas::resizeGL(int, int)
@@ -631,30 +639,82 @@ void GraphCanvas::uploadIfNeeded()
         gl_->edge_index_count = GLsizei(e.size());
         edges_dirty_ = false;
     }
-    if (super_dirty_ && drawsSuperGraph()) {
-        updateSuperGeometry();
-        glBindBuffer(GL_ARRAY_BUFFER, gl_->super_positions);
-        glBufferData(GL_ARRAY_BUFFER, super_positions_.size() * sizeof(Vec2),
-                     super_positions_.data(), GL_DYNAMIC_DRAW);
-        glBindBuffer(GL_ARRAY_BUFFER, gl_->super_colours);
-        glBufferData(GL_ARRAY_BUFFER, super_colours_.size() * sizeof(Rgba), super_colours_.data(),
-                     GL_STATIC_DRAW);
-        glBindBuffer(GL_ARRAY_BUFFER, gl_->super_radius);
-        glBufferData(GL_ARRAY_BUFFER, super_radius_.size() * sizeof(float), super_radius_.data(),
-                     GL_STATIC_DRAW);
-        glBindBuffer(GL_ARRAY_BUFFER, gl_->super_edges);
-        glBufferData(GL_ARRAY_BUFFER, super_edge_vertices_.size() * sizeof(float),
-                     super_edge_vertices_.data(), GL_DYNAMIC_DRAW);
-        gl_->super_count = GLsizei(super_positions_.size());
-        gl_->super_edge_vertices = GLsizei(super_edge_vertices_.size() / 3);
-        super_dirty_ = false;
-    }
     glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
+void GraphCanvas::uploadAggregate(int level)
+{
+    // The final partition (the overview) is drawn whole, as few discs and edges as it has;
+    // a finer level only near the view, its long edges as stubs (as the nodes' are).
+    const bool whole = level == levels_.final_level();
+    const double r = (levels_.largest_radius(level) + 3) / camera_.zoom;
+    const WorldRect view{camera_.world_x(0) - r, camera_.world_y(camera_.height) - r,
+                         camera_.world_x(camera_.width) + r, camera_.world_y(0) + r};
+    const AggregateKey& k = agg_key_;
+    if (k.level == level && k.positions == position_changes_ &&
+        (whole || (k.zoom == camera_.zoom && k.width == camera_.width &&
+                   k.height == camera_.height && k.rect.contains(view))))
+        return;
+    levels_.set_positions(positions_, position_changes_);
+    AggregateKey key{level, view, camera_.zoom, camera_.width, camera_.height, position_changes_};
+    const auto centroids = levels_.centroids(level);
+    std::vector<std::uint32_t> ids;
+    std::vector<float> edge_vertices;
+    if (whole) {
+        ids.resize(centroids.size());
+        for (std::size_t c = 0; c < ids.size(); ++c) ids[c] = std::uint32_t(c);
+        const SuperGraph& g = levels_.graph(level);
+        const auto alpha = levels_.edge_alpha(level);
+        edge_vertices.reserve(g.edges.size() * 6);
+        for (std::size_t e = 0; e < g.edges.size() && e < alpha.size(); ++e)
+            for (const std::uint32_t c : {g.edges[e].a, g.edges[e].b}) {
+                edge_vertices.push_back(centroids[c].x);
+                edge_vertices.push_back(centroids[c].y);
+                edge_vertices.push_back(alpha[e]);
+            }
+    } else {
+        // A sixteenth of the view more on every side, so that a small pan reuses it.
+        const double sx = (view.x1 - view.x0) / 16, sy = (view.y1 - view.y0) / 16;
+        key.rect = {view.x0 - sx, view.y0 - sy, view.x1 + sx, view.y1 + sy};
+        CullOptions o;
+        o.zoom = camera_.zoom;
+        o.long_edge_px = std::max(camera_.width, camera_.height);
+        o.stub_px = kStubPixels;
+        // Less than the nodes' screen of lines: the discs say which communities are there.
+        o.line_pixel_budget = kAggregateLinePixelsPerViewPixel * camera_.width * camera_.height;
+        CulledView culled = levels_.cull(level, key.rect, o);
+        ids = std::move(culled.nodes);
+        edge_vertices = std::move(culled.edge_vertices);
+    }
+    agg_key_ = key;
+    // Coloured by the final community each lies in: zooming in keeps the overview's colours.
+    const auto top = levels_.top(level);
+    const auto radius = levels_.radius(level);
+    std::vector<Vec2> pos(ids.size());
+    std::vector<Rgba> col(ids.size());
+    std::vector<float> rad(ids.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        pos[i] = centroids[ids[i]];
+        col[i] = categorical_colour(top[ids[i]]);
+        rad[i] = radius[ids[i]];
+    }
+    auto upload = [this](GLuint buffer, const void* data, std::size_t bytes) {
+        glBindBuffer(GL_ARRAY_BUFFER, buffer);
+        glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(bytes), data, GL_DYNAMIC_DRAW);
+    };
+    upload(gl_->super_positions, pos.data(), pos.size() * sizeof(Vec2));
+    upload(gl_->super_colours, col.data(), col.size() * sizeof(Rgba));
+    upload(gl_->super_radius, rad.data(), rad.size() * sizeof(float));
+    upload(gl_->super_edges, edge_vertices.data(), edge_vertices.size() * sizeof(float));
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    gl_->super_count = GLsizei(ids.size());
+    gl_->super_edge_vertices = GLsizei(edge_vertices.size() / 3);
+    agg_count_ = ids.size();
 }
 
 bool GraphCanvas::cullsToView() const
 {
-    return culling_ != Culling::Off && scene_ && scene_->node_count() > full_detail_budget_ &&
+    return culling_ != Culling::Off && scene_ && scene_->node_count() > budget_.nodes &&
            !drawsSuperGraph();
 }
 
@@ -765,8 +825,11 @@ void GraphCanvas::paintGL()
 
     if (scene_) {
         uploadIfNeeded();
-        const bool super = drawsSuperGraph();
+        const int level = drawnLevel();
+        const bool super = level >= 0;
         const bool culled = cullsToView();
+        if (super) uploadAggregate(level);
+        else agg_count_ = 0;
         if (culled) {
             uploadCulled();
         } else {
@@ -888,7 +951,7 @@ void GraphCanvas::mouseReleaseEvent(QMouseEvent* event)
             if (p.kind == Pick::Kind::Node) setSelection({std::uint32_t(p.id)});
             else if (p.kind == Pick::Kind::Community) {
                 std::vector<std::uint32_t> nodes;
-                const auto& m = scene_->communities.membership;
+                const auto m = levels_.membership(p.level);
                 for (std::size_t v = 0; v < m.size(); ++v)
                     if (m[v] == std::uint32_t(p.id)) nodes.push_back(std::uint32_t(v));
                 setSelection(std::move(nodes));
@@ -909,7 +972,6 @@ void GraphCanvas::wheelEvent(QWheelEvent* event)
     const double notches = event->angleDelta().y() / 120.0;
     camera_.zoom_at(event->position().x(), event->position().y(), std::pow(1.25, notches));
     auto_fit_ = false;
-    super_dirty_ = true;
     update();
     event->accept();
 }
@@ -935,7 +997,6 @@ void GraphCanvas::keyPressEvent(QKeyEvent* event)
     default: QOpenGLWidget::keyPressEvent(event); update(); return;
     }
     auto_fit_ = false;
-    super_dirty_ = true;
     update();
 }
 

@@ -5,8 +5,12 @@
 //                edges are GL_LINES indexed into the same position buffer; positions, colours
 //                and flags live in VBOs, rewritten when they change (layout snapshots, colour
 //                mode, selection)
-//   detail       a large graph zoomed out is drawn as its community super-graph: one disc per
-//                community at its centroid, sized by its node count, edges shaded by weight
+//   detail       a large graph is drawn as communities while more of its nodes are in view
+//                than the node budget (counted on the picking grid, detail_levels.hpp): zoomed
+//                out the final partition's super-graph, one disc per community at its centroid,
+//                sized by its node count, edges shaded by weight; zoomed in the finest level of
+//                the community hierarchy that fits the disc budget, culled to the view; nodes
+//                once few enough are in view
 //   culling      a large graph zoomed in draws only the nodes in view and the edges that touch
 //                them, long ones as fading stubs (view_cull.hpp), recomputed when the view
 //                leaves the rectangle last culled or the zoom changes
@@ -19,6 +23,7 @@
 #include "canvas/canvas_geometry.hpp"
 #include "canvas/canvas_scene.hpp"
 #include "canvas/colour_map.hpp"
+#include "canvas/detail_levels.hpp"
 #include "canvas/layout_runner.hpp"
 #include "canvas/view_cull.hpp"
 
@@ -48,10 +53,17 @@ public:
     /// Box the earlier rule (cull_to_box), Off everything. GSR_CANVAS_CULLING=off|box|view
     /// sets the start value (for comparisons); the default is View.
     enum class Culling { Off, Box, View };
-    /// What lies under a point: a node (full detail) or a community (super-graph).
+    /// Which rule Auto detail follows: Counted (the nodes actually in view, the default) or
+    /// Uniform (the earlier rule, kept for comparisons: nodes / (zoom / fit zoom)^2, as if
+    /// spread evenly, against the node budget; communities always the final partition).
+    /// GSR_CANVAS_DETAIL=uniform|counted sets the start value.
+    enum class DetailRule { Counted, Uniform };
+    /// What lies under a point: a node (full detail) or a community of the level drawn
+    /// (`level` indexes scene()->communities.levels; its last is the final partition).
     struct Pick {
         enum class Kind { None, Node, Community } kind = Kind::None;
         std::int64_t id = -1;
+        int level = -1;
     };
 
     explicit GraphCanvas(QWidget* parent = nullptr);
@@ -95,10 +107,24 @@ public:
     void fitToView();
     void setDetail(Detail detail);
     Detail detail() const { return detail_; }
-    /// Auto detail draws all nodes while nodes / (zoom / fit zoom)^2 stays below this.
+    /// Auto detail draws the nodes while at most this many are in view (Counted), or while
+    /// nodes / (zoom / fit zoom)^2 stays at most this (Uniform). Also the size from which a
+    /// graph is large: its full detail is then culled to the view.
     void setFullDetailBudget(std::size_t nodes);
-    /// Whether the next frame draws the super-graph.
-    bool drawsSuperGraph() const;
+    std::size_t fullDetailBudget() const { return budget_.nodes; }
+    /// Community discs in view at most when zoomed in (Counted).
+    void setCommunityDiscBudget(std::size_t discs);
+    void setDetailRule(DetailRule rule);
+    DetailRule detailRule() const { return detail_rule_; }
+    /// Whether the next frame draws communities rather than nodes.
+    bool drawsSuperGraph() const { return drawnLevel() >= 0; }
+    /// The community level the next frame draws (an index of scene()->communities.levels,
+    /// the last being the final partition), or -1 for the nodes.
+    int drawnLevel() const { return detailChoice().level; }
+    /// The choice behind it, with the counts it was made from.
+    const DetailChoice& detailChoice() const;
+    /// Community discs of the last aggregated upload (0 when the last frame drew nodes).
+    std::size_t drawnCommunities() const { return agg_count_; }
     void setCulling(Culling culling);
     Culling culling() const { return culling_; }
     /// Lines and nodes of the last culled upload (0 when the last frame did not cull).
@@ -106,6 +132,8 @@ public:
     std::size_t culledNodes() const { return cull_nodes_.size(); }
     static constexpr double kStubPixels = 40; ///< length of the stub of a long edge
     static constexpr double kLinePixelsPerViewPixel = 1; ///< budget of culled line pixels
+    /// The same for a finer community level (the frames of llvmpipe at hyp size, 4x-16x).
+    static constexpr double kAggregateLinePixelsPerViewPixel = 0.2;
     void setOverlayVisible(bool on);
     bool overlayVisible() const { return overlay_visible_; }
     static constexpr float kNodeRadius = 4.5f; ///< logical pixels, full detail
@@ -157,8 +185,7 @@ private:
 
     void onSnapshot();
     void recolour();
-    void rebuildSuperColours();
-    void updateSuperGeometry();
+    void uploadAggregate(int level);
     void markPositionsChanged();
     void uploadIfNeeded();
     void drawOverlay(); ///< canvas_overlay.cpp
@@ -166,7 +193,6 @@ private:
     void drawLegendWindow();
     void drawLayoutWindow();
     void findNode(const QString& text);
-    float superRadius(std::uint32_t community) const;
     void setHovered(const Pick& pick);
     void ensureGrid() const;
     /// Full detail of a graph above the budget: draw only what is in view.
@@ -183,13 +209,34 @@ private:
     ColourInputs colour_;
     View view_ = View::Layout;
     Detail detail_ = Detail::Auto;
-    std::size_t full_detail_budget_ = 20000; ///< nodes in view at full detail
-
-    // The community super-graph, for the partition colours follow (the final one).
-    std::vector<Vec2> super_positions_;
-    std::vector<Rgba> super_colours_;
-    std::vector<float> super_radius_;
-    std::vector<float> super_edge_vertices_; ///< x, y, alpha per endpoint
+    DetailRule detail_rule_ = DetailRule::Counted;
+    DetailBudget budget_;
+    /// The community hierarchy as drawable levels, and the choice of the last view asked.
+    mutable AggregateLevels levels_;
+    struct DetailKey {
+        double cx = 0, cy = 0, zoom = 0, fit_zoom = 0;
+        int width = 0, height = 0;
+        std::uint64_t positions = ~0ull;
+        Detail detail = Detail::Auto;
+        DetailRule rule = DetailRule::Counted;
+        std::size_t nodes = 0, discs = 0;
+        bool operator==(const DetailKey&) const = default;
+    };
+    mutable DetailKey detail_key_;
+    mutable DetailChoice detail_choice_;
+    mutable Bounds bounds_; ///< of positions_, at bounds_version_
+    mutable std::uint64_t bounds_version_ = ~0ull;
+    std::uint64_t position_changes_ = 0; ///< counts markPositionsChanged
+    /// What the aggregated buffers hold: a level, for these positions, within `rect`.
+    struct AggregateKey {
+        int level = -2;
+        WorldRect rect{0, 0, -1, -1};
+        double zoom = 0;
+        int width = 0, height = 0;
+        std::uint64_t positions = ~0ull;
+    };
+    AggregateKey agg_key_;
+    std::size_t agg_count_ = 0;
 
     Camera camera_;
     double fit_zoom_ = 1; ///< zoom at which the whole graph fits
@@ -228,7 +275,7 @@ private:
     std::uint64_t culled_colours_ = 0, culled_flags_ = 0; ///< versions compacted
     std::uint64_t positions_version_ = 0, colours_version_ = 0, flags_version_ = 0;
     bool positions_dirty_ = true, colours_dirty_ = true, flags_dirty_ = true,
-         edges_dirty_ = true, super_dirty_ = true;
+         edges_dirty_ = true;
     std::unique_ptr<GlState> gl_;
     ImGuiContext* imgui_ = nullptr;
     std::unique_ptr<ImGuiQtBridge> bridge_;

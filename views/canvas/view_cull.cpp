@@ -45,7 +45,7 @@ CulledView cull_to_view(const NodeGrid& grid, std::span<const Vec2> positions,
     out.nodes = grid.inside(rect.x0, rect.y0, rect.x1, rect.y1);
     const double zoom = std::max(options.zoom, 1e-300);
     struct Candidate {
-        std::uint32_t u, w;
+        std::uint32_t u, w, e;
         double length; ///< world units
         bool both;     ///< both endpoints inside
     };
@@ -62,7 +62,7 @@ CulledView cull_to_view(const NodeGrid& grid, std::span<const Vec2> positions,
             if (both && w < u) continue;
             const double dx = double(q.x) - p.x, dy = double(q.y) - p.y;
             const double length = std::sqrt(dx * dx + dy * dy);
-            if (std::isfinite(length)) candidates.push_back({u, w, length, both});
+            if (std::isfinite(length)) candidates.push_back({u, w, e, length, both});
         }
     }
     // Whole up to the longest length that keeps the whole edges' pixels within the budget
@@ -100,11 +100,13 @@ CulledView cull_to_view(const NodeGrid& grid, std::span<const Vec2> positions,
     const bool stubs = stub_px >= kMinStubPixels;
     const double stub_world = stub_px / zoom;
     out.stub_px = stubs ? stub_px : 0;
+    const auto& alphas = options.edge_alpha;
     for (const Candidate& c : candidates) {
         const Vec2 p = positions[c.u], q = positions[c.w];
+        const float a = c.e < alphas.size() ? alphas[c.e] : 1.0f;
         if (c.length <= long_world) {
-            push(out.edge_vertices, p.x, p.y, 1.0f);
-            push(out.edge_vertices, q.x, q.y, 1.0f);
+            push(out.edge_vertices, p.x, p.y, a);
+            push(out.edge_vertices, q.x, q.y, a);
             ++out.whole_edges;
             continue;
         }
@@ -114,11 +116,11 @@ CulledView cull_to_view(const NodeGrid& grid, std::span<const Vec2> positions,
         if (!stubs) continue;
         const double dx = double(q.x) - p.x, dy = double(q.y) - p.y;
         const double s = stub_world / c.length;
-        push(out.edge_vertices, p.x, p.y, 1.0f);
+        push(out.edge_vertices, p.x, p.y, a);
         push(out.edge_vertices, p.x + dx * s, p.y + dy * s, 0.0f);
         ++out.stubs;
         if (c.both) {
-            push(out.edge_vertices, q.x, q.y, 1.0f);
+            push(out.edge_vertices, q.x, q.y, a);
             push(out.edge_vertices, q.x - dx * s, q.y - dy * s, 0.0f);
             ++out.stubs;
         }

@@ -54,6 +54,8 @@ struct CullOptions {
     /// the shortest edges whole first, the longest whole edges past it become stubs, and the
     /// stubs share what is left (shorter, or none below kMinStubPixels).
     double line_pixel_budget = 0;
+    /// Per edge, the alpha its line starts with (empty: 1), e.g. a super-graph's weights.
+    std::span<const float> edge_alpha = {};
 };
 
 constexpr double kMinStubPixels = 4;

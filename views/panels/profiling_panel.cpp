@@ -211,6 +211,11 @@ void ProfilingPanel::buildUi()
     open_ = new QPushButton(tr("Open Session…"), this);
     save_ = new QPushButton(tr("Save Session…"), this);
     export_ = new QPushButton(tr("Export Report…"), this);
+    apply_ = new QPushButton(tr("Apply to Training"), this);
+    connect(apply_, &QPushButton::clicked, this, [this] {
+        QString error;
+        if (!applyKernel(&error)) setStatus(error);
+    });
     connect(open_, &QPushButton::clicked, this, &ProfilingPanel::openWithDialog);
     connect(save_, &QPushButton::clicked, this, &ProfilingPanel::saveWithDialog);
     connect(export_, &QPushButton::clicked, this, &ProfilingPanel::exportWithDialog);
@@ -226,6 +231,7 @@ void ProfilingPanel::buildUi()
     bottom->addWidget(open_);
     bottom->addWidget(save_);
     bottom->addWidget(export_);
+    bottom->addWidget(apply_);
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(banner_);
@@ -524,6 +530,48 @@ void ProfilingPanel::updateState()
     export_->setEnabled(!running && exporter_ && !sessions_.empty());
     export_->setToolTip(exporter_ ? tr("A report of every session of this window")
                                   : tr("The report module is not connected in this build"));
+    const QString apply_off = whyApplyIsOff();
+    apply_->setEnabled(!running && apply_off.isEmpty());
+    apply_->setToolTip(apply_off.isEmpty()
+                           ? tr("Keep the best verified kernel in the project: the next GPU "
+                                "training run uses it")
+                           : apply_off);
+}
+
+void ProfilingPanel::setKernelApplier(KernelApplier applier)
+{
+    applier_ = std::move(applier);
+    updateState();
+}
+
+QString ProfilingPanel::whyApplyIsOff() const
+{
+    if (!applier_) return tr("Open a project to keep applied kernels in");
+    const tune::TuneSession* s = session(current_);
+    if (!s) return tr("Tune the problem first");
+    if (tune::engine_operation(s->problem).empty())
+        return tr("Only the engine's own operations (engine_*) run in training");
+    if (!s->best_candidate()) return tr("The session has no verified kernel");
+    return {};
+}
+
+bool ProfilingPanel::applyKernel(QString* error)
+{
+    const QString why = whyApplyIsOff();
+    if (!why.isEmpty() || isTuning()) {
+        if (error) *error = why.isEmpty() ? tr("Wait for the search to finish") : why;
+        return false;
+    }
+    try {
+        const ApplyOutcome out = applier_(*session(current_));
+        if (!out.command.isEmpty()) Q_EMIT commandIssued(out.command);
+        for (const QString& note : out.notes) Q_EMIT noteIssued(note);
+        setStatus(out.notes.isEmpty() ? tr("applied") : out.notes.join(QStringLiteral("; ")));
+    } catch (const Error& e) {
+        if (error) *error = QString::fromStdString(e.message());
+        return false;
+    }
+    return true;
 }
 
 void ProfilingPanel::tune()

@@ -15,6 +15,9 @@
 //              best), log-log roofline, lineage tree (parent -> child with each change)
 //   files      open/save a session as JSON (tune_session_from_json / to_json); Export report
 //              calls a hook the app connects to the report module
+//   Apply      hands the shown session of an engine problem to a hook the app connects to
+//              the open project (TuneStore::apply): its best verified config then runs in
+//              the next GPU training run (tune/applied_kernels.hpp)
 // Tune logs `gsr kernels tune PROBLEM --strategy S --budget N` to the console.
 #include "nn/gpu_runtime.hpp"
 #include "nn/graph_input.hpp"
@@ -54,6 +57,13 @@ public:
     /// Writes a report of `sessions` to `path`; throws gsr::Error when it cannot.
     using ReportExporter =
         std::function<void(const std::vector<tune::TuneSession>& sessions, const QString& path)>;
+    /// What Apply did: the equivalent command line and one note per kernel.
+    struct ApplyOutcome {
+        QString command;
+        QStringList notes;
+    };
+    /// Keeps the best config of an engine problem's session for training; throws gsr::Error.
+    using KernelApplier = std::function<ApplyOutcome(const tune::TuneSession& session)>;
     /// Columns of the problem list.
     enum ProblemColumn { NameColumn, TsolColumn, BestColumn, BoundColumn, FamilyColumn,
                          ProblemColumnCount };
@@ -67,6 +77,8 @@ public:
     /// the demo).
     void setEvaluatorFactory(EvaluatorFactory factory, bool needs_gpu = true);
     void setReportExporter(ReportExporter exporter);
+    /// Apply is on only with an applier (the app sets one while a project is open).
+    void setKernelApplier(KernelApplier applier);
     /// A line over the views (the screenshot's "demo session" label); empty hides it.
     void setBanner(const QString& text);
 
@@ -101,6 +113,11 @@ public:
     bool openSession(const QString& path, QString* error = nullptr);
     /// @brief Hands every session of this window to the report hook.
     bool exportReport(const QString& path, QString* error = nullptr);
+    /// @brief Hands the shown session to the applier. False (with the reason) when Apply is
+    /// off or the applier fails.
+    bool applyKernel(QString* error = nullptr);
+    /// Why Apply is off, in words; empty when it is on.
+    QString whyApplyIsOff() const;
 
     CandidatesTableModel* candidatesModel() const { return candidates_; }
     LineageModel* lineageModel() const { return lineage_; }
@@ -110,6 +127,7 @@ public:
     QTreeView* lineageView() const { return lineage_view_; }
     QPushButton* tuneButton() const { return tune_; }
     QPushButton* cancelButton() const { return cancel_; }
+    QPushButton* applyButton() const { return apply_; }
     QProgressBar* progressBar() const { return progress_; }
     TuneRunner* runner() const { return runner_; }
 
@@ -144,6 +162,7 @@ private:
     bool factory_needs_gpu_ = true;
     mutable std::optional<nn::GpuStatus> gpu_; ///< nn::gpu_status(), probed once
     ReportExporter exporter_;
+    KernelApplier applier_;
     nn::ModelConfig model_;
     std::optional<nn::GraphShape> shape_;
     QString graph_name_;
@@ -172,6 +191,7 @@ private:
     QPushButton* open_ = nullptr;
     QPushButton* save_ = nullptr;
     QPushButton* export_ = nullptr;
+    QPushButton* apply_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QLabel* banner_ = nullptr;
     QLabel* sol_ = nullptr;

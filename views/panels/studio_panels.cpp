@@ -15,10 +15,15 @@
 #include "report/report_export.hpp"
 #include "tune/worker_evaluator.hpp"
 
+#ifdef GSR_HAVE_STORE
+#include "store/tune_store.hpp"
+#endif
+
 #include <QAction>
 #include <QCoreApplication>
 #include <QDockWidget>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QMenu>
@@ -68,6 +73,39 @@ void export_sessions(const std::vector<tune::TuneSession>& sessions, const QStri
                       .toStdString();
         write_file_atomically(file, report::export_session(s, *format));
     }
+}
+
+/// Apply in the open project: the session is stored, then its best config becomes the
+/// applied kernel of its problem (store::TuneStore::apply), as `gsr kernels apply` does.
+ProfilingPanel::KernelApplier project_applier(const QString& project)
+{
+#ifdef GSR_HAVE_STORE
+    if (project.isEmpty()) return nullptr;
+    return [project](const tune::TuneSession& session) {
+        const std::string path = QFile::encodeName(project).toStdString();
+        store::TuneStore store = store::TuneStore::open(path, store::OpenMode::OpenExisting);
+        const std::int64_t id = store.save(session);
+        const tune::ApplyChoice choice = store.apply({id});
+        ProfilingPanel::ApplyOutcome out;
+        out.command = QStringLiteral("gsr kernels apply --project %1 --session %2")
+                          .arg(project)
+                          .arg(id);
+        std::vector<std::string> notes = choice.skipped;
+        std::vector<tune::AppliedKernel> mine;
+        for (const tune::AppliedKernel& k : store.applied())
+            if (k.problem == session.problem) mine.push_back(k);
+        if (tune::tuned_kernels(mine, &notes).empty() && notes.empty())
+            notes.push_back(session.problem + ": nothing to apply");
+        if (notes.empty())
+            notes.push_back(session.problem + ": applied (session " + std::to_string(id) +
+                            "); the next GPU training run uses it");
+        for (const std::string& n : notes) out.notes << QString::fromStdString(n);
+        return out;
+    };
+#else
+    (void)project;
+    return nullptr;
+#endif
 }
 
 struct GraphOutcome {
@@ -276,6 +314,7 @@ void StudioPanels::setProject(const QString& path)
 {
     if (!path.isEmpty()) console_->appendCommand(netlists_command(path));
     training_->setProject(path);
+    profiling_->setKernelApplier(project_applier(path));
     rules_->setProject(path);
     runs_->setProject(path);
 }

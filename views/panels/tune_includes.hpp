@@ -3,6 +3,7 @@
 // a candidate's profiler figures.
 #include "sol/device_table.hpp"
 #include "sol/sol_analysis.hpp"
+#include "tune/applied_kernels.hpp"
 #include "tune/engine_problems.hpp"
 #include "tune/problem.hpp"
 #include "tune/search.hpp"
