@@ -350,15 +350,40 @@ gsr_layernorm(const float* __restrict__ x, const float* __restrict__ gamma,
                        {"APPLY", epilogue_components(c.vec, "o", "t", "        ")}});
 }
 
+/// What both SpMM kernels share: per vector component, the accumulator's zeroing and its FMAs
+/// (an unrolled edge's weight w[u], the remainder's w1), and the opening of the body: one row
+/// per GSR_TPR threads, each owning GSR_CH vectors of it.
+struct SpmmLines {
+    std::string zero, fma_unrolled, fma_one;
+};
+
+SpmmLines spmm_lines(int vec)
+{
+    SpmmLines l;
+    for (const std::string& comp : components(vec)) {
+        l.zero += "        acc[h]" + comp + " = 0.0f;\n";
+        l.fma_unrolled += "                acc[h]" + comp + " = fmaf(w[u], xv" + comp + ", acc[h]" +
+                          comp + ");\n";
+        l.fma_one += "            acc[h]" + comp + " = fmaf(w1, xv" + comp + ", acc[h]" + comp +
+                     ");\n";
+    }
+    return l;
+}
+
+constexpr const char* kSpmmOpening = R"(    if (F != GSR_F) __trap();  // generated for one feature width
+    const int lane = threadIdx.x % GSR_TPR;
+    const long long row = (long long)blockIdx.x * GSR_RPB + threadIdx.x / GSR_TPR;
+    if (row >= M) return;
+    // Thread `lane` owns the vectors lane, lane + TPR, ... of the row: GSR_CH of them.
+    vec_t acc[GSR_CH];
+#pragma unroll
+    for (int h = 0; h < GSR_CH; ++h) {
+@ZERO@    }
+)";
+
 std::string spmm_source(const Problem& p, const KernelConfig& c)
 {
-    std::string zero, fma1, fmau;
-    for (const std::string& comp : components(c.vec)) {
-        zero += "        acc[h]" + comp + " = 0.0f;\n";
-        fmau += "                acc[h]" + comp + " = fmaf(w[u], xv" + comp + ", acc[h]" + comp +
-                ");\n";
-        fma1 += "            acc[h]" + comp + " = fmaf(w1, xv" + comp + ", acc[h]" + comp + ");\n";
-    }
+    const SpmmLines l = spmm_lines(c.vec);
     const std::string body = R"(#define GSR_F @F@
 #define GSR_CH (GSR_F / (GSR_TPR * GSR_VEC))
 
@@ -368,16 +393,7 @@ gsr_spmm_csr(const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
              const float* __restrict__ bias, const float* __restrict__ residual,
              float* __restrict__ Y, float alpha, int M, int F)
 {
-    if (F != GSR_F) __trap();  // generated for one feature width
-    const int lane = threadIdx.x % GSR_TPR;
-    const long long row = (long long)blockIdx.x * GSR_RPB + threadIdx.x / GSR_TPR;
-    if (row >= M) return;
-    // Thread `lane` owns the vectors lane, lane + TPR, ... of the row: @CH@ of them.
-    vec_t acc[GSR_CH];
-#pragma unroll
-    for (int h = 0; h < GSR_CH; ++h) {
-@ZERO@    }
-    const vec_t* xv_base = reinterpret_cast<const vec_t*>(X);
+@OPENING@    const vec_t* xv_base = reinterpret_cast<const vec_t*>(X);
     const int start = row_ptr[row], end = row_ptr[row + 1];
     int e = start;
     // @UNROLL@ edges at a time: their indices and weights first, then the row gathers.
@@ -415,14 +431,13 @@ gsr_spmm_csr(const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
     }
 }
 )";
-    const int ch = int(p.cols) / (c.tpr * c.vec);
     return preamble(p, c) + row_constants(c) +
-           fill(body, {{"F", n(long(p.cols))},
-                       {"CH", n(ch)},
+           fill(body, {{"OPENING", kSpmmOpening},
+                       {"F", n(long(p.cols))},
                        {"UNROLL", n(c.unroll)},
-                       {"ZERO", zero},
-                       {"FMAU", fmau},
-                       {"FMA1", fma1},
+                       {"ZERO", l.zero},
+                       {"FMAU", l.fma_unrolled},
+                       {"FMA1", l.fma_one},
                        {"APPLY", epilogue_components(c.vec, "o", "acc[h]", "        ")}});
 }
 
@@ -430,17 +445,12 @@ gsr_spmm_csr(const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
 /// spmm_source, over the CUDA backend's operator (nn::DeviceGraph).
 std::string spmm_engine_source(const Problem& p, const KernelConfig& c)
 {
-    std::string zero, fma1, fmau, store;
+    const SpmmLines l = spmm_lines(c.vec);
+    std::string store, accumulate;
     for (const std::string& comp : components(c.vec)) {
-        zero += "        acc[h]" + comp + " = 0.0f;\n";
-        fmau += "                acc[h]" + comp + " = fmaf(w[u], xv" + comp + ", acc[h]" + comp +
-                ");\n";
-        fma1 += "            acc[h]" + comp + " = fmaf(w1, xv" + comp + ", acc[h]" + comp + ");\n";
         store += "        o" + comp + " = acc[h]" + comp + " * scale;\n";
-    }
-    std::string accumulate;
-    for (const std::string& comp : components(c.vec))
         accumulate += "            o" + comp + " = fmaf(beta, old" + comp + ", o" + comp + ");\n";
+    }
     const std::string body = R"(#define GSR_F @F@
 #define GSR_CH (GSR_F / (GSR_TPR * GSR_VEC))
 
@@ -453,15 +463,7 @@ gsr_spmm_engine(const unsigned long long* __restrict__ offsets,
                 long long ldx, float* __restrict__ Y, long long ldy, float alpha, float beta,
                 int M, int F)
 {
-    if (F != GSR_F) __trap();  // generated for one feature width
-    const int lane = threadIdx.x % GSR_TPR;
-    const long long row = (long long)blockIdx.x * GSR_RPB + threadIdx.x / GSR_TPR;
-    if (row >= M) return;
-    vec_t acc[GSR_CH];
-#pragma unroll
-    for (int h = 0; h < GSR_CH; ++h) {
-@ZERO@    }
-    const long long start = (long long)offsets[row], end = (long long)offsets[row + 1];
+@OPENING@    const long long start = (long long)offsets[row], end = (long long)offsets[row + 1];
     long long e = start;
     for (; e + @UNROLL@ <= end; e += @UNROLL@) {
         unsigned col[@UNROLL@];
@@ -502,11 +504,12 @@ gsr_spmm_engine(const unsigned long long* __restrict__ offsets,
 }
 )";
     return preamble(p, c) + row_constants(c) +
-           fill(body, {{"F", n(long(p.cols))},
+           fill(body, {{"OPENING", kSpmmOpening},
+                       {"F", n(long(p.cols))},
                        {"UNROLL", n(c.unroll)},
-                       {"ZERO", zero},
-                       {"FMAU", fmau},
-                       {"FMA1", fma1},
+                       {"ZERO", l.zero},
+                       {"FMAU", l.fma_unrolled},
+                       {"FMA1", l.fma_one},
                        {"STORE", store},
                        {"ACCUMULATE", accumulate}});
 }

@@ -101,14 +101,7 @@ TEST_F(CudaOps, RowVectorAndColumnSumsOverManySlabs)
 TEST_F(CudaOps, SpmmEveryOperatorWidthAndTranspose)
 {
     const GraphInput g = random_dag(2000, fresh_seed());
-    struct Case {
-        const char* name;
-        Normalisation norm;
-        bool directed;
-    } cases[] = {{"mean union", Normalisation::Mean, false},
-                 {"mean directed", Normalisation::Mean, true},
-                 {"gcn union", Normalisation::Symmetric, false}};
-    for (const Case& c : cases) {
+    for (const OperatorCase& c : kOperatorCases) {
         ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
         const AggregationOperators og = upload_aggregation(*gpu_, g, c.norm, c.directed);
         const AggregationOperators oc = upload_aggregation(*cpu_, g, c.norm, c.directed);

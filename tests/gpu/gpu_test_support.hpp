@@ -190,4 +190,15 @@ inline GraphInput random_dag(std::size_t nodes, std::uint64_t seed)
     return g;
 }
 
+/// The operator kinds every SpMM test covers: mean over the union of fan-in and fan-out, mean
+/// over each direction, and GCN's symmetric normalisation with self loops.
+struct OperatorCase {
+    const char* name;
+    Normalisation norm;
+    bool directed;
+};
+inline constexpr OperatorCase kOperatorCases[] = {{"mean union", Normalisation::Mean, false},
+                                                  {"mean directed", Normalisation::Mean, true},
+                                                  {"gcn union", Normalisation::Symmetric, false}};
+
 } // namespace gsr::gpu::testing

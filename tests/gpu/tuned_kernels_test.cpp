@@ -67,13 +67,6 @@ TEST_F(TunedKernels, AppliedSpmmMatchesTheCpuOnEveryOperator)
                    {64, "family=spmm block=256 tpr=32 vec=2 unroll=1"},
                    {32, "family=spmm block=64 tpr=8 vec=1 unroll=2"},
                    {128, "family=spmm block=256 tpr=32 vec=4 unroll=8"}};
-    struct Case {
-        const char* name;
-        Normalisation norm;
-        bool directed;
-    } cases[] = {{"mean union", Normalisation::Mean, false},
-                 {"mean directed", Normalisation::Mean, true},
-                 {"gcn union", Normalisation::Symmetric, false}};
     for (const Config& cf : configs) {
         const std::vector<std::string> notes =
             gpu_->use_tuned_kernels(tuned({applied_spmm(n, cf.width, cf.text)}));
@@ -81,7 +74,7 @@ TEST_F(TunedKernels, AppliedSpmmMatchesTheCpuOnEveryOperator)
         ASSERT_NE(notes[0].find("used for the SpMM at width " + std::to_string(cf.width)),
                   std::string::npos)
             << notes[0];
-        for (const Case& c : cases) {
+        for (const OperatorCase& c : kOperatorCases) {
             ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
             const AggregationOperators og = upload_aggregation(*gpu_, g, c.norm, c.directed);
             const AggregationOperators oc = upload_aggregation(*cpu_, g, c.norm, c.directed);
