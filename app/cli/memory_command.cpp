@@ -1,13 +1,18 @@
 // `gsr memory`: the analytic memory of one training step of a GNN on a graph of a given size,
 // layer by layer (parameters, gradients, Adam moments, kept activations, workspace) and the peak.
+// With --measure it also runs one CPU training step on a synthetic graph of that shape and
+// reports what the arena handed out per layer (nn::Model::measured_layers) and its peak.
 #include "cli_commands.hpp"
 
 #include "nn/memory_model.hpp"
+#include "nn/model.hpp"
 #include "util/diagnostics.hpp"
 
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <numeric>
 
 namespace gsr::cli {
 
@@ -52,6 +57,54 @@ void print_table(const nn::ModelConfig& c, const nn::GraphShape& shape,
                 human_bytes(r.max_workspace_bytes).c_str());
     std::printf("peak %zu bytes (%s)\n", r.analytic_peak_bytes,
                 human_bytes(r.analytic_peak_bytes).c_str());
+    if (r.measured_layers.empty()) return;
+    std::printf("measured, one CPU training step on a synthetic graph of this shape:\n");
+    for (const auto& m : r.measured_layers)
+        std::printf("%-12s %14zu %14zu %14zu %14zu %14zu\n", m.name.c_str(), m.parameter_bytes,
+                    m.gradient_bytes, m.optimizer_bytes, m.activation_bytes, m.workspace_bytes);
+    std::printf("measured peak %zu bytes (%s)\n", r.measured_peak_bytes,
+                human_bytes(r.measured_peak_bytes).c_str());
+}
+
+/// A graph of exactly `shape`: node v > 0 gets an even share of the edges, its drivers spread
+/// over the nodes before it by a fixed stride; features are a fixed pseudo-random pattern. The
+/// memory of a step depends on the sizes only, so any such graph measures the same.
+nn::GraphInput synthetic_graph(const nn::GraphShape& shape)
+{
+    nn::GraphInput g;
+    g.node_count = shape.nodes;
+    g.feature_count = shape.features;
+    g.fanin_offsets.assign(shape.nodes + 1, 0);
+    g.fanin_targets.reserve(shape.edges);
+    const std::size_t sinks = shape.nodes - 1;
+    for (std::size_t v = 1; v < shape.nodes; ++v) {
+        const std::size_t count = shape.edges / sinks + (v - 1 < shape.edges % sinks ? 1 : 0);
+        for (std::size_t i = 0; i < count; ++i)
+            g.fanin_targets.push_back(std::uint32_t((v * 7 + i * 13) % v));
+        g.fanin_offsets[v + 1] = g.fanin_targets.size();
+    }
+    g.features.resize(shape.nodes * shape.features);
+    std::uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (float& f : g.features) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        f = float(double(x >> 40) / double(1ull << 24)) * 2.0f - 1.0f;
+    }
+    return g;
+}
+
+/// One training step of `c` on a synthetic graph of `shape`: the model's report, measured.
+nn::MemoryReport measure_step(const nn::ModelConfig& c, const nn::GraphShape& shape)
+{
+    if (shape.nodes < 2 && shape.edges > 0)
+        throw UsageError("--measure: edges need at least 2 nodes");
+    const nn::GraphInput g = synthetic_graph(shape);
+    nn::Model model(c, g.feature_count);
+    model.bind_graph(g);
+    std::vector<std::uint32_t> nodes(g.node_count);
+    std::iota(nodes.begin(), nodes.end(), 0u);
+    const std::vector<float> targets(g.node_count, 0.0f);
+    model.train_step(nodes, targets, nn::LossKind::MeanSquaredError);
+    return model.memory_report();
 }
 
 } // namespace
@@ -61,12 +114,15 @@ int cmd_memory(const std::vector<std::string>& args)
     const Args a(args,
                  {"--model", "--layers", "--hidden", "--groups", "--topk", "--nodes", "--edges",
                   "--features", "--dropout", "--precision"},
-                 {"--json", "--directed", "--help"});
+                 {"--json", "--directed", "--measure", "--help"});
     if (a.has("--help")) {
         std::cout << "usage: gsr memory --model gcn|sage|res|rev|gsr --layers L --hidden D\n"
                      "         [--groups C] [--topk K] --nodes N --edges E [--features F]\n"
                      "         [--directed] [--dropout P] [--precision f32|f64] [--json]\n"
-                     "Analytic memory of one training step, per layer, and its peak.\n";
+                     "         [--measure]\n"
+                     "Analytic memory of one training step, per layer, and its peak.\n"
+                     "--measure also runs one CPU training step on a synthetic graph of that\n"
+                     "shape and reports the memory measured per layer and the measured peak.\n";
         return 0;
     }
     if (!a.positionals().empty())
@@ -108,6 +164,7 @@ int cmd_memory(const std::vector<std::string>& args)
     } catch (const Error& e) {
         throw UsageError(e.message()); // an impossible configuration is a command-line mistake
     }
+    if (a.has("--measure")) report = measure_step(c, shape);
     if (a.has("--json"))
         std::cout << nn::memory_report_json(c, shape, report) << '\n';
     else

@@ -17,6 +17,7 @@ std::size_t Arena::allocate(std::size_t bytes)
     const std::size_t offset = used_;
     used_ += size;
     peak_ = std::max(peak_, used_);
+    window_peak_ = std::max(window_peak_, used_);
     return offset;
 }
 

@@ -194,7 +194,60 @@ std::string memory_report_json(const ModelConfig& c, const GraphShape& shape,
     j["persistent_bytes"] = r.persistent_bytes;
     j["analytic_peak_bytes"] = r.analytic_peak_bytes;
     if (r.measured_peak_bytes) j["measured_peak_bytes"] = r.measured_peak_bytes;
+    if (!r.measured_layers.empty()) j["measured_rows"] = measured_rows_json(r.measured_layers);
     return j.dump(2);
+}
+
+nlohmann::ordered_json measured_rows_json(const std::vector<LayerMemory>& rows)
+{
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const LayerMemory& m : rows) {
+        nlohmann::ordered_json x;
+        x["name"] = m.name;
+        x["parameter_bytes"] = m.parameter_bytes;
+        x["gradient_bytes"] = m.gradient_bytes;
+        x["optimizer_bytes"] = m.optimizer_bytes;
+        x["activation_bytes"] = m.activation_bytes;
+        x["workspace_bytes"] = m.workspace_bytes;
+        out.push_back(x);
+    }
+    return out;
+}
+
+std::vector<LayerMemory> measured_rows_from_json(const nlohmann::json& rows)
+{
+    std::vector<LayerMemory> out;
+    if (!rows.is_array()) return out;
+    for (const auto& x : rows) {
+        if (!x.is_object()) continue;
+        LayerMemory m;
+        m.name = x.value("name", std::string());
+        m.parameter_bytes = x.value("parameter_bytes", std::size_t{0});
+        m.gradient_bytes = x.value("gradient_bytes", std::size_t{0});
+        m.optimizer_bytes = x.value("optimizer_bytes", std::size_t{0});
+        m.activation_bytes = x.value("activation_bytes", std::size_t{0});
+        m.workspace_bytes = x.value("workspace_bytes", std::size_t{0});
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+void merge_measured_layers(std::vector<LayerMemory>& into, const std::vector<LayerMemory>& from)
+{
+    if (from.empty()) return;
+    if (into.size() != from.size()) {
+        into = from;
+        return;
+    }
+    for (std::size_t i = 0; i < from.size(); ++i) {
+        LayerMemory& a = into[i];
+        const LayerMemory& b = from[i];
+        a.parameter_bytes = std::max(a.parameter_bytes, b.parameter_bytes);
+        a.gradient_bytes = std::max(a.gradient_bytes, b.gradient_bytes);
+        a.optimizer_bytes = std::max(a.optimizer_bytes, b.optimizer_bytes);
+        a.activation_bytes = std::max(a.activation_bytes, b.activation_bytes);
+        a.workspace_bytes = std::max(a.workspace_bytes, b.workspace_bytes);
+    }
 }
 
 } // namespace gsr::nn

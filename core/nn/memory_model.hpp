@@ -1,9 +1,14 @@
 #pragma once
 // Memory of a model on a graph, layer by layer: the analytic model. A Model lays its arena out
 // with these same numbers, so analytic_peak_bytes is what the arena reserves and the measured
-// high-water mark (Model::measured_peak_bytes) can be held against it.
+// high-water mark (Model::measured_peak_bytes) can be held against it. After a training step a
+// Model also reports measured rows (MemoryReport::measured_layers, Model::measured_layers):
+// what the arena actually handed out per layer, on CPU and CUDA backends alike (both use
+// nn::Arena).
 #include "nn/graph_input.hpp"
 #include "nn/model_config.hpp"
+
+#include <nlohmann/json_fwd.hpp>
 
 #include <cstddef>
 #include <string>
@@ -36,14 +41,28 @@ struct MemoryReport {
     std::size_t analytic_peak_bytes = 0;
     std::size_t measured_peak_bytes = 0; ///< the arena's high-water mark; 0 when not measured
     std::size_t parameter_count = 0;
+    /// Measured in the arena during a training step, one row per row of `layers` (same names);
+    /// empty when not measured. compressed_bytes is not measured (0): the top-k rows live in
+    /// the shared block scratch and count as workspace.
+    std::vector<LayerMemory> measured_layers;
 };
+
+/// Raises `into` to the row-wise maximum with `from` (a high-water mark over several graphs,
+/// as a trainer keeps the peak over every binding). An empty `into` becomes `from`; rows of a
+/// different count replace it (another model).
+void merge_measured_layers(std::vector<LayerMemory>& into, const std::vector<LayerMemory>& from);
 
 /// The analytic model of a training step (forward, backward, Adam) of `config` on a graph of
 /// `shape`, with the CPU backend's reduction scratch. Throws gsr::Error on a bad config.
 MemoryReport estimate_memory(const ModelConfig& config, const GraphShape& shape);
 
-/// JSON text of a report: one object, the per-layer rows in "rows".
+/// JSON text of a report: one object, the per-layer rows in "rows" and, when measured, the
+/// measured rows in "measured_rows" (older readers ignore the key).
 std::string memory_report_json(const ModelConfig& config, const GraphShape& shape,
                                const MemoryReport& report);
+/// The measured rows as a JSON array (name and the five byte counts per row), and back;
+/// reading skips what is not a row object and takes missing counts as 0.
+nlohmann::ordered_json measured_rows_json(const std::vector<LayerMemory>& rows);
+std::vector<LayerMemory> measured_rows_from_json(const nlohmann::json& rows);
 
 } // namespace gsr::nn

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <utility>
 
 namespace gsr::nn {
 
@@ -74,6 +75,14 @@ public:
     std::vector<GroupFunction::Scratch> kept_;///< res: per-layer intermediates
     DeviceMatrix head_stats_, head_z_;        ///< deep models
 
+    // Measured memory, rows as estimate_memory's (encoder, layer 0..L-1, head). Parameter,
+    // gradient and Adam slices are fixed at construction, kept activations at bind_graph,
+    // workspace by arena windows during a training step (step_workspace_, committed to
+    // measured_ when the backward pass is done, so eval passes never overwrite it).
+    std::vector<LayerMemory> measured_;
+    std::vector<std::size_t> step_workspace_;
+    bool measured_valid_ = false;
+
 private:
     StepContext context(bool train);
     double residual_quantum() const
@@ -84,6 +93,23 @@ private:
     void backward(const StepContext& s);
     void head_forward(const StepContext& s, DeviceMatrix top);
     void head_backward(const StepContext& s, DeviceMatrix top, DeviceMatrix dtop);
+
+    std::size_t head_row() const { return measured_.size() - 1; }
+    /// Runs `pass` in an arena window and raises row `row`'s workspace to the window's
+    /// high-water mark above `base` (the arena mark where this layer's transient memory
+    /// starts). A few integer operations: no synchronisation, any backend.
+    template <class Pass> void measure(std::size_t row, std::size_t base, Pass&& pass)
+    {
+        Arena& arena = be_->arena();
+        const Arena::Window window = arena.begin_window();
+        pass();
+        const std::size_t top = arena.end_window(window);
+        step_workspace_[row] = std::max(step_workspace_[row], top - base);
+    }
+    template <class Pass> void measure(std::size_t row, Pass&& pass)
+    {
+        measure(row, be_->arena().mark(), std::forward<Pass>(pass));
+    }
 };
 
 ModelImpl::ModelImpl(const ModelConfig& config, std::size_t feature_count,
@@ -102,8 +128,12 @@ ModelImpl::ModelImpl(const ModelConfig& config, std::size_t feature_count,
     // Residual branches start at 1/sqrt(L) of the usual scale: the stream stays O(1) at any
     // depth, which keeps it on the exact grid and the inverse well conditioned.
     const double branch_scale = 1.0 / std::sqrt(double(L));
+    // Entry index where each memory row's parameters begin (the head row ends the layout).
+    std::vector<std::size_t> row_first;
+    row_first.push_back(layout_.entries().size());
     encoder_ = LinearLayer(layout_, "encoder", std::uint32_t(feature_count), D);
     for (std::uint32_t l = 0; l < L; ++l) {
+        row_first.push_back(layout_.entries().size());
         const std::string name = "layer" + std::to_string(l);
         switch (config_.kind) {
         case ModelKind::Gcn: conv_layers_.emplace_back(layout_, name, D, terms, false); break;
@@ -119,6 +149,7 @@ ModelImpl::ModelImpl(const ModelConfig& config, std::size_t feature_count,
             break;
         }
     }
+    row_first.push_back(layout_.entries().size());
     if (is_deep(config_.kind)) {
         final_gamma_ = layout_.add("final_norm.gamma", 1, D, ParameterInit::One);
         final_beta_ = layout_.add("final_norm.beta", 1, D, ParameterInit::Zero);
@@ -139,6 +170,23 @@ ModelImpl::ModelImpl(const ModelConfig& config, std::size_t feature_count,
     be_->fill(m_, 0.0);
     be_->fill(v_, 0.0);
     persistent_mark_ = be_->arena().mark();
+
+    // Each row's slice of the flat buffers: from its first entry's offset to the next row's.
+    const auto& entries = layout_.entries();
+    row_first.push_back(entries.size());
+    const std::size_t rows = row_first.size() - 1;
+    measured_.resize(rows);
+    step_workspace_.assign(rows, 0);
+    for (std::size_t i = 0; i < rows; ++i) {
+        LayerMemory& m = measured_[i];
+        m.name = i == 0 ? "encoder" : i + 1 == rows ? "head" : "layer " + std::to_string(i - 1);
+        const std::size_t first = row_first[i], end = row_first[i + 1];
+        const std::size_t from = first < entries.size() ? entries[first].offset : count;
+        const std::size_t to = end < entries.size() ? entries[end].offset : count;
+        m.parameter_bytes = (to - from) * be_->scalar_bytes();
+        m.gradient_bytes = m.parameter_bytes;      // the same slice of grads_
+        m.optimizer_bytes = 2 * m.parameter_bytes; // and of m_ and v_
+    }
 }
 
 void ModelImpl::bind_graph(const GraphInput& g)
@@ -171,7 +219,12 @@ void ModelImpl::bind_graph(const GraphInput& g)
     if (config_.dropout > 0.0) mask_bytes_ = be_->alloc_bytes(n * config_.hidden);
 
     // Buffers shared by the layers, then what each layer keeps (memory_model.cpp, same order).
+    // The measured kept activations of a row: what the arena handed out while allocating them.
     const std::uint32_t D = config_.hidden, terms = config_.directed ? 2 : 1;
+    measured_valid_ = false;
+    for (LayerMemory& m : measured_) m.activation_bytes = m.workspace_bytes = 0;
+    std::size_t at = 0;
+    auto kept_by = [&](std::size_t row) { measured_[row].activation_bytes += arena.used() - at; };
     acts_.clear();
     aggs_.clear();
     kept_.clear();
@@ -180,21 +233,29 @@ void ModelImpl::bind_graph(const GraphInput& g)
     case ModelKind::Sage:
         grad_a_ = be_->alloc_matrix(n_, D);
         grad_b_ = be_->alloc_matrix(n_, D);
+        at = arena.used();
         acts_.push_back(be_->alloc_matrix(n_, D));
+        kept_by(0);
         for (std::uint32_t l = 0; l < config_.layers; ++l) {
+            at = arena.used();
             acts_.push_back(be_->alloc_matrix(n_, D));
             aggs_.push_back(be_->alloc_matrix(n_, terms * D));
+            kept_by(l + 1);
         }
         break;
     case ModelKind::Res:
         dh_ = be_->alloc_matrix(n_, D);
         shared_dz_ = be_->alloc_matrix(n_, D);
+        at = arena.used();
         acts_.push_back(be_->alloc_matrix(n_, D));
+        kept_by(0);
         for (std::uint32_t l = 0; l < config_.layers; ++l) {
+            at = arena.used();
             acts_.push_back(be_->alloc_matrix(n_, D));
             kept_.push_back(GroupFunction::allocate(*be_, n_, D, terms, Activation::Relu, 0,
                                                     false));
             kept_.back().dz = shared_dz_;
+            kept_by(l + 1);
         }
         break;
     case ModelKind::Rev:
@@ -202,13 +263,18 @@ void ModelImpl::bind_graph(const GraphInput& g)
         h_ = be_->alloc_matrix(n_, D);
         dh_ = be_->alloc_matrix(n_, D);
         if (config_.store_activations)
-            for (std::uint32_t l = 0; l < config_.layers; ++l)
+            for (std::uint32_t l = 0; l < config_.layers; ++l) {
+                at = arena.used();
                 acts_.push_back(be_->alloc_matrix(n_, D));
+                kept_by(l + 1);
+            }
         break;
     }
     if (is_deep(config_.kind)) {
+        at = arena.used();
         head_stats_ = be_->alloc_matrix(n_, 2);
         head_z_ = be_->alloc_matrix(n_, D);
+        kept_by(head_row());
     }
     arena.reset_peak();
     bound_ = true;
@@ -266,31 +332,40 @@ void ModelImpl::forward(const StepContext& s)
     switch (config_.kind) {
     case ModelKind::Gcn:
     case ModelKind::Sage:
-        encoder_.forward(layout_, *be_, features_m_, acts_[0]);
+        measure(0, [&] { encoder_.forward(layout_, *be_, features_m_, acts_[0]); });
         for (std::uint32_t l = 0; l < L; ++l)
-            conv_layers_[l].forward(layout_, s, acts_[l], acts_[l + 1], aggs_[l]);
-        head_forward(s, acts_[L]);
+            measure(l + 1, [&] {
+                conv_layers_[l].forward(layout_, s, acts_[l], acts_[l + 1], aggs_[l]);
+            });
+        measure(head_row(), [&] { head_forward(s, acts_[L]); });
         break;
     case ModelKind::Res:
-        encoder_.forward(layout_, *be_, features_m_, acts_[0]);
+        measure(0, [&] { encoder_.forward(layout_, *be_, features_m_, acts_[0]); });
         for (std::uint32_t l = 0; l < L; ++l)
-            residual_blocks_[l].forward(layout_, s, acts_[l], acts_[l + 1], kept_[l]);
-        head_forward(s, acts_[L]);
+            measure(l + 1, [&] {
+                residual_blocks_[l].forward(layout_, s, acts_[l], acts_[l + 1], kept_[l]);
+            });
+        measure(head_row(), [&] { head_forward(s, acts_[L]); });
         break;
     case ModelKind::Rev:
     case ModelKind::Gsr: {
-        encoder_.forward(layout_, *be_, features_m_, h_);
-        be_->round_to_grid(h_, s.quantum);
+        measure(0, [&] {
+            encoder_.forward(layout_, *be_, features_m_, h_);
+            be_->round_to_grid(h_, s.quantum);
+        });
         const Activation act =
             config_.kind == ModelKind::Gsr ? Activation::TopK : Activation::Relu;
         ArenaScope scope(be_->arena());
+        // The block scratch is every layer's workspace in turn: measured from below it.
+        const std::size_t base = be_->arena().mark();
         auto sc = ReversibleGroupBlock::allocate(*be_, n_, group_width(config_), s.terms, act,
                                                  config_.topk);
-        for (std::uint32_t l = 0; l < L; ++l) {
-            if (config_.store_activations) be_->axpby(1.0, h_, 0.0, acts_[l]);
-            rev_blocks_[l].forward(layout_, s, h_, sc);
-        }
-        head_forward(s, h_);
+        for (std::uint32_t l = 0; l < L; ++l)
+            measure(l + 1, base, [&] {
+                if (config_.store_activations) be_->axpby(1.0, h_, 0.0, acts_[l]);
+                rev_blocks_[l].forward(layout_, s, h_, sc);
+            });
+        measure(head_row(), [&] { head_forward(s, h_); });
         break;
     }
     }
@@ -303,32 +378,39 @@ void ModelImpl::backward(const StepContext& s)
     case ModelKind::Gcn:
     case ModelKind::Sage: {
         DeviceMatrix dy = grad_a_, dx = grad_b_;
-        head_backward(s, acts_[L], dy);
+        measure(head_row(), [&] { head_backward(s, acts_[L], dy); });
         for (std::uint32_t l = L; l-- > 0;) {
-            conv_layers_[l].backward(layout_, s, acts_[l], acts_[l + 1], aggs_[l], dy, dx);
+            measure(l + 1, [&] {
+                conv_layers_[l].backward(layout_, s, acts_[l], acts_[l + 1], aggs_[l], dy, dx);
+            });
             std::swap(dy, dx);
         }
-        encoder_.backward(layout_, *be_, features_m_, dy, DeviceMatrix{});
+        measure(0, [&] { encoder_.backward(layout_, *be_, features_m_, dy, DeviceMatrix{}); });
         break;
     }
     case ModelKind::Res:
-        head_backward(s, acts_[L], dh_);
+        measure(head_row(), [&] { head_backward(s, acts_[L], dh_); });
         for (std::uint32_t l = L; l-- > 0;)
-            residual_blocks_[l].backward(layout_, s, acts_[l], dh_, kept_[l]);
-        encoder_.backward(layout_, *be_, features_m_, dh_, DeviceMatrix{});
+            measure(l + 1, [&] {
+                residual_blocks_[l].backward(layout_, s, acts_[l], dh_, kept_[l]);
+            });
+        measure(0, [&] { encoder_.backward(layout_, *be_, features_m_, dh_, DeviceMatrix{}); });
         break;
     case ModelKind::Rev:
     case ModelKind::Gsr: {
-        head_backward(s, h_, dh_);
+        measure(head_row(), [&] { head_backward(s, h_, dh_); });
         const Activation act =
             config_.kind == ModelKind::Gsr ? Activation::TopK : Activation::Relu;
         ArenaScope scope(be_->arena());
+        const std::size_t base = be_->arena().mark();
         auto sc = ReversibleGroupBlock::allocate(*be_, n_, group_width(config_), s.terms, act,
                                                  config_.topk);
         for (std::uint32_t l = L; l-- > 0;)
-            rev_blocks_[l].backward(layout_, s, h_, dh_,
-                                    config_.store_activations ? &acts_[l] : nullptr, sc);
-        encoder_.backward(layout_, *be_, features_m_, dh_, DeviceMatrix{});
+            measure(l + 1, base, [&] {
+                rev_blocks_[l].backward(layout_, s, h_, dh_,
+                                        config_.store_activations ? &acts_[l] : nullptr, sc);
+            });
+        measure(0, [&] { encoder_.backward(layout_, *be_, features_m_, dh_, DeviceMatrix{}); });
         break;
     }
     }
@@ -348,10 +430,16 @@ double ModelImpl::accumulate(std::span<const std::uint32_t> nodes,
     be_->upload(targets_, targets);
     be_->upload_bytes(nodes_, nodes.data(), nodes.size() * sizeof(std::uint32_t));
     const StepContext s = context(train);
+    std::fill(step_workspace_.begin(), step_workspace_.end(), std::size_t{0});
     forward(s);
     const double value = be_->loss(loss, pred_, targets_, nodes_, std::uint32_t(nodes.size()),
                                    weight, dpred_);
-    if (train) backward(s);
+    if (train) {
+        backward(s);
+        for (std::size_t i = 0; i < measured_.size(); ++i)
+            measured_[i].workspace_bytes = step_workspace_[i];
+        measured_valid_ = true;
+    }
     return value;
 }
 
@@ -527,10 +615,17 @@ MemoryReport Model::memory_report() const
     GraphShape shape{impl_->bound_ ? impl_->n_ : 0, impl_->edges_, impl_->features_};
     MemoryReport r = estimate_memory(impl_->config_, shape);
     r.measured_peak_bytes = measured_peak_bytes();
+    r.measured_layers = measured_layers();
     return r;
 }
 
 std::size_t Model::measured_peak_bytes() const { return impl_->be_->arena().peak(); }
+
+const std::vector<LayerMemory>& Model::measured_layers() const
+{
+    static const std::vector<LayerMemory> none;
+    return impl_->bound_ && impl_->measured_valid_ ? impl_->measured_ : none;
+}
 
 const Backend& Model::backend() const { return *impl_->be_; }
 

@@ -21,7 +21,7 @@
 //   double eval = model.evaluate(val_nodes, targets, LossKind::MeanSquaredError);
 //   std::vector<std::uint8_t> ckpt = model.save_state();  // parameters + Adam moments + step
 //   model.load_state(ckpt);                    // gsr::Error if the architecture differs
-//   MemoryReport mem = model.memory_report();  // per-layer analytic + measured peak
+//   MemoryReport mem = model.memory_report();  // per-layer analytic + measured (after a step)
 //   MemoryReport plan = estimate_memory(cfg, GraphShape{N, E, F});  // without a model
 //
 // `targets` always has one entry per node of the bound graph (node id -> target); only the
@@ -89,9 +89,16 @@ public:
     std::vector<std::uint8_t> save_state() const;
     void load_state(std::span<const std::uint8_t> bytes);
 
-    /// Analytic per-layer memory for the bound graph plus the arena's measured high-water mark.
+    /// Analytic per-layer memory for the bound graph plus the arena's measured high-water mark
+    /// and, once a training step has run on the bound graph, the measured per-layer rows.
     MemoryReport memory_report() const;
     std::size_t measured_peak_bytes() const;
+    /// Per layer, as measured in the backend's arena during the latest training step
+    /// (accumulate_gradients) on the bound graph: parameter/gradient/Adam slices of the flat
+    /// buffers, kept activations as allocated by bind_graph, and workspace = the arena's
+    /// high-water mark while the layer ran (forward and backward) above the mark where its
+    /// transient memory starts. Empty before the first step after bind_graph.
+    const std::vector<LayerMemory>& measured_layers() const;
 
     // For checks and tests: every parameter / gradient as one flat vector, in a fixed order.
     std::vector<double> parameters() const;

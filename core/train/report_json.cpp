@@ -102,6 +102,9 @@ nlohmann::json train_result_json(const TrainResult& r)
                    {"persistent_bytes", r.memory.persistent_bytes},
                    {"activation_bytes", r.memory.activation_bytes},
                    {"graph_bytes", r.memory.graph_bytes}};
+    // Measured per-layer rows, when the run measured them (older records read the same).
+    if (!r.memory.measured_layers.empty())
+        j["memory"]["measured_rows"] = nn::measured_rows_json(r.memory.measured_layers);
     // Only runs handed tuned kernels record them (older records read the same).
     if (!r.kernel_notes.empty())
         j["tuned_kernels"] = {{"notes", r.kernel_notes}, {"launches", r.tuned_launches}};

@@ -126,6 +126,7 @@ struct Trainer::State {
     Subgraph step_graph;             ///< the latest mini-batch subgraph
     std::vector<float> step_targets; ///< its targets, in learning units
     std::size_t peak = 0;
+    std::vector<nn::LayerMemory> measured_layers; ///< row-wise high-water over every binding
     double best_loss = kInfinity;
     std::uint32_t bad_epochs = 0;
     std::optional<EpochReport> best;
@@ -134,7 +135,10 @@ struct Trainer::State {
     /// The arena's high-water mark over every binding so far (binding resets the engine's).
     std::size_t peak_bytes()
     {
-        if (bound != kNothing) peak = std::max(peak, model.measured_peak_bytes());
+        if (bound != kNothing) {
+            peak = std::max(peak, model.measured_peak_bytes());
+            nn::merge_measured_layers(measured_layers, model.measured_layers());
+        }
         return peak;
     }
 
@@ -234,6 +238,7 @@ TrainResult Trainer::run(RunLog& log, const TrainCallbacks& callbacks, bool resu
         result.status = status;
         result.best = s.best;
         result.memory.measured_peak_bytes = s.peak_bytes();
+        result.memory.measured_layers = s.measured_layers;
         result.kernel_notes = s.kernel_notes;
         result.tuned_launches = s.model.backend().tuned_launches();
         log.end(std::string(status_name(status)), train_result_json(result));

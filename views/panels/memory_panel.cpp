@@ -24,11 +24,11 @@ namespace {
 
 QString kind_name(nn::ModelKind kind) { return QString::fromLatin1(nn::model_kind_name(kind).data()); }
 
-/// Bytes of the tallest stacked bar of a report.
-std::size_t tallest_layer(const nn::MemoryReport& r)
+/// Bytes of the tallest stacked bar of some rows.
+std::size_t tallest_layer(const std::vector<nn::LayerMemory>& rows)
 {
     std::size_t m = 0;
-    for (const nn::LayerMemory& l : r.layers)
+    for (const nn::LayerMemory& l : rows)
         m = std::max(m, l.parameter_bytes + l.gradient_bytes + l.optimizer_bytes +
                             l.activation_bytes + l.workspace_bytes);
     return m;
@@ -144,8 +144,14 @@ QChart* MemoryPanel::measuredChart() const { return measured_view_->chart(); }
 
 QString MemoryPanel::warningText() const { return warning_->text(); }
 
-void MemoryPanel::fillChart(QChart* chart, const nn::MemoryReport& r, double unit,
-                            const QString& unit_name, double y_max)
+const std::vector<nn::LayerMemory>* MemoryPanel::measuredRows() const
+{
+    if (!measured_) return nullptr;
+    return measured_->measured_layers.empty() ? &measured_->layers : &measured_->measured_layers;
+}
+
+void MemoryPanel::fillChart(QChart* chart, const std::vector<nn::LayerMemory>& rows,
+                            double unit, const QString& unit_name, double y_max)
 {
     chart->removeAllSeries();
     for (QAbstractAxis* a : chart->axes()) {
@@ -158,7 +164,7 @@ void MemoryPanel::fillChart(QChart* chart, const nn::MemoryReport& r, double uni
     QBarSet* sets[5];
     for (int i = 0; i < 5; ++i) sets[i] = new QBarSet(parts[i]);
     QStringList categories;
-    for (const nn::LayerMemory& l : r.layers) {
+    for (const nn::LayerMemory& l : rows) {
         // "layer 12" -> "12", "encoder" -> "in": eighteen bars fit under a narrow chart.
         QString name = QString::fromStdString(l.name);
         if (name.startsWith(QLatin1String("layer "))) name = name.mid(6);
@@ -202,12 +208,12 @@ void MemoryPanel::refresh()
         c.kind = kCompared[i];
         try {
             estimates_[i] = nn::estimate_memory(c, *shape_);
-            tallest = std::max(tallest, tallest_layer(*estimates_[i]));
+            tallest = std::max(tallest, tallest_layer(estimates_[i]->layers));
         } catch (const Error& e) {
             errors_[i] = QString::fromStdString(e.message());
         }
     }
-    if (measured_) tallest = std::max(tallest, tallest_layer(*measured_));
+    if (measured_) tallest = std::max(tallest, tallest_layer(*measuredRows()));
     const auto [unit, unit_name] = unit_for(tallest);
     // One scale for every chart, so the heights compare across models.
     const double y_max = std::max(tallest / unit * 1.05, 1e-3);
@@ -218,7 +224,7 @@ void MemoryPanel::refresh()
         QString title = kind_name(kCompared[i]);
         if (estimates_[i]) {
             title += tr(": peak %1").arg(human_bytes(estimates_[i]->analytic_peak_bytes));
-            fillChart(chart, *estimates_[i], unit, unit_name, y_max);
+            fillChart(chart, estimates_[i]->layers, unit, unit_name, y_max);
         } else {
             chart->removeAllSeries();
             title += errors_[i].isEmpty() ? tr(" (open a netlist)") : tr(" (not possible)");
@@ -236,9 +242,13 @@ void MemoryPanel::refresh()
     }
 
     if (measured_) {
-        fillChart(measured_view_->chart(), *measured_, unit, unit_name, y_max);
+        // The run's measured rows; a report without them (an older run) shows its analytic
+        // rows and says so.
+        const bool per_layer = !measured_->measured_layers.empty();
+        fillChart(measured_view_->chart(), *measuredRows(), unit, unit_name, y_max);
         measured_view_->chart()->setTitle(
-            tr("%1 (%2): measured peak %3, analytic %4")
+            (per_layer ? tr("%1 (%2): measured per layer, peak %3, analytic %4")
+                       : tr("%1 (%2): analytic per layer, measured peak %3, analytic %4"))
                 .arg(measured_label_, kind_name(measured_config_.kind),
                      human_bytes(measured_->measured_peak_bytes),
                      human_bytes(measured_->analytic_peak_bytes)));
@@ -262,7 +272,7 @@ void MemoryPanel::refresh()
     } else {
         caption_->setText(
             tr("One training step of %1 layers \u00d7 %2 wide on %3 (%4 nodes, %5 edges, %6 "
-               "features). Analytic, from core's memory model; a run adds its measured peak.")
+               "features). Analytic, from core's memory model; a run adds its measured rows and peak.")
                 .arg(config_.layers)
                 .arg(config_.hidden)
                 .arg(graph_name_)

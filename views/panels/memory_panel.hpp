@@ -2,9 +2,11 @@
 // The Memory panel: per-layer memory of a training step (parameters, gradients, Adam moments,
 // stored activations, workspace) as stacked bars, for res, rev and gsr side by side at the
 // current depth and width, so the flat activation memory of the reversible models shows. Before
-// training the bars are core's analytic model (nn::estimate_memory); after a run, the run's
-// own report joins them with the arena's measured high-water mark. The predicted peak is held
-// against the device's memory, with a warning before an out-of-memory.
+// training the bars are core's analytic model (nn::estimate_memory); after a run, a fourth chart
+// shows the run's measured per-layer rows (MemoryReport::measured_layers: what the arena handed
+// out per layer, workspace as the layer's high-water mark) with its measured peak; a report
+// without measured rows (an older run) falls back to its analytic rows there. The predicted
+// peak is held against the device's memory, with a warning before an out-of-memory.
 #include "nn/memory_model.hpp"
 
 #include <QString>
@@ -12,6 +14,7 @@
 
 #include <array>
 #include <optional>
+#include <vector>
 
 class QChart;
 class QChartView;
@@ -34,7 +37,8 @@ public:
     /// The configuration of the Training panel: its depth, width, groups and k are used for all
     /// three models; its own model's peak is the one held against the device.
     void setModelConfig(const nn::ModelConfig& config);
-    /// A finished run's report: its per-layer rows and the measured peak.
+    /// A finished run's report: its measured per-layer rows (else its analytic ones) and the
+    /// measured peak, in the measured chart.
     void showMeasured(const nn::MemoryReport& report, const nn::ModelConfig& config,
                       const QString& label);
     /// For tests: pretend the device has this much memory (0: the real device's).
@@ -52,7 +56,9 @@ public:
 
 private:
     void refresh();
-    void fillChart(QChart* chart, const nn::MemoryReport& report, double unit,
+    /// The rows the measured chart shows (null before a run).
+    const std::vector<nn::LayerMemory>* measuredRows() const;
+    void fillChart(QChart* chart, const std::vector<nn::LayerMemory>& rows, double unit,
                    const QString& unit_name, double y_max);
 
     std::optional<nn::GraphShape> shape_;

@@ -80,6 +80,16 @@ TEST(Trainer, LearnsAndReportsEveryEpoch)
     // c17, bound last, is far smaller than c432: the peak is the run's, not the last binding's.
     EXPECT_GT(r.memory.measured_peak_bytes, r.memory.analytic_peak_bytes / 2);
     EXPECT_EQ(log.memory().layers.size(), r.memory.layers.size());
+    // Measured per layer too (encoder, the layers, head), the row-wise high-water over every
+    // circuit bound: the largest's stored activations, as the analytic model has them.
+    ASSERT_EQ(r.memory.measured_layers.size(), r.memory.layers.size());
+    for (std::size_t i = 0; i < r.memory.layers.size(); ++i) {
+        EXPECT_EQ(r.memory.measured_layers[i].name, r.memory.layers[i].name);
+        EXPECT_EQ(r.memory.measured_layers[i].parameter_bytes, r.memory.layers[i].parameter_bytes);
+        EXPECT_EQ(r.memory.measured_layers[i].activation_bytes,
+                  r.memory.layers[i].activation_bytes)
+            << r.memory.layers[i].name;
+    }
     // Predictions come back in the target's units: levels, not standardised values.
     const std::vector<double> p = trainer.predict(0);
     EXPECT_EQ(p.size(), small_dataset().circuits[0].input.node_count);
