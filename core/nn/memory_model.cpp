@@ -155,6 +155,23 @@ MemoryReport estimate_memory(const ModelConfig& c, const GraphShape& shape)
     return r;
 }
 
+namespace {
+
+/// The columns every per-layer row has, analytic or measured.
+nlohmann::ordered_json layer_row_json(const LayerMemory& m)
+{
+    nlohmann::ordered_json x;
+    x["name"] = m.name;
+    x["parameter_bytes"] = m.parameter_bytes;
+    x["gradient_bytes"] = m.gradient_bytes;
+    x["optimizer_bytes"] = m.optimizer_bytes;
+    x["activation_bytes"] = m.activation_bytes;
+    x["workspace_bytes"] = m.workspace_bytes;
+    return x;
+}
+
+} // namespace
+
 std::string memory_report_json(const ModelConfig& c, const GraphShape& shape,
                                const MemoryReport& r)
 {
@@ -173,13 +190,7 @@ std::string memory_report_json(const ModelConfig& c, const GraphShape& shape,
     j["parameter_count"] = r.parameter_count;
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (const LayerMemory& m : r.layers) {
-        nlohmann::ordered_json x;
-        x["name"] = m.name;
-        x["parameter_bytes"] = m.parameter_bytes;
-        x["gradient_bytes"] = m.gradient_bytes;
-        x["optimizer_bytes"] = m.optimizer_bytes;
-        x["activation_bytes"] = m.activation_bytes;
-        x["workspace_bytes"] = m.workspace_bytes;
+        nlohmann::ordered_json x = layer_row_json(m);
         if (c.kind == ModelKind::Gsr) x["compressed_bytes"] = m.compressed_bytes;
         rows.push_back(x);
     }
@@ -201,16 +212,7 @@ std::string memory_report_json(const ModelConfig& c, const GraphShape& shape,
 nlohmann::ordered_json measured_rows_json(const std::vector<LayerMemory>& rows)
 {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const LayerMemory& m : rows) {
-        nlohmann::ordered_json x;
-        x["name"] = m.name;
-        x["parameter_bytes"] = m.parameter_bytes;
-        x["gradient_bytes"] = m.gradient_bytes;
-        x["optimizer_bytes"] = m.optimizer_bytes;
-        x["activation_bytes"] = m.activation_bytes;
-        x["workspace_bytes"] = m.workspace_bytes;
-        out.push_back(x);
-    }
+    for (const LayerMemory& m : rows) out.push_back(layer_row_json(m));
     return out;
 }
 

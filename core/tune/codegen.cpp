@@ -381,6 +381,16 @@ constexpr const char* kSpmmOpening = R"(    if (F != GSR_F) __trap();  // genera
 @ZERO@    }
 )";
 
+/// The placeholders both SpMM bodies share.
+std::vector<std::pair<std::string, std::string>> spmm_keys(const Problem& p,
+                                                           const KernelConfig& c,
+                                                           const SpmmLines& l)
+{
+    return {{"OPENING", kSpmmOpening},     {"F", n(long(p.cols))},
+            {"UNROLL", n(c.unroll)},       {"ZERO", l.zero},
+            {"FMAU", l.fma_unrolled},      {"FMA1", l.fma_one}};
+}
+
 std::string spmm_source(const Problem& p, const KernelConfig& c)
 {
     const SpmmLines l = spmm_lines(c.vec);
@@ -431,14 +441,9 @@ gsr_spmm_csr(const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
     }
 }
 )";
-    return preamble(p, c) + row_constants(c) +
-           fill(body, {{"OPENING", kSpmmOpening},
-                       {"F", n(long(p.cols))},
-                       {"UNROLL", n(c.unroll)},
-                       {"ZERO", l.zero},
-                       {"FMAU", l.fma_unrolled},
-                       {"FMA1", l.fma_one},
-                       {"APPLY", epilogue_components(c.vec, "o", "acc[h]", "        ")}});
+    auto keys = spmm_keys(p, c, l);
+    keys.emplace_back("APPLY", epilogue_components(c.vec, "o", "acc[h]", "        "));
+    return preamble(p, c) + row_constants(c) + fill(body, keys);
 }
 
 /// The engine's binding of an SpMM config (generate_engine_spmm): the same thread layout as
@@ -503,15 +508,10 @@ gsr_spmm_engine(const unsigned long long* __restrict__ offsets,
     }
 }
 )";
-    return preamble(p, c) + row_constants(c) +
-           fill(body, {{"OPENING", kSpmmOpening},
-                       {"F", n(long(p.cols))},
-                       {"UNROLL", n(c.unroll)},
-                       {"ZERO", l.zero},
-                       {"FMAU", l.fma_unrolled},
-                       {"FMA1", l.fma_one},
-                       {"STORE", store},
-                       {"ACCUMULATE", accumulate}});
+    auto keys = spmm_keys(p, c, l);
+    keys.emplace_back("STORE", store);
+    keys.emplace_back("ACCUMULATE", accumulate);
+    return preamble(p, c) + row_constants(c) + fill(body, keys);
 }
 
 std::string gemm_source(const Problem& p, const KernelConfig& c)
