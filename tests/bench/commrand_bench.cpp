@@ -5,7 +5,7 @@
 //   gsr_bench_commrand [--quick] [--device auto|cpu|gpu] [--file F]... [--target sp]
 //                      [--model sage] [--layers L] [--hidden D] [--batch-size N]
 //                      [--fanout F1,F2] [--epochs E] [--lr X] [--threads T] [--seed S]
-//                      [--target-pearson R] [--json OUT]
+//                      [--target-pearson R] [--only NAME,...] [--json OUT]
 //
 // Runs, side by side in one process on the same data set (10 % of the nodes held out for
 // validation, 10 % for test):
@@ -26,6 +26,8 @@
 // community reach fewer distinct nodes (less work) that lie in a short id range (fewer cache
 // lines and pages per gathered row, and reuse across the layers' SpMM).
 //
+// --only runs just the named configurations (random, cluster, "a=1.0 b=4", ...); random is
+// always run, since the target and the speed-ups are relative to it.
 // --device is handed to the trainer's device choice: this program runs unchanged on a GPU
 // machine once core/train trains there.
 #include "bench_support.hpp"
@@ -40,6 +42,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <sstream>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -70,6 +73,7 @@ struct Options {
     std::uint64_t seed = 1;
     double target_pearson = std::numeric_limits<double>::quiet_NaN();
     std::string json;
+    std::vector<std::string> only; ///< empty: every configuration
 };
 
 struct Config {
@@ -278,6 +282,10 @@ int main(int argc, char** argv)
         else if (a == "--seed") o.seed = std::stoull(next());
         else if (a == "--target-pearson") o.target_pearson = std::stod(next());
         else if (a == "--json") o.json = next();
+        else if (a == "--only") {
+            std::stringstream in(next());
+            for (std::string name; std::getline(in, name, ',');) o.only.push_back(name);
+        }
         else {
             std::fprintf(stderr, "unknown argument %s (see the header of commrand_bench.cpp)\n",
                          a.c_str());
@@ -338,6 +346,11 @@ int main(int argc, char** argv)
                 std::snprintf(name, sizeof name, "a=%.1f b=%.0f", alpha, beta);
                 configs.push_back({name, "commrand", alpha, beta});
             }
+        if (!o.only.empty())
+            std::erase_if(configs, [&](const Config& c) {
+                return c.name != "random" &&
+                       std::find(o.only.begin(), o.only.end(), c.name) == o.only.end();
+            });
         std::vector<Outcome> outcomes;
         for (const Config& c : configs) {
             const train::Dataset& d = c.batching == "commrand" ? renumbered : original;
