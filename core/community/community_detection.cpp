@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <string>
 
@@ -17,11 +18,11 @@ namespace {
 struct Cancelled {};
 
 constexpr std::uint32_t kToEmpty = std::numeric_limits<std::uint32_t>::max();
-constexpr std::uint32_t kNotMoved = kToEmpty - 1;
 constexpr std::size_t kDecideGrain = 256;   ///< nodes per parallel chunk of a batch
 constexpr std::size_t kMaxBatch = 4096;     ///< nodes decided against one snapshot
 constexpr std::size_t kBatchFraction = 64;  ///< ... and at most 1/64 of the graph
 constexpr std::size_t kCommunityGrain = 32; ///< communities per refinement chunk
+constexpr std::size_t kSmallDegree = 24;    ///< rows up to this long accumulate on the stack
 constexpr int kMaxLouvainSweeps = 100;
 constexpr double kLouvainMinGainShare = 0.01; ///< a sweep gaining less than this share of the
                                               ///< first sweep's gain ends the level
@@ -31,17 +32,34 @@ constexpr double kLouvainMinGainShare = 0.01; ///< a sweep gaining less than thi
 struct alignas(64) WorkerScratch {
     std::vector<double> acc;
     std::vector<std::uint32_t> touched;
-    std::vector<std::uint32_t> slots; ///< n long: touched communities in local moving
+    // The n-long arrays below are left uninitialised (unique_ptr<T[]>), sparing a clear of
+    // megabytes per run: `slots` is written before it is read, moved_to and the deltas are
+    // read only where the bit sets say that the current chunk wrote them.
+    std::unique_ptr<std::uint32_t[]> slots; ///< touched communities of a row
     // Local moving: the moves decided earlier in the current chunk (all n long).
-    std::vector<std::uint32_t> moved_to; ///< new community of a node, or kNotMoved
-    std::vector<double> tot_delta;       ///< change of a community's strength
-    std::vector<std::int64_t> size_delta;
+    std::unique_ptr<std::uint32_t[]> moved_to; ///< new community of a node
+    std::unique_ptr<double[]> tot_delta;       ///< change of a community's strength
+    std::unique_ptr<std::int64_t[]> size_delta;
+    // Bit sets over moved_to and the deltas (n bits: they stay in cache): most lookups find
+    // nothing there, and then skip the n-long arrays.
+    std::vector<std::uint64_t> moved_bits;
+    std::vector<std::uint64_t> delta_bits;
     std::vector<NodeId> moved_nodes;
     std::vector<std::uint32_t> delta_communities;
     std::vector<std::uint32_t> candidates;
     std::vector<double> gains; ///< of the candidates, then their weights
     std::vector<NodeId> order;
 };
+
+/// The first n elements of a buffer kept from call to call (grown, never shrunk): the levels
+/// and passes would otherwise allocate, and the kernel clear, the same arrays again and again.
+/// The contents are left from the last use.
+template <class T>
+std::span<T> first_n(std::vector<T>& buffer, std::size_t n)
+{
+    if (buffer.size() < n) buffer.resize(n);
+    return {buffer.data(), n};
+}
 
 /// Renumbers ids by first appearance; returns how many there are.
 std::uint32_t compact(std::vector<std::uint32_t>& ids)
@@ -59,14 +77,14 @@ std::uint32_t compact(std::vector<std::uint32_t>& ids)
 
 /// A random order of [0, n) that keeps some locality: blocks of consecutive ids in random
 /// order, each block shuffled. Nodes near in id tend to share neighbours, and so cache lines.
-std::vector<NodeId> local_shuffle(std::size_t n, SeededRandom& rng)
+void local_shuffle(std::size_t n, SeededRandom& rng, std::vector<NodeId>& order)
 {
     constexpr std::size_t kBlock = 256;
     const std::size_t blocks = (n + kBlock - 1) / kBlock;
     std::vector<std::uint32_t> block_order(blocks);
     std::iota(block_order.begin(), block_order.end(), 0u);
     rng.shuffle(std::span<std::uint32_t>(block_order));
-    std::vector<NodeId> order;
+    order.clear();
     order.reserve(n);
     for (std::uint32_t b : block_order) {
         const std::size_t first = order.size();
@@ -74,7 +92,6 @@ std::vector<NodeId> local_shuffle(std::size_t n, SeededRandom& rng)
             order.push_back(static_cast<NodeId>(v));
         rng.shuffle(std::span<NodeId>(order.data() + first, order.size() - first));
     }
-    return order;
 }
 
 class Detector {
@@ -118,14 +135,30 @@ private:
     double gamma_scaled_ = 0; ///< gamma / 2m: the weight of the null-model term
     double two_m_inverse_ = 0;
     std::vector<WorkerScratch> scratch_;
+    // Buffers of the phases, reused by every level (see first_n).
+    std::vector<double> tot_;
+    std::vector<std::uint32_t> size_;
+    std::vector<std::uint64_t> changed_; ///< batch stamps: never cleared, stamps only grow
+    std::uint64_t stamp_ = 0;
+    std::vector<NodeId> order_;
+    std::vector<std::uint8_t> queued_;
+    std::vector<std::uint64_t> start_, bound_;
+    std::vector<NodeId> nodes_;
+    std::vector<std::uint32_t> position_, root_, rsize_;
+    std::vector<std::uint64_t> placed_;
+    std::vector<double> inside_, outside_, rtot_;
+    std::vector<NodeId> wide_targets_;
+    std::vector<double> wide_weights_;
 };
 
 void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
                           std::vector<std::uint32_t>& member, std::uint64_t seed, bool queue_mode)
 {
     const std::size_t n = g.node_count();
-    std::vector<double> tot(n, 0.0);
-    std::vector<std::uint32_t> size(n, 0);
+    const std::span<double> tot = first_n(tot_, n);
+    const std::span<std::uint32_t> size = first_n(size_, n);
+    std::fill(tot.begin(), tot.end(), 0.0);
+    std::fill(size.begin(), size.end(), 0u);
     for (NodeId v = 0; v < n; ++v) {
         tot[member[v]] += k[v];
         ++size[member[v]];
@@ -149,35 +182,83 @@ void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
     const std::uint32_t* const community = member.data();
     auto decide = [&](NodeId v, WorkerScratch& s, double& best_gain_out) {
         const std::uint32_t from = community[v];
-        double* const acc = s.acc.data();
-        std::uint32_t* const touched = s.slots.data();
-        const std::uint32_t* const moved_to = s.moved_to.data();
-        const double* const tot_delta = s.tot_delta.data();
+        const std::uint64_t e0 = offsets[v], e1 = offsets[v + 1];
+        const std::uint64_t* const moved_bits = s.moved_bits.data();
+        const std::uint64_t* const delta_bits = s.delta_bits.data();
+        const std::uint32_t* const moved_to = s.moved_to.get();
+        const double* const tot_delta = s.tot_delta.get();
+        // The neighbour communities with their weights, in order of first appearance. A low
+        // degree (most circuit nodes) uses a small array on the stack, searched linearly: it
+        // stays in L1, where the n-long `acc` costs a cache miss per community.
+        std::uint32_t cs[kSmallDegree];
+        double ws[kSmallDegree];
+        std::uint32_t* touched = cs;
         std::size_t touched_count = 0;
-        for (std::uint64_t e = offsets[v], end = offsets[v + 1]; e < end; ++e) {
-            const NodeId u = targets[e];
-            const std::uint32_t moved = moved_to[u];
-            const std::uint32_t c = moved == kNotMoved ? community[u] : moved;
-            if (u == v || c == kToEmpty) continue; // a new community: not a candidate
-            touched[touched_count] = c;
-            touched_count += acc[c] == 0;
-            acc[c] += weights[e];
+        double w_from = 0;
+        auto community_of = [&](NodeId u) {
+            return (moved_bits[u >> 6] >> (u & 63) & 1) ? moved_to[u] : community[u];
+        };
+        if (e1 - e0 <= kSmallDegree) {
+            for (std::uint64_t e = e0; e < e1; ++e) {
+                const NodeId u = targets[e];
+                const std::uint32_t c = community_of(u);
+                if (u == v || c == kToEmpty) continue; // a new community: not a candidate
+                std::size_t j = 0;
+                while (j < touched_count && cs[j] != c) ++j;
+                if (j == touched_count) {
+                    cs[j] = c;
+                    ws[j] = 0;
+                    ++touched_count;
+                }
+                ws[j] += weights[e];
+            }
+            for (std::size_t j = 0; j < touched_count; ++j)
+                if (cs[j] == from) w_from = ws[j];
+        } else {
+            double* const acc = s.acc.data();
+            touched = s.slots.get();
+            for (std::uint64_t e = e0; e < e1; ++e) {
+                const NodeId u = targets[e];
+                const std::uint32_t c = community_of(u);
+                if (u == v || c == kToEmpty) continue;
+                touched[touched_count] = c;
+                touched_count += acc[c] == 0;
+                acc[c] += weights[e];
+            }
+            w_from = acc[from];
         }
+        const bool large = touched != cs;
+        double* const acc = s.acc.data();
+        auto strength_of = [&](std::uint32_t c) {
+            return (delta_bits[c >> 6] >> (c & 63) & 1) ? tot[c] + tot_delta[c] : tot[c];
+        };
         const double kv = k[v];
         const double eps = 1e-12 * std::max(kv, 1.0);
-        const double stay = acc[from] - gs * kv * (tot[from] + tot_delta[from] - kv);
+        const double stay = w_from - gs * kv * (strength_of(from) - kv);
         double best = stay;
         std::uint32_t target = from;
         for (std::size_t i = 0; i < touched_count; ++i) {
             const std::uint32_t c = touched[i];
-            const double q = acc[c] - gs * kv * (tot[c] + tot_delta[c]);
-            acc[c] = 0;
-            if (c != from && q > best + eps) {
+            double w_c;
+            if (large) {
+                w_c = acc[c];
+                acc[c] = 0;
+            } else {
+                w_c = ws[i];
+            }
+            if (c == from) continue;
+            const double q = w_c - gs * kv * strength_of(c);
+            if (q > best + eps) {
                 best = q;
                 target = c;
             }
         }
-        if (static_cast<std::int64_t>(size[from]) + s.size_delta[from] > 1 && 0 > best + eps) {
+        // Leaving for a new community of its own: tested last, as it is rare and looks up
+        // the sizes (the overlay's only where the chunk changed `from`).
+        if (0 > best + eps &&
+            static_cast<std::int64_t>(size[from]) +
+                    ((delta_bits[from >> 6] >> (from & 63) & 1) ? s.size_delta[from] : 0) >
+                1) {
             best = 0;
             target = kToEmpty;
         }
@@ -201,21 +282,29 @@ void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
                 const std::uint32_t from = community[v];
                 if (to == from) continue;
                 s.moved_to[v] = to;
+                s.moved_bits[v >> 6] |= std::uint64_t{1} << (v & 63);
                 s.moved_nodes.push_back(v);
-                s.tot_delta[from] -= k[v];
+                // A community's deltas start at its first change in the chunk.
+                auto delta_of = [&](std::uint32_t c) {
+                    std::uint64_t& word = s.delta_bits[c >> 6];
+                    const std::uint64_t bit = std::uint64_t{1} << (c & 63);
+                    if (!(word & bit)) {
+                        word |= bit;
+                        s.tot_delta[c] = 0;
+                        s.size_delta[c] = 0;
+                        s.delta_communities.push_back(c);
+                    }
+                    return c;
+                };
+                s.tot_delta[delta_of(from)] -= k[v];
                 --s.size_delta[from];
-                s.delta_communities.push_back(from);
                 if (to != kToEmpty) {
-                    s.tot_delta[to] += k[v];
+                    s.tot_delta[delta_of(to)] += k[v];
                     ++s.size_delta[to];
-                    s.delta_communities.push_back(to);
                 }
             }
-            for (NodeId v : s.moved_nodes) s.moved_to[v] = kNotMoved;
-            for (std::uint32_t c : s.delta_communities) {
-                s.tot_delta[c] = 0;
-                s.size_delta[c] = 0;
-            }
+            for (NodeId v : s.moved_nodes) s.moved_bits[v >> 6] = 0;
+            for (std::uint32_t c : s.delta_communities) s.delta_bits[c >> 6] = 0;
             s.moved_nodes.clear();
             s.delta_communities.clear();
         });
@@ -227,10 +316,14 @@ void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
     // applied improves the quality, and no two neighbours swap places forever.
     // changed[c]: batch stamp << 32 | (chunk + 1) of the one chunk that changed c, or 0 for
     // "several chunks, or a refused move".
-    std::vector<std::uint64_t> changed(n, 0);
-    std::uint64_t batch_stamp = 0;
+    // Stamps only grow (across levels and passes too), so the array is never cleared. Every
+    // move of a call's first batch is checked again, as when the array started at zero.
+    const std::span<std::uint64_t> changed = first_n(changed_, n);
+    const std::uint64_t first_stamp = ++stamp_;
+    std::uint64_t& batch_stamp = stamp_;
     auto changed_elsewhere = [&](std::uint32_t c, std::uint64_t chunk) {
-        return (changed[c] >> 32) == batch_stamp && (changed[c] & 0xffffffffu) != chunk + 1;
+        return batch_stamp == first_stamp ||
+               ((changed[c] >> 32) == batch_stamp && (changed[c] & 0xffffffffu) != chunk + 1);
     };
     auto note_change = [&](std::uint32_t c, std::uint64_t chunk) {
         const bool other =
@@ -287,12 +380,14 @@ void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
     };
 
     SeededRandom rng(seed);
-    std::vector<NodeId> order = local_shuffle(n, rng);
+    std::vector<NodeId>& order = order_;
+    local_shuffle(n, rng, order);
 
     if (queue_mode) {
         // Leiden's fast local moving: a node that moves puts its neighbours outside its new
         // community back in the queue. `order` is the ring buffer holding the queue.
-        std::vector<std::uint8_t> queued(n, 1);
+        const std::span<std::uint8_t> queued = first_n(queued_, n);
+        std::fill(queued.begin(), queued.end(), std::uint8_t{1});
         std::vector<NodeId> moved;
         struct alignas(64) NodeList {
             std::vector<NodeId> nodes;
@@ -367,7 +462,7 @@ void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
         }
         if (sweep == 0) first_gain = gained;
         if (moves == 0 || gained <= kLouvainMinGainShare * first_gain) break;
-        order = local_shuffle(n, rng);
+        local_shuffle(n, rng, order);
     }
 }
 
@@ -376,11 +471,12 @@ std::vector<std::uint32_t> Detector::refine(const WeightedGraph& g, const std::v
                                             std::uint32_t communities, std::uint64_t seed)
 {
     const std::size_t n = g.node_count();
-    std::vector<std::uint64_t> start(communities + 1, 0);
+    const std::span<std::uint64_t> start = first_n(start_, communities + 1);
+    std::fill(start.begin(), start.end(), 0u);
     for (NodeId v = 0; v < n; ++v) ++start[member[v] + 1];
     for (std::uint32_t c = 0; c < communities; ++c) start[c + 1] += start[c];
-    std::vector<NodeId> nodes(n);
-    std::vector<std::uint32_t> position(n); ///< of each node in `nodes`
+    const std::span<NodeId> nodes = first_n(nodes_, n);
+    const std::span<std::uint32_t> position = first_n(position_, n); ///< of each node in `nodes`
     {
         std::vector<std::uint64_t> fill(start.begin(), start.end() - 1);
         for (NodeId v = 0; v < n; ++v) {
@@ -391,8 +487,16 @@ std::vector<std::uint32_t> Detector::refine(const WeightedGraph& g, const std::v
     // The refinement state is kept by position, so that each community owns one run of every
     // array (no two threads write the same cache line), and refined communities are named by
     // the position of their first node.
-    std::vector<std::uint32_t> root(n), rsize(n);
-    std::vector<double> inside(n), outside(n), rtot(n);
+    // Community and position of each node in one word: the refinement looks both up for
+    // every neighbour, and one cache miss is cheaper than two.
+    const std::span<std::uint64_t> placed = first_n(placed_, n);
+    pool_.parallel_for(n, 1 << 14, [&](std::size_t b, std::size_t e, unsigned) {
+        for (std::size_t v = b; v < e; ++v)
+            placed[v] = std::uint64_t{member[v]} << 32 | position[v];
+    });
+    const std::span<std::uint32_t> root = first_n(root_, n), rsize = first_n(rsize_, n);
+    const std::span<double> inside = first_n(inside_, n), outside = first_n(outside_, n),
+                            rtot = first_n(rtot_, n);
     const double gs = gamma_scaled_;
     const double theta = options_.randomness;
 
@@ -408,7 +512,8 @@ std::vector<std::uint32_t> Detector::refine(const WeightedGraph& g, const std::v
             const NodeId v = nodes[p];
             double w_in = 0;
             for (std::uint64_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e)
-                if (g.targets[e] != v && member[g.targets[e]] == c) w_in += g.weights[e];
+                if (g.targets[e] != v && (placed[g.targets[e]] >> 32) == c)
+                    w_in += g.weights[e];
             inside[p] = outside[p] = w_in;
             root[p] = p;
             rtot[p] = k[v];
@@ -428,8 +533,9 @@ std::vector<std::uint32_t> Detector::refine(const WeightedGraph& g, const std::v
             s.touched.clear();
             for (std::uint64_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
                 const NodeId u = g.targets[e];
-                if (u == v || member[u] != c) continue;
-                const std::uint32_t r = root[position[u]];
+                const std::uint64_t pu = placed[u];
+                if (u == v || (pu >> 32) != c) continue;
+                const std::uint32_t r = root[static_cast<std::uint32_t>(pu)];
                 if (acc[r] == 0) s.touched.push_back(r);
                 acc[r] += g.weights[e];
             }
@@ -496,7 +602,10 @@ WeightedGraph Detector::aggregate(const WeightedGraph& g, const std::vector<std:
 {
     self_weight.assign(aggregate_count, 0.0);
     const std::size_t n = g.node_count();
-    std::vector<std::uint64_t> start(aggregate_count + 1, 0), bound(aggregate_count + 1, 0);
+    const std::span<std::uint64_t> start = first_n(start_, aggregate_count + 1),
+                                   bound = first_n(bound_, aggregate_count + 1);
+    std::fill(start.begin(), start.end(), 0u);
+    std::fill(bound.begin(), bound.end(), 0u);
     for (NodeId v = 0; v < n; ++v) {
         ++start[agg_of[v] + 1];
         bound[agg_of[v] + 1] += g.degree(v);
@@ -505,14 +614,14 @@ WeightedGraph Detector::aggregate(const WeightedGraph& g, const std::vector<std:
         start[a + 1] += start[a];
         bound[a + 1] += bound[a];
     }
-    std::vector<NodeId> nodes(n);
+    const std::span<NodeId> nodes = first_n(nodes_, n);
     {
         std::vector<std::uint64_t> fill(start.begin(), start.end() - 1);
         for (NodeId v = 0; v < n; ++v) nodes[fill[agg_of[v]]++] = v;
     }
     // Each row is written at its upper bound (the sum of its members' degrees), then packed.
-    std::vector<NodeId> wide_targets(g.entry_count());
-    std::vector<double> wide_weights(g.entry_count());
+    const std::span<NodeId> wide_targets = first_n(wide_targets_, g.entry_count());
+    const std::span<double> wide_weights = first_n(wide_weights_, g.entry_count());
     WeightedGraph out;
     out.offsets.assign(aggregate_count + 1, 0);
     constexpr std::size_t kRowsPerChunk = 512;
@@ -521,9 +630,35 @@ WeightedGraph Detector::aggregate(const WeightedGraph& g, const std::vector<std:
             check_cancel();
             WorkerScratch& s = scratch_[w];
             double* const acc = s.acc.data();
-            std::uint32_t* const touched = s.slots.data();
+            std::uint32_t* const touched = s.slots.get();
             for (std::size_t a = a0; a < a1; ++a) {
                 std::size_t count = 0;
+                NodeId* row_targets = wide_targets.data() + bound[a];
+                double* row_weights = wide_weights.data() + bound[a];
+                if (bound[a + 1] - bound[a] <= kSmallDegree) {
+                    // Short rows (most of them on the first levels): merged by a linear search
+                    // in place, in the same order as below.
+                    double self = 0;
+                    for (std::uint64_t i = start[a]; i < start[a + 1]; ++i) {
+                        const NodeId v = nodes[i];
+                        for (std::uint64_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
+                            const std::uint32_t b = agg_of[g.targets[e]];
+                            std::size_t j = 0;
+                            while (j < count && row_targets[j] != b) ++j;
+                            if (j == count) {
+                                row_targets[j] = b;
+                                row_weights[j] = 0;
+                                ++count;
+                            }
+                            row_weights[j] += g.weights[e];
+                        }
+                    }
+                    for (std::size_t j = 0; j < count; ++j)
+                        if (row_targets[j] == a) self = row_weights[j];
+                    self_weight[a] = self;
+                    out.offsets[a + 1] = count;
+                    continue;
+                }
                 for (std::uint64_t i = start[a]; i < start[a + 1]; ++i) {
                     const NodeId v = nodes[i];
                     for (std::uint64_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
@@ -533,8 +668,6 @@ WeightedGraph Detector::aggregate(const WeightedGraph& g, const std::vector<std:
                         acc[b] += g.weights[e];
                     }
                 }
-                NodeId* row_targets = wide_targets.data() + bound[a];
-                double* row_weights = wide_weights.data() + bound[a];
                 self_weight[a] = acc[a];
                 for (std::size_t i = 0; i < count; ++i) {
                     row_targets[i] = touched[i];
@@ -688,10 +821,12 @@ CommunityResult Detector::run()
     scratch_.resize(pool_.size());
     for (WorkerScratch& s : scratch_) {
         s.acc.assign(n, 0.0);
-        s.slots.assign(n, 0);
-        s.moved_to.assign(n, kNotMoved);
-        s.tot_delta.assign(n, 0.0);
-        s.size_delta.assign(n, 0);
+        s.slots.reset(new std::uint32_t[n]);
+        s.moved_to.reset(new std::uint32_t[n]);
+        s.moved_bits.assign(n / 64 + 1, 0);
+        s.delta_bits.assign(n / 64 + 1, 0);
+        s.tot_delta.reset(new double[n]);
+        s.size_delta.reset(new std::int64_t[n]);
     }
 
     CommunityResult result;
