@@ -2,6 +2,7 @@
 // 12-node layout with a three-level community hierarchy whose answers are worked out by hand
 // (centroids, disc radii, which level each view gets, which disc a point picks, the culled
 // super-graph with its weights as alpha), and the grid's cell count against brute force.
+#include "canvas/colour_map.hpp"
 #include "canvas/detail_levels.hpp"
 
 #include "community/weighted_graph.hpp"
@@ -224,6 +225,35 @@ private slots:
                      qPrintable(QStringLiteral("%1 not in [%2, %3]")
                                     .arg(n).arg(inside).arg(ring)));
         }
+    }
+
+    void communityDiscsFollowTheColourMode()
+    {
+        Hierarchy h;
+        // Node colours as a continuous mode would give them: node v has grey level 10 v.
+        std::vector<Rgba> nodes(12);
+        for (std::uint8_t v = 0; v < 12; ++v)
+            nodes[v] = {std::uint8_t(10 * v), std::uint8_t(10 * v), 200, 255};
+        // Level 1: d0 = nodes 0-3 (mean 15), d1 = 4-7 (55), d2 = 8-11 (95).
+        const auto level = h.levels.membership(1);
+        const auto mean = community_colours(level, 3, h.levels.top(1), nodes,
+                                            ColourMode::Level);
+        QCOMPARE(mean.size(), std::size_t(3));
+        QCOMPARE(mean[0], (Rgba{15, 15, 200, 255}));
+        QCOMPARE(mean[1], (Rgba{55, 55, 200, 255}));
+        QCOMPARE(mean[2], (Rgba{95, 95, 200, 255}));
+        // Community mode: the final community's colour, whatever the nodes' colours are.
+        const auto by_top = community_colours(level, 3, h.levels.top(1), nodes,
+                                              ColourMode::Community);
+        QCOMPARE(by_top[0], categorical_colour(0));
+        QCOMPARE(by_top[1], categorical_colour(0)); // d1 lies in A
+        QCOMPARE(by_top[2], categorical_colour(1)); // d2 is B
+        // Equal members keep their colour exactly (rounded mean).
+        std::vector<Rgba> same(12, Rgba{7, 130, 251, 255});
+        for (const Rgba& c :
+             community_colours(h.levels.membership(0), 6, h.levels.top(0), same,
+                               ColourMode::PredictionError))
+            QCOMPARE(c, (Rgba{7, 130, 251, 255}));
     }
 };
 

@@ -216,4 +216,30 @@ Legend legend(const CanvasScene& scene, const ColourInputs& in, std::size_t max_
     return {};
 }
 
+std::vector<Rgba> community_colours(std::span<const std::uint32_t> membership,
+                                    std::uint32_t count, std::span<const std::uint32_t> top,
+                                    std::span<const Rgba> node_colours, ColourMode mode)
+{
+    std::vector<Rgba> out(count);
+    if (mode == ColourMode::Community || node_colours.size() != membership.size()) {
+        for (std::uint32_t c = 0; c < count; ++c)
+            out[c] = categorical_colour(c < top.size() ? top[c] : c);
+        return out;
+    }
+    std::vector<std::array<std::uint64_t, 4>> sum(count, {0, 0, 0, 0});
+    for (std::size_t v = 0; v < membership.size(); ++v) {
+        const std::uint32_t c = membership[v];
+        if (c >= count) continue;
+        const Rgba& x = node_colours[v];
+        sum[c][0] += x.r, sum[c][1] += x.g, sum[c][2] += x.b, ++sum[c][3];
+    }
+    for (std::uint32_t c = 0; c < count; ++c) {
+        const std::uint64_t n = std::max<std::uint64_t>(sum[c][3], 1);
+        // Rounded to the nearest: the mean of equal colours is that colour.
+        out[c] = {std::uint8_t((sum[c][0] + n / 2) / n), std::uint8_t((sum[c][1] + n / 2) / n),
+                  std::uint8_t((sum[c][2] + n / 2) / n), 255};
+    }
+    return out;
+}
+
 } // namespace gsr::views::canvas

@@ -223,6 +223,7 @@ void GraphCanvas::setScene(std::shared_ptr<const CanvasScene> scene)
     else levels_ = {};
     agg_key_ = {};
     detail_key_ = {};
+    level_colours_level_ = -2;
     recolour();
     markPositionsChanged();
     Q_EMIT selectionChanged();
@@ -651,12 +652,13 @@ void GraphCanvas::uploadAggregate(int level)
     const WorldRect view{camera_.world_x(0) - r, camera_.world_y(camera_.height) - r,
                          camera_.world_x(camera_.width) + r, camera_.world_y(0) + r};
     const AggregateKey& k = agg_key_;
-    if (k.level == level && k.positions == position_changes_ &&
+    if (k.level == level && k.positions == position_changes_ && k.colours == colours_version_ &&
         (whole || (k.zoom == camera_.zoom && k.width == camera_.width &&
                    k.height == camera_.height && k.rect.contains(view))))
         return;
     levels_.set_positions(positions_, position_changes_);
-    AggregateKey key{level, view, camera_.zoom, camera_.width, camera_.height, position_changes_};
+    AggregateKey key{level,         view,           camera_.zoom,      camera_.width,
+                     camera_.height, position_changes_, colours_version_};
     const auto centroids = levels_.centroids(level);
     std::vector<std::uint32_t> ids;
     std::vector<float> edge_vertices;
@@ -687,15 +689,22 @@ void GraphCanvas::uploadAggregate(int level)
         edge_vertices = std::move(culled.edge_vertices);
     }
     agg_key_ = key;
-    // Coloured by the final community each lies in: zooming in keeps the overview's colours.
-    const auto top = levels_.top(level);
+    // Community mode: the final community's colour (zooming in keeps the overview's colours);
+    // other modes: the mean of the members' colours.
+    if (level_colours_level_ != level || level_colours_version_ != colours_version_) {
+        level_colours_ = community_colours(levels_.membership(level),
+                                           levels_.community_count(level), levels_.top(level),
+                                           node_colours_, colour_.mode);
+        level_colours_level_ = level;
+        level_colours_version_ = colours_version_;
+    }
     const auto radius = levels_.radius(level);
     std::vector<Vec2> pos(ids.size());
     std::vector<Rgba> col(ids.size());
     std::vector<float> rad(ids.size());
     for (std::size_t i = 0; i < ids.size(); ++i) {
         pos[i] = centroids[ids[i]];
-        col[i] = categorical_colour(top[ids[i]]);
+        col[i] = level_colours_[ids[i]];
         rad[i] = radius[ids[i]];
     }
     auto upload = [this](GLuint buffer, const void* data, std::size_t bytes) {

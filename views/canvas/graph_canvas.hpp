@@ -234,8 +234,13 @@ private:
         double zoom = 0;
         int width = 0, height = 0;
         std::uint64_t positions = ~0ull;
+        std::uint64_t colours = ~0ull; ///< colours_version_
     };
     AggregateKey agg_key_;
+    /// community_colours of the level drawn, for colours_version_.
+    std::vector<Rgba> level_colours_;
+    int level_colours_level_ = -2;
+    std::uint64_t level_colours_version_ = ~0ull;
     std::size_t agg_count_ = 0;
 
     Camera camera_;
