@@ -12,12 +12,8 @@ KS=${3:-"8 16 24"}
 SEEDS=${4:-"7 8 9"}
 EPOCHS=${5:-150}
 PATIENCE=${6:-30}
-D=${GSR_DATA_DIR:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/data}/netlists
-TRAIN="$D/iscas85/bench/c432.bench $D/iscas85/bench/c880.bench $D/iscas85/bench/c1355.bench
-       $D/iscas85/bench/c1908.bench $D/epfl/random_control/cavlc.blif $D/epfl/random_control/int2float.blif
-       $D/epfl/random_control/priority.blif $D/epfl/random_control/router.blif"
-VAL="$D/epfl/random_control/ctrl.blif $D/epfl/random_control/dec.blif"
-TEST="$D/iscas85/bench/c6288.bench $D/epfl/random_control/i2c.blif $D/epfl/arithmetic/max.blif"
+# shellcheck source=quality_split.sh
+source "$(dirname "$0")/quality_split.sh"
 OUT=$(mktemp -d)
 run() { # label seed model-flags...
   local label=$1 seed=$2; shift 2
