@@ -97,6 +97,23 @@ TEST(TrainCommand, ImpossibleConfigurationNamesTheFlag)
     EXPECT_NE(r.err.find("--groups"), std::string::npos) << r.err;
 }
 
+TEST(TrainCommand, TunedKernelsTakeOnOrOffAndTheCpuRunsWithout)
+{
+    const std::string circuits = data("netlists/iscas85/bench/c17.bench") + " --test " +
+                                 data("netlists/iscas85/bench/c432.bench");
+    const auto bad = run_gsr("train " + circuits + " --db " +
+                             shell_quote(scratch("tk.gsr").string()) + " --tuned-kernels maybe");
+    EXPECT_EQ(bad.exit_code, 1);
+    EXPECT_NE(bad.err.find("--tuned-kernels takes on or off"), std::string::npos) << bad.err;
+    // On the CPU the project's applied kernels are not read: no tuned_kernels in the result.
+    const auto cpu = run_gsr("train " + circuits + " --db " +
+                             shell_quote(scratch("tk2.gsr").string()) +
+                             " --model rev --layers 2 --hidden 8 --groups 2 --epochs 1 --device cpu"
+                             " --tuned-kernels on --json --quiet");
+    ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+    EXPECT_FALSE(nlohmann::json::parse(cpu.out).contains("tuned_kernels"));
+}
+
 TEST(CommunitiesCommand, JsonHasTheDocumentedKeys)
 {
     const auto r = run_gsr("communities " + data("netlists/itc99/b14.bench") + " --json");
