@@ -21,13 +21,6 @@ std::string tag(const EngineShape& s, std::uint32_t d)
     return "_N" + std::to_string(s.nodes) + "_F" + std::to_string(d);
 }
 
-EpilogueChain chain(std::initializer_list<const char*> names)
-{
-    EpilogueChain c;
-    for (const char* n : names) c.push_back(parse_epilogue_step(n));
-    return c;
-}
-
 std::string block_text(const EngineShape& s)
 {
     const std::string model(nn::model_kind_name(s.model));
@@ -125,16 +118,6 @@ std::vector<Problem> engine_problems(const EngineShape& s)
     const std::string w = std::to_string(d);
     const std::string where = " (" + block_text(s) + ")";
     std::vector<Problem> out;
-    auto rows_problem = [&](std::string name, std::string what, OpFamily f, std::uint64_t rows,
-                            std::uint64_t cols) {
-        Problem p;
-        p.name = std::move(name);
-        p.description = std::move(what);
-        p.family = f;
-        p.rows = rows;
-        p.cols = cols;
-        return p;
-    };
 
     if (!shallow(s.model))
         out.push_back(rows_problem("engine_layernorm" + t,
@@ -149,7 +132,7 @@ std::vector<Problem> engine_problems(const EngineShape& s)
                       std::to_string(s.topk) + " values + uint8 indices" + where
                 : "ReLU after the LayerNorm, [" + n + " x " + w + "]" + where,
             OpFamily::Elementwise, s.nodes, d);
-        a.epilogue = chain({"relu"});
+        a.epilogue = epilogue_chain({"relu"});
         out.push_back(std::move(a));
     }
 
@@ -168,12 +151,12 @@ std::vector<Problem> engine_problems(const EngineShape& s)
     g.inner = d;
     g.baseline = BaselineKind::Cublas;
     if (shallow(s.model)) {
-        g.epilogue = chain({"bias", "relu"});
+        g.epilogue = epilogue_chain({"bias", "relu"});
         g.description = "the layer's linear map, relu(X W + b), [" + std::to_string(rows) +
                         " x " + w + "] x [" + w + " x " + w + "] (" + n +
                         " rows padded to a multiple of 256)" + where;
     } else {
-        g.epilogue = chain({"bias", "residual"});
+        g.epilogue = epilogue_chain({"bias", "residual"});
         g.description = "the block's linear map with the residual add, X W + b + R, [" +
                         std::to_string(rows) + " x " + w + "] x [" + w + " x " + w + "] (" + n +
                         " rows padded to a multiple of 256)" + where;
@@ -183,7 +166,7 @@ std::vector<Problem> engine_problems(const EngineShape& s)
     Problem loss = rows_problem("engine_loss_N" + n,
                                 "the mean of the " + n + " per-node loss terms, [1 x " + n + "]",
                                 OpFamily::Reduction, 1, s.nodes);
-    loss.epilogue = chain({"scale"});
+    loss.epilogue = epilogue_chain({"scale"});
     loss.alpha = float(1.0 / double(s.nodes));
     out.push_back(std::move(loss));
     return out;

@@ -15,39 +15,18 @@ using labels::SplitMix64;
 constexpr std::uint64_t kG = 0x9E3779B97F4A7C15ull;
 constexpr std::uint64_t kH = 0xD1B54A32D192ED03ull;
 
-EpilogueChain chain(std::initializer_list<const char*> names)
-{
-    EpilogueChain c;
-    for (const char* n : names) c.push_back(parse_epilogue_step(n));
-    return c;
-}
-
-Problem rows_problem(std::string name, std::string what, OpFamily f, std::uint64_t rows,
-                     std::uint64_t cols, EpilogueChain epi = {}, float alpha = 1.0f)
-{
-    Problem p;
-    p.name = std::move(name);
-    p.description = std::move(what);
-    p.family = f;
-    p.rows = rows;
-    p.cols = cols;
-    p.epilogue = std::move(epi);
-    p.alpha = alpha;
-    return p;
-}
-
 std::vector<Problem> build_suite()
 {
     std::vector<Problem> s;
     s.push_back(rows_problem("ew_bias_gelu_residual", "y = gelu(x + bias[col]) + residual",
                              OpFamily::Elementwise, 4096, 4096,
-                             chain({"bias", "gelu", "residual"})));
+                             epilogue_chain({"bias", "gelu", "residual"})));
     s.push_back(rows_problem("ew_scale_relu", "y = relu(0.5 * x)", OpFamily::Elementwise, 8192,
-                             4096, chain({"scale", "relu"}), 0.5f));
+                             4096, epilogue_chain({"scale", "relu"}), 0.5f));
     s.push_back(
         rows_problem("reduce_rows", "y[r] = sum_c x[r,c]", OpFamily::Reduction, 16384, 1024));
     s.push_back(rows_problem("reduce_mean_wide", "y[r] = mean_c x[r,c] over 32768 columns",
-                             OpFamily::Reduction, 512, 32768, chain({"scale"}), 1.0f / 32768.0f));
+                             OpFamily::Reduction, 512, 32768, epilogue_chain({"scale"}), 1.0f / 32768.0f));
     s.push_back(
         rows_problem("softmax_1k", "row softmax, 1024 columns", OpFamily::Softmax, 16384, 1024));
     s.push_back(
@@ -57,12 +36,12 @@ std::vector<Problem> build_suite()
     s.push_back(rows_problem("layernorm_4k", "row layernorm with gamma and beta, 4096 columns",
                              OpFamily::LayerNorm, 4096, 4096));
     Problem g = rows_problem("gemm_bias_relu", "C = relu(A B + bias), 4096^3", OpFamily::Gemm,
-                             4096, 4096, chain({"bias", "relu"}));
+                             4096, 4096, epilogue_chain({"bias", "relu"}));
     g.inner = 4096;
     g.baseline = BaselineKind::Cublas;
     s.push_back(g);
     Problem m = rows_problem("gemm_bias_gelu_mlp", "C = gelu(A B + bias), 8192x1024x1024",
-                             OpFamily::Gemm, 8192, 1024, chain({"bias", "gelu"}));
+                             OpFamily::Gemm, 8192, 1024, epilogue_chain({"bias", "gelu"}));
     m.inner = 1024;
     m.baseline = BaselineKind::Cublas;
     s.push_back(m);
@@ -415,6 +394,27 @@ Verdict parse_verdict(std::string_view name)
     for (std::size_t i = 0; i < kVerdicts.size(); ++i)
         if (name == kVerdicts[i]) return Verdict(i);
     throw Error("unknown verdict '" + std::string(name) + "'");
+}
+
+EpilogueChain epilogue_chain(std::initializer_list<const char*> names)
+{
+    EpilogueChain c;
+    for (const char* n : names) c.push_back(parse_epilogue_step(n));
+    return c;
+}
+
+Problem rows_problem(std::string name, std::string what, OpFamily f, std::uint64_t rows,
+                     std::uint64_t cols, EpilogueChain epi, float alpha)
+{
+    Problem p;
+    p.name = std::move(name);
+    p.description = std::move(what);
+    p.family = f;
+    p.rows = rows;
+    p.cols = cols;
+    p.epilogue = std::move(epi);
+    p.alpha = alpha;
+    return p;
 }
 
 } // namespace gsr::tune

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,13 @@ struct Problem {
     std::uint64_t output_cols() const { return family == OpFamily::Reduction ? 1 : cols; }
     sol::OpSpec op_spec() const;
 };
+
+/// The chain of the named steps, in order ("bias", "scale", "residual" or an activation).
+EpilogueChain epilogue_chain(std::initializer_list<const char*> names);
+/// A problem over `rows` x `cols` (the row families; SpMM and GEMM set their extras after).
+Problem rows_problem(std::string name, std::string description, OpFamily family,
+                     std::uint64_t rows, std::uint64_t cols, EpilogueChain epilogue = {},
+                     float alpha = 1.0f);
 
 /// The built-in suite, in a fixed order.
 const std::vector<Problem>& builtin_suite();

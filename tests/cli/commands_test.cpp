@@ -10,11 +10,10 @@
 
 namespace fs = std::filesystem;
 using gsr::test::run_gsr;
+using gsr::test::data_arg;
 using gsr::test::shell_quote;
 
 namespace {
-
-std::string data(const std::string& rel) { return shell_quote(std::string(GSR_DATA_DIR) + "/" + rel); }
 
 fs::path scratch(const std::string& name)
 {
@@ -55,7 +54,7 @@ std::int64_t peak_of(const std::string& model, int layers)
 TEST(LabelsCommand, ReproducesTheReferenceCsvOfC17)
 {
     const fs::path out = scratch("c17.csv");
-    const auto r = run_gsr("labels " + data("netlists/iscas85/bench/c17.bench") +
+    const auto r = run_gsr("labels " + data_arg("netlists/iscas85/bench/c17.bench") +
                            " --mode exhaustive --out " + shell_quote(out.string()));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto ours = column(out, "sim_ones");
@@ -76,8 +75,8 @@ TEST(MemoryCommand, ReversibleModelsStayFlatAndResidualGrowsLinearly)
 TEST(TrainCommand, TrainsAndReportsMetricsOnAnUnseenCircuit)
 {
     const fs::path db = scratch("train.gsr");
-    const auto r = run_gsr("train " + data("netlists/iscas85/bench/c880.bench") + " --test " +
-                           data("netlists/iscas85/bench/c432.bench") + " --db " + shell_quote(db.string()) +
+    const auto r = run_gsr("train " + data_arg("netlists/iscas85/bench/c880.bench") + " --test " +
+                           data_arg("netlists/iscas85/bench/c432.bench") + " --db " + shell_quote(db.string()) +
                            " --model gsr --layers 4 --hidden 16 --groups 2 --topk 4 --epochs 3 --json --quiet");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
@@ -90,8 +89,8 @@ TEST(TrainCommand, TrainsAndReportsMetricsOnAnUnseenCircuit)
 
 TEST(TrainCommand, ImpossibleConfigurationNamesTheFlag)
 {
-    const auto r = run_gsr("train " + data("netlists/iscas85/bench/c17.bench") + " --test " +
-                           data("netlists/iscas85/bench/c432.bench") + " --db " +
+    const auto r = run_gsr("train " + data_arg("netlists/iscas85/bench/c17.bench") + " --test " +
+                           data_arg("netlists/iscas85/bench/c432.bench") + " --db " +
                            shell_quote(scratch("bad.gsr").string()) + " --model rev --hidden 32 --groups 3");
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("--groups"), std::string::npos) << r.err;
@@ -99,8 +98,8 @@ TEST(TrainCommand, ImpossibleConfigurationNamesTheFlag)
 
 TEST(TrainCommand, TunedKernelsTakeOnOrOffAndTheCpuRunsWithout)
 {
-    const std::string circuits = data("netlists/iscas85/bench/c17.bench") + " --test " +
-                                 data("netlists/iscas85/bench/c432.bench");
+    const std::string circuits = data_arg("netlists/iscas85/bench/c17.bench") + " --test " +
+                                 data_arg("netlists/iscas85/bench/c432.bench");
     const auto bad = run_gsr("train " + circuits + " --db " +
                              shell_quote(scratch("tk.gsr").string()) + " --tuned-kernels maybe");
     EXPECT_EQ(bad.exit_code, 1);
@@ -116,7 +115,7 @@ TEST(TrainCommand, TunedKernelsTakeOnOrOffAndTheCpuRunsWithout)
 
 TEST(CommunitiesCommand, JsonHasTheDocumentedKeys)
 {
-    const auto r = run_gsr("communities " + data("netlists/itc99/b14.bench") + " --json");
+    const auto r = run_gsr("communities " + data_arg("netlists/itc99/b14.bench") + " --json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
     for (const char* k : {"communities", "modularity", "seconds", "largest", "smallest"}) EXPECT_TRUE(j.contains(k)) << k;
@@ -126,7 +125,7 @@ TEST(CommunitiesCommand, JsonHasTheDocumentedKeys)
 
 TEST(CommunitiesCommand, NonPositiveResolutionIsRefused)
 {
-    const auto r = run_gsr("communities " + data("netlists/itc99/b14.bench") + " --resolution 0");
+    const auto r = run_gsr("communities " + data_arg("netlists/itc99/b14.bench") + " --resolution 0");
     EXPECT_NE(r.exit_code, 0);
     EXPECT_NE(r.err.find("resolution"), std::string::npos) << r.err;
 }
@@ -134,10 +133,10 @@ TEST(CommunitiesCommand, NonPositiveResolutionIsRefused)
 TEST(LayoutCommand, WritesOnePositionPerNode)
 {
     const fs::path out = scratch("pos.csv");
-    const auto r = run_gsr("layout " + data("netlists/iscas85/bench/c432.bench") + " --iterations 50 --out " +
+    const auto r = run_gsr("layout " + data_arg("netlists/iscas85/bench/c432.bench") + " --iterations 50 --out " +
                            shell_quote(out.string()));
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    const auto info = nlohmann::json::parse(run_gsr("info --json --quiet " + data("netlists/iscas85/bench/c432.bench")).out);
+    const auto info = nlohmann::json::parse(run_gsr("info --json --quiet " + data_arg("netlists/iscas85/bench/c432.bench")).out);
     std::ifstream in(out);
     std::size_t lines = 0;
     std::string line;

@@ -17,14 +17,10 @@
 
 namespace fs = std::filesystem;
 using gsr::test::run_gsr;
+using gsr::test::data_arg;
 using gsr::test::shell_quote;
 
 namespace {
-
-std::string data(const std::string& rel)
-{
-    return shell_quote(std::string(GSR_DATA_DIR) + "/" + rel);
-}
 
 /// One project with one real run (c432 trained on, c17 tested on, 3 epochs), made once.
 class ReportCommand : public ::testing::Test {
@@ -33,8 +29,8 @@ protected:
     {
         dir_ = new gsr::test::ScratchDir("gsr_cli_report");
         project_ = (dir_->path / "p.gsr").string();
-        const auto r = run_gsr("train " + data("netlists/iscas85/bench/c432.bench") + " --test " +
-                               data("netlists/iscas85/bench/c17.bench") + " --db " +
+        const auto r = run_gsr("train " + data_arg("netlists/iscas85/bench/c432.bench") + " --test " +
+                               data_arg("netlists/iscas85/bench/c17.bench") + " --db " +
                                shell_quote(project_) +
                                " --model gcn --layers 2 --hidden 8 --epochs 3 --quiet");
         ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -25,6 +25,12 @@ inline std::string shell_quote(const std::string& s)
     return q + "'";
 }
 
+/// A file under the shared data folder (GSR_DATA_DIR), quoted for the shell.
+inline std::string data_arg(const std::string& rel)
+{
+    return shell_quote(std::string(GSR_DATA_DIR) + "/" + rel);
+}
+
 inline RunResult run_gsr(const std::string& args)
 {
     namespace fs = std::filesystem;

@@ -10,14 +10,10 @@
 
 namespace fs = std::filesystem;
 using gsr::test::run_gsr;
+using gsr::test::data_arg;
 using gsr::test::shell_quote;
 
 namespace {
-
-std::string data(const std::string& rel)
-{
-    return shell_quote(std::string(GSR_DATA_DIR) + "/" + rel);
-}
 
 fs::path scratch(const std::string& name)
 {
@@ -30,8 +26,8 @@ fs::path scratch(const std::string& name)
 /// `gsr train c880 --test c432` with a small sage model and `flags`.
 gsr::test::RunResult train(const fs::path& db, const std::string& flags)
 {
-    return run_gsr("train " + data("netlists/iscas85/bench/c880.bench") + " --test " +
-                   data("netlists/iscas85/bench/c432.bench") + " --db " +
+    return run_gsr("train " + data_arg("netlists/iscas85/bench/c880.bench") + " --test " +
+                   data_arg("netlists/iscas85/bench/c432.bench") + " --db " +
                    shell_quote(db.string()) + " --model sage --layers 2 --hidden 8 " + flags);
 }
 

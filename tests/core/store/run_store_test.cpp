@@ -5,7 +5,7 @@
 #include "util/diagnostics.hpp"
 
 #include <gtest/gtest.h>
-#include <sqlite3.h> // to inspect and forge files behind the store's back
+#include "core/store/raw_database.hpp"
 
 #include <unistd.h>
 
@@ -20,41 +20,7 @@ using namespace gsr::store;
 
 namespace {
 
-/// A raw connection for checks the store's API does not offer.
-class Raw {
-public:
-    explicit Raw(const std::string& path)
-    {
-        if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK)
-            throw std::runtime_error(sqlite3_errmsg(db_));
-    }
-    ~Raw() { sqlite3_close_v2(db_); }
-    Raw(const Raw&) = delete;
-    Raw& operator=(const Raw&) = delete;
-
-    void exec(const std::string& sql)
-    {
-        if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK)
-            throw std::runtime_error(sqlite3_errmsg(db_));
-    }
-    long long integer(const std::string& sql)
-    {
-        sqlite3_stmt* st = nullptr;
-        if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK)
-            throw std::runtime_error(sqlite3_errmsg(db_));
-        long long v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-        sqlite3_finalize(st);
-        return v;
-    }
-    bool has_table(const std::string& name)
-    {
-        return integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '" +
-                       name + "'") == 1;
-    }
-
-private:
-    sqlite3* db_ = nullptr;
-};
+using Raw = gsr::store::testing::RawDatabase;
 
 class RunStoreTest : public ::testing::Test {
 protected:

@@ -8,7 +8,7 @@
 #include "util/diagnostics.hpp"
 
 #include <gtest/gtest.h>
-#include <sqlite3.h> // to forge an older project behind the store's back
+#include "core/store/raw_database.hpp"
 
 #include <unistd.h>
 
@@ -25,46 +25,7 @@ namespace train = gsr::train;
 
 namespace {
 
-class Raw {
-public:
-    explicit Raw(const std::string& path)
-    {
-        if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK)
-            throw std::runtime_error(sqlite3_errmsg(db_));
-    }
-    ~Raw() { sqlite3_close_v2(db_); }
-    Raw(const Raw&) = delete;
-    Raw& operator=(const Raw&) = delete;
-
-    void exec(const std::string& sql)
-    {
-        if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK)
-            throw std::runtime_error(sqlite3_errmsg(db_));
-    }
-    long long integer(const std::string& sql)
-    {
-        sqlite3_stmt* st = nullptr;
-        if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK)
-            throw std::runtime_error(sqlite3_errmsg(db_));
-        long long v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-        sqlite3_finalize(st);
-        return v;
-    }
-    std::vector<std::string> tables()
-    {
-        sqlite3_stmt* st = nullptr;
-        sqlite3_prepare_v2(db_, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &st,
-                           nullptr);
-        std::vector<std::string> out;
-        while (sqlite3_step(st) == SQLITE_ROW)
-            out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
-        sqlite3_finalize(st);
-        return out;
-    }
-
-private:
-    sqlite3* db_ = nullptr;
-};
+using Raw = gsr::store::testing::RawDatabase;
 
 std::string netlist(const std::string& rel)
 {
