@@ -47,7 +47,7 @@ if has tests; then
 fi
 if has sanitize; then
   filter='CudaOps.*:CudaConv.*:TunedKernels.*:*gsr_union_f32*:*rev_directed_f32*'
-  filter+=':GpuRuntime.Installed*'
+  filter+=':GpuRuntime.Installed*:GpuOffload.*'
   step memcheck compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
     "$bin/test_gpu" --gtest_filter="$filter"
   step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 \

@@ -13,7 +13,9 @@
 #include <algorithm>
 #include <cmath>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <memory>
 #include <sstream>
 #include <type_traits>
@@ -85,6 +87,10 @@ public:
         GSR_CUDA(blas_lib_->set_stream(blas_, stream_));
         GSR_CUDA(blas_lib_->set_math_mode(blas_, CUBLAS_DEFAULT_MATH));
         GSR_CUDA(cudaMallocHost(&host_scalars_, 64));
+        // A benchmark switch: GSR_GPU_TOPK=rank keeps the rank-counting top-k at every width,
+        // the baseline the radix select is measured against side by side.
+        const char* topk = std::getenv("GSR_GPU_TOPK");
+        rank_topk_ = topk && std::string(topk) == "rank";
     }
     ~CudaBackend() override
     {
@@ -92,6 +98,7 @@ public:
         if (stream_) cudaStreamSynchronize(stream_);
         if (blas_) blas_lib_->destroy(blas_);
         if (block_) cudaFree(block_);
+        if (host_) cudaFreeHost(host_);
         if (host_scalars_) cudaFreeHost(host_scalars_);
         if (stream_) cudaStreamDestroy(stream_);
     }
@@ -146,23 +153,46 @@ public:
                                           kCublasWorkspaceBytes));
     }
 
+    void reserve_host(std::size_t bytes) override
+    {
+        // Mapped pinned memory: kernels reach it through its device address over the bus.
+        bytes = nn::Arena::align_up(bytes);
+        if (host_ && bytes <= host_arena_.capacity()) return;
+        void* fresh = nullptr;
+        const cudaError_t e = cudaHostAlloc(&fresh, bytes, cudaHostAllocMapped);
+        if (e == cudaErrorMemoryAllocation) {
+            cudaGetLastError();
+            throw Error("out of pinned host memory: the offloaded optimizer state needs " +
+                        gib(bytes) + "; train without --offload-optimizer");
+        }
+        GSR_CUDA(e);
+        void* device = nullptr;
+        GSR_CUDA(cudaHostGetDevicePointer(&device, fresh, 0));
+        if (host_) {
+            GSR_CUDA(cudaStreamSynchronize(stream_));
+            std::memcpy(fresh, host_, host_arena_.used());
+            GSR_CUDA(cudaFreeHost(host_));
+        }
+        host_ = static_cast<std::byte*>(fresh);
+        host_device_ = static_cast<std::byte*>(device);
+        host_arena_.set_capacity(bytes);
+    }
+
     // ---- transfers ------------------------------------------------------------------------
 
     void upload_bytes(DeviceBytes dst, const void* src, std::size_t bytes) override
     {
-        GSR_GPU_REQUIRE(bytes <= dst.bytes && dst.offset + dst.bytes <= arena_.capacity(),
+        GSR_GPU_REQUIRE(bytes <= dst.bytes && limits().fits(dst.offset, dst.bytes),
                         "upload past the end of a buffer");
         if (bytes)
-            GSR_CUDA(cudaMemcpyAsync(block_ + dst.offset, src, bytes, cudaMemcpyHostToDevice,
-                                     stream_));
+            GSR_CUDA(cudaMemcpyAsync(at(dst.offset), src, bytes, cudaMemcpyDefault, stream_));
     }
     void download_bytes(DeviceBytes src, void* dst, std::size_t bytes) const override
     {
-        GSR_GPU_REQUIRE(bytes <= src.bytes && src.offset + src.bytes <= arena_.capacity(),
+        GSR_GPU_REQUIRE(bytes <= src.bytes && limits().fits(src.offset, src.bytes),
                         "download past the end of a buffer");
         if (!bytes) return;
-        GSR_CUDA(cudaMemcpyAsync(dst, block_ + src.offset, bytes, cudaMemcpyDeviceToHost,
-                                 stream_));
+        GSR_CUDA(cudaMemcpyAsync(dst, at(src.offset), bytes, cudaMemcpyDefault, stream_));
         GSR_CUDA(cudaStreamSynchronize(stream_));
     }
     void upload(DeviceMatrix dst, std::span<const float> src) override { upload_as(dst, src); }
@@ -359,7 +389,7 @@ public:
                         "dropout mask size");
         if (n == 0) return;
         k::dropout_mask<<<grid(n), k::kThreads, 0, stream_>>>(
-            seed, step, p, reinterpret_cast<std::uint8_t*>(block_ + keep.offset), n);
+            seed, step, p, reinterpret_cast<std::uint8_t*>(at(keep.offset)), n);
         GSR_CUDA_LAUNCH();
     }
     void normalize_topk_pack(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix beta,
@@ -372,10 +402,23 @@ public:
         const std::size_t shared = std::size_t(k::kRowWarps) * x.cols * sizeof(T);
         with_index_type(out, [&](auto* idx) {
             using I = std::remove_pointer_t<decltype(idx)>;
-            k::normalize_topk_pack<T, I><<<row_grid(x.rows), 32 * k::kRowWarps, shared,
-                                           stream_>>>(
-                mat(x), ptr(gamma), ptr(beta), keep_of(mask), mask.stride, mask.column,
-                T(mask.scale), mat(stats), mat(out.values), idx);
+            const unsigned grid = row_grid(x.rows), block = 32 * k::kRowWarps;
+            const k::MatRef<T> xm = mat(x), sm = mat(stats), vm = mat(out.values);
+            const std::uint8_t* keep = keep_of(mask);
+            // Rows of up to 64 columns fit in registers: the radix select; wider rows count
+            // ranks in shared memory.
+            if (!rank_topk_ && x.cols <= 32)
+                k::normalize_topk_pack_select<T, I, 1><<<grid, block, 0, stream_>>>(
+                    xm, ptr(gamma), ptr(beta), keep, mask.stride, mask.column, T(mask.scale),
+                    sm, vm, idx);
+            else if (!rank_topk_ && x.cols <= 64)
+                k::normalize_topk_pack_select<T, I, 2><<<grid, block, 0, stream_>>>(
+                    xm, ptr(gamma), ptr(beta), keep, mask.stride, mask.column, T(mask.scale),
+                    sm, vm, idx);
+            else
+                k::normalize_topk_pack<T, I><<<grid, block, shared, stream_>>>(
+                    xm, ptr(gamma), ptr(beta), keep, mask.stride, mask.column, T(mask.scale),
+                    sm, vm, idx);
             GSR_CUDA_LAUNCH();
         });
     }
@@ -507,7 +550,7 @@ public:
         auto* total = reinterpret_cast<double*>(workspace_);
         k::loss<T><<<1, k::kLossThreads, 0, stream_>>>(
             kind == nn::LossKind::MeanSquaredError ? 0 : 1, mat(pred), mat(target),
-            reinterpret_cast<const std::uint32_t*>(block_ + nodes.offset), node_count,
+            reinterpret_cast<const std::uint32_t*>(at(nodes.offset)), node_count,
             weight / node_count, mat(grad), total);
         GSR_CUDA_LAUNCH();
         GSR_CUDA(cudaMemcpyAsync(host_scalars_, total, sizeof(double), cudaMemcpyDeviceToHost,
@@ -537,7 +580,13 @@ public:
 private:
     // ---- access ---------------------------------------------------------------------------
 
-    T* ptr(DeviceMatrix m) const { return reinterpret_cast<T*>(block_ + m.offset); }
+    /// The device address of an offset: in the arena, or in the mapped host block.
+    std::byte* at(std::size_t offset) const
+    {
+        return offset & nn::kHostSpace ? host_device_ + (offset & ~nn::kHostSpace)
+                                       : block_ + offset;
+    }
+    T* ptr(DeviceMatrix m) const { return reinterpret_cast<T*>(at(m.offset)); }
     k::MatRef<T> mat(DeviceMatrix m) const
     {
         check(m);
@@ -545,15 +594,15 @@ private:
     }
     const std::uint8_t* keep_of(const DropoutMask& mask) const
     {
-        return mask.active() ? reinterpret_cast<const std::uint8_t*>(block_ + mask.keep.offset)
+        return mask.active() ? reinterpret_cast<const std::uint8_t*>(at(mask.keep.offset))
                              : nullptr;
     }
     k::CsrRef<T> csr(const DeviceGraph& s, Transpose t) const
     {
         const nn::DeviceCsr& c = t == Transpose::No ? s.pattern : s.transposed;
         k::CsrRef<T> r;
-        r.offsets = reinterpret_cast<const std::uint64_t*>(block_ + c.offsets.offset);
-        r.targets = reinterpret_cast<const std::uint32_t*>(block_ + c.targets.offset);
+        r.offsets = reinterpret_cast<const std::uint64_t*>(at(c.offsets.offset));
+        r.targets = reinterpret_cast<const std::uint32_t*>(at(c.targets.offset));
         r.rs = ptr(t == Transpose::No ? s.row_scale : s.col_scale);
         r.cs = ptr(t == Transpose::No ? s.col_scale : s.row_scale);
         r.rows = c.rows;
@@ -571,7 +620,8 @@ private:
 
     nn::BackendLimits limits() const
     {
-        return {"cuda backend", sizeof(T), arena_.capacity(), kMaxWidth};
+        return {"cuda backend", sizeof(T), arena_.capacity(), kMaxWidth,
+                host_arena_.capacity()};
     }
     void check(DeviceMatrix m) const { limits().matrix(m); }
     void same_shape(DeviceMatrix a, DeviceMatrix b) const { limits().same_shape(a, b); }
@@ -594,9 +644,9 @@ private:
     template <class F> void with_index_type(const CompressedRows& z, F&& f) const
     {
         if (z.index_bytes == 1)
-            f(reinterpret_cast<std::uint8_t*>(block_ + z.indices.offset));
+            f(reinterpret_cast<std::uint8_t*>(at(z.indices.offset)));
         else
-            f(reinterpret_cast<std::uint16_t*>(block_ + z.indices.offset));
+            f(reinterpret_cast<std::uint16_t*>(at(z.indices.offset)));
     }
 
     template <class F> void upload_as(DeviceMatrix dst, std::span<const F> src)
@@ -880,6 +930,9 @@ private:
     const CublasLibrary* blas_lib_ = nullptr;
     cublasHandle_t blas_ = nullptr;
     std::byte* block_ = nullptr;
+    bool rank_topk_ = false; ///< GSR_GPU_TOPK=rank: no radix select (benchmark baseline)
+    std::byte* host_ = nullptr;        ///< mapped pinned host block (host address)
+    std::byte* host_device_ = nullptr; ///< its device address
     std::byte* workspace_ = nullptr;
     double* host_scalars_ = nullptr;
 };

@@ -57,6 +57,9 @@ void print_table(const nn::ModelConfig& c, const nn::GraphShape& shape,
                 human_bytes(r.max_workspace_bytes).c_str());
     std::printf("peak %zu bytes (%s)\n", r.analytic_peak_bytes,
                 human_bytes(r.analytic_peak_bytes).c_str());
+    if (r.host_bytes)
+        std::printf("offloaded to pinned host memory (gradients, Adam moments): %s\n",
+                    human_bytes(r.host_bytes).c_str());
     if (r.measured_layers.empty()) return;
     std::printf("measured, one CPU training step on a synthetic graph of this shape:\n");
     for (const auto& m : r.measured_layers)
@@ -114,15 +117,17 @@ int cmd_memory(const std::vector<std::string>& args)
     const Args a(args,
                  {"--model", "--layers", "--hidden", "--groups", "--topk", "--nodes", "--edges",
                   "--features", "--dropout", "--precision"},
-                 {"--json", "--directed", "--measure", "--help"});
+                 {"--json", "--directed", "--measure", "--offload-optimizer", "--help"});
     if (a.has("--help")) {
         std::cout << "usage: gsr memory --model gcn|sage|res|rev|gsr --layers L --hidden D\n"
                      "         [--groups C] [--topk K] --nodes N --edges E [--features F]\n"
                      "         [--directed] [--dropout P] [--precision f32|f64] [--json]\n"
-                     "         [--measure]\n"
+                     "         [--measure] [--offload-optimizer]\n"
                      "Analytic memory of one training step, per layer, and its peak.\n"
                      "--measure also runs one CPU training step on a synthetic graph of that\n"
-                     "shape and reports the memory measured per layer and the measured peak.\n";
+                     "shape and reports the memory measured per layer and the measured peak.\n"
+                     "--offload-optimizer: gradients and Adam moments in pinned host memory,\n"
+                     "outside the device peak.\n";
         return 0;
     }
     if (!a.positionals().empty())
@@ -142,6 +147,7 @@ int cmd_memory(const std::vector<std::string>& args)
     c.groups = std::uint32_t(a.integer("--groups", c.groups, 1, 1u << 20));
     c.topk = std::uint32_t(a.integer("--topk", c.topk, 1, 1u << 20));
     c.directed = a.has("--directed");
+    c.offload_optimizer = a.has("--offload-optimizer");
     shape.nodes = a.integer("--nodes", 0, 1, 0xFFFFFFFFull);
     shape.edges = a.integer("--edges", 0, 0, 1ull << 40);
     shape.features = a.integer("--features", 16, 1, 1u << 20);

@@ -36,9 +36,11 @@ constexpr const char* kTrainUsage =
     "[--groups C] [--topk K] [--epochs E] [--lr X] [--batching full|random|commrand|cluster] "
     "[--batch-size N] [--alpha A] [--beta B] [--fanout F1,F2,...] "
     "[--order community|rcm|original] [--seed S] [--patience P] [--device auto|cpu|gpu] "
-    "[--resume RUN] [--tuned-kernels on|off] [--json] [--quiet]\n"
+    "[--resume RUN] [--tuned-kernels on|off] [--offload-optimizer] [--json] [--quiet]\n"
     "  On the GPU the kernels applied in the project (gsr kernels apply) replace the "
     "backend's own unless --tuned-kernels off.\n"
+    "  --offload-optimizer keeps gradients and Adam moments in pinned host memory (the GPU\n"
+    "  reads them over the bus): device memory then hardly grows with depth.\n"
     "  --batch B is --batching random --batch-size B. Without --fanout every step runs the "
     "whole circuit (the batch's complete neighbourhood); with it, a subgraph sampled per hop.";
 
@@ -222,7 +224,7 @@ int cmd_train(const std::vector<std::string>& argv)
             "--lr", "--batch", "--seed", "--patience", "--device", "--test", "--val", "--db",
             "--resume", "--batching", "--batch-size", "--alpha", "--beta", "--fanout",
             "--order", "--tuned-kernels"},
-           {"--json", "--quiet"});
+           {"--json", "--quiet", "--offload-optimizer"});
     if (!a.has("--db") || a.value("--db").empty())
         throw UsageError("train needs --db PROJECT (runs and checkpoints are kept there)\n"
                          "usage: " + std::string(kTrainUsage));
@@ -272,7 +274,9 @@ int cmd_train(const std::vector<std::string>& argv)
     if (!a.has("--quiet"))
         for (const std::string& n : data.notes) std::cerr << "note: " << n << '\n';
 
-    settings.config.device = device.device; // not a setting of the run: resume may move it
+    // Neither is a setting of the run (the results are the same): resume may change them.
+    settings.config.device = device.device;
+    settings.config.model.offload_optimizer = a.has("--offload-optimizer");
     const std::string tuned = a.value("--tuned-kernels", "on");
     if (tuned != "on" && tuned != "off")
         throw UsageError("--tuned-kernels takes on or off, not '" + tuned + "'");

@@ -27,6 +27,10 @@ namespace gsr::nn {
 
 enum class Transpose : std::uint8_t { No, Yes };
 
+/// Offsets with this bit set lie in the backend's host block (Backend::alloc_host_matrix),
+/// not in the arena; views built by adding to an offset keep the bit.
+inline constexpr std::size_t kHostSpace = std::size_t(1) << 62;
+
 /// Raw bytes in the arena (CSR arrays, indices, masks, node lists).
 struct DeviceBytes {
     std::size_t offset = 0;
@@ -191,6 +195,21 @@ public:
     }
     DeviceBytes alloc_bytes(std::size_t bytes) { return {arena_.allocate(bytes), bytes}; }
 
+    /// The host block: pinned host memory that the device reads and writes over the bus, for
+    /// what a step touches only a few times (gradients and Adam moments when the optimizer is
+    /// offloaded). It is not part of the arena or its peak. On the CPU backend it is simply a
+    /// second block.
+    Arena& host_arena() { return host_arena_; }
+    const Arena& host_arena() const { return host_arena_; }
+    /// Makes the host block at least `bytes` large, keeping the bytes in use.
+    virtual void reserve_host(std::size_t bytes) = 0;
+    DeviceMatrix alloc_host_matrix(std::uint32_t rows, std::uint32_t cols)
+    {
+        const std::uint32_t e = scalar_bytes();
+        return {host_arena_.allocate(std::size_t(rows) * cols * e) | kHostSpace, rows, cols, cols,
+                e};
+    }
+
     virtual void upload_bytes(DeviceBytes dst, const void* src, std::size_t bytes) = 0;
     virtual void download_bytes(DeviceBytes src, void* dst, std::size_t bytes) const = 0;
     /// Host data is dense row-major rows x cols; converted to or from the scalar type.
@@ -304,6 +323,7 @@ protected:
                              double dz_beta, DeviceMatrix dz);
 
     Arena arena_;
+    Arena host_arena_;
 };
 
 } // namespace gsr::nn

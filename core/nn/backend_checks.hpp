@@ -24,18 +24,26 @@ struct BackendLimits {
     std::size_t elem = 4;
     std::size_t capacity = 0;
     std::uint32_t max_width = 0;
+    std::size_t host_capacity = 0; ///< of the host block (offsets tagged kHostSpace)
 
+    /// The end of [offset, offset + bytes) fits its block.
+    bool fits(std::size_t offset, std::size_t bytes) const
+    {
+        if (offset & kHostSpace) return (offset & ~kHostSpace) + bytes <= host_capacity;
+        return offset + bytes <= capacity;
+    }
     void matrix(DeviceMatrix m) const
     {
         GSR_BACKEND_REQUIRE(*this, m.elem == elem, "matrix of another precision");
         GSR_BACKEND_REQUIRE(*this, m.ld >= m.cols, "row stride below the width");
-        GSR_BACKEND_REQUIRE(*this, m.rows == 0 || m.offset + ((m.rows - 1) * std::size_t(m.ld) +
-                                                               m.cols) * elem <= capacity,
+        GSR_BACKEND_REQUIRE(*this, m.rows == 0 || fits(m.offset, ((m.rows - 1) *
+                                                                 std::size_t(m.ld) + m.cols) *
+                                                                    elem),
                             "matrix past the end of the arena");
     }
     void bytes(DeviceBytes b) const
     {
-        GSR_BACKEND_REQUIRE(*this, b.offset + b.bytes <= capacity, "bytes past the arena");
+        GSR_BACKEND_REQUIRE(*this, fits(b.offset, b.bytes), "bytes past the arena");
     }
     void same_shape(DeviceMatrix a, DeviceMatrix b) const
     {

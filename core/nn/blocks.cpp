@@ -205,24 +205,36 @@ ReversibleGroupBlock::ReversibleGroupBlock(ParameterLayout& layout, const std::s
 }
 
 ReversibleGroupBlock::Scratch ReversibleGroupBlock::allocate(Backend& be, std::uint32_t rows,
+                                                             std::uint32_t groups,
                                                              std::uint32_t width,
                                                              std::uint32_t terms, Activation act,
                                                              std::uint32_t k)
 {
     Scratch sc;
-    sc.y0 = be.alloc_matrix(rows, width);
-    sc.dy0 = be.alloc_matrix(rows, width);
+    if (groups > 2) {
+        sc.y0 = be.alloc_matrix(rows, width);
+        sc.dy0 = be.alloc_matrix(rows, width);
+    }
     sc.f = GroupFunction::allocate(be, rows, width, terms, act, k);
     return sc;
+}
+
+DeviceMatrix ReversibleGroupBlock::y0_of(Backend& be, DeviceMatrix x, Scratch& sc) const
+{
+    if (groups_.size() == 2) return x.columns(width_, width_);
+    be.sum_groups(x, width_, 1, sc.y0);
+    return sc.y0;
 }
 
 void ReversibleGroupBlock::forward(const ParameterLayout& p, const StepContext& s,
                                    DeviceMatrix h, Scratch& sc) const
 {
     const std::uint32_t d = width_;
-    s.backend->sum_groups(h, d, 1, sc.y0); // Y_0 = sum_{i>=2} X_i, before any X_i changes
+    // Y_0 before any X_i changes; with two groups the view of X_2 is read by f_1 before
+    // group 2 updates X_2 in place.
+    const DeviceMatrix y0 = y0_of(*s.backend, h, sc);
     for (std::uint32_t i = 0; i < groups_.size(); ++i) {
-        const DeviceMatrix prev = i == 0 ? sc.y0 : h.columns((i - 1) * d, d);
+        const DeviceMatrix prev = i == 0 ? y0 : h.columns((i - 1) * d, d);
         const DeviceMatrix hi = h.columns(i * d, d);
         groups_[i].forward(p, s, prev, hi, +1.0, hi, sc.f, i * d);
     }
@@ -236,9 +248,9 @@ void ReversibleGroupBlock::inverse(const ParameterLayout& p, const StepContext& 
         const DeviceMatrix hi = h.columns(i * d, d);
         groups_[i].forward(p, s, h.columns((i - 1) * d, d), hi, -1.0, hi, sc.f, i * d);
     }
-    s.backend->sum_groups(h, d, 1, sc.y0);
+    const DeviceMatrix y0 = y0_of(*s.backend, h, sc);
     const DeviceMatrix h0 = h.columns(0, d);
-    groups_[0].forward(p, s, sc.y0, h0, -1.0, h0, sc.f, 0);
+    groups_[0].forward(p, s, y0, h0, -1.0, h0, sc.f, 0);
 }
 
 void ReversibleGroupBlock::backward(const ParameterLayout& p, const StepContext& s,
@@ -251,20 +263,23 @@ void ReversibleGroupBlock::backward(const ParameterLayout& p, const StepContext&
     // Groups C..1: the gradient of Y_i is complete once f_{i+1} is done, so go downwards.
     for (std::uint32_t i = groups; i-- > 0;) {
         const DeviceMatrix hi = h.columns(i * d, d);
-        DeviceMatrix prev;
-        if (i > 0) {
-            prev = h.columns((i - 1) * d, d); // Y_{i-1}: not restored yet
-        } else {
-            be.sum_groups(stored_input ? *stored_input : h, d, 1, sc.y0);
-            prev = sc.y0;
-        }
+        const DeviceMatrix prev = i > 0 ? h.columns((i - 1) * d, d) // Y_{i-1}: not restored yet
+                                        : y0_of(be, stored_input ? *stored_input : h, sc);
         // Recompute f_i(Y_{i-1}) with its intermediates; X_i = Y_i - f_i.
         groups_[i].forward(p, s, prev, hi, -1.0, hi, sc.f, i * d);
-        const DeviceMatrix target = i > 0 ? dh.columns((i - 1) * d, d) : sc.dy0;
-        groups_[i].backward(p, s, prev, sc.f, dh.columns(i * d, d), i > 0 ? 1.0 : 0.0, target,
-                            i * d);
+        // dY_{i-1} += df_i/dY_{i-1}^T dY_i. dY_0 feeds every X_j, j >= 2: with two groups it
+        // is added into dX_2 directly (its own gradient is complete by now).
+        DeviceMatrix target = sc.dy0;
+        double beta = 0.0;
+        if (i > 0 || groups == 2) {
+            target = dh.columns((i > 0 ? i - 1 : 1) * d, d);
+            beta = 1.0;
+        }
+        groups_[i].backward(p, s, prev, sc.f, dh.columns(i * d, d), beta, target, i * d);
     }
-    for (std::uint32_t j = 1; j < groups; ++j) be.axpby(1.0, sc.dy0, 1.0, dh.columns(j * d, d));
+    if (groups > 2)
+        for (std::uint32_t j = 1; j < groups; ++j)
+            be.axpby(1.0, sc.dy0, 1.0, dh.columns(j * d, d));
     if (stored_input) be.axpby(1.0, *stored_input, 0.0, h);
 }
 

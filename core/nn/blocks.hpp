@@ -128,6 +128,8 @@ private:
 class ReversibleGroupBlock {
 public:
     /// Per-layer scratch: Y_0, its gradient, one GroupFunction scratch reused by every group.
+    /// With two groups Y_0 is X_2 itself and its gradient goes straight into dX_2: y0 and dy0
+    /// stay empty and the block works on views of h and dh (two N x d buffers fewer).
     struct Scratch {
         DeviceMatrix y0;
         DeviceMatrix dy0;
@@ -139,9 +141,10 @@ public:
                          std::uint32_t width, std::uint32_t terms, Activation act,
                          std::uint32_t k, double branch_scale);
 
-    /// Allocation order: y0, dy0, then GroupFunction::allocate.
-    static Scratch allocate(Backend& be, std::uint32_t rows, std::uint32_t width,
-                            std::uint32_t terms, Activation act, std::uint32_t k);
+    /// Allocation order: y0, dy0 (more than two groups only), then GroupFunction::allocate.
+    static Scratch allocate(Backend& be, std::uint32_t rows, std::uint32_t groups,
+                            std::uint32_t width, std::uint32_t terms, Activation act,
+                            std::uint32_t k);
 
     /// h: X -> Y in place.
     void forward(const ParameterLayout& p, const StepContext& s, DeviceMatrix h,
@@ -156,6 +159,9 @@ public:
                   const DeviceMatrix* stored_input, Scratch& sc) const;
 
 private:
+    /// Y_0 = sum_{i>=2} X_i of `x`: a view of X_2 with two groups, else summed into sc.y0.
+    DeviceMatrix y0_of(Backend& be, DeviceMatrix x, Scratch& sc) const;
+
     std::vector<GroupFunction> groups_;
     std::uint32_t width_ = 0;
 };

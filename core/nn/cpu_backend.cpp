@@ -86,6 +86,19 @@ public:
         arena_.set_capacity(bytes);
     }
 
+    void reserve_host(std::size_t bytes) override
+    {
+        bytes = Arena::align_up(bytes);
+        if (bytes <= host_arena_.capacity()) return;
+        std::unique_ptr<std::byte, BlockFree> fresh(
+            static_cast<std::byte*>(std::aligned_alloc(Arena::kAlignment, bytes)));
+        if (!fresh) throw std::bad_alloc();
+        if (host_ && host_arena_.used() > 0)
+            std::memcpy(fresh.get(), host_.get(), host_arena_.used());
+        host_ = std::move(fresh);
+        host_arena_.set_capacity(bytes);
+    }
+
     // ---- transfers ------------------------------------------------------------------------
 
     void upload_bytes(DeviceBytes dst, const void* src, std::size_t bytes) override
@@ -645,7 +658,10 @@ public:
 private:
     // ---- access ---------------------------------------------------------------------------
 
-    std::byte* raw(std::size_t offset) const { return block_.get() + offset; }
+    std::byte* raw(std::size_t offset) const
+    {
+        return offset & kHostSpace ? host_.get() + (offset & ~kHostSpace) : block_.get() + offset;
+    }
     std::uint8_t* bytes_at(std::size_t offset) const
     {
         return reinterpret_cast<std::uint8_t*>(raw(offset));
@@ -661,7 +677,8 @@ private:
 
     BackendLimits limits() const
     {
-        return {"cpu backend", sizeof(T), arena_.capacity(), std::uint32_t(kCpuMaxWidth)};
+        return {"cpu backend", sizeof(T), arena_.capacity(), std::uint32_t(kCpuMaxWidth),
+                host_arena_.capacity()};
     }
     void check(DeviceMatrix m) const { limits().matrix(m); }
     void same_shape(DeviceMatrix a, DeviceMatrix b) const { limits().same_shape(a, b); }
@@ -962,6 +979,7 @@ private:
 
     RowParallel pool_;
     std::unique_ptr<std::byte, BlockFree> block_;
+    std::unique_ptr<std::byte, BlockFree> host_;
 };
 
 } // namespace

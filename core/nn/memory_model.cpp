@@ -117,7 +117,8 @@ MemoryReport estimate_memory(const ModelConfig& c, const GraphShape& shape)
         case ModelKind::Rev:
         case ModelKind::Gsr: {
             if (c.store_activations) m.activation_bytes = s.matrix(n, D);
-            std::size_t scratch = 2 * s.matrix(n, w) + s.matrix(n, 2) + s.matrix(n, s.terms * w);
+            std::size_t scratch = s.matrix(n, 2) + s.matrix(n, s.terms * w);
+            if (s.groups > 2) scratch += 2 * s.matrix(n, w); // Y_0 and its gradient
             if (s.topk) {
                 const std::size_t ib = CompressedRows::index_bytes_for(std::uint32_t(w));
                 scratch += s.matrix(n, s.k) + s.a(n * s.k * ib) + s.matrix(n, s.k);
@@ -134,9 +135,14 @@ MemoryReport estimate_memory(const ModelConfig& c, const GraphShape& shape)
 
     LayerMemory head = row("head", head_params);
     if (s.deep) {
-        head.activation_bytes = s.matrix(n, 2) + s.matrix(n, D);
-        head.workspace_bytes = std::max({s.a(s.slabs * D * s.t), s.a(s.slabs * s.t),
-                                         s.matrix(n, D) + s.norm_backward(D)});
+        // Chunks of rows; each recomputes its LayerNorm statistics and ReLU output, then the
+        // backward adds the gradient of those and the reductions' slabs.
+        const std::size_t rows = head_chunk_rows(std::uint32_t(n));
+        const std::size_t slabs = cpu_slab_count(rows);
+        head.workspace_bytes =
+            s.matrix(rows, 2) + s.matrix(rows, D) +
+            std::max({s.a(slabs * D * s.t), s.a(slabs * s.t),
+                      s.matrix(rows, D) + s.a(slabs * 2 * D * s.t)});
     } else {
         head.workspace_bytes = std::max(s.a(s.slabs * D * s.t), s.a(s.slabs * s.t));
     }
@@ -150,7 +156,9 @@ MemoryReport estimate_memory(const ModelConfig& c, const GraphShape& shape)
     r.parameter_bytes = flat;
     r.gradient_bytes = flat;
     r.optimizer_bytes = 2 * flat;
-    r.persistent_bytes = 4 * flat + r.graph_bytes + r.buffer_bytes + r.activation_bytes;
+    r.host_bytes = c.offload_optimizer ? 3 * flat : 0;
+    r.persistent_bytes = 4 * flat - r.host_bytes + r.graph_bytes + r.buffer_bytes +
+                         r.activation_bytes;
     r.analytic_peak_bytes = r.persistent_bytes + r.max_workspace_bytes;
     return r;
 }
@@ -203,6 +211,8 @@ std::string memory_report_json(const ModelConfig& c, const GraphShape& shape,
     j["activation_bytes"] = r.activation_bytes;
     j["max_workspace_bytes"] = r.max_workspace_bytes;
     j["persistent_bytes"] = r.persistent_bytes;
+    j["offload_optimizer"] = c.offload_optimizer;
+    j["host_bytes"] = r.host_bytes;
     j["analytic_peak_bytes"] = r.analytic_peak_bytes;
     if (r.measured_peak_bytes) j["measured_peak_bytes"] = r.measured_peak_bytes;
     if (!r.measured_layers.empty()) j["measured_rows"] = measured_rows_json(r.measured_layers);

@@ -11,6 +11,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,10 @@ struct MemoryReport {
     std::size_t optimizer_bytes = 0;
     std::size_t activation_bytes = 0;
     std::size_t max_workspace_bytes = 0;
-    std::size_t persistent_bytes = 0;  ///< everything but the workspace
+    std::size_t persistent_bytes = 0;  ///< everything but the workspace (in the arena)
+    /// Gradients and Adam moments kept in the backend's host block (offload_optimizer); not
+    /// part of persistent_bytes or the peak.
+    std::size_t host_bytes = 0;
     std::size_t analytic_peak_bytes = 0;
     std::size_t measured_peak_bytes = 0; ///< the arena's high-water mark; 0 when not measured
     std::size_t parameter_count = 0;
@@ -51,6 +55,13 @@ struct MemoryReport {
 /// as a trainer keeps the peak over every binding). An empty `into` becomes `from`; rows of a
 /// different count replace it (another model).
 void merge_measured_layers(std::vector<LayerMemory>& into, const std::vector<LayerMemory>& from);
+
+/// Rows per chunk of a deep model's head: its LayerNorm and ReLU outputs are recomputed in
+/// the backward pass a quarter of the graph at a time instead of being kept.
+inline std::uint32_t head_chunk_rows(std::uint32_t nodes)
+{
+    return nodes < 4 ? 1 : (nodes + 3) / 4;
+}
 
 /// The analytic model of a training step (forward, backward, Adam) of `config` on a graph of
 /// `shape`, with the CPU backend's reduction scratch. Throws gsr::Error on a bad config.

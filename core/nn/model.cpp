@@ -73,7 +73,6 @@ public:
     std::vector<DeviceMatrix> acts_;          ///< gcn/sage/res: H_0..H_L; rev stored: X_0..
     std::vector<DeviceMatrix> aggs_;          ///< gcn/sage: per-layer aggregate
     std::vector<GroupFunction::Scratch> kept_;///< res: per-layer intermediates
-    DeviceMatrix head_stats_, head_z_;        ///< deep models
 
     // Measured memory, rows as estimate_memory's (encoder, layer 0..L-1, head). Parameter,
     // gradient and Adam slices are fixed at construction, kept activations at bind_graph,
@@ -93,6 +92,18 @@ private:
     void backward(const StepContext& s);
     void head_forward(const StepContext& s, DeviceMatrix top);
     void head_backward(const StepContext& s, DeviceMatrix top, DeviceMatrix dtop);
+    /// Deep models: ReLU(LayerNorm(top)) of a chunk of rows, in fresh arena memory.
+    struct HeadActivation {
+        DeviceMatrix stats, z;
+    };
+    HeadActivation head_activation(DeviceMatrix top);
+    /// rev/gsr: the scratch every block uses in turn.
+    ReversibleGroupBlock::Scratch block_scratch(std::uint32_t terms)
+    {
+        return ReversibleGroupBlock::allocate(
+            *be_, n_, group_count(config_), group_width(config_), terms,
+            config_.kind == ModelKind::Gsr ? Activation::TopK : Activation::Relu, config_.topk);
+    }
 
     std::size_t head_row() const { return measured_.size() - 1; }
     /// Runs `pass` in an arena window and raises row `row`'s workspace to the window's
@@ -158,11 +169,21 @@ ModelImpl::ModelImpl(const ModelConfig& config, std::size_t feature_count,
 
     const std::size_t count = layout_.count();
     const std::size_t flat = Arena::align_up(count * be_->scalar_bytes());
-    be_->reserve(4 * flat);
-    params_ = be_->alloc_matrix(std::uint32_t(count), 1);
-    grads_ = be_->alloc_matrix(std::uint32_t(count), 1);
-    m_ = be_->alloc_matrix(std::uint32_t(count), 1);
-    v_ = be_->alloc_matrix(std::uint32_t(count), 1);
+    const std::uint32_t flat_rows = std::uint32_t(count);
+    if (config_.offload_optimizer) {
+        be_->reserve(flat);
+        be_->reserve_host(3 * flat);
+        params_ = be_->alloc_matrix(flat_rows, 1);
+        grads_ = be_->alloc_host_matrix(flat_rows, 1);
+        m_ = be_->alloc_host_matrix(flat_rows, 1);
+        v_ = be_->alloc_host_matrix(flat_rows, 1);
+    } else {
+        be_->reserve(4 * flat);
+        params_ = be_->alloc_matrix(flat_rows, 1);
+        grads_ = be_->alloc_matrix(flat_rows, 1);
+        m_ = be_->alloc_matrix(flat_rows, 1);
+        v_ = be_->alloc_matrix(flat_rows, 1);
+    }
     layout_.bind(params_, grads_);
     const std::vector<double> init = layout_.initial_values(config_.seed);
     be_->upload(params_, std::span<const double>(init));
@@ -270,12 +291,6 @@ void ModelImpl::bind_graph(const GraphInput& g)
             }
         break;
     }
-    if (is_deep(config_.kind)) {
-        at = arena.used();
-        head_stats_ = be_->alloc_matrix(n_, 2);
-        head_z_ = be_->alloc_matrix(n_, D);
-        kept_by(head_row());
-    }
     arena.reset_peak();
     bound_ = true;
 }
@@ -300,14 +315,27 @@ StepContext ModelImpl::context(bool train)
 
 void ModelImpl::head_forward(const StepContext& s, DeviceMatrix top)
 {
-    if (is_deep(config_.kind)) {
-        be_->layernorm_forward(top, layout_[final_gamma_].value, layout_[final_beta_].value,
-                               head_z_, head_stats_);
-        be_->relu_forward(head_z_, DropoutMask{}, head_z_);
-        head_.forward(layout_, *s.backend, head_z_, pred_);
-    } else {
+    if (!is_deep(config_.kind)) {
         head_.forward(layout_, *s.backend, top, pred_);
+        return;
     }
+    for (std::uint32_t r = 0; r < n_; r += head_chunk_rows(n_)) {
+        const std::uint32_t rows = std::min(head_chunk_rows(n_), n_ - r);
+        ArenaScope scope(be_->arena());
+        const HeadActivation a = head_activation(top.row_block(r, rows));
+        head_.forward(layout_, *s.backend, a.z, pred_.row_block(r, rows));
+    }
+}
+
+ModelImpl::HeadActivation ModelImpl::head_activation(DeviceMatrix top)
+{
+    HeadActivation a;
+    a.stats = be_->alloc_matrix(top.rows, 2);
+    a.z = be_->alloc_matrix(top.rows, config_.hidden);
+    be_->layernorm_forward(top, layout_[final_gamma_].value, layout_[final_beta_].value, a.z,
+                           a.stats);
+    be_->relu_forward(a.z, DropoutMask{}, a.z);
+    return a;
 }
 
 void ModelImpl::head_backward(const StepContext& s, DeviceMatrix top, DeviceMatrix dtop)
@@ -316,14 +344,22 @@ void ModelImpl::head_backward(const StepContext& s, DeviceMatrix top, DeviceMatr
         head_.backward(layout_, *s.backend, top, dpred_, dtop);
         return;
     }
-    head_.backward(layout_, *s.backend, head_z_, dpred_, DeviceMatrix{});
-    ArenaScope scope(be_->arena());
-    const DeviceMatrix dz = be_->alloc_matrix(n_, config_.hidden);
-    be_->gemm(Transpose::No, Transpose::Yes, 1.0, dpred_, layout_[head_.weight_index()].value,
-              0.0, dz);
-    be_->relu_backward(head_z_, 1.0, dz, 0.0, dz);
-    be_->layernorm_backward(top, layout_[final_gamma_].value, head_stats_, dz, 0.0, dtop,
-                            layout_[final_gamma_].grad, layout_[final_beta_].grad);
+    // The head's activations are recomputed from `top` chunk by chunk instead of kept: N x D
+    // of memory traded for one more LayerNorm and ReLU.
+    for (std::uint32_t r = 0; r < n_; r += head_chunk_rows(n_)) {
+        const std::uint32_t rows = std::min(head_chunk_rows(n_), n_ - r);
+        ArenaScope scope(be_->arena());
+        const DeviceMatrix x = top.row_block(r, rows), dp = dpred_.row_block(r, rows);
+        const HeadActivation a = head_activation(x);
+        head_.backward(layout_, *s.backend, a.z, dp, DeviceMatrix{});
+        const DeviceMatrix dz = be_->alloc_matrix(rows, config_.hidden);
+        be_->gemm(Transpose::No, Transpose::Yes, 1.0, dp, layout_[head_.weight_index()].value,
+                  0.0, dz);
+        be_->relu_backward(a.z, 1.0, dz, 0.0, dz);
+        be_->layernorm_backward(x, layout_[final_gamma_].value, a.stats, dz, 0.0,
+                                dtop.row_block(r, rows), layout_[final_gamma_].grad,
+                                layout_[final_beta_].grad);
+    }
 }
 
 void ModelImpl::forward(const StepContext& s)
@@ -353,18 +389,17 @@ void ModelImpl::forward(const StepContext& s)
             encoder_.forward(layout_, *be_, features_m_, h_);
             be_->round_to_grid(h_, s.quantum);
         });
-        const Activation act =
-            config_.kind == ModelKind::Gsr ? Activation::TopK : Activation::Relu;
-        ArenaScope scope(be_->arena());
-        // The block scratch is every layer's workspace in turn: measured from below it.
-        const std::size_t base = be_->arena().mark();
-        auto sc = ReversibleGroupBlock::allocate(*be_, n_, group_width(config_), s.terms, act,
-                                                 config_.topk);
-        for (std::uint32_t l = 0; l < L; ++l)
-            measure(l + 1, base, [&] {
-                if (config_.store_activations) be_->axpby(1.0, h_, 0.0, acts_[l]);
-                rev_blocks_[l].forward(layout_, s, h_, sc);
-            });
+        {
+            ArenaScope scope(be_->arena());
+            // The block scratch is every layer's workspace in turn: measured from below it.
+            const std::size_t base = be_->arena().mark();
+            auto sc = block_scratch(s.terms);
+            for (std::uint32_t l = 0; l < L; ++l)
+                measure(l + 1, base, [&] {
+                    if (config_.store_activations) be_->axpby(1.0, h_, 0.0, acts_[l]);
+                    rev_blocks_[l].forward(layout_, s, h_, sc);
+                });
+        }
         measure(head_row(), [&] { head_forward(s, h_); });
         break;
     }
@@ -399,12 +434,9 @@ void ModelImpl::backward(const StepContext& s)
     case ModelKind::Rev:
     case ModelKind::Gsr: {
         measure(head_row(), [&] { head_backward(s, h_, dh_); });
-        const Activation act =
-            config_.kind == ModelKind::Gsr ? Activation::TopK : Activation::Relu;
         ArenaScope scope(be_->arena());
         const std::size_t base = be_->arena().mark();
-        auto sc = ReversibleGroupBlock::allocate(*be_, n_, group_width(config_), s.terms, act,
-                                                 config_.topk);
+        auto sc = block_scratch(s.terms);
         for (std::uint32_t l = L; l-- > 0;)
             measure(l + 1, base, [&] {
                 rev_blocks_[l].backward(layout_, s, h_, dh_,
@@ -476,9 +508,7 @@ double ModelImpl::reconstruction_error()
                                                     be_->scalar_bytes()));
     ArenaScope scope(arena);
     const DeviceMatrix input = be_->alloc_matrix(n_, config_.hidden);
-    const Activation act = config_.kind == ModelKind::Gsr ? Activation::TopK : Activation::Relu;
-    auto sc = ReversibleGroupBlock::allocate(*be_, n_, group_width(config_), s.terms, act,
-                                             config_.topk);
+    auto sc = block_scratch(s.terms);
     encoder_.forward(layout_, *be_, features_m_, h_);
     be_->round_to_grid(h_, s.quantum);
     be_->axpby(1.0, h_, 0.0, input);

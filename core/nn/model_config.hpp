@@ -38,6 +38,10 @@ struct ModelConfig {
     /// |values| < 256 resp. 8192) and top-k re-selects exactly what the forward pass kept.
     /// Off: plain floating point, where reconstruction drifts by rounding.
     bool exact_reversal = true;
+    /// Keep the gradients and Adam's moments in the backend's host block (pinned host memory
+    /// the GPU reads over the bus, as ZeRO-Offload does) instead of the arena: the arena then
+    /// holds 4 bytes per parameter instead of 16, and its peak hardly grows with depth.
+    bool offload_optimizer = false;
     std::uint32_t threads = 0;  ///< CPU backend threads; 0: one per hardware thread
     Precision precision = Precision::Float32;
 };

@@ -95,6 +95,116 @@ __global__ void normalize_topk_pack(MatRef<T> x, const T* gamma, const T* beta,
     }
 }
 
+/// An order-preserving key: a > b as numbers exactly when key(a) > key(b); -0 and +0 equal.
+__device__ inline std::uint32_t order_key(float v)
+{
+    const std::uint32_t u = v == 0.0f ? 0u : __float_as_uint(v);
+    return u & 0x80000000u ? ~u : u | 0x80000000u;
+}
+__device__ inline std::uint64_t order_key(double v)
+{
+    const std::uint64_t u = v == 0.0 ? 0ull : std::uint64_t(__double_as_longlong(v));
+    return u & 0x8000000000000000ull ? ~u : u | 0x8000000000000000ull;
+}
+
+/// normalize_topk_pack for rows of at most 32 E columns, held in registers (E per lane), with
+/// a radix select instead of rank counting. From the top bit down, a ballot counts the
+/// candidates whose key has the bit set: the k-th largest key is among them or they are all
+/// kept. The select stops as soon as every candidate left is kept (about 12 of 32 bits for
+/// normalised values); keys still equal after the last bit are exact ties, of which the lower
+/// columns win. The kept set is the rank-counting rule's, bit for bit.
+template <class T, class I, int E>
+__global__ void normalize_topk_pack_select(MatRef<T> x, const T* gamma, const T* beta,
+                                           const std::uint8_t* keep, std::uint32_t stride,
+                                           std::uint32_t column, T scale, MatRef<T> stats,
+                                           MatRef<T> values, I* indices)
+{
+    using Key = decltype(order_key(T(0)));
+    constexpr unsigned kAll = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    const unsigned below = (1u << lane) - 1u;
+    const std::uint32_t d = x.cols, k = values.cols;
+    bool valid[E];
+    T g[E], b[E];
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+        const std::uint32_t c = lane + 32 * e;
+        valid[e] = c < d;
+        g[e] = valid[e] ? gamma[c] : T(0);
+        b[e] = valid[e] ? beta[c] : T(0);
+    }
+    const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x >> 5);
+    for (std::size_t r = blockIdx.x * std::size_t(blockDim.x >> 5) + (threadIdx.x >> 5);
+         r < x.rows; r += warps) {
+        const T* xr = x.row(r);
+        T v[E], s = T(0);
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+            v[e] = valid[e] ? xr[lane + 32 * e] : T(0);
+            if (valid[e]) s += v[e];
+        }
+        const T mean = warp_sum(s) / T(d);
+        T q = T(0);
+#pragma unroll
+        for (int e = 0; e < E; ++e)
+            if (valid[e]) q += (v[e] - mean) * (v[e] - mean);
+        const T rstd = rsqrt_exact(warp_sum(q) / T(d) + T(1e-5));
+        if (lane == 0) {
+            stats(r, 0) = mean;
+            stats(r, 1) = rstd;
+        }
+        T z[E];
+        Key key[E];
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+            z[e] = g[e] * ((v[e] - mean) * rstd) + b[e];
+            key[e] = order_key(z[e]);
+        }
+        // The bucket: keys whose decided top bits equal prefix; `left` of them are kept.
+        Key prefix = 0, decided = 0;
+        std::uint32_t left = k, bucket = d;
+        for (int bit = int(sizeof(Key) * 8) - 1; bit >= 0 && bucket != left; --bit) {
+            const Key probe = Key(1) << bit, mask = decided | probe, want = prefix | probe;
+            std::uint32_t ones = 0;
+#pragma unroll
+            for (int e = 0; e < E; ++e)
+                ones += __popc(__ballot_sync(kAll, valid[e] && (key[e] & mask) == want));
+            decided = mask;
+            if (ones >= left) {
+                prefix = want;
+                bucket = ones;
+            } else {
+                left -= ones;
+                bucket -= ones;
+            }
+        }
+        bool kept[E];
+        std::uint32_t ties_before = 0;
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+            const Key top = key[e] & decided;
+            const bool tie = valid[e] && top == prefix;
+            const unsigned tied = __ballot_sync(kAll, tie);
+            const bool tie_kept = bucket == left || ties_before + __popc(tied & below) < left;
+            kept[e] = valid[e] && (top > prefix || (tie && tie_kept));
+            ties_before += __popc(tied);
+        }
+        const std::uint8_t* kr = keep ? keep + r * stride + column : nullptr;
+        std::uint32_t base = 0;
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+            const unsigned ballot = __ballot_sync(kAll, kept[e]);
+            if (kept[e]) {
+                const std::uint32_t c = lane + 32 * e;
+                const std::uint32_t at = base + __popc(ballot & below);
+                values(r, at) = kr ? (kr[c] ? z[e] * scale : T(0)) : z[e];
+                indices[r * k + at] = I(c);
+            }
+            base += __popc(ballot);
+        }
+    }
+}
+
 /// The layernorm backward of rows in slabs. dy is dense (idx == nullptr, dy width d) or given
 /// at k columns idx per row (sparse; the dropout mask applied to it here). dx = beta dx + ...;
 /// partial[slab] (2d: dgamma then dbeta) receives the slab's parameter gradients.

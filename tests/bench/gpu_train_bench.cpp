@@ -6,10 +6,12 @@
 // (gpu_vs_pyg.sh runs both). With --applied FILE (the JSON of `gsr kernels apply --json`),
 // every training case and the SpMM kernel figures run twice in the same process: with the
 // backend's own kernels, then with the applied ones (the kernel lab's Apply), and the ratio.
+// --offload runs rev and gsr again with the optimizer offloaded to host memory, and
+// --topk-baseline runs gsr again with the rank-counting top-k, each right after the default.
 //
 //   gsr_bench_gpu [--quick] [--file F] [--models res,rev,gsr] [--layers 8,32,112,448]
 //                 [--hidden D] [--groups C] [--steps N] [--export DIR] [--kernels]
-//                 [--applied FILE]
+//                 [--applied FILE] [--offload] [--topk-baseline]
 #include "bench_support.hpp"
 #include "cuda_backend.hpp"
 #include "graph/circuit_graph.hpp"
@@ -20,6 +22,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -67,11 +70,30 @@ std::vector<float> labels_of(const nn::GraphInput& g)
     return labels;
 }
 
-/// The applied kernels (empty: the backend's own) on a fresh float32 CUDA backend.
-std::unique_ptr<nn::Backend> backend_with(const std::vector<nn::TunedKernel>& tuned)
+/// How a step runs besides the model: applied kernels (empty: the backend's own), the
+/// optimizer offloaded to host memory, or the rank-counting top-k (the radix select's
+/// baseline, through the backend's GSR_GPU_TOPK switch).
+struct Variant {
+    std::vector<nn::TunedKernel> tuned;
+    bool offload = false;
+    bool rank_topk = false;
+    std::string tag() const
+    {
+        std::string t = "ours";
+        if (!tuned.empty()) t += "+applied";
+        if (offload) t += "+offload";
+        if (rank_topk) t += "+rankcount";
+        return t;
+    }
+};
+
+/// A fresh float32 CUDA backend for `v`.
+std::unique_ptr<nn::Backend> backend_with(const Variant& v)
 {
+    if (v.rank_topk) ::setenv("GSR_GPU_TOPK", "rank", 1);
     auto be = gpu::make_cuda_backend(nn::Precision::Float32);
-    for (const std::string& note : be->use_tuned_kernels(tuned))
+    ::unsetenv("GSR_GPU_TOPK");
+    for (const std::string& note : be->use_tuned_kernels(v.tuned))
         std::printf("tuned: %s\n", note.c_str());
     return be;
 }
@@ -79,8 +101,7 @@ std::unique_ptr<nn::Backend> backend_with(const std::vector<nn::TunedKernel>& tu
 /// Median ms per step, or a negative value after printing the error.
 double train_steps(const nn::GraphInput& g, const std::vector<float>& labels,
                    const std::string& model, std::uint32_t layers, std::uint32_t hidden,
-                   std::uint32_t groups, int steps,
-                   const std::vector<nn::TunedKernel>& tuned = {})
+                   std::uint32_t groups, int steps, const Variant& variant = {})
 {
     nn::ModelConfig cfg;
     cfg.kind = nn::parse_model_kind(model);
@@ -88,11 +109,12 @@ double train_steps(const nn::GraphInput& g, const std::vector<float>& labels,
     cfg.hidden = hidden;
     cfg.groups = cfg.kind == nn::ModelKind::Res ? 4 : groups;
     cfg.topk = hidden / groups / 4; // k = d/4
+    cfg.offload_optimizer = variant.offload;
     nn::validate(cfg);
     std::vector<std::uint32_t> nodes(g.node_count);
     std::iota(nodes.begin(), nodes.end(), 0u);
     try {
-        nn::Model m(cfg, g.feature_count, {}, backend_with(tuned));
+        nn::Model m(cfg, g.feature_count, {}, backend_with(variant));
         m.bind_graph(g);
         std::vector<double> ms;
         double first = 0, last = 0;
@@ -104,19 +126,20 @@ double train_steps(const nn::GraphInput& g, const std::vector<float>& labels,
             last = loss;
             if (s >= 2) ms.push_back(t);
         }
-        std::printf("RESULT ours%s model=%s L=%u D=%u C=%u k=%u ms_per_step=%.3f "
+        std::printf("RESULT %s model=%s L=%u D=%u C=%u k=%u ms_per_step=%.3f "
                     "min=%.3f peak_arena_bytes=%zu peak_with_workspace_bytes=%zu "
-                    "loss_first=%.6g loss_last=%.6g tuned_launches=%llu\n",
-                    tuned.empty() ? "" : "+applied", model.c_str(), layers, hidden, cfg.groups,
+                    "host_bytes=%zu loss_first=%.6g loss_last=%.6g tuned_launches=%llu\n",
+                    variant.tag().c_str(), model.c_str(), layers, hidden, cfg.groups,
                     cfg.topk, median(ms), *std::min_element(ms.begin(), ms.end()),
                     m.measured_peak_bytes(),
                     m.measured_peak_bytes() + gpu::kWorkspaceBytes + gpu::kCublasWorkspaceBytes,
-                    first, last, (unsigned long long)m.backend().tuned_launches());
+                    m.memory_report().host_bytes, first, last,
+                    (unsigned long long)m.backend().tuned_launches());
         std::fflush(stdout);
         return median(ms);
     } catch (const Error& e) {
-        std::printf("RESULT ours model=%s L=%u error=\"%s\"\n", model.c_str(), layers,
-                    e.message().c_str());
+        std::printf("RESULT %s model=%s L=%u error=\"%s\"\n", variant.tag().c_str(),
+                    model.c_str(), layers, e.message().c_str());
     }
     std::fflush(stdout);
     return -1;
@@ -144,7 +167,7 @@ void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>&
     be->reserve(std::size_t(3) << 30);
     // The applied kernels on a second backend sharing nothing with the first: its SpMM rows
     // are timed right after the built-in ones, on the same operator and shapes.
-    std::unique_ptr<nn::Backend> tb = tuned.empty() ? nullptr : backend_with(tuned);
+    std::unique_ptr<nn::Backend> tb = tuned.empty() ? nullptr : backend_with({tuned});
     if (tb) tb->reserve(std::size_t(1) << 30);
     const nn::AggregationOperators tops =
         tb ? nn::upload_aggregation(*tb, g, nn::Normalisation::Mean, false)
@@ -222,6 +245,26 @@ void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>&
         [&] { be->layernorm_forward(x128, gamma128, beta128, y128, stats); });
     add("normalize + top-k + pack N x 64, k 16", 4 * n * d + 5 * n * k + 8 * n, 0,
         [&] { be->normalize_topk_pack(x64, gamma, beta, {}, stats, z); });
+    {
+        // The rank-counting baseline on a second backend, same shapes and inputs.
+        Variant rank;
+        rank.rank_topk = true;
+        auto rb = backend_with(rank);
+        rb->reserve(std::size_t(512) << 20);
+        std::vector<float> xv(x64.size()), gv(d), bv(d);
+        be->download(x64, std::span<float>(xv));
+        be->download(gamma, std::span<float>(gv));
+        be->download(beta, std::span<float>(bv));
+        const DeviceMatrix rx = rb->alloc_matrix(N, d), rs = rb->alloc_matrix(N, 2);
+        const DeviceMatrix rg = rb->alloc_matrix(1, d), rbeta = rb->alloc_matrix(1, d);
+        rb->upload(rx, std::span<const float>(xv));
+        rb->upload(rg, std::span<const float>(gv));
+        rb->upload(rbeta, std::span<const float>(bv));
+        nn::CompressedRows rz{rb->alloc_matrix(N, k), rb->alloc_bytes(std::size_t(N) * k), d, 1};
+        rows.push_back({"normalize + top-k + pack N x 64, k 16 (rank counting)",
+                        time_op(*rb, [&] { rb->normalize_topk_pack(rx, rg, rbeta, {}, rs, rz); }),
+                        4 * n * d + 5 * n * k + 8 * n, 0});
+    }
     add("normalize + top-k backward N x 64, k 16", 4 * n * d * 2 + 5 * n * k + 8 * n, 0,
         [&] { be->normalize_topk_backward(x64, gamma, stats, z, dv, {}, 0.0, dx, gb, gb); });
     add("relu forward N x 128", 4 * n * D * 2, 0,
@@ -262,7 +305,7 @@ int main(int argc, char** argv)
     std::vector<std::uint32_t> layers = {8, 32, 112, 448};
     std::uint32_t hidden = 128, groups = 2;
     int steps = 5;
-    bool kernels = false, quick = false;
+    bool kernels = false, quick = false, offload = false, topk_baseline = false;
     std::string applied_file;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -288,10 +331,15 @@ int main(int argc, char** argv)
             kernels = true;
         else if (a == "--applied")
             applied_file = next();
+        else if (a == "--offload")
+            offload = true;
+        else if (a == "--topk-baseline")
+            topk_baseline = true;
         else {
             std::fprintf(stderr, "usage: gsr_bench_gpu [--quick] [--file F] [--models LIST] "
                                  "[--layers LIST] [--hidden D] [--groups C] [--steps N] "
-                                 "[--export DIR] [--kernels] [--applied FILE]\n");
+                                 "[--export DIR] [--kernels] [--applied FILE] [--offload] "
+                                 "[--topk-baseline]\n");
             return 1;
         }
     }
@@ -343,8 +391,27 @@ int main(int argc, char** argv)
             for (std::uint32_t l : layers) {
                 if (m == "res" && l > 112) continue; // 448 activations do not fit in 80 GB
                 const double own = train_steps(g, labels, m, l, hidden, groups, steps);
+                const bool reversible = m == "rev" || m == "gsr";
+                if (offload && reversible) {
+                    Variant v;
+                    v.offload = true;
+                    const double t = train_steps(g, labels, m, l, hidden, groups, steps, v);
+                    if (own > 0 && t > 0)
+                        std::printf("RESULT offload model=%s L=%u own_ms=%.3f offload_ms=%.3f "
+                                    "ratio=%.3f\n",
+                                    m.c_str(), l, own, t, t / own);
+                }
+                if (topk_baseline && m == "gsr") {
+                    Variant v;
+                    v.rank_topk = true;
+                    const double t = train_steps(g, labels, m, l, hidden, groups, steps, v);
+                    if (own > 0 && t > 0)
+                        std::printf("RESULT topk model=%s L=%u rankcount_ms=%.3f select_ms=%.3f "
+                                    "speedup=%.3f\n",
+                                    m.c_str(), l, t, own, t / own);
+                }
                 if (tuned.empty()) continue;
-                const double fast = train_steps(g, labels, m, l, hidden, groups, steps, tuned);
+                const double fast = train_steps(g, labels, m, l, hidden, groups, steps, {tuned});
                 if (own > 0 && fast > 0)
                     std::printf("RESULT applied model=%s L=%u own_ms=%.3f applied_ms=%.3f "
                                 "speedup=%.3f\n",

@@ -218,6 +218,39 @@ TEST_F(CudaOps, NormalizeTopkKeepsAValidTopkOfTheReference)
         }
 }
 
+TEST_F(CudaOps, NormalizeTopkBreaksTiesByTheLowerColumnLikeTheCpu)
+{
+    // Rows of few distinct values and unit gain: many exact ties at the k-th value, so the
+    // radix select (rows up to 64 wide) runs to the last bit and must keep the lower columns,
+    // the rule of the CPU backend; the index lists agree exactly.
+    for (std::uint32_t d : {7u, 32u, 48u, 64u, 96u})
+        for (std::uint32_t k : {1u, d / 3 + 1, d / 2, d}) {
+            ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
+            const std::uint32_t n = 700;
+            std::vector<double> xv(std::size_t(n) * d);
+            std::uniform_int_distribution<int> level(0, 2);
+            for (double& v : xv) v = level(rng_);
+            for (std::uint32_t r = 0; r < 4; ++r) // rows of one value: all tied
+                for (std::uint32_t c = 0; c < d; ++c) xv[std::size_t(r) * d + c] = 1.0;
+            const Twin x = alloc(n, d), gamma = alloc(1, d), beta = alloc(1, d);
+            write(x, xv);
+            write(gamma, std::vector<double>(d, 1.0));
+            write(beta, std::vector<double>(d, 0.0));
+            const std::uint32_t ib = CompressedRows::index_bytes_for(d);
+            const Twin values = poisoned(n, k), stats = poisoned(n, 2);
+            const TwinBytes idx{gpu_->alloc_bytes(std::size_t(n) * k * ib),
+                                cpu_->alloc_bytes(std::size_t(n) * k * ib)};
+            const CompressedRows og{values.gpu, idx.gpu, d, ib}, oc{values.cpu, idx.cpu, d, ib};
+            gpu_->normalize_topk_pack(x.gpu, gamma.gpu, beta.gpu, DropoutMask{}, stats.gpu, og);
+            cpu_->normalize_topk_pack(x.cpu, gamma.cpu, beta.cpu, DropoutMask{}, stats.cpu, oc);
+            std::vector<std::uint8_t> ig(std::size_t(n) * k * ib), ic(ig.size());
+            gpu_->download_bytes(idx.gpu, ig.data(), ig.size());
+            cpu_->download_bytes(idx.cpu, ic.data(), ic.size());
+            EXPECT_EQ(ig, ic) << "d " << d << " k " << k;
+            expect_close(values, 1e-5, "tied topk values d" + std::to_string(d));
+        }
+}
+
 TEST_F(CudaOps, NormalizeTopkBackwardAndUnpack)
 {
     for (std::uint32_t d : {64u, 300u}) {

@@ -85,11 +85,22 @@ TEST(MemoryModel, MeasuredPeakMatchesTheAnalyticModel)
     std::vector<float> targets(g.node_count, 0.5f);
     std::vector<std::uint32_t> nodes;
     for (std::uint32_t v = 0; v < g.node_count; v += 3) nodes.push_back(v);
-    for (ModelKind kind :
-         {ModelKind::Gcn, ModelKind::Sage, ModelKind::Res, ModelKind::Rev, ModelKind::Gsr})
+    struct Case {
+        ModelKind kind;
+        std::uint32_t groups;
+        bool offload;
+    };
+    const Case cases[] = {{ModelKind::Gcn, 4, false}, {ModelKind::Sage, 4, false},
+                          {ModelKind::Res, 4, true},  {ModelKind::Rev, 4, false},
+                          {ModelKind::Rev, 2, true},  {ModelKind::Gsr, 4, true},
+                          {ModelKind::Gsr, 2, false}, {ModelKind::Gsr, 2, true}};
+    for (const Case& k : cases)
         for (bool directed : {false, true}) {
+            const ModelKind kind = k.kind;
             ModelConfig c = config(kind, 6);
             c.hidden = 32;
+            c.groups = k.groups;
+            c.offload_optimizer = k.offload;
             c.directed = directed;
             c.dropout = 0.1;
             c.threads = 2;
@@ -98,9 +109,11 @@ TEST(MemoryModel, MeasuredPeakMatchesTheAnalyticModel)
             model.train_step(nodes, targets, LossKind::MeanSquaredError);
             model.predict();
             const MemoryReport r = model.memory_report();
-            std::printf("[memory] %-4s %-10s measured %8zu B analytic %8zu B (%.1f%%)\n",
-                        std::string(model_kind_name(kind)).c_str(),
-                        directed ? "directed" : "undirected", r.measured_peak_bytes,
+            std::printf("[memory] %-4s C=%u %-10s %-8s measured %8zu B analytic %8zu B "
+                        "(%.1f%%)\n",
+                        std::string(model_kind_name(kind)).c_str(), k.groups,
+                        directed ? "directed" : "undirected", k.offload ? "offload" : "",
+                        r.measured_peak_bytes,
                         r.analytic_peak_bytes,
                         100.0 * double(r.measured_peak_bytes) / r.analytic_peak_bytes);
             EXPECT_LE(r.measured_peak_bytes, r.analytic_peak_bytes);
@@ -125,6 +138,81 @@ TEST(MemoryModel, RevMeasuredPeakIsIndependentOfDepth)
         activations[i++] = r.measured_peak_bytes - 4 * r.parameter_bytes;
     }
     EXPECT_EQ(activations[0], activations[1]);
+}
+
+TEST(MemoryModel, TwoGroupsWorkOnViewsOfTheStreamAndTheHeadKeepsNothing)
+{
+    // With C = 2, Y_0 is X_2 itself: the block scratch loses its two N x d buffers (Y_0 and
+    // its gradient), which C = 4 of the same width still needs.
+    ModelConfig two = config(ModelKind::Gsr, 8), four = two;
+    two.hidden = 32;
+    two.groups = 2;
+    four.hidden = 64;
+    four.groups = 4;
+    const auto r2 = estimate_memory(two, kCircuit), r4 = estimate_memory(four, kCircuit);
+    const std::size_t n = kCircuit.nodes, block_d = 16 * 4;
+    EXPECT_EQ(r4.layers[1].workspace_bytes - r2.layers[1].workspace_bytes, 2 * n * block_d);
+    // The head recomputes its LayerNorm and ReLU in the backward pass: no kept activations
+    // at all for rev and gsr, and a quarter of the graph's rows at a time.
+    for (const auto* r : {&r2, &r4}) {
+        EXPECT_EQ(r->layers.back().activation_bytes, 0u);
+        EXPECT_EQ(r->activation_bytes, 0u);
+    }
+    EXPECT_EQ(head_chunk_rows(100000), 25000u);
+    EXPECT_EQ(head_chunk_rows(5), 2u);
+    EXPECT_EQ(head_chunk_rows(3), 1u);
+}
+
+TEST(MemoryModel, OffloadedOptimizerLeavesFourBytesPerParameterInTheArena)
+{
+    // The GPU configuration: hyp, D = 128, C = 2, k = d/4.
+    const GraphShape hyp{214591, 857340, 16};
+    ModelConfig c = config(ModelKind::Gsr, 112);
+    c.hidden = 128;
+    c.groups = 2;
+    c.topk = 16;
+    const auto plain = estimate_memory(c, hyp);
+    c.offload_optimizer = true;
+    const auto off = estimate_memory(c, hyp);
+    EXPECT_EQ(off.host_bytes, 3 * off.parameter_bytes);
+    EXPECT_EQ(plain.analytic_peak_bytes - off.analytic_peak_bytes, off.host_bytes);
+    EXPECT_EQ(plain.host_bytes, 0u);
+    // Depth then costs only the weights: L = 448 within 1.1x of L = 112 (16 bytes per
+    // parameter in the arena would make it 1.2x).
+    c.layers = 448;
+    const auto deep = estimate_memory(c, hyp);
+    const double ratio = double(deep.analytic_peak_bytes) / off.analytic_peak_bytes;
+    std::printf("[memory] gsr hyp offloaded: L=112 %zu B, L=448 %zu B, ratio %.3f\n",
+                off.analytic_peak_bytes, deep.analytic_peak_bytes, ratio);
+    EXPECT_LE(ratio, 1.1);
+    EXPECT_EQ(deep.analytic_peak_bytes - off.analytic_peak_bytes,
+              deep.parameter_bytes - off.parameter_bytes);
+}
+
+TEST(MemoryModel, OffloadedOptimizerTrainsBitForBitTheSame)
+{
+    const GraphInput g = random_graph(400, 5, 9);
+    std::vector<float> targets(g.node_count);
+    for (std::size_t v = 0; v < targets.size(); ++v) targets[v] = float(v % 7) / 7.0f;
+    std::vector<std::uint32_t> nodes;
+    for (std::uint32_t v = 0; v < g.node_count; v += 2) nodes.push_back(v);
+    ModelConfig c = config(ModelKind::Gsr, 6);
+    c.hidden = 32;
+    c.groups = 2;
+    c.threads = 2;
+    Model a(c, g.feature_count);
+    c.offload_optimizer = true;
+    Model b(c, g.feature_count);
+    a.bind_graph(g);
+    b.bind_graph(g);
+    for (int step = 0; step < 4; ++step)
+        EXPECT_EQ(a.train_step(nodes, targets, LossKind::MeanSquaredError),
+                  b.train_step(nodes, targets, LossKind::MeanSquaredError))
+            << "step " << step;
+    EXPECT_EQ(a.predict(), b.predict());
+    EXPECT_EQ(a.save_state(), b.save_state());
+    const auto ra = a.memory_report(), rb = b.memory_report();
+    EXPECT_EQ(ra.measured_peak_bytes - rb.measured_peak_bytes, 3 * ra.parameter_bytes);
 }
 
 TEST(MemoryModel, JsonHasOneRowPerLayerAndThePeak)
