@@ -74,30 +74,8 @@ public:
         return sizeof(T) == 8 ? Precision::Float64 : Precision::Float32;
     }
 
-    void reserve(std::size_t bytes) override
-    {
-        bytes = Arena::align_up(bytes);
-        if (bytes <= arena_.capacity()) return;
-        std::unique_ptr<std::byte, BlockFree> fresh(
-            static_cast<std::byte*>(std::aligned_alloc(Arena::kAlignment, bytes)));
-        if (!fresh) throw std::bad_alloc();
-        if (block_ && arena_.used() > 0) std::memcpy(fresh.get(), block_.get(), arena_.used());
-        block_ = std::move(fresh);
-        arena_.set_capacity(bytes);
-    }
-
-    void reserve_host(std::size_t bytes) override
-    {
-        bytes = Arena::align_up(bytes);
-        if (bytes <= host_arena_.capacity()) return;
-        std::unique_ptr<std::byte, BlockFree> fresh(
-            static_cast<std::byte*>(std::aligned_alloc(Arena::kAlignment, bytes)));
-        if (!fresh) throw std::bad_alloc();
-        if (host_ && host_arena_.used() > 0)
-            std::memcpy(fresh.get(), host_.get(), host_arena_.used());
-        host_ = std::move(fresh);
-        host_arena_.set_capacity(bytes);
-    }
+    void reserve(std::size_t bytes) override { grow(block_, arena_, bytes); }
+    void reserve_host(std::size_t bytes) override { grow(host_, host_arena_, bytes); }
 
     // ---- transfers ------------------------------------------------------------------------
 
@@ -656,6 +634,20 @@ public:
     }
 
 private:
+    using Block = std::unique_ptr<std::byte, BlockFree>;
+
+    /// Makes `block` at least `bytes` large, keeping the bytes `arena` has in use.
+    static void grow(Block& block, Arena& arena, std::size_t bytes)
+    {
+        bytes = Arena::align_up(bytes);
+        if (bytes <= arena.capacity()) return;
+        Block fresh(static_cast<std::byte*>(std::aligned_alloc(Arena::kAlignment, bytes)));
+        if (!fresh) throw std::bad_alloc();
+        if (block && arena.used() > 0) std::memcpy(fresh.get(), block.get(), arena.used());
+        block = std::move(fresh);
+        arena.set_capacity(bytes);
+    }
+
     // ---- access ---------------------------------------------------------------------------
 
     std::byte* raw(std::size_t offset) const
@@ -978,8 +970,8 @@ private:
     }
 
     RowParallel pool_;
-    std::unique_ptr<std::byte, BlockFree> block_;
-    std::unique_ptr<std::byte, BlockFree> host_;
+    Block block_;
+    Block host_;
 };
 
 } // namespace

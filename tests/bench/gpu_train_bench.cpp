@@ -391,24 +391,23 @@ int main(int argc, char** argv)
             for (std::uint32_t l : layers) {
                 if (m == "res" && l > 112) continue; // 448 activations do not fit in 80 GB
                 const double own = train_steps(g, labels, m, l, hidden, groups, steps);
-                const bool reversible = m == "rev" || m == "gsr";
-                if (offload && reversible) {
-                    Variant v;
-                    v.offload = true;
+                // The same case again with one thing changed, right after the default.
+                auto again = [&](const Variant& v) {
                     const double t = train_steps(g, labels, m, l, hidden, groups, steps, v);
                     if (own > 0 && t > 0)
-                        std::printf("RESULT offload model=%s L=%u own_ms=%.3f offload_ms=%.3f "
-                                    "ratio=%.3f\n",
-                                    m.c_str(), l, own, t, t / own);
+                        std::printf("RESULT variant=%s model=%s L=%u default_ms=%.3f "
+                                    "variant_ms=%.3f default_over_variant=%.3f\n",
+                                    v.tag().c_str(), m.c_str(), l, own, t, own / t);
+                };
+                if (offload && (m == "rev" || m == "gsr")) {
+                    Variant v;
+                    v.offload = true;
+                    again(v);
                 }
                 if (topk_baseline && m == "gsr") {
                     Variant v;
                     v.rank_topk = true;
-                    const double t = train_steps(g, labels, m, l, hidden, groups, steps, v);
-                    if (own > 0 && t > 0)
-                        std::printf("RESULT topk model=%s L=%u rankcount_ms=%.3f select_ms=%.3f "
-                                    "speedup=%.3f\n",
-                                    m.c_str(), l, t, own, t / own);
+                    again(v);
                 }
                 if (tuned.empty()) continue;
                 const double fast = train_steps(g, labels, m, l, hidden, groups, steps, {tuned});
