@@ -23,6 +23,15 @@ constexpr std::size_t kMaxBatch = 4096;     ///< nodes decided against one snaps
 constexpr std::size_t kBatchFraction = 64;  ///< ... and at most 1/64 of the graph
 constexpr std::size_t kCommunityGrain = 32; ///< communities per refinement chunk
 constexpr std::size_t kSmallDegree = 24;    ///< rows up to this long accumulate on the stack
+/// Up to this many nodes the n-long accumulators stay in cache: rows are merged through them
+/// (no searching, no mispredicted branches) rather than by a linear search on the stack.
+constexpr std::size_t kCachedNodes = std::size_t{1} << 15;
+/// Graphs up to this many nodes move their nodes one by one: their batches would be one or two
+/// unequal chunks, and the batch machinery costs more than the second thread saves.
+constexpr std::size_t kSequentialNodes = kCachedNodes;
+/// Refinement and aggregation of levels below this many nodes run on the calling thread: their
+/// work (well under a millisecond) is less than waking the other threads costs.
+constexpr std::size_t kInlineNodes = 2048;
 constexpr int kMaxLouvainSweeps = 100;
 constexpr double kLouvainMinGainShare = 0.01; ///< a sweep gaining less than this share of the
                                               ///< first sweep's gain ends the level
@@ -61,12 +70,11 @@ std::span<T> first_n(std::vector<T>& buffer, std::size_t n)
     return {buffer.data(), n};
 }
 
-/// Renumbers ids by first appearance; returns how many there are.
+/// Renumbers ids by first appearance; returns how many there are. Every id is below
+/// ids.size() here (communities and refined communities are named by nodes).
 std::uint32_t compact(std::vector<std::uint32_t>& ids)
 {
-    std::uint32_t top = 0;
-    for (std::uint32_t c : ids) top = std::max(top, c + 1);
-    std::vector<std::uint32_t> map(top, kToEmpty);
+    std::vector<std::uint32_t> map(ids.size(), kToEmpty);
     std::uint32_t next = 0;
     for (std::uint32_t& c : ids) {
         if (map[c] == kToEmpty) map[c] = next++;
@@ -92,6 +100,86 @@ void local_shuffle(std::size_t n, SeededRandom& rng, std::vector<NodeId>& order)
             order.push_back(static_cast<NodeId>(v));
         rng.shuffle(std::span<NodeId>(order.data() + first, order.size() - first));
     }
+}
+
+/// The best community for v: among its neighbours' communities, or a new one of its own
+/// (kToEmpty) where that gains and `from_shared()` says that v is not alone. The state is read
+/// through community_of(u) and strength_of(c), so that a batch's decisions can see an overlay.
+/// Sets `gain_out` to the gain over staying. kStackRows: short rows gather on the stack (large
+/// graphs); otherwise every row goes through `acc`, which a small graph keeps in cache.
+template <bool kStackRows, class CommunityOf, class StrengthOf, class FromShared>
+std::uint32_t best_community(const WeightedGraph& g, NodeId v, std::uint32_t from, double kv,
+                             double gs, WorkerScratch& s, CommunityOf community_of,
+                             StrengthOf strength_of, FromShared from_shared, double& gain_out)
+{
+    const std::uint64_t e0 = g.offsets[v], e1 = g.offsets[v + 1];
+    const NodeId* const targets = g.targets.data();
+    const double* const weights = g.weights.data();
+    // The neighbour communities with their weights, in order of first appearance. A low
+    // degree (most circuit nodes) uses a small array on the stack, searched linearly: it
+    // stays in L1, where the n-long `acc` costs a cache miss per community.
+    std::uint32_t cs[kSmallDegree];
+    double ws[kSmallDegree];
+    std::uint32_t* touched = cs;
+    std::size_t touched_count = 0;
+    double w_from = 0;
+    double* const acc = s.acc.data();
+    if (kStackRows && e1 - e0 <= kSmallDegree) {
+        for (std::uint64_t e = e0; e < e1; ++e) {
+            const NodeId u = targets[e];
+            const std::uint32_t c = community_of(u);
+            if (u == v || c == kToEmpty) continue; // a new community: not a candidate
+            std::size_t j = 0;
+            while (j < touched_count && cs[j] != c) ++j;
+            if (j == touched_count) {
+                cs[j] = c;
+                ws[j] = 0;
+                ++touched_count;
+            }
+            ws[j] += weights[e];
+        }
+        for (std::size_t j = 0; j < touched_count; ++j)
+            if (cs[j] == from) w_from = ws[j];
+    } else {
+        touched = s.slots.get();
+        for (std::uint64_t e = e0; e < e1; ++e) {
+            const NodeId u = targets[e];
+            const std::uint32_t c = community_of(u);
+            if (u == v || c == kToEmpty) continue;
+            touched[touched_count] = c;
+            touched_count += acc[c] == 0;
+            acc[c] += weights[e];
+        }
+        w_from = acc[from];
+    }
+    const bool large = touched != cs;
+    const double eps = 1e-12 * std::max(kv, 1.0);
+    const double stay = w_from - gs * kv * (strength_of(from) - kv);
+    double best = stay;
+    std::uint32_t target = from;
+    for (std::size_t i = 0; i < touched_count; ++i) {
+        const std::uint32_t c = touched[i];
+        double w_c;
+        if (large) {
+            w_c = acc[c];
+            acc[c] = 0;
+        } else {
+            w_c = ws[i];
+        }
+        if (c == from) continue;
+        const double q = w_c - gs * kv * strength_of(c);
+        if (q > best + eps) {
+            best = q;
+            target = c;
+        }
+    }
+    // Leaving for a new community of its own: tested last, as it is rare and looks up the size.
+    if (0 > best + eps && from_shared()) {
+        best = 0;
+        target = kToEmpty;
+    }
+    gain_out = best - stay;
+    return target;
 }
 
 class Detector {
@@ -121,6 +209,8 @@ private:
                   std::vector<std::uint32_t> start, std::uint64_t seed, bool keep_levels);
     void move_nodes(const WeightedGraph& g, const std::vector<double>& k,
                     std::vector<std::uint32_t>& member, std::uint64_t seed, bool queue_mode);
+    void move_in_order(const WeightedGraph& g, const std::vector<double>& k,
+                       std::vector<std::uint32_t>& member);
     std::vector<std::uint32_t> refine(const WeightedGraph& g, const std::vector<double>& k,
                                       const std::vector<std::uint32_t>& member,
                                       std::uint32_t communities, std::uint64_t seed);
@@ -163,6 +253,13 @@ void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
         tot[member[v]] += k[v];
         ++size[member[v]];
     }
+    SeededRandom rng(seed);
+    std::vector<NodeId>& order = order_;
+    local_shuffle(n, rng, order);
+    if (queue_mode && n <= kSequentialNodes) {
+        move_in_order(g, k, member);
+        return;
+    }
     std::vector<std::uint32_t> empty; // may hold stale ids: a popped id is used only if empty
     for (std::size_t c = n; c-- > 0;)
         if (size[c] == 0) empty.push_back(static_cast<std::uint32_t>(c));
@@ -182,88 +279,26 @@ void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
     const std::uint32_t* const community = member.data();
     auto decide = [&](NodeId v, WorkerScratch& s, double& best_gain_out) {
         const std::uint32_t from = community[v];
-        const std::uint64_t e0 = offsets[v], e1 = offsets[v + 1];
         const std::uint64_t* const moved_bits = s.moved_bits.data();
         const std::uint64_t* const delta_bits = s.delta_bits.data();
         const std::uint32_t* const moved_to = s.moved_to.get();
         const double* const tot_delta = s.tot_delta.get();
-        // The neighbour communities with their weights, in order of first appearance. A low
-        // degree (most circuit nodes) uses a small array on the stack, searched linearly: it
-        // stays in L1, where the n-long `acc` costs a cache miss per community.
-        std::uint32_t cs[kSmallDegree];
-        double ws[kSmallDegree];
-        std::uint32_t* touched = cs;
-        std::size_t touched_count = 0;
-        double w_from = 0;
-        auto community_of = [&](NodeId u) {
-            return (moved_bits[u >> 6] >> (u & 63) & 1) ? moved_to[u] : community[u];
-        };
-        if (e1 - e0 <= kSmallDegree) {
-            for (std::uint64_t e = e0; e < e1; ++e) {
-                const NodeId u = targets[e];
-                const std::uint32_t c = community_of(u);
-                if (u == v || c == kToEmpty) continue; // a new community: not a candidate
-                std::size_t j = 0;
-                while (j < touched_count && cs[j] != c) ++j;
-                if (j == touched_count) {
-                    cs[j] = c;
-                    ws[j] = 0;
-                    ++touched_count;
-                }
-                ws[j] += weights[e];
-            }
-            for (std::size_t j = 0; j < touched_count; ++j)
-                if (cs[j] == from) w_from = ws[j];
-        } else {
-            double* const acc = s.acc.data();
-            touched = s.slots.get();
-            for (std::uint64_t e = e0; e < e1; ++e) {
-                const NodeId u = targets[e];
-                const std::uint32_t c = community_of(u);
-                if (u == v || c == kToEmpty) continue;
-                touched[touched_count] = c;
-                touched_count += acc[c] == 0;
-                acc[c] += weights[e];
-            }
-            w_from = acc[from];
-        }
-        const bool large = touched != cs;
-        double* const acc = s.acc.data();
-        auto strength_of = [&](std::uint32_t c) {
-            return (delta_bits[c >> 6] >> (c & 63) & 1) ? tot[c] + tot_delta[c] : tot[c];
-        };
-        const double kv = k[v];
-        const double eps = 1e-12 * std::max(kv, 1.0);
-        const double stay = w_from - gs * kv * (strength_of(from) - kv);
-        double best = stay;
-        std::uint32_t target = from;
-        for (std::size_t i = 0; i < touched_count; ++i) {
-            const std::uint32_t c = touched[i];
-            double w_c;
-            if (large) {
-                w_c = acc[c];
-                acc[c] = 0;
-            } else {
-                w_c = ws[i];
-            }
-            if (c == from) continue;
-            const double q = w_c - gs * kv * strength_of(c);
-            if (q > best + eps) {
-                best = q;
-                target = c;
-            }
-        }
-        // Leaving for a new community of its own: tested last, as it is rare and looks up
-        // the sizes (the overlay's only where the chunk changed `from`).
-        if (0 > best + eps &&
-            static_cast<std::int64_t>(size[from]) +
-                    ((delta_bits[from >> 6] >> (from & 63) & 1) ? s.size_delta[from] : 0) >
-                1) {
-            best = 0;
-            target = kToEmpty;
-        }
-        best_gain_out = best - stay;
-        return target;
+        return best_community<true>(
+            g, v, from, k[v], gs, s,
+            [&](NodeId u) {
+                return (moved_bits[u >> 6] >> (u & 63) & 1) ? moved_to[u] : community[u];
+            },
+            [&](std::uint32_t c) {
+                return (delta_bits[c >> 6] >> (c & 63) & 1) ? tot[c] + tot_delta[c] : tot[c];
+            },
+            [&] {
+                // The overlay's size only where the chunk changed `from`.
+                return static_cast<std::int64_t>(size[from]) +
+                           ((delta_bits[from >> 6] >> (from & 63) & 1) ? s.size_delta[from]
+                                                                          : 0) >
+                       1;
+            },
+            best_gain_out);
     };
     auto decide_batch = [&](std::size_t count) {
         check_cancel();
@@ -379,10 +414,6 @@ void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
         return true;
     };
 
-    SeededRandom rng(seed);
-    std::vector<NodeId>& order = order_;
-    local_shuffle(n, rng, order);
-
     if (queue_mode) {
         // Leiden's fast local moving: a node that moves puts its neighbours outside its new
         // community back in the queue. `order` is the ring buffer holding the queue.
@@ -466,6 +497,68 @@ void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
     }
 }
 
+/// Leiden's fast local moving one node at a time, each move applied at once: for graphs of up
+/// to kSequentialNodes, whose batches would be one or two chunks and where the batch machinery
+/// (overlay, re-checks, a separate pass to queue the neighbours) costs more than the moves.
+/// The choice depends on the graph only, so the thread count still cannot change a partition.
+/// `order_` holds the queue (a ring), at first every node in random order; tot_, size_ hold
+/// the state of `member`.
+void Detector::move_in_order(const WeightedGraph& g, const std::vector<double>& k,
+                             std::vector<std::uint32_t>& member)
+{
+    const std::size_t n = g.node_count();
+    const std::span<std::uint8_t> queued = first_n(queued_, n);
+    std::fill(queued.begin(), queued.end(), std::uint8_t{1});
+    double* const tot = tot_.data();
+    std::uint32_t* const size = size_.data();
+    NodeId* const order = order_.data();
+    std::uint32_t* const community = member.data();
+    std::vector<std::uint32_t> empty; // may hold stale ids: a popped id is used only if empty
+    for (std::size_t c = n; c-- > 0;)
+        if (size[c] == 0) empty.push_back(static_cast<std::uint32_t>(c));
+    const double gs = gamma_scaled_;
+    const std::uint64_t* const offsets = g.offsets.data();
+    const NodeId* const targets = g.targets.data();
+    WorkerScratch& s = scratch_[0];
+    std::size_t head = 0, count = n, visits = 0;
+    const std::size_t max_visits = 64 * n + 1024;
+    while (count > 0 && visits < max_visits) {
+        if ((visits & 4095) == 0) check_cancel();
+        const NodeId v = order[head];
+        head = head + 1 == n ? 0 : head + 1;
+        --count;
+        ++visits;
+        queued[v] = 0;
+        const std::uint32_t from = community[v];
+        double gain = 0;
+        std::uint32_t to = best_community<false>(
+            g, v, from, k[v], gs, s, [&](NodeId u) { return community[u]; },
+            [&](std::uint32_t c) { return tot[c]; }, [&] { return size[from] > 1; }, gain);
+        if (to == from) continue;
+        if (to == kToEmpty) {
+            do {
+                to = empty.back();
+                empty.pop_back();
+            } while (size[to] != 0);
+        }
+        tot[from] -= k[v];
+        tot[to] += k[v];
+        --size[from];
+        ++size[to];
+        community[v] = to;
+        if (size[from] == 0) empty.push_back(from);
+        for (std::uint64_t e = offsets[v]; e < offsets[v + 1]; ++e) {
+            const NodeId u = targets[e];
+            if (queued[u] || community[u] == to) continue;
+            queued[u] = 1;
+            std::size_t tail = head + count;
+            if (tail >= n) tail -= n;
+            order[tail] = u;
+            ++count;
+        }
+    }
+}
+
 std::vector<std::uint32_t> Detector::refine(const WeightedGraph& g, const std::vector<double>& k,
                                             const std::vector<std::uint32_t>& member,
                                             std::uint32_t communities, std::uint64_t seed)
@@ -490,36 +583,33 @@ std::vector<std::uint32_t> Detector::refine(const WeightedGraph& g, const std::v
     // Community and position of each node in one word: the refinement looks both up for
     // every neighbour, and one cache miss is cheaper than two.
     const std::span<std::uint64_t> placed = first_n(placed_, n);
-    pool_.parallel_for(n, 1 << 14, [&](std::size_t b, std::size_t e, unsigned) {
-        for (std::size_t v = b; v < e; ++v)
-            placed[v] = std::uint64_t{member[v]} << 32 | position[v];
-    });
     const std::span<std::uint32_t> root = first_n(root_, n), rsize = first_n(rsize_, n);
     const std::span<double> inside = first_n(inside_, n), outside = first_n(outside_, n),
                             rtot = first_n(rtot_, n);
+    // Every node starts as a refined community of its own. Its weight inside its community
+    // is summed here in node order (rows read one after another), not community by community.
+    pool_.parallel_for(n, 1 << 12, [&](std::size_t b, std::size_t e, unsigned) {
+        for (std::size_t v = b; v < e; ++v) {
+            const std::uint32_t c = member[v], p = position[v];
+            placed[v] = std::uint64_t{c} << 32 | p;
+            double w_in = 0;
+            for (std::uint64_t i = g.offsets[v]; i < g.offsets[v + 1]; ++i)
+                if (member[g.targets[i]] == c && g.targets[i] != v) w_in += g.weights[i];
+            inside[p] = outside[p] = w_in;
+            root[p] = p;
+            rtot[p] = k[v];
+            rsize[p] = 1;
+        }
+    });
     const double gs = gamma_scaled_;
     const double theta = options_.randomness;
 
     auto refine_one = [&](std::uint32_t c, WorkerScratch& s) {
         const std::uint32_t p0 = static_cast<std::uint32_t>(start[c]);
         const std::uint32_t p1 = static_cast<std::uint32_t>(start[c + 1]);
-        if (p1 - p0 == 1) {
-            root[p0] = p0;
-            return;
-        }
+        if (p1 - p0 == 1) return;
         double total = 0;
-        for (std::uint32_t p = p0; p < p1; ++p) {
-            const NodeId v = nodes[p];
-            double w_in = 0;
-            for (std::uint64_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e)
-                if (g.targets[e] != v && (placed[g.targets[e]] >> 32) == c)
-                    w_in += g.weights[e];
-            inside[p] = outside[p] = w_in;
-            root[p] = p;
-            rtot[p] = k[v];
-            rsize[p] = 1;
-            total += k[v];
-        }
+        for (std::uint32_t p = p0; p < p1; ++p) total += rtot[p];
         s.order.resize(p1 - p0);
         std::iota(s.order.begin(), s.order.end(), p0);
         SeededRandom rng(derive_seed(seed, c));
@@ -585,7 +675,9 @@ std::vector<std::uint32_t> Detector::refine(const WeightedGraph& g, const std::v
     };
     // Communities are independent: small chunks keep both threads busy when a few are large.
     const std::size_t grain =
-        std::clamp<std::size_t>(communities / (8 * pool_.size()), 1, kCommunityGrain);
+        n < kInlineNodes
+            ? communities
+            : std::clamp<std::size_t>(communities / (8 * pool_.size()), 1, kCommunityGrain);
     pool_.parallel_for(communities, grain, [&](std::size_t b, std::size_t e, unsigned w) {
         check_cancel();
         for (std::size_t c = b; c < e; ++c) refine_one(static_cast<std::uint32_t>(c), scratch_[w]);
@@ -624,9 +716,10 @@ WeightedGraph Detector::aggregate(const WeightedGraph& g, const std::vector<std:
     const std::span<double> wide_weights = first_n(wide_weights_, g.entry_count());
     WeightedGraph out;
     out.offsets.assign(aggregate_count + 1, 0);
-    constexpr std::size_t kRowsPerChunk = 512;
+    const std::size_t rows_per_chunk = n < kInlineNodes ? aggregate_count : 512;
+    const bool cached = n <= kCachedNodes;
     pool_.parallel_for(
-        aggregate_count, kRowsPerChunk, [&](std::size_t a0, std::size_t a1, unsigned w) {
+        aggregate_count, rows_per_chunk, [&](std::size_t a0, std::size_t a1, unsigned w) {
             check_cancel();
             WorkerScratch& s = scratch_[w];
             double* const acc = s.acc.data();
@@ -635,7 +728,7 @@ WeightedGraph Detector::aggregate(const WeightedGraph& g, const std::vector<std:
                 std::size_t count = 0;
                 NodeId* row_targets = wide_targets.data() + bound[a];
                 double* row_weights = wide_weights.data() + bound[a];
-                if (bound[a + 1] - bound[a] <= kSmallDegree) {
+                if (!cached && bound[a + 1] - bound[a] <= kSmallDegree) {
                     // Short rows (most of them on the first levels): merged by a linear search
                     // in place, in the same order as below.
                     double self = 0;
@@ -681,7 +774,7 @@ WeightedGraph Detector::aggregate(const WeightedGraph& g, const std::vector<std:
     out.targets.resize(out.offsets[aggregate_count]);
     out.weights.resize(out.offsets[aggregate_count]);
     pool_.parallel_for(
-        aggregate_count, kRowsPerChunk * 4, [&](std::size_t a0, std::size_t a1, unsigned) {
+        aggregate_count, rows_per_chunk * 4, [&](std::size_t a0, std::size_t a1, unsigned) {
             for (std::size_t a = a0; a < a1; ++a) {
                 const std::size_t len = out.offsets[a + 1] - out.offsets[a];
                 std::copy_n(wide_targets.begin() + static_cast<std::ptrdiff_t>(bound[a]), len,

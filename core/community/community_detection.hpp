@@ -4,10 +4,11 @@
 //
 // Parallel and deterministic: local moving takes nodes in batches whose moves are decided in
 // parallel, chunk by chunk (each chunk in order, seeing its own earlier moves), then applied in
-// batch order, re-checked where another chunk changed a community they counted on; the Leiden
-// refinement runs community by community, each with its own seeded generator; aggregation
-// builds rows independently. Batch and chunk sizes depend on the graph only, so one seed gives
-// one partition whatever the thread count.
+// batch order, re-checked where another chunk changed a community they counted on (graphs of
+// up to 32768 nodes, whose batches would be one or two chunks, move one node at a time); the
+// Leiden refinement runs community by community, each with its own seeded generator;
+// aggregation builds rows independently. Batch and chunk sizes, and the choice of one node at
+// a time, depend on the graph only, so one seed gives one partition whatever the thread count.
 #include "community/weighted_graph.hpp"
 
 #include <atomic>

@@ -38,6 +38,18 @@ bool refines(const std::vector<std::uint32_t>& fine, const std::vector<std::uint
     return true;
 }
 
+/// a and b side by side, b's nodes numbered after a's.
+WeightedGraph disjoint_union(const WeightedGraph& a, const WeightedGraph& b)
+{
+    WeightedGraph u = a;
+    const NodeId shift = static_cast<NodeId>(a.node_count());
+    for (std::size_t v = 0; v < b.node_count(); ++v)
+        u.offsets.push_back(a.entry_count() + b.offsets[v + 1]);
+    for (NodeId t : b.targets) u.targets.push_back(t + shift);
+    u.weights.insert(u.weights.end(), b.weights.begin(), b.weights.end());
+    return u;
+}
+
 const char* const kCircuits[] = {"iscas85/bench/c6288.bench", "iscas89/bench/s38417.bench",
                                  "itc99/b14.bench", "epfl/arithmetic/multiplier.blif"};
 
@@ -141,6 +153,29 @@ TEST(CommunityDetection, ThreadCountDoesNotChangeThePartition)
                 EXPECT_EQ(one.levels[i].membership, two.levels[i].membership) << rel;
         }
     }
+}
+
+TEST(CommunityDetection, ThreadCountDoesNotChangeTheBatchedPartition)
+{
+    // Graphs of more than 32768 nodes decide their moves in batches of parallel chunks (the
+    // public circuits above move one node at a time): two circuits side by side are one.
+    const WeightedGraph g =
+        disjoint_union(test::circuit_graph("epfl/arithmetic/multiplier.blif"),
+                       test::circuit_graph("iscas89/bench/s38417.bench"));
+    ASSERT_GT(g.node_count(), 32768u);
+    CommunityOptions o;
+    o.seed = 5;
+    o.threads = 1;
+    const CommunityResult one = detect(g, o);
+    o.threads = 2;
+    const CommunityResult two = detect(g, o);
+    o.threads = 3;
+    const CommunityResult three = detect(g, o);
+    EXPECT_EQ(one.membership, two.membership);
+    EXPECT_EQ(one.membership, three.membership);
+    EXPECT_EQ(one.modularity, two.modularity);
+    EXPECT_EQ(nodes_in_disconnected_communities(g, two.membership), 0u);
+    EXPECT_NEAR(two.modularity, modularity(g, two.membership), 1e-9);
 }
 
 TEST(CommunityDetection, LevelsNestFromFineToTheFinalPartition)
