@@ -3,7 +3,7 @@
 # headless targets (no Qt, no sqlite3.h there), runs the gpu tests, compute-sanitizer and the
 # benchmarks, and writes every log under $OUT. Carry .deps (see .ci/device-deps.sh).
 # Usage: bash .ci/device.sh [STAGE...]   stages: tests sanitize kernels train pyg commrand
-#        quality lab apply unit (default: tests sanitize kernels train pyg). PYG_LAYERS=8,32 limits the depths of the PyG comparison.
+#        quality warmup lab apply unit (default: tests sanitize kernels train pyg). PYG_LAYERS=8,32 limits the depths of the PyG comparison.
 set -uo pipefail
 OUT=${OUT:-/tmp/gsr-device-out}
 mkdir -p "$OUT"
@@ -79,6 +79,12 @@ if has train; then
 fi
 if has commrand; then
   step commrand "$bin/gsr_bench_commrand" --device gpu --epochs 8
+fi
+if has warmup; then
+  # Learning-rate warm-up at depth 112 on the larger quality split, rev and gsr side by side.
+  step warmup env GSR_DATA_DIR="$PWD/.deps/data" GSR_TRAIN_FLAGS="--device gpu" \
+    GSR_QUALITY_MORE=1 bash tests/bench/quality_warmup.sh "$bin" 100 112 40 \
+    "${WARMUPS:-0 20}" "rev gsr" "${WARMUP_SEED:-7}"
 fi
 if has quality; then
   # The quality table at a larger scale: four more training circuits, depth 112.

@@ -33,12 +33,13 @@ namespace {
 constexpr const char* kTrainUsage =
     "gsr train FILE... --test FILE... [--val FILE...] --db PROJECT [--target "
     "sp|toggle|level|arrival] [--model gcn|sage|res|rev|gsr] [--layers L] [--hidden D] "
-    "[--groups C] [--topk K] [--epochs E] [--lr X] [--batching full|random|commrand|cluster] "
+    "[--groups C] [--topk K] [--epochs E] [--lr X] [--warmup N] [--batching full|random|commrand|cluster] "
     "[--batch-size N] [--alpha A] [--beta B] [--fanout F1,F2,...] "
     "[--order community|rcm|original] [--seed S] [--patience P] [--device auto|cpu|gpu] "
     "[--resume RUN] [--tuned-kernels on|off] [--offload-optimizer] [--json] [--quiet]\n"
     "  On the GPU the kernels applied in the project (gsr kernels apply) replace the "
     "backend's own unless --tuned-kernels off.\n"
+    "  --warmup N raises the learning rate linearly over the first N optimiser steps.\n"
     "  --offload-optimizer keeps gradients and Adam moments in pinned host memory (the GPU\n"
     "  reads them over the bus): device memory then hardly grows with depth.\n"
     "  --batch B is --batching random --batch-size B. Without --fanout every step runs the "
@@ -127,6 +128,8 @@ RunSettings settings_from_flags(const Args& a)
         m.topk = static_cast<std::uint32_t>(a.integer("--topk", m.topk, 1, 65536));
         s.config.epochs = static_cast<std::uint32_t>(a.integer("--epochs", 50, 1, 1u << 24));
         s.config.adam.learning_rate = a.number("--lr", 1e-3, 0.0, true);
+        s.config.warmup_steps =
+            static_cast<std::uint32_t>(a.integer("--warmup", 0, 0, 1u << 24));
         batching_from_flags(a, s);
         s.config.seed = a.integer("--seed", 1, 0, ~std::uint64_t{0});
         s.config.patience =
@@ -223,7 +226,7 @@ int cmd_train(const std::vector<std::string>& argv)
            {"--target", "--model", "--layers", "--hidden", "--groups", "--topk", "--epochs",
             "--lr", "--batch", "--seed", "--patience", "--device", "--test", "--val", "--db",
             "--resume", "--batching", "--batch-size", "--alpha", "--beta", "--fanout",
-            "--order", "--tuned-kernels"},
+            "--order", "--tuned-kernels", "--warmup"},
            {"--json", "--quiet", "--offload-optimizer"});
     if (!a.has("--db") || a.value("--db").empty())
         throw UsageError("train needs --db PROJECT (runs and checkpoints are kept there)\n"
@@ -243,7 +246,7 @@ int cmd_train(const std::vector<std::string>& argv)
         for (const char* f : {"--target", "--model", "--layers", "--hidden", "--groups",
                               "--topk", "--lr", "--batch", "--seed", "--patience", "--test",
                               "--val", "--batching", "--batch-size", "--alpha", "--beta",
-                              "--fanout", "--order"})
+                              "--fanout", "--order", "--warmup"})
             if (a.has(f))
                 throw UsageError(std::string("--resume continues a run with its own settings: "
                                              "leave out ") + f + " (only --epochs may change)");

@@ -20,6 +20,7 @@ nlohmann::json settings_to_json(const RunSettings& s)
             {"topk", m.topk},
             {"epochs", s.config.epochs},
             {"lr", s.config.adam.learning_rate},
+            {"warmup", s.config.warmup_steps},
             {"batch", s.config.batch_size},
             {"seed", s.config.seed},
             {"patience", s.config.patience},
@@ -48,6 +49,7 @@ RunSettings settings_from_json(const nlohmann::json& j)
         m.topk = j.at("topk");
         s.config.epochs = j.at("epochs");
         s.config.adam.learning_rate = j.at("lr");
+        s.config.warmup_steps = j.value("warmup", 0u); // not recorded before warm-up existed
         s.config.batch_size = j.at("batch");
         s.config.seed = j.at("seed");
         m.seed = s.config.seed;

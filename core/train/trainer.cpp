@@ -67,6 +67,7 @@ nlohmann::json fingerprint(const TrainConfig& c, const Dataset& d, const Batcher
             {"lr", c.adam.learning_rate},
             {"target_mean", d.target_mean},
             {"target_scale", d.target_scale}};
+    if (c.warmup_steps > 0) print["warmup"] = c.warmup_steps; // older runs have none
     // Only batchers with knobs add the key, so runs recorded before they existed resume.
     if (nlohmann::json knobs = b.settings(); !knobs.is_null()) print["batching"] = knobs;
     return print;
@@ -278,6 +279,12 @@ TrainResult Trainer::run(RunLog& log, const TrainCallbacks& callbacks, bool resu
                                               part.nodes, s.targets[part.circuit],
                                               config_.loss, share);
                 }
+            }
+            if (config_.warmup_steps > 0) {
+                // Step count of the model: a resumed run continues the ramp where it was.
+                const double ramp = std::min(1.0, double(s.model.step_count() + 1) /
+                                                      double(config_.warmup_steps));
+                s.model.set_learning_rate(config_.adam.learning_rate * ramp);
             }
             s.model.adam_step();
             loss_sum += batch_loss * static_cast<double>(total);

@@ -45,6 +45,10 @@ namespace gsr::train {
 struct TrainConfig {
     nn::ModelConfig model;
     nn::AdamConfig adam;
+    /// Adam's learning rate rises linearly over the first this many steps (step s of them
+    /// uses s / warmup_steps of adam.learning_rate); 0: the full rate from the first step.
+    /// Deep stacks take their first steps without the jolt that a full-rate Adam step gives.
+    std::uint32_t warmup_steps = 0;
     nn::LossKind loss = nn::LossKind::MeanSquaredError;
     std::uint32_t epochs = 100;
     /// Stop after this many epochs without a better validation loss; 0: never stop early.

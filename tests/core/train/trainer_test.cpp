@@ -195,6 +195,7 @@ TEST(Trainer, AResumedRunEndsExactlyWhereAnUninterruptedOneDoes)
     c.batch_size = 64;
     c.epochs = 5;
     c.patience = 3;
+    c.warmup_steps = 12; // the ramp goes on across the interruption
 
     MemoryRunLog straight;
     const TrainResult a = Trainer(small_dataset(), c).run(straight);
@@ -221,6 +222,30 @@ TEST(Trainer, AResumedRunEndsExactlyWhereAnUninterruptedOneDoes)
     ASSERT_TRUE(a.best && b.best);
     EXPECT_EQ(b.best->epoch, a.best->epoch);
     EXPECT_EQ(b.last->test.metrics.rmse, a.last->test.metrics.rmse);
+}
+
+TEST(Trainer, WarmupRampsTheLearningRateOverTheFirstSteps)
+{
+    // Full-graph batches: one step per epoch. With a warm-up of 4 steps the first step is a
+    // step at a quarter of the rate, bit for bit; the second (half the rate) is no longer
+    // what the full rate gives.
+    const auto run = [](double lr, std::uint32_t warmup, std::uint32_t epochs) {
+        TrainConfig c = small_config(gsr::nn::ModelKind::Rev);
+        c.adam.learning_rate = lr;
+        c.warmup_steps = warmup;
+        c.epochs = epochs;
+        MemoryRunLog log;
+        Trainer(small_dataset(), c).run(log);
+        std::vector<double> losses;
+        for (const EpochReport& e : log.epochs()) losses.push_back(e.validation.loss);
+        return losses;
+    };
+    const double lr = small_config().adam.learning_rate;
+    const auto ramp = run(lr, 4, 2), quarter = run(lr / 4, 0, 1), full = run(lr, 0, 2);
+    ASSERT_EQ(ramp.size(), 2u);
+    EXPECT_EQ(ramp[0], quarter[0]);
+    EXPECT_NE(ramp[0], full[0]);
+    EXPECT_NE(ramp[1], full[1]);
 }
 
 TEST(Trainer, ResumeRefusesOtherSettings)
