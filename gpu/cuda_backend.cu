@@ -351,6 +351,31 @@ public:
             mat(x), ptr(gamma), ptr(beta), mat(y), mat(stats));
         GSR_CUDA_LAUNCH();
     }
+    void layernorm_relu_forward(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix beta,
+                                const DropoutMask& mask, DeviceMatrix y,
+                                DeviceMatrix stats) override
+    {
+        check_norm(x, gamma, beta, stats);
+        same_shape(x, y);
+        if (x.empty()) return;
+        k::layernorm_relu_forward<<<row_grid(x.rows), 32 * k::kRowWarps, 0, stream_>>>(
+            mat(x), ptr(gamma), ptr(beta), keep_of(mask), mask.stride, mask.column,
+            T(mask.scale), mat(y), mat(stats));
+        GSR_CUDA_LAUNCH();
+    }
+    void relu_layernorm_backward(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix stats,
+                                 DeviceMatrix y, double scale, DeviceMatrix dy, double dx_beta,
+                                 DeviceMatrix dx, DeviceMatrix dgamma, DeviceMatrix dbeta) override
+    {
+        check_norm(x, gamma, gamma, stats);
+        same_shape(x, y);
+        same_shape(x, dy);
+        same_shape(x, dx);
+        same_shape(gamma, dgamma);
+        same_shape(gamma, dbeta);
+        norm_backward<std::uint8_t>(x, gamma, stats, mat(dy), nullptr, DropoutMask{}, dx_beta,
+                                    dx, dgamma, dbeta, mat(y), T(scale));
+    }
     void layernorm_backward(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix stats,
                             DeviceMatrix dy, double dx_beta, DeviceMatrix dx, DeviceMatrix dgamma,
                             DeviceMatrix dbeta) override
@@ -721,7 +746,7 @@ private:
         if (ta == Transpose::Yes && tb == Transpose::No && inner >= kSlabGemmMinInner &&
             out * sizeof(T) * 2 <= kWorkspaceBytes / 16) {
             // A^T B over many rows into a small output: one GEMM leaves most SMs idle. Slabs
-            // of rows run as one strided batch into partials, added in slab order.
+            // of rows run as one strided batch into partials, added in a fixed order.
             const std::size_t slabs = std::min<std::size_t>(
                 {kMaxGemmSlabs, inner / 2048, kWorkspaceBytes / (out * sizeof(T))});
             const std::size_t rows = inner / slabs; // the last slab takes the remainder
@@ -833,7 +858,9 @@ private:
     void combine(const T* partial, std::uint32_t slabs, std::size_t stride, T alpha, T beta,
                  k::MatRef<T> out)
     {
-        k::combine_slabs<<<grid(std::size_t(out.rows) * out.cols), k::kThreads, 0, stream_>>>(
+        const std::size_t n = std::size_t(out.rows) * out.cols;
+        if (n == 0) return;
+        k::combine_slabs<<<unsigned(ceil_div(n, 32)), dim3(32, k::kCombineRows), 0, stream_>>>(
             partial, slabs, stride, alpha, beta, out);
         GSR_CUDA_LAUNCH();
     }
@@ -856,7 +883,8 @@ private:
     template <class I>
     void norm_backward(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix stats, k::MatRef<T> dy,
                        const I* idx, const DropoutMask& mask, double dx_beta, DeviceMatrix dx,
-                       DeviceMatrix dgamma, DeviceMatrix dbeta)
+                       DeviceMatrix dgamma, DeviceMatrix dbeta, k::MatRef<T> gate = {},
+                       T gate_scale = T(1))
     {
         if (x.rows == 0) return;
         const std::uint32_t d = x.cols;
@@ -865,7 +893,8 @@ private:
         const std::size_t shared = std::size_t(k::kRowWarps) * 2 * d * sizeof(T);
         k::norm_backward_slabs<T, I><<<slabs, 32 * k::kRowWarps, shared, stream_>>>(
             mat(x), ptr(gamma), mat(stats), dy, idx, keep_of(mask), mask.stride, mask.column,
-            T(mask.scale), T(dx_beta), mat(dx), ceil_div(x.rows, slabs), partial);
+            T(mask.scale), T(dx_beta), mat(dx), ceil_div(x.rows, slabs), partial, gate,
+            gate_scale);
         GSR_CUDA_LAUNCH();
         combine(partial, slabs, 2 * std::size_t(d), T(1), T(1), mat(dgamma));
         combine(partial + d, slabs, 2 * std::size_t(d), T(1), T(1), mat(dbeta));

@@ -3,7 +3,8 @@
 // arena plus a fixed workspace (row-chunked GEMM outputs, reduction partials, cuBLAS's
 // workspace); every op runs on one stream, so a training step synchronises with the host only
 // where a value comes back (the loss, downloads). Reductions over rows run over a fixed number
-// of slabs added in slab order, as on the CPU: the same inputs give the same bits every run.
+// of slabs whose partials are added in a fixed order: the same inputs give the same bits on
+// every run.
 #include "nn/backend.hpp"
 #include "nn/gpu_runtime.hpp"
 

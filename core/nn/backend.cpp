@@ -13,6 +13,22 @@ void Backend::conv_weight_gradients(const SageConvWeights& w, const SageConvWeig
     column_sums(dy, 1.0, grads.bias);
 }
 
+void Backend::layernorm_relu_forward(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix beta,
+                                     const DropoutMask& mask, DeviceMatrix y, DeviceMatrix stats)
+{
+    layernorm_forward(x, gamma, beta, y, stats);
+    relu_forward(y, mask, y);
+}
+
+void Backend::relu_layernorm_backward(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix stats,
+                                      DeviceMatrix y, double scale, DeviceMatrix dy,
+                                      double dx_beta, DeviceMatrix dx, DeviceMatrix dgamma,
+                                      DeviceMatrix dbeta)
+{
+    relu_backward(y, scale, dy, 0.0, dy);
+    layernorm_backward(x, gamma, stats, dy, dx_beta, dx, dgamma, dbeta);
+}
+
 void Backend::dense_conv_backward(const SageConvWeights& w, const SageConvWeights& grads,
                                   DeviceMatrix z, DeviceMatrix aggregated, DeviceMatrix dy,
                                   double dz_beta, DeviceMatrix dz)

@@ -258,6 +258,17 @@ public:
     /// dx may alias dy.
     virtual void relu_backward(DeviceMatrix y, double scale, DeviceMatrix dy, double dx_beta,
                                DeviceMatrix dx) = 0;
+    /// y = ReLU(layernorm(x)) times the dropout mask: layernorm_forward then relu_forward,
+    /// which a backend may fuse (the same bits either way).
+    virtual void layernorm_relu_forward(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix beta,
+                                        const DropoutMask& mask, DeviceMatrix y,
+                                        DeviceMatrix stats);
+    /// The backward of layernorm_relu_forward from its output y and dy = dL/dy: relu_backward
+    /// (gradient scale `scale`) then layernorm_backward. dy is scratch: it may be overwritten.
+    virtual void relu_layernorm_backward(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix stats,
+                                         DeviceMatrix y, double scale, DeviceMatrix dy,
+                                         double dx_beta, DeviceMatrix dx, DeviceMatrix dgamma,
+                                         DeviceMatrix dbeta);
     /// keep (rows x cols bytes): 1 with probability 1-p, from a counter-based hash of
     /// (seed, step, index): the same on every backend and for any thread count.
     virtual void make_dropout_mask(std::uint64_t seed, std::uint64_t step, double p,

@@ -162,8 +162,7 @@ void GroupFunction::forward(const ParameterLayout& p, const StepContext& s, Devi
     const SageConvWeights w = weights(p, s);
     const ResidualAdd add{residual, sign, s.quantum};
     if (act_ == Activation::Relu) {
-        be.layernorm_forward(x, p[gamma_].value, p[beta_].value, sc.z, sc.stats);
-        be.relu_forward(sc.z, mask, sc.z);
+        be.layernorm_relu_forward(x, p[gamma_].value, p[beta_].value, mask, sc.z, sc.stats);
         be.sage_conv_forward(w, sc.z, add, y, sc.aggregated);
     } else {
         be.normalize_topk_pack(x, p[gamma_].value, p[beta_].value, mask, sc.stats, sc.kept);
@@ -181,9 +180,9 @@ void GroupFunction::backward(const ParameterLayout& p, const StepContext& s, Dev
     const SageConvWeights g = gradients(p);
     if (act_ == Activation::Relu) {
         be.sage_conv_backward(w, g, sc.z, sc.aggregated, dy, 0.0, sc.dz);
-        be.relu_backward(sc.z, mask.active() ? mask.scale : 1.0, sc.dz, 0.0, sc.dz);
-        be.layernorm_backward(x, p[gamma_].value, sc.stats, sc.dz, dx_beta, dx, p[gamma_].grad,
-                              p[beta_].grad);
+        be.relu_layernorm_backward(x, p[gamma_].value, sc.stats, sc.z,
+                                   mask.active() ? mask.scale : 1.0, sc.dz, dx_beta, dx,
+                                   p[gamma_].grad, p[beta_].grad);
     } else {
         be.sage_conv_backward(w, g, sc.kept, sc.aggregated, dy, sc.dz);
         be.normalize_topk_backward(x, p[gamma_].value, sc.stats, sc.kept, sc.dz, mask, dx_beta,

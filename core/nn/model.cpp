@@ -332,9 +332,8 @@ ModelImpl::HeadActivation ModelImpl::head_activation(DeviceMatrix top)
     HeadActivation a;
     a.stats = be_->alloc_matrix(top.rows, 2);
     a.z = be_->alloc_matrix(top.rows, config_.hidden);
-    be_->layernorm_forward(top, layout_[final_gamma_].value, layout_[final_beta_].value, a.z,
-                           a.stats);
-    be_->relu_forward(a.z, DropoutMask{}, a.z);
+    be_->layernorm_relu_forward(top, layout_[final_gamma_].value, layout_[final_beta_].value,
+                                DropoutMask{}, a.z, a.stats);
     return a;
 }
 
@@ -355,10 +354,9 @@ void ModelImpl::head_backward(const StepContext& s, DeviceMatrix top, DeviceMatr
         const DeviceMatrix dz = be_->alloc_matrix(rows, config_.hidden);
         be_->gemm(Transpose::No, Transpose::Yes, 1.0, dp, layout_[head_.weight_index()].value,
                   0.0, dz);
-        be_->relu_backward(a.z, 1.0, dz, 0.0, dz);
-        be_->layernorm_backward(x, layout_[final_gamma_].value, a.stats, dz, 0.0,
-                                dtop.row_block(r, rows), layout_[final_gamma_].grad,
-                                layout_[final_beta_].grad);
+        be_->relu_layernorm_backward(x, layout_[final_gamma_].value, a.stats, a.z, 1.0, dz, 0.0,
+                                     dtop.row_block(r, rows), layout_[final_gamma_].grad,
+                                     layout_[final_beta_].grad);
     }
 }
 

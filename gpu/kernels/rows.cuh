@@ -1,7 +1,8 @@
 #pragma once
-// Row kernels: one warp per row (layernorm, the fused normalise + top-k + pack), and the
-// reductions over rows (layernorm parameter gradients, column sums), which run over a fixed number of slabs: each block sums its slab in row order,
-// a second kernel adds the slab partials in slab order. No atomics, so no run-to-run drift.
+// Row kernels: one warp per row (layernorm, layernorm + ReLU, the fused normalise + top-k +
+// pack), and the reductions over rows (layernorm parameter gradients, column sums), which run
+// over a fixed number of slabs: each block sums its slab in row order, a second kernel adds the
+// slab partials in a fixed order. No atomics, so no run-to-run drift.
 #include "kernels/common.cuh"
 
 namespace gsr::gpu::kernels {
@@ -38,6 +39,35 @@ __global__ void layernorm_forward(MatRef<T> x, const T* gamma, const T* beta, Ma
         T* yr = y.row(r);
         for (std::uint32_t c = lane; c < x.cols; c += 32)
             yr[c] = gamma[c] * ((xr[c] - mean) * rstd) + beta[c];
+    }
+}
+
+/// Fused: y = ReLU(layernorm(x)) times the dropout mask (keep: row stride `stride`, from
+/// column `column`), the same arithmetic as layernorm_forward then relu_forward.
+template <class T>
+__global__ void layernorm_relu_forward(MatRef<T> x, const T* gamma, const T* beta,
+                                       const std::uint8_t* keep, std::uint32_t stride,
+                                       std::uint32_t column, T scale, MatRef<T> y,
+                                       MatRef<T> stats)
+{
+    const int lane = threadIdx.x & 31;
+    const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x >> 5);
+    for (std::size_t r = blockIdx.x * std::size_t(blockDim.x >> 5) + (threadIdx.x >> 5);
+         r < x.rows; r += warps) {
+        const T* xr = x.row(r);
+        T mean, rstd;
+        row_stats(xr, x.cols, lane, mean, rstd);
+        if (lane == 0) {
+            stats(r, 0) = mean;
+            stats(r, 1) = rstd;
+        }
+        T* yr = y.row(r);
+        const std::uint8_t* kr = keep ? keep + r * stride + column : nullptr;
+        for (std::uint32_t c = lane; c < x.cols; c += 32) {
+            const T v = gamma[c] * ((xr[c] - mean) * rstd) + beta[c];
+            const T a = v > T(0) ? v : T(0);
+            yr[c] = kr ? (kr[c] ? a * scale : T(0)) : a;
+        }
     }
 }
 
@@ -213,7 +243,8 @@ template <class T, class I>
 __global__ void norm_backward_slabs(MatRef<T> x, const T* gamma, MatRef<T> stats, MatRef<T> dy,
                                     const I* idx, const std::uint8_t* keep, std::uint32_t stride,
                                     std::uint32_t column, T scale, T dx_beta, MatRef<T> dx,
-                                    std::size_t rows_per_slab, T* partial)
+                                    std::size_t rows_per_slab, T* partial, MatRef<T> gate,
+                                    T gate_scale)
 {
     extern __shared__ unsigned char shared_raw[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -232,9 +263,14 @@ __global__ void norm_backward_slabs(MatRef<T> x, const T* gamma, MatRef<T> stats
         const I* ir = idx ? idx + r * k : nullptr;
         const std::uint8_t* kr = keep ? keep + r * stride + column : nullptr;
         T sum_g = T(0), sum_gx = T(0);
+        // Dense dy behind a ReLU (gate: its output): the ReLU's backward on the fly.
+        const T* gr = gate.p ? gate.row(r) : nullptr;
+        const auto dense_dy = [&](std::uint32_t c) {
+            return gr ? (gr[c] > T(0) ? g[c] * gate_scale : T(0)) : g[c];
+        };
         for (std::uint32_t q = lane; q < k; q += 32) {
             const std::uint32_t c = ir ? std::uint32_t(ir[q]) : q;
-            const T dyq = kr ? (kr[c] ? g[q] * scale : T(0)) : g[q];
+            const T dyq = ir ? (kr ? (kr[c] ? g[q] * scale : T(0)) : g[q]) : dense_dy(c);
             const T xhat = (xr[c] - mean) * rstd;
             const T gg = dyq * gamma[c];
             sum_g += gg;
@@ -247,7 +283,7 @@ __global__ void norm_backward_slabs(MatRef<T> x, const T* gamma, MatRef<T> stats
         if (!ir) {
             for (std::uint32_t c = lane; c < d; c += 32) {
                 const T xhat = (xr[c] - mean) * rstd;
-                const T v = rstd * (g[c] * gamma[c] - mg - xhat * mgx);
+                const T v = rstd * (dense_dy(c) * gamma[c] - mg - xhat * mgx);
                 dr[c] = dx_beta == T(0) ? v : dx_beta * dr[c] + v;
             }
         } else {
@@ -289,19 +325,31 @@ __global__ void column_sum_slabs(MatRef<T> x, std::size_t rows_per_slab, T* part
     }
 }
 
-/// out = beta out + alpha sum_s partial[s * stride ..] (each out-shaped, dense), in slab order.
+inline constexpr int kCombineRows = 32; ///< thread rows splitting the slabs in combine_slabs
+
+/// out = beta out + alpha sum_s partial[s * stride ..] (each out-shaped, dense). A block takes
+/// 32 outputs (threadIdx.x, coalesced); its kCombineRows thread rows sum every kCombineRows-th
+/// slab each, then one row adds their sums in row order: a fixed order, so the same bits on
+/// every run, and enough loads in flight when a reduction has many slabs and few outputs (a
+/// thread per output summing ~800 slabs in turn waited on one load after another).
 template <class T>
 __global__ void combine_slabs(const T* partial, std::uint32_t slabs, std::size_t stride,
                               T alpha, T beta, MatRef<T> out)
 {
+    __shared__ T sums[kCombineRows][33];
     const std::size_t n = std::size_t(out.rows) * out.cols;
-    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
-         i += std::size_t(gridDim.x) * blockDim.x) {
-        T s = T(0);
-        for (std::uint32_t k = 0; k < slabs; ++k) s += partial[k * stride + i];
-        T& o = out(i / out.cols, i % out.cols);
-        o = beta == T(0) ? alpha * s : beta * o + alpha * s;
-    }
+    const std::size_t i = blockIdx.x * std::size_t(32) + threadIdx.x;
+    T s = T(0);
+    if (i < n)
+        for (std::uint32_t k = threadIdx.y; k < slabs; k += kCombineRows)
+            s += partial[k * stride + i];
+    sums[threadIdx.y][threadIdx.x] = s;
+    __syncthreads();
+    if (threadIdx.y != 0 || i >= n) return;
+    T total = T(0);
+    for (int y = 0; y < kCombineRows; ++y) total += sums[y][threadIdx.x];
+    T& o = out(i / out.cols, i % out.cols);
+    o = beta == T(0) ? alpha * total : beta * o + alpha * total;
 }
 
 } // namespace gsr::gpu::kernels

@@ -267,6 +267,11 @@ void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>&
     }
     add("normalize + top-k backward N x 64, k 16", 4 * n * d * 2 + 5 * n * k + 8 * n, 0,
         [&] { be->normalize_topk_backward(x64, gamma, stats, z, dv, {}, 0.0, dx, gb, gb); });
+    add("layernorm + relu forward N x 64 (fused)", 4 * n * d * 2 + 8 * n, 0,
+        [&] { be->layernorm_relu_forward(x64, gamma, beta, {}, y64, stats); });
+    add("relu + layernorm backward N x 64 (fused)", 4 * n * d * 4 + 8 * n, 0, [&] {
+        be->relu_layernorm_backward(x64, gamma, stats, y64, 1.0, agg, 0.0, dx, gb, gb);
+    });
     add("relu forward N x 128", 4 * n * D * 2, 0,
         [&] { be->relu_forward(x128, {}, y128); });
     add("conv forward dense d 64 (+root, residual)", csr + 4 * n * d * 4, 2 * e * d + 4 * n * d * d,

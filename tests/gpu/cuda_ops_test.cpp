@@ -145,6 +145,59 @@ TEST_F(CudaOps, LayernormForwardAndBackward)
     }
 }
 
+TEST_F(CudaOps, FusedLayernormReluForwardAndBackward)
+{
+    // The fused kernels against the float64 CPU reference (layernorm, ReLU with the dropout
+    // mask, then back), and bit for bit against the GPU's own unfused pair, on column slices.
+    for (std::uint32_t d : {32u, 64u, 100u})
+        for (bool dropout : {false, true}) {
+            ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
+            const std::uint32_t n = 2500, wide = 2 * d;
+            const Twin xw = matrix(n, wide, 2.0), gamma = matrix(1, d), beta = matrix(1, d);
+            const Twin x = xw.columns(d, d);
+            const TwinBytes keep{gpu_->alloc_bytes(n * wide), cpu_->alloc_bytes(n * wide)};
+            gpu_->make_dropout_mask(5, 2, 0.25, keep.gpu, n, wide);
+            cpu_->make_dropout_mask(5, 2, 0.25, keep.cpu, n, wide);
+            const DropoutMask mg = dropout ? DropoutMask{keep.gpu, wide, d, 1 / 0.75}
+                                           : DropoutMask{};
+            const DropoutMask mc = dropout ? DropoutMask{keep.cpu, wide, d, 1 / 0.75}
+                                           : DropoutMask{};
+            const Twin y = poisoned(n, d), stats = poisoned(n, 2);
+            gpu_->layernorm_relu_forward(x.gpu, gamma.gpu, beta.gpu, mg, y.gpu, stats.gpu);
+            cpu_->layernorm_relu_forward(x.cpu, gamma.cpu, beta.cpu, mc, y.cpu, stats.cpu);
+            const std::string what = "d" + std::to_string(d) + (dropout ? " dropout" : "");
+            expect_close(y, 1e-5, "fused layernorm+relu y " + what);
+            expect_close(stats, 1e-5, "fused layernorm+relu stats " + what);
+            const Twin y2 = poisoned(n, d), stats2 = poisoned(n, 2);
+            gpu_->layernorm_forward(x.gpu, gamma.gpu, beta.gpu, y2.gpu, stats2.gpu);
+            gpu_->relu_forward(y2.gpu, mg, y2.gpu);
+            EXPECT_EQ(gpu_values(y), gpu_values(y2)) << what;
+
+            const double scale = dropout ? 1 / 0.75 : 1.0;
+            const std::vector<double> dyv = random(std::size_t(n) * d);
+            const Twin dy = alloc(n, d), dx = matrix(n, d), dg = matrix(1, d), db = matrix(1, d);
+            const Twin dy2 = alloc(n, d), dx2 = alloc(n, d), dg2 = alloc(1, d), db2 = alloc(1, d);
+            write(dy, dyv);
+            write(dy2, dyv);
+            write(dx2, gpu_values(dx));
+            write(dg2, gpu_values(dg));
+            write(db2, gpu_values(db));
+            gpu_->relu_layernorm_backward(x.gpu, gamma.gpu, stats.gpu, y.gpu, scale, dy.gpu, 0.5,
+                                          dx.gpu, dg.gpu, db.gpu);
+            cpu_->relu_layernorm_backward(x.cpu, gamma.cpu, stats.cpu, y.cpu, scale, dy.cpu, 0.5,
+                                          dx.cpu, dg.cpu, db.cpu);
+            expect_close(dx, 1e-5, "fused relu+layernorm dx " + what);
+            expect_close(dg, kReduction, "fused relu+layernorm dgamma " + what);
+            expect_close(db, kReduction, "fused relu+layernorm dbeta " + what);
+            gpu_->relu_backward(y.gpu, scale, dy2.gpu, 0.0, dy2.gpu);
+            gpu_->layernorm_backward(x.gpu, gamma.gpu, stats.gpu, dy2.gpu, 0.5, dx2.gpu, dg2.gpu,
+                                     db2.gpu);
+            EXPECT_EQ(gpu_values(dx), gpu_values(dx2)) << what;
+            EXPECT_EQ(gpu_values(dg), gpu_values(dg2)) << what;
+            EXPECT_EQ(gpu_values(db), gpu_values(db2)) << what;
+        }
+}
+
 TEST_F(CudaOps, DropoutMaskIsTheSameBitsAsOnTheCpu)
 {
     const std::uint32_t n = 1000, d = 64;

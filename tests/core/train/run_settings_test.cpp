@@ -25,6 +25,7 @@ RunSettings sample()
     s.config.model.topk = 5;
     s.config.epochs = 7;
     s.config.adam.learning_rate = 0.0025;
+    s.config.warmup_steps = 25;
     s.config.batch_size = 512;
     s.config.seed = 99;
     s.config.model.seed = 99;
@@ -72,7 +73,8 @@ TEST(RunSettings, WritesTheStoredKeys)
     std::set<std::string> keys;
     for (const auto& item : j.items()) keys.insert(item.key());
     EXPECT_EQ(keys, (std::set<std::string>{"train", "val", "test", "target", "model", "layers",
-                                           "hidden", "groups", "topk", "epochs", "lr", "batch",
+                                           "hidden", "groups", "topk", "epochs", "lr", "warmup",
+                                           "batch",
                                            "seed", "patience", "holdout_validation",
                                            "split_seed", "batching", "alpha", "beta", "fanout",
                                            "order"}));
@@ -80,6 +82,15 @@ TEST(RunSettings, WritesTheStoredKeys)
     EXPECT_EQ(j.at("model"), "rev");
     EXPECT_EQ(j.at("fanout"), "10,5");
     EXPECT_EQ(j.at("order"), "rcm");
+    EXPECT_EQ(j.at("warmup"), 25);
+}
+
+TEST(RunSettings, WarmupRoundTripsAndOlderRunsHaveNone)
+{
+    nlohmann::json j = settings_to_json(sample());
+    EXPECT_EQ(settings_from_json(j).config.warmup_steps, 25u);
+    j.erase("warmup");
+    EXPECT_EQ(settings_from_json(j).config.warmup_steps, 0u);
 }
 
 TEST(RunSettings, RunsFromBeforeMiniBatchingModesReadAsRandomOrFull)
