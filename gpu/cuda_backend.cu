@@ -347,8 +347,8 @@ public:
         check_norm(x, gamma, beta, stats);
         same_shape(x, y);
         if (x.empty()) return;
-        k::layernorm_forward<<<row_grid(x.rows), 32 * k::kRowWarps, 0, stream_>>>(
-            mat(x), ptr(gamma), ptr(beta), mat(y), mat(stats));
+        k::layernorm_forward<T, false><<<row_grid(x.rows), 32 * k::kRowWarps, 0, stream_>>>(
+            mat(x), ptr(gamma), ptr(beta), nullptr, 0, 0, T(1), mat(y), mat(stats));
         GSR_CUDA_LAUNCH();
     }
     void layernorm_relu_forward(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix beta,
@@ -358,7 +358,7 @@ public:
         check_norm(x, gamma, beta, stats);
         same_shape(x, y);
         if (x.empty()) return;
-        k::layernorm_relu_forward<<<row_grid(x.rows), 32 * k::kRowWarps, 0, stream_>>>(
+        k::layernorm_forward<T, true><<<row_grid(x.rows), 32 * k::kRowWarps, 0, stream_>>>(
             mat(x), ptr(gamma), ptr(beta), keep_of(mask), mask.stride, mask.column,
             T(mask.scale), mat(y), mat(stats));
         GSR_CUDA_LAUNCH();

@@ -21,34 +21,12 @@ __device__ inline void row_stats(const T* x, std::uint32_t d, int lane, T& mean,
     rstd = rsqrt_exact(warp_sum(v) / T(d) + T(1e-5));
 }
 
-template <class T>
-__global__ void layernorm_forward(MatRef<T> x, const T* gamma, const T* beta, MatRef<T> y,
-                                  MatRef<T> stats)
-{
-    const int lane = threadIdx.x & 31;
-    const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x >> 5);
-    for (std::size_t r = blockIdx.x * std::size_t(blockDim.x >> 5) + (threadIdx.x >> 5);
-         r < x.rows; r += warps) {
-        const T* xr = x.row(r);
-        T mean, rstd;
-        row_stats(xr, x.cols, lane, mean, rstd);
-        if (lane == 0) {
-            stats(r, 0) = mean;
-            stats(r, 1) = rstd;
-        }
-        T* yr = y.row(r);
-        for (std::uint32_t c = lane; c < x.cols; c += 32)
-            yr[c] = gamma[c] * ((xr[c] - mean) * rstd) + beta[c];
-    }
-}
-
-/// Fused: y = ReLU(layernorm(x)) times the dropout mask (keep: row stride `stride`, from
-/// column `column`), the same arithmetic as layernorm_forward then relu_forward.
-template <class T>
-__global__ void layernorm_relu_forward(MatRef<T> x, const T* gamma, const T* beta,
-                                       const std::uint8_t* keep, std::uint32_t stride,
-                                       std::uint32_t column, T scale, MatRef<T> y,
-                                       MatRef<T> stats)
+/// y = layernorm(x) (affine); with Relu, y = ReLU(layernorm(x)) times the dropout mask (keep:
+/// row stride `stride`, from column `column`), the arithmetic of layernorm then relu_forward.
+template <class T, bool Relu>
+__global__ void layernorm_forward(MatRef<T> x, const T* gamma, const T* beta,
+                                  const std::uint8_t* keep, std::uint32_t stride,
+                                  std::uint32_t column, T scale, MatRef<T> y, MatRef<T> stats)
 {
     const int lane = threadIdx.x & 31;
     const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x >> 5);
@@ -65,8 +43,12 @@ __global__ void layernorm_relu_forward(MatRef<T> x, const T* gamma, const T* bet
         const std::uint8_t* kr = keep ? keep + r * stride + column : nullptr;
         for (std::uint32_t c = lane; c < x.cols; c += 32) {
             const T v = gamma[c] * ((xr[c] - mean) * rstd) + beta[c];
-            const T a = v > T(0) ? v : T(0);
-            yr[c] = kr ? (kr[c] ? a * scale : T(0)) : a;
+            if constexpr (Relu) {
+                const T a = v > T(0) ? v : T(0);
+                yr[c] = kr ? (kr[c] ? a * scale : T(0)) : a;
+            } else {
+                yr[c] = v;
+            }
         }
     }
 }

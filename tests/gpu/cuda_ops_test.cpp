@@ -483,8 +483,11 @@ TEST_F(CudaOps, LossWithRepeatedNodesAndAdam)
     }
     const Twin p = matrix(10000, 1), gr = matrix(10000, 1), m = matrix(10000, 1);
     const Twin v = alloc(10000, 1);
+    // Second moments away from 0: where sqrt(v) is near 0 the step lr * m / sqrt(v) magnifies
+    // float32's rounding of v past any fixed tolerance (seed 5765279262634105090 drew one,
+    // 1.4e-6 against 1e-6), a property of float32 Adam, not of the kernel.
     std::vector<double> vv = random(10000);
-    for (double& x : vv) x = std::abs(x);
+    for (double& x : vv) x = double(float(0.05 + std::abs(x)));
     write(v, vv);
     AdamStep step;
     step.learning_rate = 0.01;
