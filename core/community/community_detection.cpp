@@ -18,6 +18,18 @@ namespace {
 struct Cancelled {};
 
 constexpr std::uint32_t kToEmpty = std::numeric_limits<std::uint32_t>::max();
+
+/// A community that is empty now, from a list that may hold stale ids (ids that were empty when
+/// pushed and have gained members since): those are dropped on the way.
+std::uint32_t pop_empty(std::vector<std::uint32_t>& empty, const std::uint32_t* size)
+{
+    std::uint32_t c;
+    do {
+        c = empty.back();
+        empty.pop_back();
+    } while (size[c] != 0);
+    return c;
+}
 constexpr std::size_t kDecideGrain = 256;   ///< nodes per parallel chunk of a batch
 constexpr std::size_t kMaxBatch = 4096;     ///< nodes decided against one snapshot
 constexpr std::size_t kBatchFraction = 64;  ///< ... and at most 1/64 of the graph
@@ -398,10 +410,7 @@ void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
         }
         if (target == kToEmpty) {
             if (size[from] == 1) return refuse(); // the others left: it is alone already
-            do {
-                target = empty.back();
-                empty.pop_back();
-            } while (size[target] != 0);
+            target = pop_empty(empty, size.data());
         }
         tot[from] -= k[v];
         tot[target] += k[v];
@@ -535,12 +544,7 @@ void Detector::move_in_order(const WeightedGraph& g, const std::vector<double>& 
             g, v, from, k[v], gs, s, [&](NodeId u) { return community[u]; },
             [&](std::uint32_t c) { return tot[c]; }, [&] { return size[from] > 1; }, gain);
         if (to == from) continue;
-        if (to == kToEmpty) {
-            do {
-                to = empty.back();
-                empty.pop_back();
-            } while (size[to] != 0);
-        }
+        if (to == kToEmpty) to = pop_empty(empty, size);
         tot[from] -= k[v];
         tot[to] += k[v];
         --size[from];
