@@ -33,7 +33,8 @@ namespace {
 constexpr const char* kTrainUsage =
     "gsr train FILE... --test FILE... [--val FILE...] --db PROJECT [--target "
     "sp|toggle|level|arrival] [--model gcn|sage|res|rev|gsr] [--layers L] [--hidden D] "
-    "[--groups C] [--topk K] [--epochs E] [--lr X] [--warmup N] [--batching full|random|commrand|cluster] "
+    "[--groups C] [--topk K] [--epochs E] [--lr X] [--warmup N] "
+    "[--batching full|random|commrand|cluster] "
     "[--batch-size N] [--alpha A] [--beta B] [--fanout F1,F2,...] "
     "[--order community|rcm|original] [--seed S] [--patience P] [--device auto|cpu|gpu] "
     "[--resume RUN] [--tuned-kernels on|off] [--offload-optimizer] [--json] [--quiet]\n"
