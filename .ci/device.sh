@@ -3,7 +3,9 @@
 # headless targets (no Qt, no sqlite3.h there), runs the gpu tests, compute-sanitizer and the
 # benchmarks, and writes every log under $OUT. Carry .deps (see .ci/device-deps.sh).
 # Usage: bash .ci/device.sh [STAGE...]   stages: tests sanitize kernels train pyg commrand
-#        quality warmup lab apply unit (default: tests sanitize kernels train pyg). PYG_LAYERS=8,32 limits the depths of the PyG comparison.
+#        quality warmup lab apply unit profile (default: tests sanitize kernels train pyg).
+#        PYG_LAYERS=8,32 limits the depths of the PyG comparison; PROFILE_MODELS="rev gsr" and
+#        PROFILE_LAYERS=8 pick the profiled steps (nsys, or ncu when there is no nsys).
 set -uo pipefail
 OUT=${OUT:-/tmp/gsr-device-out}
 mkdir -p "$OUT"
@@ -113,6 +115,21 @@ if has apply; then
   step apply-train "$bin/gsr" train .deps/data/netlists/itc99/b14.bench \
     --test .deps/data/netlists/itc99/b10.bench --db "$p" --model rev --layers 8 \
     --hidden 128 --groups 2 --epochs 2 --patience 0 --device gpu --json
+fi
+if has profile; then
+  # Where a step's time goes: every kernel of rev and gsr steps on hyp, summed by name.
+  for m in ${PROFILE_MODELS:-rev}; do
+    if command -v nsys > /dev/null; then
+      step "profile-$m" nsys profile -t cuda -o "$OUT/prof-$m" --force-overwrite true \
+        "$bin/gsr_bench_gpu" --models "$m" --layers "${PROFILE_LAYERS:-8}" --steps 3
+      step "kernels-$m" nsys stats -r cuda_gpu_kern_sum -f csv -o "$OUT/kern-$m" \
+        "$OUT/prof-$m.nsys-rep"
+      rm -f "$OUT/prof-$m.nsys-rep" "$OUT/prof-$m.sqlite"
+    else
+      step "profile-$m" ncu --metrics gpu__time_duration.sum --print-summary per-kernel \
+        "$bin/gsr_bench_gpu" --models "$m" --layers "${PROFILE_LAYERS:-8}" --steps 1
+    fi
+  done
 fi
 if has pyg; then
   step pyg bash tests/bench/gpu_vs_pyg.sh "$bin" "$OUT/pyg" "${PYG_LAYERS:-8,32,112,448}" 5

@@ -52,7 +52,9 @@ std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 /// A^T B with at least this many rows runs in row slabs (see gemm_ref).
 constexpr std::size_t kSlabGemmMinInner = 16384;
-constexpr std::size_t kMaxGemmSlabs = 96;
+/// Row slabs per SM of a slab-reduced GEMM: a small output tile per slab, so a few per SM
+/// keep every SM busy (96 slabs in all left a third of an H100's SMs idle).
+constexpr std::size_t kGemmSlabsPerSm = 4;
 
 std::string gib(std::size_t bytes)
 {
@@ -347,6 +349,9 @@ public:
         check_norm(x, gamma, beta, stats);
         same_shape(x, y);
         if (x.empty()) return;
+        if constexpr (std::is_same_v<T, float>) {
+            if (layernorm_rows4<false>(x, gamma, beta, DropoutMask{}, y, stats)) return;
+        }
         k::layernorm_forward<T, false><<<row_grid(x.rows), 32 * k::kRowWarps, 0, stream_>>>(
             mat(x), ptr(gamma), ptr(beta), nullptr, 0, 0, T(1), mat(y), mat(stats));
         GSR_CUDA_LAUNCH();
@@ -358,6 +363,9 @@ public:
         check_norm(x, gamma, beta, stats);
         same_shape(x, y);
         if (x.empty()) return;
+        if constexpr (std::is_same_v<T, float>) {
+            if (layernorm_rows4<true>(x, gamma, beta, mask, y, stats)) return;
+        }
         k::layernorm_forward<T, true><<<row_grid(x.rows), 32 * k::kRowWarps, 0, stream_>>>(
             mat(x), ptr(gamma), ptr(beta), keep_of(mask), mask.stride, mask.column,
             T(mask.scale), mat(y), mat(stats));
@@ -517,7 +525,16 @@ public:
                             DeviceMatrix z, DeviceMatrix aggregated, DeviceMatrix dy,
                             double dz_beta, DeviceMatrix dz) override
     {
-        dense_conv_backward(w, grads, z, aggregated, dy, dz_beta, dz);
+        const DeviceMatrix joined = nn::joined_conv_input(aggregated, z);
+        const DeviceMatrix stacked = nn::stacked_conv_weights(grads);
+        if (joined.empty() || stacked.empty() || joined.cols != stacked.rows) {
+            dense_conv_backward(w, grads, z, aggregated, dy, dz_beta, dz);
+            return;
+        }
+        // [dW_0; ..; dW_root] += [S_0 z | .. | z]^T dy: one slab-reduced GEMM for all terms.
+        gemm(Transpose::Yes, Transpose::No, 1.0, joined, dy, 1.0, stacked);
+        column_sums(dy, 1.0, grads.bias);
+        conv_input_gradient(w, z, dy, dz_beta, dz);
     }
     void sage_conv_backward(const nn::SageConvWeights& w, const nn::SageConvWeights& grads,
                             const CompressedRows& z, DeviceMatrix aggregated, DeviceMatrix dy,
@@ -572,11 +589,17 @@ public:
                         "loss shapes");
         fill(grad, 0.0);
         if (node_count == 0) return 0.0;
+        // Blocks of at least 2048 listed nodes, a few per SM; partials after the total.
         auto* total = reinterpret_cast<double*>(workspace_);
-        k::loss<T><<<1, k::kLossThreads, 0, stream_>>>(
+        const std::uint32_t blocks = std::uint32_t(
+            std::clamp<std::size_t>(ceil_div(node_count, 2048), 1, std::size_t(sms_) * 4));
+        const std::uint32_t per_block = std::uint32_t(ceil_div(node_count, blocks));
+        k::loss<T><<<blocks, k::kLossThreads, 0, stream_>>>(
             kind == nn::LossKind::MeanSquaredError ? 0 : 1, mat(pred), mat(target),
-            reinterpret_cast<const std::uint32_t*>(at(nodes.offset)), node_count,
-            weight / node_count, mat(grad), total);
+            reinterpret_cast<const std::uint32_t*>(at(nodes.offset)), node_count, per_block,
+            weight / node_count, mat(grad), total + 1);
+        GSR_CUDA_LAUNCH();
+        k::loss_total<<<1, 1, 0, stream_>>>(total + 1, blocks, total);
         GSR_CUDA_LAUNCH();
         GSR_CUDA(cudaMemcpyAsync(host_scalars_, total, sizeof(double), cudaMemcpyDeviceToHost,
                                  stream_));
@@ -748,7 +771,8 @@ private:
             // A^T B over many rows into a small output: one GEMM leaves most SMs idle. Slabs
             // of rows run as one strided batch into partials, added in a fixed order.
             const std::size_t slabs = std::min<std::size_t>(
-                {kMaxGemmSlabs, inner / 2048, kWorkspaceBytes / (out * sizeof(T))});
+                {std::size_t(sms_) * kGemmSlabsPerSm, inner / 256,
+                 kWorkspaceBytes / (out * sizeof(T))});
             const std::size_t rows = inner / slabs; // the last slab takes the remainder
             T* partial = reinterpret_cast<T*>(workspace_);
             const T one = T(1), zero = T(0);
@@ -874,8 +898,9 @@ private:
         }
         const std::uint32_t slabs = slab_count(x.rows, std::size_t(x.cols) * sizeof(T));
         T* partial = reinterpret_cast<T*>(workspace_);
-        const dim3 g(unsigned(ceil_div(x.cols, 128)), slabs);
-        k::column_sum_slabs<<<g, 128, 0, stream_>>>(x, ceil_div(x.rows, slabs), partial);
+        const dim3 g(unsigned(ceil_div(x.cols, 32)), slabs);
+        k::column_sum_slabs<<<g, dim3(32, k::kColumnSumRows), 0, stream_>>>(
+            x, ceil_div(x.rows, slabs), partial);
         GSR_CUDA_LAUNCH();
         combine(partial, slabs, x.cols, alpha, beta, out);
     }
@@ -888,17 +913,91 @@ private:
     {
         if (x.rows == 0) return;
         const std::uint32_t d = x.cols;
-        const std::uint32_t slabs = slab_count(x.rows, 2 * std::size_t(d) * sizeof(T));
         T* partial = reinterpret_cast<T*>(workspace_);
-        const std::size_t shared = std::size_t(k::kRowWarps) * 2 * d * sizeof(T);
-        k::norm_backward_slabs<T, I><<<slabs, 32 * k::kRowWarps, shared, stream_>>>(
-            mat(x), ptr(gamma), mat(stats), dy, idx, keep_of(mask), mask.stride, mask.column,
-            T(mask.scale), T(dx_beta), mat(dx), ceil_div(x.rows, slabs), partial, gate,
-            gate_scale);
-        GSR_CUDA_LAUNCH();
+        std::uint32_t slabs = 0;
+        if constexpr (std::is_same_v<T, float>) {
+            if (!idx) slabs = norm_backward_rows4(x, gamma, stats, dy, T(dx_beta), dx, gate,
+                                                  gate_scale);
+        }
+        if (slabs == 0) {
+            slabs = slab_count(x.rows, 2 * std::size_t(d) * sizeof(T));
+            const std::size_t shared = std::size_t(k::kRowWarps) * 2 * d * sizeof(T);
+            k::norm_backward_slabs<T, I><<<slabs, 32 * k::kRowWarps, shared, stream_>>>(
+                mat(x), ptr(gamma), mat(stats), dy, idx, keep_of(mask), mask.stride,
+                mask.column, T(mask.scale), T(dx_beta), mat(dx), ceil_div(x.rows, slabs),
+                partial, gate, gate_scale);
+            GSR_CUDA_LAUNCH();
+        }
         combine(partial, slabs, 2 * std::size_t(d), T(1), T(1), mat(dgamma));
         combine(partial + d, slabs, 2 * std::size_t(d), T(1), T(1), mat(dbeta));
     }
+
+    /// Lanes for the four-column row kernels: d / 4 when that is a power of two up to 32 and
+    /// the rows are 16-byte aligned (all given with their ld); 0 otherwise.
+    static std::uint32_t rows4_lanes(std::uint32_t d,
+                                     std::initializer_list<k::MatRef<float>> rows)
+    {
+        const std::uint32_t lanes = d / 4;
+        if (d % 4 != 0 || lanes == 0 || lanes > 32 || (lanes & (lanes - 1)) != 0) return 0;
+        for (const k::MatRef<float>& m : rows)
+            if (m.p && (m.ld % 4 != 0 || reinterpret_cast<std::uintptr_t>(m.p) % 16 != 0))
+                return 0;
+        return lanes;
+    }
+    template <int... L, class Launch> static void with_lanes(std::uint32_t lanes, Launch&& f)
+    {
+        ((lanes == std::uint32_t(L) ? f(std::integral_constant<int, L>{}) : void()), ...);
+    }
+
+    /// layernorm_forward / layernorm_relu_forward through layernorm_forward_rows4; false when
+    /// it does not apply.
+    template <bool Relu>
+    bool layernorm_rows4(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix beta,
+                         const DropoutMask& mask, DeviceMatrix y, DeviceMatrix stats)
+    {
+        const k::MatRef<float> xm = mat(x), ym = mat(y);
+        const std::uint32_t lanes = rows4_lanes(
+            x.cols, {xm, ym, {ptr(gamma), 1, x.cols, 0}, {ptr(beta), 1, x.cols, 0}});
+        if (lanes == 0) return false;
+        const unsigned blocks = k::blocks_for(x.rows, k::kNormWarps * (32 / int(lanes)),
+                                              unsigned(sms_) * 8);
+        with_lanes<1, 2, 4, 8, 16, 32>(lanes, [&](auto l) {
+            k::layernorm_forward_rows4<decltype(l)::value, Relu>
+                <<<blocks, 32 * k::kNormWarps, 0, stream_>>>(
+                    xm, ptr(gamma), ptr(beta), keep_of(mask), mask.stride, mask.column,
+                    float(mask.scale), ym, mat(stats));
+        });
+        GSR_CUDA_LAUNCH();
+        return true;
+    }
+
+    /// The dense float layernorm backward through norm_backward_rows4 when d = 4 Lanes (Lanes a
+    /// power of two up to 32) and every row is 16-byte aligned; returns the slab count of the
+    /// partials it wrote, or 0 when it does not apply.
+    std::uint32_t norm_backward_rows4(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix stats,
+                                      k::MatRef<float> dy, float dx_beta, DeviceMatrix dx,
+                                      k::MatRef<float> gate, float gate_scale)
+    {
+        const std::uint32_t d = x.cols;
+        const k::MatRef<float> xm = mat(x), dxm = mat(dx);
+        const std::uint32_t lanes = rows4_lanes(d, {xm, dy, dxm, gate, {ptr(gamma), 1, d, 0}});
+        if (lanes == 0) return 0;
+        // Enough blocks to fill the GPU in one wave (a block: kNormWarps warps), at least 32
+        // rows each; the partials must fit the workspace.
+        const std::size_t per_slab = 2 * std::size_t(d) * sizeof(float);
+        const std::uint32_t slabs = std::uint32_t(std::clamp<std::size_t>(
+            std::min({ceil_div(x.rows, 32), std::size_t(sms_) * 4, kWorkspaceBytes / per_slab}),
+            1, 4096));
+        const std::size_t rows = ceil_div(x.rows, slabs);
+        with_lanes<1, 2, 4, 8, 16, 32>(lanes, [&](auto l) {
+            k::norm_backward_rows4<decltype(l)::value><<<slabs, 32 * k::kNormWarps, 0, stream_>>>(
+                xm, ptr(gamma), mat(stats), dy, dx_beta, dxm, rows, partial_f(), gate,
+                gate_scale);
+        });
+        GSR_CUDA_LAUNCH();
+        return slabs;
+    }
+    float* partial_f() const { return reinterpret_cast<float*>(workspace_); }
 
     /// f = sum_t A_t W_t (+ z W_root) by cuBLAS into workspace chunks of rows, then the epilogue
     /// adds the compressed root term and the bias, rounds to the grid and adds the residual.
@@ -911,17 +1010,28 @@ private:
         const std::size_t chunk =
             std::max<std::size_t>(1, kWorkspaceBytes / (std::size_t(d_out) * sizeof(T)));
         const T quantum = T(add.quantum), inverse = add.quantum > 0 ? T(1 / add.quantum) : T(0);
+        // [S_0 z | .. | z] [W_0; ..; W_root] as one GEMM when the operands are laid out so.
+        const DeviceMatrix joined =
+            dense_z ? nn::joined_conv_input(aggregated, *dense_z) : DeviceMatrix{};
+        const DeviceMatrix stacked = nn::stacked_conv_weights(w);
+        const bool one_gemm = !joined.empty() && !stacked.empty() && joined.cols == stacked.rows;
         for (std::size_t r0 = 0; r0 < rows; r0 += chunk) {
             const std::uint32_t n = std::uint32_t(std::min<std::size_t>(chunk, rows - r0));
             const k::MatRef<T> f{reinterpret_cast<T*>(workspace_), n, d_out, d_out};
             T beta = T(0);
-            for (std::uint32_t t = 0; t < w.terms; ++t) {
+            if (one_gemm) {
+                gemm_ref(Transpose::No, Transpose::No, T(1),
+                         mat(joined.row_block(std::uint32_t(r0), n)), mat(stacked), beta, f,
+                         joined.cols);
+                beta = T(1);
+            }
+            for (std::uint32_t t = 0; t < w.terms && !one_gemm; ++t) {
                 gemm_ref(Transpose::No, Transpose::No, T(1),
                          mat(aggregated.row_block(std::uint32_t(r0), n).columns(t * d_in, d_in)),
                          mat(w.neighbour[t]), beta, f, d_in);
                 beta = T(1);
             }
-            if (dense_z && !w.root.empty()) {
+            if (dense_z && !w.root.empty() && !one_gemm) {
                 gemm_ref(Transpose::No, Transpose::No, T(1),
                          mat(dense_z->row_block(std::uint32_t(r0), n)), mat(w.root), beta, f,
                          d_in);

@@ -4,6 +4,36 @@
 
 namespace gsr::nn {
 
+DeviceMatrix joined_conv_input(DeviceMatrix aggregated, DeviceMatrix z)
+{
+    const bool joined = !z.empty() && z.rows == aggregated.rows && z.ld == aggregated.ld &&
+                        z.elem == aggregated.elem &&
+                        z.offset == aggregated.offset + std::size_t(aggregated.cols) * z.elem &&
+                        aggregated.cols + z.cols <= z.ld;
+    if (!joined) return {};
+    DeviceMatrix in = aggregated;
+    in.cols += z.cols;
+    return in;
+}
+
+DeviceMatrix stacked_conv_weights(const SageConvWeights& w)
+{
+    if (w.terms == 0 || w.root.empty()) return {};
+    const DeviceMatrix first = w.neighbour[0];
+    const std::size_t bytes = first.size() * first.elem;
+    const auto follows = [&](DeviceMatrix m, std::uint32_t i) {
+        return m.rows == first.rows && m.cols == first.cols && m.ld == first.cols &&
+               first.ld == first.cols && m.elem == first.elem &&
+               m.offset == first.offset + i * bytes;
+    };
+    for (std::uint32_t t = 1; t < w.terms; ++t)
+        if (!follows(w.neighbour[t], t)) return {};
+    if (!follows(w.root, w.terms)) return {};
+    DeviceMatrix stacked = first;
+    stacked.rows = (w.terms + 1) * first.rows;
+    return stacked;
+}
+
 void Backend::conv_weight_gradients(const SageConvWeights& w, const SageConvWeights& grads,
                                     std::uint32_t d_in, DeviceMatrix aggregated, DeviceMatrix dy)
 {
@@ -33,9 +63,15 @@ void Backend::dense_conv_backward(const SageConvWeights& w, const SageConvWeight
                                   DeviceMatrix z, DeviceMatrix aggregated, DeviceMatrix dy,
                                   double dz_beta, DeviceMatrix dz)
 {
-    const std::uint32_t d = z.cols;
-    conv_weight_gradients(w, grads, d, aggregated, dy);
+    conv_weight_gradients(w, grads, z.cols, aggregated, dy);
     if (!w.root.empty()) gemm(Transpose::Yes, Transpose::No, 1.0, z, dy, 1.0, grads.root);
+    conv_input_gradient(w, z, dy, dz_beta, dz);
+}
+
+void Backend::conv_input_gradient(const SageConvWeights& w, DeviceMatrix z, DeviceMatrix dy,
+                                  double dz_beta, DeviceMatrix dz)
+{
+    const std::uint32_t d = z.cols;
     if (dz.empty()) return;
     if (dz.rows != z.rows || dz.cols != z.cols)
         throw std::logic_error(name() + ": convolution backward: dz and z differ in shape");

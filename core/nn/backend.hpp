@@ -124,6 +124,14 @@ struct SageConvWeights {
     DeviceMatrix bias;         ///< 1 x d_out
 };
 
+/// [aggregated | z] as one rows x (terms + 1) d matrix, when z's columns directly follow the
+/// aggregated ones in the same rows (GroupFunction::allocate lays them out so); empty
+/// otherwise. With stacked_conv_weights, one GEMM then takes every term and the root.
+DeviceMatrix joined_conv_input(DeviceMatrix aggregated, DeviceMatrix z);
+/// [W_0; ..; W_{terms-1}; W_root] as one (terms + 1) d_in x d_out matrix, when the matrices
+/// are stored one after another (ParameterLayout adds them in that order); empty otherwise.
+DeviceMatrix stacked_conv_weights(const SageConvWeights& w);
+
 /// The epilogue of a convolution: y = residual + sign * grid(f). grid rounds to the nearest
 /// multiple of `quantum` (a power of two; 0: no rounding). With X and grid(f) on one fixed-point
 /// grid, X + grid(f) and its inverse Y - grid(f) are exact in floating point: the reversible
@@ -331,6 +339,9 @@ protected:
     /// matrix from the arena).
     void dense_conv_backward(const SageConvWeights& w, const SageConvWeights& grads,
                              DeviceMatrix z, DeviceMatrix aggregated, DeviceMatrix dy,
+                             double dz_beta, DeviceMatrix dz);
+    /// Its input-gradient half: dz = dz_beta dz + sum_t S_t^T dy W_t^T + dy W_root^T.
+    void conv_input_gradient(const SageConvWeights& w, DeviceMatrix z, DeviceMatrix dy,
                              double dz_beta, DeviceMatrix dz);
 
     Arena arena_;

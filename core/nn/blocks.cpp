@@ -118,14 +118,18 @@ GroupFunction::Scratch GroupFunction::allocate(Backend& be, std::uint32_t rows,
     Scratch sc;
     sc.stats = be.alloc_matrix(rows, 2);
     if (act == Activation::Relu) {
-        sc.z = be.alloc_matrix(rows, width);
+        // [aggregated | z] in the same rows: the convolution's GEMMs can take every term and
+        // the root as one operand (see joined_conv_input).
+        const DeviceMatrix in = be.alloc_matrix(rows, (terms + 1) * width);
+        sc.aggregated = in.columns(0, terms * width);
+        sc.z = in.columns(terms * width, width);
     } else {
         sc.kept.width = width;
         sc.kept.index_bytes = CompressedRows::index_bytes_for(width);
         sc.kept.values = be.alloc_matrix(rows, k);
         sc.kept.indices = be.alloc_bytes(std::size_t(rows) * k * sc.kept.index_bytes);
+        sc.aggregated = be.alloc_matrix(rows, terms * width);
     }
-    sc.aggregated = be.alloc_matrix(rows, terms * width);
     if (with_gradient) sc.dz = be.alloc_matrix(rows, act == Activation::Relu ? width : k);
     return sc;
 }

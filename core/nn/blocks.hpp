@@ -85,7 +85,8 @@ public:
     /// Intermediates of one evaluation of f, kept for its backward pass.
     struct Scratch {
         DeviceMatrix stats; ///< N x 2
-        DeviceMatrix z;     ///< Relu: N x width after activation (and dropout)
+        DeviceMatrix z;     ///< Relu: N x width after activation (and dropout), the columns
+                            ///< right of `aggregated` in the same rows
         CompressedRows kept;///< TopK: N x k values + indices
         DeviceMatrix aggregated; ///< N x terms*width
         DeviceMatrix dz;    ///< Relu: N x width; TopK: N x k (gradient at the kept entries)
@@ -98,8 +99,8 @@ public:
                   std::uint32_t terms, Activation act, std::uint32_t k,
                   double branch_scale = 1.0);
 
-    /// Allocates a scratch in the arena (order: stats, z or kept, aggregated, dz); without
-    /// `with_gradient` dz is left for the caller to point at a shared buffer.
+    /// Allocates a scratch in the arena (order: stats, [aggregated | z] or kept and aggregated,
+    /// dz); without `with_gradient` dz is left for the caller to point at a shared buffer.
     static Scratch allocate(Backend& be, std::uint32_t rows, std::uint32_t width,
                             std::uint32_t terms, Activation act, std::uint32_t k,
                             bool with_gradient = true);

@@ -110,21 +110,23 @@ MemoryReport estimate_memory(const ModelConfig& c, const GraphShape& shape)
             m.workspace_bytes = s.conv_backward(D);
             break;
         case ModelKind::Res:
-            m.activation_bytes = s.matrix(n, D) + s.matrix(n, 2) + s.matrix(n, D) +
-                                 s.matrix(n, s.terms * D);
+            // The stored input, the statistics, then [aggregated | z] in one allocation.
+            m.activation_bytes =
+                s.matrix(n, D) + s.matrix(n, 2) + s.matrix(n, (s.terms + 1) * D);
             m.workspace_bytes = std::max(s.conv_backward(D), s.norm_backward(D));
             break;
         case ModelKind::Rev:
         case ModelKind::Gsr: {
             if (c.store_activations) m.activation_bytes = s.matrix(n, D);
-            std::size_t scratch = s.matrix(n, 2) + s.matrix(n, s.terms * w);
+            std::size_t scratch = s.matrix(n, 2);
             if (s.groups > 2) scratch += 2 * s.matrix(n, w); // Y_0 and its gradient
             if (s.topk) {
                 const std::size_t ib = CompressedRows::index_bytes_for(std::uint32_t(w));
-                scratch += s.matrix(n, s.k) + s.a(n * s.k * ib) + s.matrix(n, s.k);
+                scratch += s.matrix(n, s.k) + s.a(n * s.k * ib) + s.matrix(n, s.terms * w) +
+                           s.matrix(n, s.k);
                 m.compressed_bytes = n * s.k * (s.t + ib);
             } else {
-                scratch += 2 * s.matrix(n, w);
+                scratch += s.matrix(n, (s.terms + 1) * w) + s.matrix(n, w); // [S z | z], dz
             }
             m.workspace_bytes = scratch + std::max(s.conv_backward(w), s.norm_backward(w));
             break;

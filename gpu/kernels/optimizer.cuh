@@ -4,17 +4,22 @@
 
 namespace gsr::gpu::kernels {
 
-inline constexpr int kLossThreads = 1024;
+inline constexpr int kLossThreads = 256;
 
-/// grad (zeroed before) += scale * dL/dpred at the listed nodes; *total = sum of the losses.
-/// A node listed twice adds the same value twice, so the atomic order cannot change a bit.
+/// grad (zeroed before) += scale * dL/dpred at the listed nodes; partial[block] = the sum of
+/// the losses of the block's run of the list (a fixed tree order), for loss_total to add in
+/// block order. A node listed twice adds the same value twice, so the atomic order cannot
+/// change a bit.
 template <class T>
 __global__ void loss(int kind, MatRef<T> pred, MatRef<T> target, const std::uint32_t* nodes,
-                     std::uint32_t count, double scale, MatRef<T> grad, double* total)
+                     std::uint32_t count, std::uint32_t per_block, double scale, MatRef<T> grad,
+                     double* partial)
 {
-    __shared__ double partial[kLossThreads];
+    __shared__ double sums[kLossThreads];
     double sum = 0.0;
-    for (std::uint32_t i = threadIdx.x; i < count; i += blockDim.x) {
+    const std::uint32_t first = blockIdx.x * per_block;
+    const std::uint32_t last = min(count, first + per_block);
+    for (std::uint32_t i = first + threadIdx.x; i < last; i += blockDim.x) {
         const std::uint32_t v = nodes[i];
         const double p = double(pred(v, 0)), y = double(target(v, 0));
         double g;
@@ -27,13 +32,21 @@ __global__ void loss(int kind, MatRef<T> pred, MatRef<T> target, const std::uint
         }
         atomicAdd(&grad(v, 0), T(scale * g));
     }
-    partial[threadIdx.x] = sum;
+    sums[threadIdx.x] = sum;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-        if (threadIdx.x < s) partial[threadIdx.x] += partial[threadIdx.x + s];
+        if (threadIdx.x < s) sums[threadIdx.x] += sums[threadIdx.x + s];
         __syncthreads();
     }
-    if (threadIdx.x == 0) *total = partial[0];
+    if (threadIdx.x == 0) partial[blockIdx.x] = sums[0];
+}
+
+/// *total = the blocks' partial sums of loss, added in block order by one thread.
+__global__ inline void loss_total(const double* partial, std::uint32_t blocks, double* total)
+{
+    double t = 0.0;
+    for (std::uint32_t b = 0; b < blocks; ++b) t += partial[b];
+    *total = t;
 }
 
 template <class T>

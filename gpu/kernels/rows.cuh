@@ -53,6 +53,73 @@ __global__ void layernorm_forward(MatRef<T> x, const T* gamma, const T* beta,
     }
 }
 
+/// Four floats from 16-byte aligned memory.
+struct Float4s {
+    float v[4];
+};
+__device__ inline Float4s load4(const float* p)
+{
+    const float4 q = *reinterpret_cast<const float4*>(p);
+    return {{q.x, q.y, q.z, q.w}};
+}
+__device__ inline void store4(float* p, const Float4s& a)
+{
+    *reinterpret_cast<float4*>(p) = make_float4(a.v[0], a.v[1], a.v[2], a.v[3]);
+}
+/// Sum over the `Lanes` threads of a row's group (aligned groups of a warp), the same order in
+/// every group.
+template <int Lanes> __device__ inline float group_sum(float v)
+{
+    for (int o = Lanes / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/// layernorm_forward for float rows d = 4 Lanes wide (Lanes a power of two up to 32): Lanes
+/// threads take a row, four columns each through 16-byte loads, so a warp normalises 32 / Lanes
+/// rows at once; the one-warp-per-row kernel leaves lanes idle on narrow rows (d = 64 gives each
+/// lane two columns and a chain of loads and reductions per row). The arithmetic per element is
+/// that of layernorm_forward (two-pass statistics). Rows and pointers: 16-byte aligned.
+template <int Lanes, bool Relu>
+__global__ void layernorm_forward_rows4(MatRef<float> x, const float* gamma, const float* beta,
+                                        const std::uint8_t* keep, std::uint32_t stride,
+                                        std::uint32_t column, float scale, MatRef<float> y,
+                                        MatRef<float> stats)
+{
+    constexpr int kRowsPerWarp = 32 / Lanes;
+    constexpr float kD = 4 * Lanes;
+    const int lane = threadIdx.x & 31, sub = lane / Lanes, c = (lane % Lanes) * 4;
+    const Float4s g = load4(gamma + c), b = load4(beta + c);
+    const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x >> 5);
+    for (std::size_t base = (blockIdx.x * std::size_t(blockDim.x >> 5) + (threadIdx.x >> 5)) *
+                            kRowsPerWarp;
+         base < x.rows; base += warps * kRowsPerWarp) {
+        const std::size_t r = base + sub;
+        const bool valid = r < x.rows;
+        const Float4s xv = valid ? load4(x.row(r) + c) : Float4s{};
+        const float mean = group_sum<Lanes>(xv.v[0] + xv.v[1] + xv.v[2] + xv.v[3]) / kD;
+        float v = 0;
+        for (int j = 0; j < 4; ++j) v += (xv.v[j] - mean) * (xv.v[j] - mean);
+        const float rstd = rsqrt_exact(group_sum<Lanes>(v) / kD + 1e-5f);
+        if (!valid) continue;
+        if (c == 0) {
+            stats(r, 0) = mean;
+            stats(r, 1) = rstd;
+        }
+        const std::uint8_t* kr = keep ? keep + r * stride + column + c : nullptr;
+        Float4s out;
+        for (int j = 0; j < 4; ++j) {
+            const float t = g.v[j] * ((xv.v[j] - mean) * rstd) + b.v[j];
+            if constexpr (Relu) {
+                const float a = t > 0.f ? t : 0.f;
+                out.v[j] = kr ? (kr[j] ? a * scale : 0.f) : a;
+            } else {
+                out.v[j] = t;
+            }
+        }
+        store4(y.row(r) + c, out);
+    }
+}
+
 /// Fused: z = layernorm(x) (affine); keep the k largest of each row (of equal values the lower
 /// column wins), ascending by column; values times the dropout mask; pack. A column is kept
 /// when fewer than k columns beat it, the rule of the CPU backend, so both keep the same set.
@@ -293,17 +360,107 @@ __global__ void norm_backward_slabs(MatRef<T> x, const T* gamma, MatRef<T> stats
     }
 }
 
-/// partial[slab][c] = sum of x's rows of the slab, in row order.
+inline constexpr int kNormWarps = 8; ///< warps per block of norm_backward_rows4
+
+/// The dense layernorm backward (optionally behind a ReLU gate, as in norm_backward_slabs) of
+/// float rows d = 4 Lanes wide: `Lanes` threads take a row, four columns each through 16-byte
+/// loads, so a warp works on 32 / Lanes rows at once (two for d = 64) and each thread keeps its
+/// columns' parameter-gradient sums in registers. The one-warp-per-row kernel leaves most lanes
+/// waiting on one row's loads and reductions at a time. Same slab contract: partial[slab] (2d:
+/// dgamma then dbeta), rows of a slab in a fixed order. Rows and pointers: 16-byte aligned.
+/// Shared memory: kNormWarps * 32 * 8 floats.
+template <int Lanes>
+__global__ void norm_backward_rows4(MatRef<float> x, const float* gamma, MatRef<float> stats,
+                                    MatRef<float> dy, float dx_beta, MatRef<float> dx,
+                                    std::size_t rows_per_slab, float* partial,
+                                    MatRef<float> gate, float gate_scale)
+{
+    static_assert(Lanes >= 1 && Lanes <= 32 && (Lanes & (Lanes - 1)) == 0);
+    constexpr int kRowsPerWarp = 32 / Lanes, kD = 4 * Lanes;
+    __shared__ float sums[kNormWarps * 32][8];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int sub = lane / Lanes, c = (lane % Lanes) * 4;
+    const Float4s g4 = load4(gamma + c);
+    const float* gm = g4.v;
+    float pg[4] = {0, 0, 0, 0}, pb[4] = {0, 0, 0, 0};
+    const std::size_t r0 = blockIdx.x * rows_per_slab;
+    const std::size_t r1 = min(std::size_t(x.rows), r0 + rows_per_slab);
+    for (std::size_t base = r0 + std::size_t(warp) * kRowsPerWarp; base < r1;
+         base += std::size_t(kNormWarps) * kRowsPerWarp) {
+        const std::size_t r = base + sub;
+        const bool valid = r < r1;
+        Float4s xv{}, g{}, d{};
+        float mean = 0, rstd = 0;
+        if (valid) {
+            xv = load4(x.row(r) + c);
+            g = load4(dy.row(r) + c);
+            mean = stats(r, 0);
+            rstd = stats(r, 1);
+            if (gate.p) {
+                const Float4s y = load4(gate.row(r) + c);
+                for (int j = 0; j < 4; ++j)
+                    g.v[j] = y.v[j] > 0.f ? g.v[j] * gate_scale : 0.f;
+            }
+            if (dx_beta != 0.f) d = load4(dx.row(r) + c);
+        }
+        float xhat[4], sum_g = 0, sum_gx = 0;
+        for (int j = 0; j < 4; ++j) {
+            xhat[j] = (xv.v[j] - mean) * rstd;
+            const float gg = g.v[j] * gm[j];
+            sum_g += gg;
+            sum_gx += gg * xhat[j];
+            pg[j] += g.v[j] * xhat[j];
+            pb[j] += g.v[j];
+        }
+        sum_g = group_sum<Lanes>(sum_g);
+        sum_gx = group_sum<Lanes>(sum_gx);
+        if (!valid) continue;
+        const float mg = sum_g / float(kD), mgx = sum_gx / float(kD);
+        Float4s out;
+        for (int j = 0; j < 4; ++j) {
+            const float v = rstd * (g.v[j] * gm[j] - mg - xhat[j] * mgx);
+            out.v[j] = dx_beta == 0.f ? v : dx_beta * d.v[j] + v;
+        }
+        store4(dx.row(r) + c, out);
+    }
+    // The block's sum in a fixed order: thread (warp, lane) holds columns c..c+3 of its rows.
+    for (int j = 0; j < 4; ++j) {
+        sums[threadIdx.x][j] = pg[j];
+        sums[threadIdx.x][4 + j] = pb[j];
+    }
+    __syncthreads();
+    float* out = partial + std::size_t(blockIdx.x) * 2 * kD;
+    for (int q = threadIdx.x; q < 2 * kD; q += blockDim.x) {
+        const int col = q % kD, which = q / kD, holder = col / 4;
+        float t = 0;
+        for (int w = 0; w < kNormWarps; ++w)
+            for (int s = 0; s < kRowsPerWarp; ++s)
+                t += sums[w * 32 + s * Lanes + holder][which * 4 + col % 4];
+        out[q] = t;
+    }
+}
+
+inline constexpr int kColumnSumRows = 8; ///< thread rows splitting a slab in column_sum_slabs
+
+/// partial[slab][c] = sum of x's rows of the slab: kColumnSumRows thread rows each sum every
+/// kColumnSumRows-th row in row order, then one adds their sums in order (fixed order).
+/// Block: 32 x kColumnSumRows threads over 32 columns.
 template <class T>
 __global__ void column_sum_slabs(MatRef<T> x, std::size_t rows_per_slab, T* partial)
 {
+    __shared__ T sums[kColumnSumRows][32];
     const std::size_t r0 = blockIdx.y * rows_per_slab;
     const std::size_t r1 = min(std::size_t(x.rows), r0 + rows_per_slab);
-    for (std::uint32_t c = blockIdx.x * blockDim.x + threadIdx.x; c < x.cols;
-         c += gridDim.x * blockDim.x) {
-        T s = T(0);
-        for (std::size_t r = r0; r < r1; ++r) s += x(r, c);
-        partial[std::size_t(blockIdx.y) * x.cols + c] = s;
+    const std::uint32_t c = blockIdx.x * 32 + threadIdx.x;
+    T s = T(0);
+    if (c < x.cols)
+        for (std::size_t r = r0 + threadIdx.y; r < r1; r += kColumnSumRows) s += x(r, c);
+    sums[threadIdx.y][threadIdx.x] = s;
+    __syncthreads();
+    if (threadIdx.y == 0 && c < x.cols) {
+        T t = T(0);
+        for (int q = 0; q < kColumnSumRows; ++q) t += sums[q][threadIdx.x];
+        partial[std::size_t(blockIdx.y) * x.cols + c] = t;
     }
 }
 

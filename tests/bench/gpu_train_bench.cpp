@@ -272,6 +272,18 @@ void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>&
     add("relu + layernorm backward N x 64 (fused)", 4 * n * d * 4 + 8 * n, 0, [&] {
         be->relu_layernorm_backward(x64, gamma, stats, y64, 1.0, agg, 0.0, dx, gb, gb);
     });
+    {
+        // The one-warp-per-row kernels, side by side: rows of ld 65 are not 16-byte aligned,
+        // so the four-column kernels do not take them.
+        const DeviceMatrix wide = random_matrix(N, d + 1), wide_y = random_matrix(N, d + 1);
+        const DeviceMatrix wide_dx = random_matrix(N, d + 1), wide_g = random_matrix(N, d + 1);
+        const DeviceMatrix ux = wide.columns(1, d), uy = wide_y.columns(1, d);
+        const DeviceMatrix udx = wide_dx.columns(1, d), ug = wide_g.columns(1, d);
+        add("layernorm + relu forward N x 64 (one warp per row)", 4 * n * d * 2 + 8 * n, 0,
+            [&] { be->layernorm_relu_forward(ux, gamma, beta, {}, uy, stats); });
+        add("relu + layernorm backward N x 64 (one warp per row)", 4 * n * d * 4 + 8 * n, 0,
+            [&] { be->relu_layernorm_backward(ux, gamma, stats, uy, 1.0, ug, 0.0, udx, gb, gb); });
+    }
     add("relu forward N x 128", 4 * n * D * 2, 0,
         [&] { be->relu_forward(x128, {}, y128); });
     add("conv forward dense d 64 (+root, residual)", csr + 4 * n * d * 4, 2 * e * d + 4 * n * d * d,
@@ -284,6 +296,18 @@ void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>&
     add("conv backward compressed d 64 k 16", csr + 4 * n * d * 2 + 5 * n * k + 4 * n * k,
         2 * e * k + 4 * n * d * d + 4 * n * k * d,
         [&] { be->sage_conv_backward(cw, cg, z, agg, y64, dv); });
+    {
+        // The layout training uses: [S z | z] in the same rows, so that one GEMM takes the
+        // neighbour and root terms (and one slab GEMM both weight gradients).
+        const DeviceMatrix joined = random_matrix(N, 2 * d);
+        const DeviceMatrix jz = joined.columns(d, d), jagg = joined.columns(0, d);
+        add("conv forward dense d 64, [S z | z] joined", csr + 4 * n * d * 4,
+            2 * e * d + 4 * n * d * d,
+            [&] { be->sage_conv_forward(cw, jz, {res, 1.0, 0x1p-16}, y64, jagg); });
+        add("conv backward dense d 64, [S z | z] joined", csr + 4 * n * d * 4,
+            2 * e * d + 8 * n * d * d,
+            [&] { be->sage_conv_backward(cw, cg, jz, jagg, y64, 0.0, dx); });
+    }
     add("gemm N x 64 x 64", 4 * n * d * 2, 2 * n * d * d,
         [&] { be->gemm(nn::Transpose::No, nn::Transpose::No, 1.0, x64, w, 0.0, y64); });
     add("gemm 64 x 64 over N rows (weight gradient)", 4 * n * d * 2, 2 * n * d * d,

@@ -127,9 +127,11 @@ TEST_F(CudaOps, SpmmEveryOperatorWidthAndTranspose)
 
 TEST_F(CudaOps, LayernormForwardAndBackward)
 {
+    // Widths 16, 64, 128: four columns per thread, 8, 2 and 1 rows per warp, 2999 rows leave
+    // a last slab that ends inside a warp's rows; 200: one warp per row.
     for (std::uint32_t d : {16u, 64u, 128u, 200u}) {
         ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
-        const std::uint32_t n = 3000;
+        const std::uint32_t n = 2999;
         const Twin x = matrix(n, d, 2.0), gamma = matrix(1, d), beta = matrix(1, d);
         const Twin y = poisoned(n, d), stats = poisoned(n, 2);
         gpu_->layernorm_forward(x.gpu, gamma.gpu, beta.gpu, y.gpu, stats.gpu);
@@ -399,38 +401,47 @@ TEST_F(CudaConv, DenseForwardWithResidualGridAndBackward)
     const std::uint32_t n = 3000;
     const GraphInput g = random_dag(n, fresh_seed() + 1);
     for (bool directed : {false, true})
-        for (std::uint32_t d : {32u, 64u, 128u}) {
-            ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
-            const AggregationOperators og = upload_aggregation(*gpu_, g, Normalisation::Mean,
-                                                               directed);
-            const AggregationOperators oc = upload_aggregation(*cpu_, g, Normalisation::Mean,
-                                                               directed);
-            const ConvTwin w = weights(og, oc, d, d, true);
-            const Twin z = matrix(n, d), residual = matrix(n, d);
-            const Twin y = poisoned(n, d), agg = poisoned(n, oc.terms * d);
-            const std::string name = std::string(directed ? "directed" : "union") + " d" +
-                                     std::to_string(d);
-            gpu_->sage_conv_forward(w.gpu, z.gpu, {residual.gpu, 1.0, 0.0}, y.gpu, agg.gpu);
-            cpu_->sage_conv_forward(w.cpu, z.cpu, {residual.cpu, 1.0, 0.0}, y.cpu, agg.cpu);
-            expect_close(y, 1e-5, "conv forward " + name);
-            expect_close(agg, 1e-5, "conv aggregated " + name);
-            const ConvTwin grads = gradients(w);
-            const Twin dy = matrix(n, d), dz = matrix(n, d);
-            gpu_->sage_conv_backward(w.gpu, grads.gpu, z.gpu, agg.gpu, dy.gpu, 0.5, dz.gpu);
-            cpu_->sage_conv_backward(w.cpu, grads.cpu, z.cpu, agg.cpu, dy.cpu, 0.5, dz.cpu);
-            expect_close(dz, 1e-5, "conv backward dz " + name);
-            expect_gradients(grads, "conv backward " + name);
+        for (std::uint32_t d : {32u, 64u, 128u})
+            for (bool joined : {false, true}) {
+                ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
+                const AggregationOperators og = upload_aggregation(*gpu_, g, Normalisation::Mean,
+                                                                   directed);
+                const AggregationOperators oc = upload_aggregation(*cpu_, g, Normalisation::Mean,
+                                                                   directed);
+                const ConvTwin w = weights(og, oc, d, d, true);
+                // Joined: [aggregated | z] in the same rows, as GroupFunction lays them out, with
+                // the weights stored one after another: one GEMM over every term and the root.
+                const Twin in = poisoned(n, (oc.terms + 1) * d);
+                const Twin z = joined ? in.columns(oc.terms * d, d) : matrix(n, d);
+                if (joined) write(z, random(std::size_t(n) * d));
+                const Twin residual = matrix(n, d), y = poisoned(n, d);
+                const Twin agg = joined ? in.columns(0, oc.terms * d) : poisoned(n, oc.terms * d);
+                ASSERT_EQ(joined_conv_input(agg.gpu, z.gpu).empty(), !joined);
+                ASSERT_FALSE(stacked_conv_weights(w.gpu).empty());
+                const std::string name = std::string(directed ? "directed" : "union") + " d" +
+                                         std::to_string(d) + (joined ? " joined" : "");
+                gpu_->sage_conv_forward(w.gpu, z.gpu, {residual.gpu, 1.0, 0.0}, y.gpu, agg.gpu);
+                cpu_->sage_conv_forward(w.cpu, z.cpu, {residual.cpu, 1.0, 0.0}, y.cpu, agg.cpu);
+                expect_close(y, 1e-5, "conv forward " + name);
+                expect_close(agg, 1e-5, "conv aggregated " + name);
+                const ConvTwin grads = gradients(w);
+                ASSERT_FALSE(stacked_conv_weights(grads.gpu).empty());
+                const Twin dy = matrix(n, d), dz = matrix(n, d);
+                gpu_->sage_conv_backward(w.gpu, grads.gpu, z.gpu, agg.gpu, dy.gpu, 0.5, dz.gpu);
+                cpu_->sage_conv_backward(w.cpu, grads.cpu, z.cpu, agg.cpu, dy.cpu, 0.5, dz.cpu);
+                expect_close(dz, 1e-5, "conv backward dz " + name);
+                expect_gradients(grads, "conv backward " + name);
 
-            // On the grid, sign -1 in place undoes sign +1 bit for bit.
-            const Twin x = matrix(n, d, 4.0);
-            gpu_->round_to_grid(x.gpu, 0x1p-16);
-            const Twin x0 = alloc(n, d);
-            gpu_->axpby(1.0, x.gpu, 0.0, x0.gpu);
-            gpu_->sage_conv_forward(w.gpu, z.gpu, {x.gpu, 1.0, 0x1p-16}, x.gpu, agg.gpu);
-            EXPECT_GT(gpu_->max_abs_difference(x.gpu, x0.gpu), 0.0);
-            gpu_->sage_conv_forward(w.gpu, z.gpu, {x.gpu, -1.0, 0x1p-16}, x.gpu, agg.gpu);
-            EXPECT_EQ(gpu_->max_abs_difference(x.gpu, x0.gpu), 0.0) << name;
-        }
+                // On the grid, sign -1 in place undoes sign +1 bit for bit.
+                const Twin x = matrix(n, d, 4.0);
+                gpu_->round_to_grid(x.gpu, 0x1p-16);
+                const Twin x0 = alloc(n, d);
+                gpu_->axpby(1.0, x.gpu, 0.0, x0.gpu);
+                gpu_->sage_conv_forward(w.gpu, z.gpu, {x.gpu, 1.0, 0x1p-16}, x.gpu, agg.gpu);
+                EXPECT_GT(gpu_->max_abs_difference(x.gpu, x0.gpu), 0.0);
+                gpu_->sage_conv_forward(w.gpu, z.gpu, {x.gpu, -1.0, 0x1p-16}, x.gpu, agg.gpu);
+                EXPECT_EQ(gpu_->max_abs_difference(x.gpu, x0.gpu), 0.0) << name;
+            }
 }
 
 TEST_F(CudaConv, CompressedForwardAndBackward)
