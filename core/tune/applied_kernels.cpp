@@ -124,8 +124,9 @@ std::string backend_support(std::string_view operation)
         return "the backend fuses the ReLU with the dropout mask and the group top-k with the "
                "LayerNorm; the DSL kernel is the unfused stand-in";
     if (operation == "gemm")
-        return "the backend's linear map sums the neighbour and root GEMMs (cuBLAS) before one "
-               "epilogue with the rounded residual; the DSL GEMM has one operand pair";
+        return "the backend's linear map is one cuBLAS GEMM over [S z | z] and [W; W_root] "
+               "followed by an epilogue with the rounded residual, which the DSL GEMM does not "
+               "have";
     if (operation == "loss")
         return "the backend fuses the per-node loss terms with their mean";
     return "no engine operation '" + std::string(operation) + "'";
