@@ -34,6 +34,11 @@ __device__ inline unsigned group_mask(int tpr)
     return ((1u << tpr) - 1u) << (lane & ~unsigned(tpr - 1));
 }
 
+/// Neighbours taken kEdgeBatch at a time: their targets, then their scales and rows, are
+/// loaded before any is added, so a row's loads overlap instead of waiting on one another
+/// (rows have about four neighbours in circuit graphs). The adds keep CSR order.
+inline constexpr int kEdgeBatch = 4;
+
 /// y = alpha S x + beta y (beta 0: y not read). V: elements per load; cols % V == 0.
 template <class T, int V>
 __global__ void spmm(CsrRef<T> s, T alpha, MatRef<T> x, T beta, MatRef<T> y, int tpr)
@@ -47,7 +52,19 @@ __global__ void spmm(CsrRef<T> s, T alpha, MatRef<T> x, T beta, MatRef<T> y, int
         for (std::uint32_t c0 = std::uint32_t(sub) * V; c0 < x.cols; c0 += step) {
             T acc[V] = {};
             T v[V];
-            for (std::uint64_t e = e0; e < e1; ++e) {
+            std::uint64_t e = e0;
+            for (; e + kEdgeBatch <= e1; e += kEdgeBatch) {
+                std::uint32_t j[kEdgeBatch];
+                T w[kEdgeBatch], vb[kEdgeBatch][V];
+                for (int u = 0; u < kEdgeBatch; ++u) j[u] = __ldg(s.targets + e + u);
+                for (int u = 0; u < kEdgeBatch; ++u) {
+                    w[u] = __ldg(s.cs + j[u]);
+                    load_vec<T, V>(x.row(j[u]) + c0, vb[u]);
+                }
+                for (int u = 0; u < kEdgeBatch; ++u)
+                    for (int i = 0; i < V; ++i) acc[i] += w[u] * vb[u][i];
+            }
+            for (; e < e1; ++e) {
                 const std::uint32_t j = __ldg(s.targets + e);
                 const T w = __ldg(s.cs + j);
                 load_vec<T, V>(x.row(j) + c0, v);
@@ -83,7 +100,27 @@ __global__ void aggregate_compressed(CsrRef<T> s, MatRef<T> values, const I* idx
         for (std::uint32_t c = sub; c < width; c += tpr) acc[c] = T(0);
         __syncwarp(mask);
         const std::uint64_t e0 = s.offsets[r], e1 = s.offsets[r + 1];
-        for (std::uint64_t e = e0; e <= e1; ++e) {
+        std::uint64_t e = e0;
+        if (k <= std::uint32_t(tpr)) {
+            // One kept entry per thread: batches of neighbours, loads first (kEdgeBatch).
+            const std::uint32_t q = sub;
+            const bool mine = q < k;
+            for (; e + kEdgeBatch <= e1; e += kEdgeBatch) {
+                std::uint32_t j[kEdgeBatch], c[kEdgeBatch];
+                T w[kEdgeBatch], v[kEdgeBatch];
+                for (int u = 0; u < kEdgeBatch; ++u) j[u] = __ldg(s.targets + e + u);
+                for (int u = 0; u < kEdgeBatch; ++u) {
+                    w[u] = __ldg(s.cs + j[u]);
+                    v[u] = mine ? __ldg(values.row(j[u]) + q) : T(0);
+                    c[u] = mine ? std::uint32_t(idx[std::size_t(j[u]) * k + q]) : 0;
+                }
+                for (int u = 0; u < kEdgeBatch; ++u) {
+                    if (mine) acc[c[u]] += w[u] * v[u];
+                    __syncwarp(mask);
+                }
+            }
+        }
+        for (; e <= e1; ++e) {
             std::size_t j;
             if (e < e1)
                 j = __ldg(s.targets + e);
@@ -118,7 +155,18 @@ __global__ void gather_transpose(CsrRef<T> st, MatRef<T> g, const I* idx, MatRef
         for (std::uint32_t q = sub; q < k; q += tpr) {
             const std::uint32_t c = idx[r * k + q];
             T acc = T(0);
-            for (std::uint64_t e = e0; e < e1; ++e) {
+            std::uint64_t e = e0;
+            for (; e + kEdgeBatch <= e1; e += kEdgeBatch) {
+                std::uint32_t j[kEdgeBatch];
+                T w[kEdgeBatch], v[kEdgeBatch];
+                for (int u = 0; u < kEdgeBatch; ++u) j[u] = __ldg(st.targets + e + u);
+                for (int u = 0; u < kEdgeBatch; ++u) {
+                    w[u] = __ldg(st.cs + j[u]);
+                    v[u] = __ldg(g.row(j[u]) + c);
+                }
+                for (int u = 0; u < kEdgeBatch; ++u) acc += w[u] * v[u];
+            }
+            for (; e < e1; ++e) {
                 const std::uint32_t j = __ldg(st.targets + e);
                 acc += __ldg(st.cs + j) * __ldg(g.row(j) + c);
             }
@@ -159,9 +207,22 @@ __global__ void conv_epilogue(MatRef<T> f, std::size_t r0, const T* bias, MatRef
         const std::uint32_t c = i % f.cols;
         T v = f(fr, c);
         if (values.p) {
+            // Four kept entries at a time: values, indices, then their weights, loaded before
+            // the adds (which keep the column order).
             const I* ir = idx + r * k;
             const T* vr = values.row(r);
-            for (std::uint32_t q = 0; q < k; ++q) v += vr[q] * wroot(ir[q], c);
+            std::uint32_t q = 0;
+            for (; q + 4 <= k; q += 4) {
+                T a[4], w[4];
+                std::uint32_t col[4];
+                for (int u = 0; u < 4; ++u) {
+                    a[u] = vr[q + u];
+                    col[u] = ir[q + u];
+                }
+                for (int u = 0; u < 4; ++u) w[u] = wroot(col[u], c);
+                for (int u = 0; u < 4; ++u) v += a[u] * w[u];
+            }
+            for (; q < k; ++q) v += vr[q] * wroot(ir[q], c);
         }
         v += bias[c];
         if (quantum > T(0)) v = round_even(v * inverse) * quantum;
