@@ -47,6 +47,16 @@ private slots:
                  QStringLiteral("gsr train /t/a.v --test /t/b.bench /t/c.bench --db /p.gsr "
                                 "--target toggle --model res --layers 8 --hidden 32 --epochs 7 "
                                 "--lr 0.001 --batch 256 --seed 9 --patience 10 --device auto"));
+        s.config.model.kind = gsr::nn::ModelKind::Gsr;
+        s.config.model.groups = 2;
+        s.config.model.topk = 4;
+        s.config.warmup_steps = 20;
+        s.config.model.offload_optimizer = true;
+        QCOMPARE(train_command(s, QStringLiteral("/p.gsr")),
+                 QStringLiteral("gsr train /t/a.v --test /t/b.bench /t/c.bench --db /p.gsr "
+                                "--target toggle --model gsr --layers 8 --hidden 32 --groups 2 "
+                                "--topk 4 --epochs 7 --lr 0.001 --batch 256 --seed 9 "
+                                "--patience 10 --warmup 20 --offload-optimizer --device auto"));
         QCOMPARE(resume_command(QStringLiteral("/p.gsr"), 4, 20),
                  QStringLiteral("gsr train --db /p.gsr --resume 4 --epochs 20 --device auto"));
     }

@@ -17,6 +17,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QChart>
+#include <QCheckBox>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -26,6 +27,7 @@
 #include <QPushButton>
 #include <QScatterSeries>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -248,6 +250,40 @@ private slots:
         QVERIFY(w->panels()->console()->commands().last().contains(
             QStringLiteral("--db PROJECT.gsr")));
         QVERIFY(t->statusText().contains(QStringLiteral("Not saved")));
+    }
+
+    void warmupAndOffloadReachTheRunAndItsCommand()
+    {
+        auto w = ready_window(QString(), 0, 3);
+        QVERIFY(w);
+        TrainingPanel* t = w->panels()->training();
+        auto* warmup = t->findChild<QSpinBox*>(QStringLiteral("warmupBox"));
+        auto* offload = t->findChild<QCheckBox*>(QStringLiteral("offloadBox"));
+        QVERIFY(warmup && offload);
+        QCOMPARE(t->settings().config.warmup_steps, 0u);
+        QVERIFY(!t->settings().config.model.offload_optimizer);
+        warmup->setValue(7);
+        QTest::mouseClick(offload, Qt::LeftButton);
+        QCOMPARE(t->settings().config.warmup_steps, 7u);
+        QVERIFY(t->settings().config.model.offload_optimizer);
+
+        QSignalSpy finished(t, &TrainingPanel::trainingFinished);
+        t->train();
+        QVERIFY(finished.wait(kWaitMs));
+        QCOMPARE(t->lastOutcome()->status, QStringLiteral("finished"));
+        QCOMPARE(t->lastOutcome()->epochs_done, 3u);
+        const QString line = w->panels()->console()->commands().last();
+        QVERIFY2(line.contains(QStringLiteral(" --warmup 7 --offload-optimizer --device auto")),
+                 qPrintable(line));
+        // The offloaded optimizer state is host memory, outside the arena's peak.
+        QVERIFY(t->lastOutcome()->memory.host_bytes > 0);
+
+        gsr::views::TrainingSettings s = t->settings();
+        s.config.warmup_steps = 0;
+        s.config.model.offload_optimizer = false;
+        t->setSettings(s);
+        QCOMPARE(warmup->value(), 0);
+        QVERIFY(!offload->isChecked());
     }
 
     void trainIsOffWithoutATestCircuitAndSaysWhy()

@@ -98,8 +98,10 @@ QString train_command(const TrainingSettings& s, const QString& project)
     w << QStringLiteral("--epochs") << number(s.config.epochs) << QStringLiteral("--lr")
       << shortest_number(s.config.adam.learning_rate) << QStringLiteral("--batch")
       << number(s.config.batch_size) << QStringLiteral("--seed") << number(s.config.seed)
-      << QStringLiteral("--patience") << number(s.config.patience) << QStringLiteral("--device")
-      << QStringLiteral("auto");
+      << QStringLiteral("--patience") << number(s.config.patience);
+    if (s.config.warmup_steps > 0) w << QStringLiteral("--warmup") << number(s.config.warmup_steps);
+    if (m.offload_optimizer) w << QStringLiteral("--offload-optimizer");
+    w << QStringLiteral("--device") << QStringLiteral("auto");
     return gsr_command(w);
 }
 
@@ -123,6 +125,7 @@ QString memory_command(const nn::ModelConfig& m, const nn::GraphShape& shape)
     if (m.kind == nn::ModelKind::Gsr) w << QStringLiteral("--topk") << number(m.topk);
     w << QStringLiteral("--nodes") << number(shape.nodes) << QStringLiteral("--edges")
       << number(shape.edges) << QStringLiteral("--features") << number(shape.features);
+    if (m.offload_optimizer) w << QStringLiteral("--offload-optimizer");
     return gsr_command(w);
 }
 

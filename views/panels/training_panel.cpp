@@ -8,6 +8,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
@@ -140,6 +141,19 @@ void TrainingPanel::buildForm()
     patience_ = spin("patienceBox", 0, 1 << 24,
                      tr("Stop after this many epochs without a better validation loss (0: never)"));
     patience_->setValue(10);
+    warmup_ = spin("warmupBox", 0, 1 << 24,
+                   tr("Optimiser steps over which the learning rate rises linearly to its value "
+                      "(0: the full rate from the first step; helps deep gsr models start)"));
+    offload_ = new QCheckBox(tr("offload optimizer"), this);
+    offload_->setObjectName(QStringLiteral("offloadBox"));
+    offload_->setToolTip(tr("Keep gradients and Adam moments in pinned host memory: the GPU "
+                            "holds 4 instead of 16 bytes per parameter, so memory stays flat "
+                            "with depth; steps are a little slower"));
+    connect(offload_, &QCheckBox::toggled, this, [this] {
+        if (applying_preset_) return;
+        Q_EMIT settingsChanged(settings());
+        updateState();
+    });
 
     test_list_ = new QListWidget(this);
     test_list_->setObjectName(QStringLiteral("testCircuitList"));
@@ -249,6 +263,11 @@ void TrainingPanel::buildCharts()
     seeds->addWidget(new QLabel(tr("patience"), this));
     seeds->addWidget(patience_);
     form->addRow(tr("Seed"), seeds);
+    auto* optimiser = new QHBoxLayout;
+    optimiser->addWidget(new QLabel(tr("warm-up steps"), this));
+    optimiser->addWidget(warmup_);
+    optimiser->addWidget(offload_);
+    form->addRow(tr("Optimizer"), optimiser);
     auto* tests = new QVBoxLayout;
     tests->addWidget(test_list_);
     auto* test_buttons = new QHBoxLayout;
@@ -328,6 +347,8 @@ TrainingSettings TrainingPanel::settings() const
         batching_->currentIndex() == 0 ? 0 : static_cast<std::size_t>(batch_size_->value());
     s.config.seed = static_cast<std::uint64_t>(seed_->value());
     s.config.patience = static_cast<std::uint32_t>(patience_->value());
+    s.config.warmup_steps = static_cast<std::uint32_t>(warmup_->value());
+    m.offload_optimizer = offload_->isChecked();
     s.normalize();
     return s;
 }
@@ -348,6 +369,8 @@ void TrainingPanel::setSettings(const TrainingSettings& s)
     learning_rate_->setValue(s.config.adam.learning_rate);
     seed_->setValue(static_cast<int>(s.config.seed));
     patience_->setValue(static_cast<int>(s.config.patience));
+    warmup_->setValue(static_cast<int>(s.config.warmup_steps));
+    offload_->setChecked(m.offload_optimizer);
     applying_preset_ = false;
     setTestCircuits(s.test);
     onModelChanged();
@@ -589,8 +612,8 @@ void TrainingPanel::updateState()
     batch_size_->setEnabled(batching_->currentIndex() == 1);
     for (QWidget* w : std::initializer_list<QWidget*>{preset_, model_, layers_, hidden_, target_,
                                                       batching_, epochs_box_, learning_rate_,
-                                                      seed_, patience_, test_list_, add_test_,
-                                                      remove_test_})
+                                                      seed_, patience_, warmup_, offload_,
+                                                      test_list_, add_test_, remove_test_})
         w->setEnabled(!busy);
     const auto kind = nn::parse_model_kind(model_->currentData().toString().toStdString());
     groups_->setEnabled(!busy && (kind == nn::ModelKind::Rev || kind == nn::ModelKind::Gsr));

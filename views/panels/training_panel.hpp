@@ -14,6 +14,7 @@
 
 class QChart;
 class QChartView;
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -116,6 +117,8 @@ private:
     QDoubleSpinBox* learning_rate_ = nullptr;
     QSpinBox* seed_ = nullptr;
     QSpinBox* patience_ = nullptr;
+    QSpinBox* warmup_ = nullptr;
+    QCheckBox* offload_ = nullptr;
     QListWidget* test_list_ = nullptr;
     QPushButton* add_test_ = nullptr;
     QPushButton* remove_test_ = nullptr;
