@@ -5,6 +5,7 @@
 #include "util/diagnostics.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -13,6 +14,13 @@
 
 namespace gsr::community {
 namespace {
+
+/// Whether an accumulator is still +0.0 (accumulators only ever hold sums of positive weights,
+/// or 0): one integer compare, where a floating compare takes several instructions.
+inline bool is_zero(double x)
+{
+    return std::bit_cast<std::uint64_t>(x) == 0;
+}
 
 /// Thrown inside detection when the cancel flag is seen; never leaves this file.
 struct Cancelled {};
@@ -38,9 +46,13 @@ constexpr std::size_t kSmallDegree = 24;    ///< rows up to this long accumulate
 /// Up to this many nodes the n-long accumulators stay in cache: rows are merged through them
 /// (no searching, no mispredicted branches) rather than by a linear search on the stack.
 constexpr std::size_t kCachedNodes = std::size_t{1} << 15;
-/// Graphs up to this many nodes move their nodes one by one: their batches would be one or two
-/// unequal chunks, and the batch machinery costs more than the second thread saves.
-constexpr std::size_t kSequentialNodes = kCachedNodes;
+/// Leiden levels up to this many nodes move their nodes one by one (in two parts at once, see
+/// move_in_order) rather than in batches: on the public circuits, up to hyp's 214,591 nodes,
+/// the batch machinery (overlay, re-checks, a separate apply) cost more than it saved, on one
+/// thread and on two (session 6: hyp 1.11x faster on 1 and 2 threads with every level here).
+constexpr std::size_t kSequentialNodes = std::size_t{1} << 18;
+/// Levels from this many nodes on move in two parts at once (see move_in_order).
+constexpr std::size_t kPartNodes = 4096;
 /// Refinement and aggregation of levels below this many nodes run on the calling thread: their
 /// work (well under a millisecond) is less than waking the other threads costs.
 constexpr std::size_t kInlineNodes = 2048;
@@ -52,7 +64,6 @@ constexpr double kLouvainMinGainShare = 0.01; ///< a sweep gaining less than thi
 /// `acc` is all zeros between uses.
 struct alignas(64) WorkerScratch {
     std::vector<double> acc;
-    std::vector<std::uint32_t> touched;
     // The n-long arrays below are left uninitialised (unique_ptr<T[]>), sparing a clear of
     // megabytes per run: `slots` is written before it is read, moved_to and the deltas are
     // read only where the bit sets say that the current chunk wrote them.
@@ -67,9 +78,11 @@ struct alignas(64) WorkerScratch {
     std::vector<std::uint64_t> delta_bits;
     std::vector<NodeId> moved_nodes;
     std::vector<std::uint32_t> delta_communities;
+    // The refinement's candidates (n long: a row's length at most).
     std::vector<std::uint32_t> candidates;
     std::vector<double> gains; ///< of the candidates, then their weights
     std::vector<NodeId> order;
+    std::size_t capacity = 0; ///< nodes that the n-long arrays have room for
 };
 
 /// The first n elements of a buffer kept from call to call (grown, never shrunk): the levels
@@ -82,11 +95,70 @@ std::span<T> first_n(std::vector<T>& buffer, std::size_t n)
     return {buffer.data(), n};
 }
 
+/// The memory of one detection, kept by the calling thread for its next call on a graph of up
+/// to kKeepNodes nodes (see detect_communities): fresh memory costs a page fault per 4 KiB and
+/// the kernel's clearing, about a tenth of a run on circuits of 10,000 nodes. Every vector is
+/// resized (within its capacity) before use; `acc` and the bit sets of each scratch stay all
+/// zeros between uses.
+struct Workspace {
+    /// The worker threads, kept too: starting a thread per call costs tens of microseconds,
+    /// and the first job waits for it. Idle workers sleep (after a short spin).
+    WorkerPool& pool_for(unsigned threads)
+    {
+        if (threads == 0) threads = default_thread_count();
+        if (!pool || pool->size() != threads) {
+            pool.reset(); // its threads end before the new ones start
+            pool = std::make_unique<WorkerPool>(threads);
+        }
+        return *pool;
+    }
+
+    std::unique_ptr<WorkerPool> pool;
+    std::vector<WorkerScratch> scratch;
+    std::vector<double> strength0;
+    // Local moving.
+    std::vector<double> tot;
+    std::vector<std::uint32_t> size;
+    std::vector<std::uint64_t> changed; ///< batch stamps: never cleared, stamps only grow
+    std::uint64_t stamp = 0;
+    std::vector<NodeId> order;
+    std::vector<std::uint8_t> queued, side;
+    std::vector<std::uint32_t> empty;
+    std::vector<NodeId> part_ring[2];
+    std::vector<std::uint32_t> part_empty[2];
+    std::vector<std::uint32_t> decision;
+    std::vector<double> gain;
+    std::vector<NodeId> batch_nodes, moved;
+    // Refinement and aggregation.
+    std::vector<std::uint64_t> start, bound, fill;
+    std::vector<NodeId> nodes;
+    std::vector<std::uint32_t> position, root, rsize;
+    std::vector<std::uint64_t> in_first;  ///< refinement: where a position's row starts
+    std::vector<std::uint32_t> in_count;  ///< ... and how many neighbours share its community
+    std::vector<std::uint32_t> in_target; ///< those neighbours' positions (rows of g's layout)
+    std::vector<double> in_weight;
+    std::vector<double> inside, outside, rtot;
+    std::vector<NodeId> wide_targets;
+    std::vector<double> wide_weights;
+    // The levels of a pass: two of each, current and next, swapped from level to level.
+    WeightedGraph graphs[2];
+    std::vector<double> k, next_k, self_weight;
+    std::vector<std::uint32_t> member, next_member, refined, node_to_agg, map;
+};
+
+/// Workspaces are kept for graphs up to this many nodes. A kept workspace holds about 0.5 KB
+/// per node of the largest graph since (hyp: about 100 MB); release_detection_memory() frees
+/// it. Beyond this size the batched moving runs, and fresh memory matters less.
+constexpr std::size_t kKeepNodes = kSequentialNodes;
+
+/// The calling thread's workspace from its last complete run.
+thread_local std::unique_ptr<Workspace> kept_workspace;
+
 /// Renumbers ids by first appearance; returns how many there are. Every id is below
 /// ids.size() here (communities and refined communities are named by nodes).
-std::uint32_t compact(std::vector<std::uint32_t>& ids)
+std::uint32_t compact(std::vector<std::uint32_t>& ids, std::vector<std::uint32_t>& map)
 {
-    std::vector<std::uint32_t> map(ids.size(), kToEmpty);
+    map.assign(ids.size(), kToEmpty);
     std::uint32_t next = 0;
     for (std::uint32_t& c : ids) {
         if (map[c] == kToEmpty) map[c] = next++;
@@ -95,22 +167,30 @@ std::uint32_t compact(std::vector<std::uint32_t>& ids)
     return next;
 }
 
-/// A random order of [0, n) that keeps some locality: blocks of consecutive ids in random
-/// order, each block shuffled. Nodes near in id tend to share neighbours, and so cache lines.
-void local_shuffle(std::size_t n, SeededRandom& rng, std::vector<NodeId>& order)
+/// A random order of [first, first + n) that keeps some locality: blocks of consecutive ids in
+/// random order, each block shuffled. Nodes near in id tend to share neighbours, and so cache
+/// lines. Up to one block long, it is a plain shuffle.
+void local_shuffle(std::uint32_t first, std::size_t n, SeededRandom& rng,
+                   std::vector<NodeId>& order)
 {
     constexpr std::size_t kBlock = 256;
     const std::size_t blocks = (n + kBlock - 1) / kBlock;
-    std::vector<std::uint32_t> block_order(blocks);
-    std::iota(block_order.begin(), block_order.end(), 0u);
-    rng.shuffle(std::span<std::uint32_t>(block_order));
     order.clear();
     order.reserve(n);
+    std::uint32_t block_order_stack[64];
+    std::vector<std::uint32_t> block_order_heap;
+    std::span<std::uint32_t> block_order(block_order_stack, std::min<std::size_t>(blocks, 64));
+    if (blocks > 64) {
+        block_order_heap.resize(blocks);
+        block_order = block_order_heap;
+    }
+    std::iota(block_order.begin(), block_order.end(), 0u);
+    rng.shuffle(block_order);
     for (std::uint32_t b : block_order) {
-        const std::size_t first = order.size();
-        for (std::size_t v = b * kBlock; v < std::min(n, (b + 1) * kBlock); ++v)
-            order.push_back(static_cast<NodeId>(v));
-        rng.shuffle(std::span<NodeId>(order.data() + first, order.size() - first));
+        const std::size_t begin = order.size();
+        for (std::size_t i = b * kBlock; i < std::min(n, (b + 1) * kBlock); ++i)
+            order.push_back(static_cast<NodeId>(first + i));
+        rng.shuffle(std::span<NodeId>(order.data() + begin, order.size() - begin));
     }
 }
 
@@ -159,7 +239,7 @@ std::uint32_t best_community(const WeightedGraph& g, NodeId v, std::uint32_t fro
             const std::uint32_t c = community_of(u);
             if (u == v || c == kToEmpty) continue;
             touched[touched_count] = c;
-            touched_count += acc[c] == 0;
+            touched_count += is_zero(acc[c]);
             acc[c] += weights[e];
         }
         w_from = acc[from];
@@ -196,8 +276,8 @@ std::uint32_t best_community(const WeightedGraph& g, NodeId v, std::uint32_t fro
 
 class Detector {
 public:
-    Detector(const WeightedGraph& g, const CommunityOptions& options)
-        : g0_(g), options_(options), pool_(options.threads)
+    Detector(const WeightedGraph& g, const CommunityOptions& options, Workspace& workspace)
+        : g0_(g), options_(options), pool_(workspace.pool_for(options.threads)), ws_(workspace)
     {
     }
 
@@ -217,40 +297,47 @@ private:
         if (options_.cancel && options_.cancel->load(std::memory_order_relaxed)) throw Cancelled{};
     }
 
-    Pass one_pass(const WeightedGraph& base, const std::vector<double>& base_strength,
-                  std::vector<std::uint32_t> start, std::uint64_t seed, bool keep_levels);
+    Pass one_pass(const std::vector<std::uint32_t>& start, std::uint64_t seed,
+                  bool keep_levels);
     void move_nodes(const WeightedGraph& g, const std::vector<double>& k,
                     std::vector<std::uint32_t>& member, std::uint64_t seed, bool queue_mode);
     void move_in_order(const WeightedGraph& g, const std::vector<double>& k,
                        std::vector<std::uint32_t>& member);
-    std::vector<std::uint32_t> refine(const WeightedGraph& g, const std::vector<double>& k,
-                                      const std::vector<std::uint32_t>& member,
-                                      std::uint32_t communities, std::uint64_t seed);
-    WeightedGraph aggregate(const WeightedGraph& g, const std::vector<std::uint32_t>& agg_of,
-                            std::uint32_t aggregate_count, std::vector<double>& self_weight);
+    template <class MayJoin>
+    std::size_t run_queue(const WeightedGraph& g, const std::vector<double>& k,
+                          std::uint32_t* community, std::span<NodeId> ring, std::size_t count,
+                          std::uint8_t* queued, std::vector<std::uint32_t>& empty,
+                          WorkerScratch& s, MayJoin may_join);
+    /// The refined partition, into ws_.refined.
+    void refine(const WeightedGraph& g, const std::vector<double>& k,
+                const std::vector<std::uint32_t>& member, std::uint32_t communities,
+                std::uint64_t seed);
+    void aggregate(const WeightedGraph& g, const std::vector<std::uint32_t>& agg_of,
+                   std::uint32_t aggregate_count, std::vector<double>& self_weight,
+                   WeightedGraph& out);
     std::size_t split_disconnected(std::vector<std::uint32_t>& membership) const;
 
     const WeightedGraph& g0_;
     CommunityOptions options_;
-    WorkerPool pool_;
-    std::vector<double> strength0_;
+    WorkerPool& pool_;
     double gamma_scaled_ = 0; ///< gamma / 2m: the weight of the null-model term
     double two_m_inverse_ = 0;
-    std::vector<WorkerScratch> scratch_;
-    // Buffers of the phases, reused by every level (see first_n).
-    std::vector<double> tot_;
-    std::vector<std::uint32_t> size_;
-    std::vector<std::uint64_t> changed_; ///< batch stamps: never cleared, stamps only grow
-    std::uint64_t stamp_ = 0;
-    std::vector<NodeId> order_;
-    std::vector<std::uint8_t> queued_;
-    std::vector<std::uint64_t> start_, bound_;
-    std::vector<NodeId> nodes_;
-    std::vector<std::uint32_t> position_, root_, rsize_;
-    std::vector<std::uint64_t> placed_;
-    std::vector<double> inside_, outside_, rtot_;
-    std::vector<NodeId> wide_targets_;
-    std::vector<double> wide_weights_;
+    Workspace& ws_;
+    // The phases' buffers, reused by every level and pass (see first_n and Workspace).
+    std::vector<double>& strength0_ = ws_.strength0;
+    std::vector<WorkerScratch>& scratch_ = ws_.scratch;
+    std::vector<double>& tot_ = ws_.tot;
+    std::vector<std::uint32_t>& size_ = ws_.size;
+    std::vector<std::uint64_t>& changed_ = ws_.changed;
+    std::uint64_t& stamp_ = ws_.stamp;
+    std::vector<NodeId>& order_ = ws_.order;
+    std::vector<std::uint8_t>& queued_ = ws_.queued;
+    std::vector<std::uint64_t>&start_ = ws_.start, &bound_ = ws_.bound;
+    std::vector<NodeId>& nodes_ = ws_.nodes;
+    std::vector<std::uint32_t>&position_ = ws_.position, &root_ = ws_.root, &rsize_ = ws_.rsize;
+    std::vector<double>&inside_ = ws_.inside, &outside_ = ws_.outside, &rtot_ = ws_.rtot;
+    std::vector<NodeId>& wide_targets_ = ws_.wide_targets;
+    std::vector<double>& wide_weights_ = ws_.wide_weights;
 };
 
 void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
@@ -267,20 +354,22 @@ void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
     }
     SeededRandom rng(seed);
     std::vector<NodeId>& order = order_;
-    local_shuffle(n, rng, order);
+    local_shuffle(0, n, rng, order);
     if (queue_mode && n <= kSequentialNodes) {
         move_in_order(g, k, member);
         return;
     }
-    std::vector<std::uint32_t> empty; // may hold stale ids: a popped id is used only if empty
+    // May hold stale ids: a popped id is used only if empty.
+    std::vector<std::uint32_t>& empty = ws_.empty;
+    empty.clear();
     for (std::size_t c = n; c-- > 0;)
         if (size[c] == 0) empty.push_back(static_cast<std::uint32_t>(c));
 
     const double gs = gamma_scaled_;
     const std::size_t batch = std::clamp<std::size_t>(n / kBatchFraction, 1, kMaxBatch);
-    std::vector<std::uint32_t> decision(batch);
-    std::vector<double> gain(batch);
-    std::vector<NodeId> batch_nodes(batch);
+    const std::span<std::uint32_t> decision = first_n(ws_.decision, batch);
+    const std::span<double> gain = first_n(ws_.gain, batch);
+    const std::span<NodeId> batch_nodes = first_n(ws_.batch_nodes, batch);
 
     // Decisions. The nodes of one chunk (kDecideGrain consecutive batch entries, a fixed split)
     // are decided one after another, each seeing the moves decided before it in its chunk
@@ -428,7 +517,7 @@ void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
         // community back in the queue. `order` is the ring buffer holding the queue.
         const std::span<std::uint8_t> queued = first_n(queued_, n);
         std::fill(queued.begin(), queued.end(), std::uint8_t{1});
-        std::vector<NodeId> moved;
+        std::vector<NodeId>& moved = ws_.moved;
         struct alignas(64) NodeList {
             std::vector<NodeId> nodes;
         };
@@ -502,70 +591,174 @@ void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
         }
         if (sweep == 0) first_gain = gained;
         if (moves == 0 || gained <= kLouvainMinGainShare * first_gain) break;
-        local_shuffle(n, rng, order);
+        local_shuffle(0, n, rng, order);
     }
 }
 
-/// Leiden's fast local moving one node at a time, each move applied at once: for graphs of up
-/// to kSequentialNodes, whose batches would be one or two chunks and where the batch machinery
-/// (overlay, re-checks, a separate pass to queue the neighbours) costs more than the moves.
-/// The choice depends on the graph only, so the thread count still cannot change a partition.
-/// `order_` holds the queue (a ring), at first every node in random order; tot_, size_ hold
-/// the state of `member`.
-void Detector::move_in_order(const WeightedGraph& g, const std::vector<double>& k,
-                             std::vector<std::uint32_t>& member)
+/// Runs one queue of Leiden's fast local moving to its end (or to 64 visits per slot), one node
+/// at a time, each move applied at once. `ring` holds the queue, `count` entries from its
+/// start; a node that moves puts its neighbours outside its new community at the tail, where
+/// `may_join` allows. `empty` lists empty communities that moves may open (stale ids allowed).
+/// Returns the visits made.
+template <class MayJoin>
+std::size_t Detector::run_queue(const WeightedGraph& g, const std::vector<double>& k,
+                                std::uint32_t* community, std::span<NodeId> ring,
+                                std::size_t count, std::uint8_t* queued,
+                                std::vector<std::uint32_t>& empty, WorkerScratch& s,
+                                MayJoin may_join)
 {
-    const std::size_t n = g.node_count();
-    const std::span<std::uint8_t> queued = first_n(queued_, n);
-    std::fill(queued.begin(), queued.end(), std::uint8_t{1});
+    const std::size_t ring_size = ring.size();
     double* const tot = tot_.data();
     std::uint32_t* const size = size_.data();
-    NodeId* const order = order_.data();
-    std::uint32_t* const community = member.data();
-    std::vector<std::uint32_t> empty; // may hold stale ids: a popped id is used only if empty
-    for (std::size_t c = n; c-- > 0;)
-        if (size[c] == 0) empty.push_back(static_cast<std::uint32_t>(c));
     const double gs = gamma_scaled_;
     const std::uint64_t* const offsets = g.offsets.data();
     const NodeId* const targets = g.targets.data();
-    WorkerScratch& s = scratch_[0];
-    std::size_t head = 0, count = n, visits = 0;
-    const std::size_t max_visits = 64 * n + 1024;
+    const double* const weights = g.weights.data();
+    double* const acc = s.acc.data();
+    std::uint32_t* const touched = s.slots.get();
+    std::size_t head = 0, visits = 0;
+    const std::size_t max_visits = 64 * ring_size + 1024;
     while (count > 0 && visits < max_visits) {
         if ((visits & 4095) == 0) check_cancel();
-        const NodeId v = order[head];
-        head = head + 1 == n ? 0 : head + 1;
+        const NodeId v = ring[head];
+        head = head + 1 == ring_size ? 0 : head + 1;
         --count;
         ++visits;
         queued[v] = 0;
         const std::uint32_t from = community[v];
-        double gain = 0;
-        std::uint32_t to = best_community<false>(
-            g, v, from, k[v], gs, s, [&](NodeId u) { return community[u]; },
-            [&](std::uint32_t c) { return tot[c]; }, [&] { return size[from] > 1; }, gain);
+        // The best community, as best_community() chooses it, with branches only where they
+        // are predictable: the row merges through `acc` (the graph is small: it stays in
+        // cache); a self loop adds nothing (weight 0 rather than a skip: at most it lists its
+        // community twice, and the copy reads 0); no test for `from` among the candidates, as
+        // its own score is below staying's by gs * kv^2.
+        const double kv = k[v];
+        const std::uint64_t e0 = offsets[v], e1 = offsets[v + 1];
+        std::size_t touched_count = 0;
+        for (std::uint64_t e = e0; e < e1; ++e) {
+            const NodeId u = targets[e];
+            const std::uint32_t c = community[u];
+            const double w = weights[e] * static_cast<double>(u != v);
+            touched[touched_count] = c;
+            touched_count += is_zero(acc[c]);
+            acc[c] += w;
+        }
+        const double eps = 1e-12 * std::max(kv, 1.0);
+        const double scale = gs * kv;
+        double best = acc[from] - scale * (tot[from] - kv); // staying
+        std::uint32_t to = from;
+        for (std::size_t i = 0; i < touched_count; ++i) {
+            const std::uint32_t c = touched[i];
+            const double q = acc[c] - scale * tot[c];
+            acc[c] = 0;
+            const bool better = q > best + eps;
+            best = better ? q : best;
+            to = better ? c : to;
+        }
+        // Leaving for a new community of its own: tested last, as it is rare.
+        if (0 > best + eps && size[from] > 1) to = kToEmpty;
         if (to == from) continue;
         if (to == kToEmpty) to = pop_empty(empty, size);
-        tot[from] -= k[v];
-        tot[to] += k[v];
+        tot[from] -= kv;
+        tot[to] += kv;
         --size[from];
         ++size[to];
         community[v] = to;
         if (size[from] == 0) empty.push_back(from);
-        for (std::uint64_t e = offsets[v]; e < offsets[v + 1]; ++e) {
+        // Neighbours outside the new community join the queue's tail, which is always free
+        // (v has just left the queue), so it is written whether or not u joins.
+        for (std::uint64_t e = e0; e < e1; ++e) {
             const NodeId u = targets[e];
-            if (queued[u] || community[u] == to) continue;
-            queued[u] = 1;
+            const bool join = may_join(u) & !queued[u] & (community[u] != to);
             std::size_t tail = head + count;
-            if (tail >= n) tail -= n;
-            order[tail] = u;
-            ++count;
+            tail = tail >= ring_size ? tail - ring_size : tail;
+            ring[tail] = u;
+            queued[u] |= static_cast<std::uint8_t>(join);
+            count += join;
         }
     }
+    return visits;
 }
 
-std::vector<std::uint32_t> Detector::refine(const WeightedGraph& g, const std::vector<double>& k,
-                                            const std::vector<std::uint32_t>& member,
-                                            std::uint32_t communities, std::uint64_t seed)
+/// Leiden's fast local moving one node at a time, each move applied at once: for graphs of up
+/// to kSequentialNodes, where the batch machinery (overlay, re-checks, a separate pass to queue
+/// the neighbours) costs more than the moves. `order_` holds every node in random order;
+/// tot_, size_ hold the state of `member`.
+///
+/// From kPartNodes nodes on, the communities are split in two parts by id, about half the
+/// nodes each. A node whose community and whose neighbours' communities all lie in one part
+/// is interior to it: it can only join that part's communities (or an empty one of that
+/// part's ids), and no node of the other part reads what it writes. So the two parts' interior
+/// nodes move at the same time, each part with its own queue (in `order_`'s order) that only
+/// its interior nodes join. Then one queue of the remaining (boundary) nodes runs over the
+/// whole graph, as above, its moves queueing any neighbour. Every choice depends on the graph
+/// and the seed only, so the thread count still cannot change a partition.
+void Detector::move_in_order(const WeightedGraph& g, const std::vector<double>& k,
+                             std::vector<std::uint32_t>& member)
+{
+    const std::size_t n = g.node_count();
+    std::uint32_t* const community = member.data();
+    std::uint8_t* const queued = first_n(queued_, n).data();
+    const std::uint32_t* const size = size_.data();
+    const std::span<NodeId> order = first_n(order_, n);
+    auto any = [](NodeId) { return true; };
+    // Empty communities with ids in [c0, c1), the lowest popped first.
+    auto empty_in = [&](std::vector<std::uint32_t>& empty, std::size_t c0, std::size_t c1) {
+        empty.clear();
+        for (std::size_t c = c1; c-- > c0;)
+            if (size[c] == 0) empty.push_back(static_cast<std::uint32_t>(c));
+    };
+    if (n < kPartNodes) {
+        std::fill(queued, queued + n, std::uint8_t{1});
+        empty_in(ws_.empty, 0, n);
+        run_queue(g, k, community, order, n, queued, ws_.empty, scratch_[0], any);
+        return;
+    }
+    std::size_t below = 0;
+    std::uint32_t split = 0;
+    while (split < n && 2 * below < n) below += size[split++];
+    constexpr std::uint8_t kBoundary = 2;
+    std::uint8_t* const side = first_n(ws_.side, n).data();
+    const std::uint64_t* const offsets = g.offsets.data();
+    const NodeId* const targets = g.targets.data();
+    pool_.parallel_for(n, 1 << 12, [&](std::size_t b, std::size_t e, unsigned) {
+        for (std::size_t v = b; v < e; ++v) {
+            const bool own = community[v] >= split;
+            bool mixed = false;
+            for (std::uint64_t i = offsets[v]; i < offsets[v + 1]; ++i)
+                mixed |= (community[targets[i]] >= split) != own;
+            side[v] = mixed ? kBoundary : static_cast<std::uint8_t>(own);
+        }
+    });
+    pool_.parallel_for(2, 1, [&](std::size_t p0, std::size_t p1, unsigned w) {
+        for (std::size_t p = p0; p < p1; ++p) {
+            std::vector<NodeId>& ring = ws_.part_ring[p];
+            ring.clear();
+            for (const NodeId v : order)
+                if (side[v] == p) {
+                    ring.push_back(v);
+                    queued[v] = 1;
+                }
+            if (ring.empty()) continue;
+            std::vector<std::uint32_t>& empty = ws_.part_empty[p];
+            empty_in(empty, p == 0 ? 0 : split, p == 0 ? split : n);
+            run_queue(g, k, community, std::span<NodeId>(ring), ring.size(), queued, empty,
+                      scratch_[w], [&](NodeId u) { return side[u] == p; });
+        }
+    });
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const NodeId v = order[i];
+        if (side[v] != kBoundary) continue;
+        order[count++] = v;
+        queued[v] = 1;
+    }
+    empty_in(ws_.empty, 0, n);
+    run_queue(g, k, community, order, count, queued, ws_.empty, scratch_[0], any);
+}
+
+void Detector::refine(const WeightedGraph& g, const std::vector<double>& k,
+                      const std::vector<std::uint32_t>& member, std::uint32_t communities,
+                      std::uint64_t seed)
 {
     const std::size_t n = g.node_count();
     const std::span<std::uint64_t> start = first_n(start_, communities + 1);
@@ -575,7 +768,8 @@ std::vector<std::uint32_t> Detector::refine(const WeightedGraph& g, const std::v
     const std::span<NodeId> nodes = first_n(nodes_, n);
     const std::span<std::uint32_t> position = first_n(position_, n); ///< of each node in `nodes`
     {
-        std::vector<std::uint64_t> fill(start.begin(), start.end() - 1);
+        std::vector<std::uint64_t>& fill = ws_.fill;
+        fill.assign(start.begin(), start.end() - 1);
         for (NodeId v = 0; v < n; ++v) {
             position[v] = static_cast<std::uint32_t>(fill[member[v]]);
             nodes[fill[member[v]]++] = v;
@@ -584,21 +778,33 @@ std::vector<std::uint32_t> Detector::refine(const WeightedGraph& g, const std::v
     // The refinement state is kept by position, so that each community owns one run of every
     // array (no two threads write the same cache line), and refined communities are named by
     // the position of their first node.
-    // Community and position of each node in one word: the refinement looks both up for
-    // every neighbour, and one cache miss is cheaper than two.
-    const std::span<std::uint64_t> placed = first_n(placed_, n);
     const std::span<std::uint32_t> root = first_n(root_, n), rsize = first_n(rsize_, n);
     const std::span<double> inside = first_n(inside_, n), outside = first_n(outside_, n),
                             rtot = first_n(rtot_, n);
-    // Every node starts as a refined community of its own. Its weight inside its community
-    // is summed here in node order (rows read one after another), not community by community.
+    // Every node starts as a refined community of its own. Here, in node order (rows read one
+    // after another), each node's neighbours in its own community are listed by position,
+    // where its row of g lies, and their weights summed: the refinement then reads only its
+    // community's lines, in place of a random lookup per neighbour.
+    const std::span<std::uint64_t> in_first = first_n(ws_.in_first, n);
+    const std::span<std::uint32_t> in_count = first_n(ws_.in_count, n);
+    const std::span<std::uint32_t> in_target = first_n(ws_.in_target, g.entry_count());
+    const std::span<double> in_weight = first_n(ws_.in_weight, g.entry_count());
     pool_.parallel_for(n, 1 << 12, [&](std::size_t b, std::size_t e, unsigned) {
         for (std::size_t v = b; v < e; ++v) {
             const std::uint32_t c = member[v], p = position[v];
-            placed[v] = std::uint64_t{c} << 32 | p;
+            const std::uint64_t first = g.offsets[v];
+            std::uint32_t count = 0;
             double w_in = 0;
-            for (std::uint64_t i = g.offsets[v]; i < g.offsets[v + 1]; ++i)
-                if (member[g.targets[i]] == c && g.targets[i] != v) w_in += g.weights[i];
+            for (std::uint64_t i = first; i < g.offsets[v + 1]; ++i) {
+                const NodeId u = g.targets[i];
+                const bool in = (member[u] == c) & (u != v);
+                in_target[first + count] = position[u]; // kept only if in: no branch
+                in_weight[first + count] = g.weights[i];
+                count += in;
+                w_in += g.weights[i] * static_cast<double>(in);
+            }
+            in_first[p] = first;
+            in_count[p] = count;
             inside[p] = outside[p] = w_in;
             root[p] = p;
             rtot[p] = k[v];
@@ -614,56 +820,65 @@ std::vector<std::uint32_t> Detector::refine(const WeightedGraph& g, const std::v
         if (p1 - p0 == 1) return;
         double total = 0;
         for (std::uint32_t p = p0; p < p1; ++p) total += rtot[p];
-        s.order.resize(p1 - p0);
-        std::iota(s.order.begin(), s.order.end(), p0);
+        // Positions follow node ids inside a community: a large community (pass 2 merges
+        // thousands of nodes) is visited block by block, whose rows and states share lines.
         SeededRandom rng(derive_seed(seed, c));
-        rng.shuffle(std::span<NodeId>(s.order));
+        local_shuffle(p0, p1 - p0, rng, s.order);
         double* const acc = s.acc.data();
         for (const std::uint32_t p : s.order) {
             if (root[p] != p || rsize[p] != 1) continue; // only singletons move
-            const NodeId v = nodes[p];
-            const double kv = k[v];
+            const double kv = rtot[p];                   // a singleton's: its node's strength
             if (inside[p] < gs * kv * (total - kv)) continue; // v is not well connected
-            s.touched.clear();
-            for (std::uint64_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
-                const NodeId u = g.targets[e];
-                const std::uint64_t pu = placed[u];
-                if (u == v || (pu >> 32) != c) continue;
-                const std::uint32_t r = root[static_cast<std::uint32_t>(pu)];
-                if (acc[r] == 0) s.touched.push_back(r);
-                acc[r] += g.weights[e];
+            std::uint32_t* const touched = s.slots.get();
+            std::size_t touched_count = 0;
+            const std::uint64_t first = in_first[p];
+            for (std::uint64_t i = first; i < first + in_count[p]; ++i) {
+                const std::uint32_t r = root[in_target[i]];
+                touched[touched_count] = r;
+                touched_count += is_zero(acc[r]);
+                acc[r] += in_weight[i];
             }
             // Candidates: well-connected subcommunities that v does not make worse; staying
-            // (gain 0) is one of them. Chosen with probability ~ exp(gain / theta).
+            // (gain 0) is one of them. Chosen with probability ~ exp(gain / theta); exp(-40)
+            // is below the rounding of the sum, so choices further than 40 theta below the
+            // best are left out, and where only one is left, it is taken without a draw.
+            // Written whether or not they qualify (the count advances only if they do): the
+            // test is a coin toss for the branch predictor.
+            std::uint32_t* const candidates = s.candidates.data();
+            double* const gains = s.gains.data();
+            std::size_t candidate_count = 0;
             double best = 0;
             std::uint32_t chosen = p;
-            s.candidates.clear();
-            s.gains.clear();
-            for (std::uint32_t r : s.touched) {
+            for (std::size_t i = 0; i < touched_count; ++i) {
+                const std::uint32_t r = touched[i];
                 const double gain = acc[r] - gs * kv * rtot[r];
-                if (gain < 0 || outside[r] < gs * rtot[r] * (total - rtot[r])) continue;
-                s.candidates.push_back(r);
-                s.gains.push_back(gain);
-                if (gain > best) {
-                    best = gain;
-                    chosen = r;
-                }
+                const bool ok =
+                    (gain >= 0) & (outside[r] >= gs * rtot[r] * (total - rtot[r]));
+                candidates[candidate_count] = r;
+                gains[candidate_count] = gain;
+                candidate_count += ok;
+                const bool better = ok & (gain > best);
+                best = better ? gain : best;
+                chosen = better ? r : chosen;
             }
-            if (theta > 0 && !s.candidates.empty()) {
-                // exp(-40) is below the rounding of the sum: such choices are left out.
+            const double cut = best - 40 * theta;
+            std::size_t near = 0 >= cut;
+            for (std::size_t i = 0; i < candidate_count; ++i) near += gains[i] >= cut;
+            if (theta > 0 && near > 1) {
                 auto weight = [&](double gain) {
                     const double x = (gain - best) / theta;
                     return x < -40 ? 0.0 : std::exp(x);
                 };
                 const double stay = weight(0);
                 double sum = stay;
-                for (double& gain : s.gains) sum += (gain = weight(gain));
+                for (std::size_t i = 0; i < candidate_count; ++i)
+                    sum += (gains[i] = weight(gains[i]));
                 double pick = rng.uniform() * sum - stay;
                 chosen = p;
-                for (std::size_t i = 0; i < s.candidates.size() && pick >= 0; ++i) {
-                    if (s.gains[i] == 0) continue;
-                    chosen = s.candidates[i];
-                    pick -= s.gains[i];
+                for (std::size_t i = 0; i < candidate_count && pick >= 0; ++i) {
+                    if (gains[i] == 0) continue;
+                    chosen = candidates[i];
+                    pick -= gains[i];
                 }
             }
             if (chosen != p) {
@@ -674,7 +889,7 @@ std::vector<std::uint32_t> Detector::refine(const WeightedGraph& g, const std::v
                 rsize[p] = 0;
                 rtot[p] = 0;
             }
-            for (std::uint32_t r : s.touched) acc[r] = 0;
+            for (std::size_t i = 0; i < touched_count; ++i) acc[touched[i]] = 0;
         }
     };
     // Communities are independent: small chunks keep both threads busy when a few are large.
@@ -686,15 +901,16 @@ std::vector<std::uint32_t> Detector::refine(const WeightedGraph& g, const std::v
         check_cancel();
         for (std::size_t c = b; c < e; ++c) refine_one(static_cast<std::uint32_t>(c), scratch_[w]);
     });
-    std::vector<std::uint32_t> refined(n);
+    std::vector<std::uint32_t>& refined = ws_.refined;
+    refined.resize(n);
     pool_.parallel_for(n, 1 << 14, [&](std::size_t b, std::size_t e, unsigned) {
         for (std::size_t v = b; v < e; ++v) refined[v] = nodes[root[position[v]]];
     });
-    return refined;
 }
 
-WeightedGraph Detector::aggregate(const WeightedGraph& g, const std::vector<std::uint32_t>& agg_of,
-                                  std::uint32_t aggregate_count, std::vector<double>& self_weight)
+void Detector::aggregate(const WeightedGraph& g, const std::vector<std::uint32_t>& agg_of,
+                         std::uint32_t aggregate_count, std::vector<double>& self_weight,
+                         WeightedGraph& out)
 {
     self_weight.assign(aggregate_count, 0.0);
     const std::size_t n = g.node_count();
@@ -712,13 +928,13 @@ WeightedGraph Detector::aggregate(const WeightedGraph& g, const std::vector<std:
     }
     const std::span<NodeId> nodes = first_n(nodes_, n);
     {
-        std::vector<std::uint64_t> fill(start.begin(), start.end() - 1);
+        std::vector<std::uint64_t>& fill = ws_.fill;
+        fill.assign(start.begin(), start.end() - 1);
         for (NodeId v = 0; v < n; ++v) nodes[fill[agg_of[v]]++] = v;
     }
     // Each row is written at its upper bound (the sum of its members' degrees), then packed.
     const std::span<NodeId> wide_targets = first_n(wide_targets_, g.entry_count());
     const std::span<double> wide_weights = first_n(wide_weights_, g.entry_count());
-    WeightedGraph out;
     out.offsets.assign(aggregate_count + 1, 0);
     const std::size_t rows_per_chunk = n < kInlineNodes ? aggregate_count : 512;
     const bool cached = n <= kCachedNodes;
@@ -761,7 +977,7 @@ WeightedGraph Detector::aggregate(const WeightedGraph& g, const std::vector<std:
                     for (std::uint64_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
                         const std::uint32_t b = agg_of[g.targets[e]];
                         touched[count] = b;
-                        count += acc[b] == 0;
+                        count += is_zero(acc[b]);
                         acc[b] += g.weights[e];
                     }
                 }
@@ -787,51 +1003,51 @@ WeightedGraph Detector::aggregate(const WeightedGraph& g, const std::vector<std:
                             out.weights.begin() + static_cast<std::ptrdiff_t>(out.offsets[a]));
             }
         });
-    return out;
 }
 
-Detector::Pass Detector::one_pass(const WeightedGraph& base,
-                                  const std::vector<double>& base_strength,
-                                  std::vector<std::uint32_t> start, std::uint64_t seed,
+Detector::Pass Detector::one_pass(const std::vector<std::uint32_t>& start, std::uint64_t seed,
                                   bool keep_levels)
 {
     const bool leiden = options_.method == Method::Leiden;
-    const std::size_t n0 = base.node_count();
-    const WeightedGraph* g = &base;
-    WeightedGraph owned;
-    std::vector<double> k = base_strength;
-    std::vector<std::uint32_t> member = std::move(start);
-    compact(member);
-    std::vector<std::uint32_t> node_to_agg(n0);
+    const std::size_t n0 = g0_.node_count();
+    const WeightedGraph* g = &g0_;
+    std::vector<double>&k = ws_.k, &next_k = ws_.next_k;
+    k.assign(strength0_.begin(), strength0_.end());
+    std::vector<std::uint32_t>&member = ws_.member, &next_member = ws_.next_member;
+    member.assign(start.begin(), start.end());
+    compact(member, ws_.map);
+    std::vector<std::uint32_t>& node_to_agg = ws_.node_to_agg;
+    node_to_agg.resize(n0);
     std::iota(node_to_agg.begin(), node_to_agg.end(), 0u);
     Pass pass;
     for (std::uint64_t level = 0;; ++level) {
         move_nodes(*g, k, member, derive_seed(seed, level, 1), leiden);
-        const std::uint32_t communities = compact(member);
+        const std::uint32_t communities = compact(member, ws_.map);
         if (communities == g->node_count()) break;
-        std::vector<std::uint32_t> agg_of;
+        const std::vector<std::uint32_t>* agg_of = &member;
         std::uint32_t aggregates = communities;
         if (leiden) {
-            agg_of = refine(*g, k, member, communities, derive_seed(seed, level, 2));
-            aggregates = compact(agg_of);
+            refine(*g, k, member, communities, derive_seed(seed, level, 2));
+            aggregates = compact(ws_.refined, ws_.map);
             if (aggregates == g->node_count()) { // the refinement merged nothing
-                agg_of = member;
                 aggregates = communities;
                 pass.unrefined = true;
+            } else {
+                agg_of = &ws_.refined;
             }
-        } else {
-            agg_of = member;
         }
-        std::vector<double> self_weight;
-        WeightedGraph next = aggregate(*g, agg_of, aggregates, self_weight);
-        std::vector<double> next_k(aggregates, 0.0);
-        std::vector<std::uint32_t> next_member(aggregates);
+        // Levels alternate between the two graphs of the workspace.
+        WeightedGraph& next = ws_.graphs[level & 1];
+        std::vector<double>& self_weight = ws_.self_weight;
+        aggregate(*g, *agg_of, aggregates, self_weight, next);
+        next_k.assign(aggregates, 0.0);
+        next_member.resize(aggregates);
         for (NodeId v = 0; v < g->node_count(); ++v) {
-            next_k[agg_of[v]] += k[v];
-            next_member[agg_of[v]] = member[v];
+            next_k[(*agg_of)[v]] += k[v];
+            next_member[(*agg_of)[v]] = member[v];
         }
         pool_.parallel_for(n0, 1 << 14, [&](std::size_t b, std::size_t e, unsigned) {
-            for (std::size_t v = b; v < e; ++v) node_to_agg[v] = agg_of[node_to_agg[v]];
+            for (std::size_t v = b; v < e; ++v) node_to_agg[v] = (*agg_of)[node_to_agg[v]];
         });
         if (keep_levels) {
             // The level's partition puts each aggregate node alone: its modularity comes from
@@ -845,15 +1061,14 @@ Detector::Pass Detector::one_pass(const WeightedGraph& base,
             pass.level_modularity.push_back(inside * two_m_inverse_ -
                                             gamma_scaled_ * two_m_inverse_ * null_model);
         }
-        owned = std::move(next);
-        g = &owned;
-        k = std::move(next_k);
-        member = std::move(next_member);
+        g = &next;
+        k.swap(next_k);
+        member.swap(next_member);
     }
     pass.modularity = modularity(*g, member, options_.resolution);
     pass.membership.resize(n0);
     for (std::size_t v = 0; v < n0; ++v) pass.membership[v] = member[node_to_agg[v]];
-    compact(pass.membership);
+    compact(pass.membership, ws_.map);
     return pass;
 }
 
@@ -915,15 +1130,20 @@ CommunityResult Detector::run()
                     " nodes have none between them");
     gamma_scaled_ = options_.resolution / two_m;
     two_m_inverse_ = 1 / two_m;
-    scratch_.resize(pool_.size());
+    // A kept workspace's scratch only grows; acc and the bit sets are all zeros already.
+    if (scratch_.size() < pool_.size()) scratch_.resize(pool_.size());
     for (WorkerScratch& s : scratch_) {
-        s.acc.assign(n, 0.0);
+        if (s.capacity >= n) continue;
+        s.acc.resize(n, 0.0);
         s.slots.reset(new std::uint32_t[n]);
         s.moved_to.reset(new std::uint32_t[n]);
-        s.moved_bits.assign(n / 64 + 1, 0);
-        s.delta_bits.assign(n / 64 + 1, 0);
+        s.moved_bits.resize(n / 64 + 1, 0);
+        s.delta_bits.resize(n / 64 + 1, 0);
         s.tot_delta.reset(new double[n]);
         s.size_delta.reset(new std::int64_t[n]);
+        s.candidates.resize(n);
+        s.gains.resize(n);
+        s.capacity = n;
     }
 
     CommunityResult result;
@@ -938,8 +1158,8 @@ CommunityResult Detector::run()
     Pass pass;
     for (int i = 0; i < max_passes; ++i) {
         const bool keep_levels = until_stable || i + 1 == max_passes;
-        pass = one_pass(g0_, strength0_, start,
-                        derive_seed(options_.seed, static_cast<std::uint64_t>(i)), keep_levels);
+        pass = one_pass(start, derive_seed(options_.seed, static_cast<std::uint64_t>(i)),
+                        keep_levels);
         ++result.iterations;
         if (pass.membership == start) break;
         start = pass.membership;
@@ -1033,12 +1253,24 @@ std::size_t nodes_in_disconnected_communities(const WeightedGraph& g,
 std::optional<CommunityResult> detect_communities(const WeightedGraph& g,
                                                   const CommunityOptions& options)
 {
+    // The calling thread's workspace from its last run, taken out while in use (so that a
+    // nested or failed call cannot see it half way) and put back only after a complete run:
+    // a cancelled run may leave its accumulators dirty.
+    std::unique_ptr<Workspace> workspace = std::move(kept_workspace);
+    if (!workspace) workspace = std::make_unique<Workspace>();
     try {
-        Detector detector(g, options);
-        return detector.run();
+        Detector detector(g, options, *workspace);
+        CommunityResult result = detector.run();
+        if (g.node_count() <= kKeepNodes) kept_workspace = std::move(workspace);
+        return result;
     } catch (const Cancelled&) {
         return std::nullopt;
     }
+}
+
+void release_detection_memory()
+{
+    kept_workspace.reset();
 }
 
 } // namespace gsr::community

@@ -104,6 +104,7 @@ PreparedCommunities prepare_communities(Dataset& data, const CommunityPlan& plan
                 o.seed = plan.seed;
                 o.threads = plan.threads;
                 found = community::detect_communities(g, o);
+                community::release_detection_memory(); // once per data set: keep nothing
                 membership = found->membership;
                 out.community_count[c] = found->community_count;
                 out.modularity[c] = found->modularity;

@@ -156,6 +156,7 @@ std::shared_ptr<const CanvasScene> build_canvas_scene(const std::string& path,
     co.threads = options.threads;
     co.cancel = options.cancel;
     auto communities = community::detect_communities(s->undirected, co);
+    community::release_detection_memory(); // one detection per scene: keep no memory for more
     if (!communities) return nullptr;
     s->communities = std::move(*communities);
     s->super_graph = build_super_graph(s->undirected, s->communities.membership,

@@ -138,6 +138,8 @@ CommunitiesPanel::Outcome CommunitiesPanel::run_detection(const LoadedGraph& gra
     try {
         const community::WeightedGraph g = community::project_undirected(graph.graph);
         out.result = community::detect_communities(g, options);
+        // Detections are rare here: the worker thread need not keep their memory.
+        community::release_detection_memory();
     } catch (...) {
         out.error = describe_failure(std::current_exception());
     }

@@ -170,15 +170,18 @@ TEST(CommunityDetection, ThreadCountDoesNotChangeThePartition)
 
 TEST(CommunityDetection, ThreadCountDoesNotChangeTheBatchedPartition)
 {
-    // Graphs of more than 32768 nodes decide their moves in batches of parallel chunks (the
-    // public circuits above move one node at a time): two circuits side by side are one.
-    const WeightedGraph g =
-        disjoint_union(test::circuit_graph("epfl/arithmetic/multiplier.blif"),
-                       test::circuit_graph("iscas89/bench/s38417.bench"));
-    ASSERT_GT(g.node_count(), 32768u);
+    // Leiden levels of more than 2^18 nodes decide their moves in batches of parallel chunks
+    // (every public circuit moves one node at a time, in two parts): three circuits side by
+    // side are one.
+    const WeightedGraph g = disjoint_union(
+        disjoint_union(test::circuit_graph("epfl/arithmetic/hyp_from_aig.blif"),
+                       test::circuit_graph("epfl/arithmetic/multiplier.blif")),
+        test::circuit_graph("iscas89/bench/s38417.bench"));
+    ASSERT_GT(g.node_count(), 262144u);
     CommunityOptions o;
     o.seed = 5;
-    const CommunityResult two = expect_thread_count_invariant(g, o, "multiplier + s38417");
+    const CommunityResult two =
+        expect_thread_count_invariant(g, o, "hyp + multiplier + s38417");
     EXPECT_EQ(nodes_in_disconnected_communities(g, two.membership), 0u);
     EXPECT_NEAR(two.modularity, modularity(g, two.membership), 1e-9);
 }
@@ -236,6 +239,40 @@ TEST(CommunityDetection, MorePassesDoNotLowerModularity)
     const CommunityResult stable = detect(g, o);
     EXPECT_GE(stable.modularity, one - 1e-3);
     EXPECT_GE(stable.iterations, 2);
+}
+
+TEST(CommunityDetection, KeptMemoryDoesNotChangeTheResult)
+{
+    // A thread keeps its last run's memory for its next run (see detect_communities). A run
+    // after runs on larger and smaller graphs, at another thread count and after a cancelled
+    // run must give what a run on a fresh thread gives.
+    const WeightedGraph& b14 = test::circuit_graph("itc99/b14.bench");
+    const WeightedGraph& multiplier = test::circuit_graph("epfl/arithmetic/multiplier.blif");
+    const WeightedGraph& c6288 = test::circuit_graph("iscas85/bench/c6288.bench");
+    CommunityOptions o;
+    o.seed = 9;
+    o.threads = 2;
+    CommunityResult fresh, reused;
+    std::thread([&] { fresh = detect(b14, o); }).join();
+    std::thread([&] {
+        CommunityOptions other = o;
+        std::atomic<bool> cancel{true};
+        other.cancel = &cancel; // a cancelled run drops its memory: it comes first
+        EXPECT_FALSE(detect_communities(multiplier, other).has_value());
+        other.cancel = nullptr;
+        other.threads = 1;
+        detect(multiplier, other);
+        detect(c6288, o);
+        detect(b14, other);
+        reused = detect(b14, o);
+    }).join();
+    EXPECT_EQ(fresh.membership, reused.membership);
+    EXPECT_EQ(fresh.modularity, reused.modularity);
+    ASSERT_EQ(fresh.levels.size(), reused.levels.size());
+    for (std::size_t i = 0; i < fresh.levels.size(); ++i)
+        EXPECT_EQ(fresh.levels[i].membership, reused.levels[i].membership) << "level " << i;
+    release_detection_memory();
+    EXPECT_EQ(detect(b14, o).membership, fresh.membership);
 }
 
 TEST(CommunityDetection, CancelLeavesNoResult)
