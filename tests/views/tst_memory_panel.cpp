@@ -8,6 +8,7 @@
 
 #include <QBarSet>
 #include <QChart>
+#include <QLabel>
 #include <QStackedBarSeries>
 #include <QTest>
 
@@ -202,6 +203,22 @@ private slots:
         QVERIFY(panel.warningText().contains(QStringLiteral("may run out")));
         panel.setDeviceMemory(peak / 2);
         QVERIFY(panel.warningText().contains(QStringLiteral("would run out")));
+
+        // Offloaded, the optimizer state leaves the device peak and is named as host memory.
+        auto* label = panel.findChild<QLabel*>(QStringLiteral("peakLabel"));
+        QVERIFY(label);
+        QVERIFY(!label->text().contains(QStringLiteral("pinned host memory")));
+        config.offload_optimizer = true;
+        panel.setModelConfig(config);
+        const gsr::nn::MemoryReport offloaded =
+            gsr::nn::estimate_memory(config, {100000, 300000, 12});
+        QVERIFY(offloaded.host_bytes > 0);
+        QCOMPARE(panel.predictedPeak(), offloaded.analytic_peak_bytes);
+        QVERIFY(panel.predictedPeak() < peak);
+        QVERIFY2(label->text().contains(
+                     QStringLiteral("plus %1 of pinned host memory")
+                         .arg(gsr::views::human_bytes(offloaded.host_bytes))),
+                 qPrintable(label->text()));
     }
 
     void verdictBoundaries()

@@ -293,6 +293,11 @@ void MemoryPanel::refresh()
         peak_label_->setText(tr("Predicted peak: unknown until a netlist is open"));
         peak_bar_->setValue(0);
     }
+    // With the optimizer offloaded, its state is pinned host memory, outside the device peak.
+    if (current && current->host_bytes > 0)
+        peak_label_->setText(peak_label_->text() +
+                             tr("; plus %1 of pinned host memory (gradients and Adam moments)")
+                                 .arg(human_bytes(current->host_bytes)));
     warning_->setText(memory_warning(predicted_peak_, device));
 }
 
