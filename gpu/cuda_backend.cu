@@ -384,6 +384,39 @@ public:
         norm_backward<std::uint8_t>(x, gamma, stats, mat(dy), nullptr, DropoutMask{}, dx_beta,
                                     dx, dgamma, dbeta, mat(y), T(scale));
     }
+    void layernorm_relu_gate(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix beta,
+                             DeviceMatrix stats, const DropoutMask& mask, DeviceMatrix dy) override
+    {
+        check_norm(x, gamma, beta, stats);
+        same_shape(x, dy);
+        if (x.empty()) return;
+        const std::uint8_t* keep = keep_of(mask);
+        k::layernorm_relu_gate<T><<<grid(dy.size()), k::kThreads, 0, stream_>>>(
+            mat(x), ptr(gamma), ptr(beta), mat(stats), keep, mask.stride, mask.column,
+            T(keep ? mask.scale : 1.0), mat(dy));
+        GSR_CUDA_LAUNCH();
+    }
+    void relu_layernorm_backward_from_input(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix beta,
+                                            DeviceMatrix stats, const DropoutMask& mask,
+                                            DeviceMatrix dy, double dx_beta, DeviceMatrix dx,
+                                            DeviceMatrix dgamma, DeviceMatrix dbeta) override
+    {
+        if constexpr (std::is_same_v<T, float>) {
+            check_norm(x, gamma, beta, stats);
+            same_shape(x, dy);
+            same_shape(x, dx);
+            same_shape(gamma, dgamma);
+            same_shape(gamma, dbeta);
+            const std::uint8_t* keep = keep_of(mask);
+            norm_backward<std::uint8_t>(x, gamma, stats, mat(dy), nullptr, DropoutMask{},
+                                        dx_beta, dx, dgamma, dbeta, {},
+                                        keep ? float(mask.scale) : 1.f,
+                                        {ptr(beta), keep, mask.stride, mask.column});
+        } else {
+            Backend::relu_layernorm_backward_from_input(x, gamma, beta, stats, mask, dy, dx_beta,
+                                                        dx, dgamma, dbeta);
+        }
+    }
     void layernorm_backward(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix stats,
                             DeviceMatrix dy, double dx_beta, DeviceMatrix dx, DeviceMatrix dgamma,
                             DeviceMatrix dbeta) override
@@ -535,6 +568,26 @@ public:
         gemm(Transpose::Yes, Transpose::No, 1.0, joined, dy, 1.0, stacked);
         column_sums(dy, 1.0, grads.bias);
         conv_input_gradient(w, z, dy, dz_beta, dz);
+    }
+    void sage_conv_backward_joined(const nn::SageConvWeights& w, const nn::SageConvWeights& grads,
+                                   DeviceMatrix joined, DeviceMatrix dy) override
+    {
+        const DeviceMatrix ws = nn::stacked_conv_weights(w), gs = nn::stacked_conv_weights(grads);
+        if (ws.empty() || gs.empty() || ws.rows != joined.cols || joined.rows != dy.rows ||
+            ws.cols != dy.cols) {
+            Backend::sage_conv_backward_joined(w, grads, joined, dy);
+            return;
+        }
+        const std::uint32_t d = joined.cols / (w.terms + 1);
+        // [dW_0; ..; dW_root] += [S_0 z | .. | z]^T dy, then [S_0 z | .. | z] is free:
+        // [dy W_0^T | .. | dy W_root^T] in one GEMM, and dz = the last columns + sum_t S_t^T
+        // of the others.
+        gemm(Transpose::Yes, Transpose::No, 1.0, joined, dy, 1.0, gs);
+        column_sums(dy, 1.0, grads.bias);
+        gemm(Transpose::No, Transpose::Yes, 1.0, dy, ws, 0.0, joined);
+        const DeviceMatrix z = joined.columns(w.terms * d, d);
+        for (std::uint32_t t = 0; t < w.terms; ++t)
+            spmm(*w.graph[t], Transpose::Yes, 1.0, joined.columns(t * d, d), 1.0, z);
     }
     void sage_conv_backward(const nn::SageConvWeights& w, const nn::SageConvWeights& grads,
                             const CompressedRows& z, DeviceMatrix aggregated, DeviceMatrix dy,
@@ -909,7 +962,7 @@ private:
     void norm_backward(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix stats, k::MatRef<T> dy,
                        const I* idx, const DropoutMask& mask, double dx_beta, DeviceMatrix dx,
                        DeviceMatrix dgamma, DeviceMatrix dbeta, k::MatRef<T> gate = {},
-                       T gate_scale = T(1))
+                       T gate_scale = T(1), k::ReluGateFromInput relu = {})
     {
         if (x.rows == 0) return;
         const std::uint32_t d = x.cols;
@@ -917,7 +970,16 @@ private:
         std::uint32_t slabs = 0;
         if constexpr (std::is_same_v<T, float>) {
             if (!idx) slabs = norm_backward_rows4(x, gamma, stats, dy, T(dx_beta), dx, gate,
-                                                  gate_scale);
+                                                  gate_scale, relu);
+            if (slabs == 0 && relu.beta) {
+                // The one-warp-per-row kernel takes a gated dy: the gate applied in place.
+                k::layernorm_relu_gate<T><<<grid(std::size_t(dy.rows) * dy.cols), k::kThreads,
+                                            0, stream_>>>(mat(x), ptr(gamma), relu.beta,
+                                                          mat(stats), relu.keep, relu.stride,
+                                                          relu.column, gate_scale, dy);
+                GSR_CUDA_LAUNCH();
+                gate_scale = T(1);
+            }
         }
         if (slabs == 0) {
             slabs = slab_count(x.rows, 2 * std::size_t(d) * sizeof(T));
@@ -976,11 +1038,14 @@ private:
     /// partials it wrote, or 0 when it does not apply.
     std::uint32_t norm_backward_rows4(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix stats,
                                       k::MatRef<float> dy, float dx_beta, DeviceMatrix dx,
-                                      k::MatRef<float> gate, float gate_scale)
+                                      k::MatRef<float> gate, float gate_scale,
+                                      k::ReluGateFromInput relu)
     {
         const std::uint32_t d = x.cols;
         const k::MatRef<float> xm = mat(x), dxm = mat(dx);
-        const std::uint32_t lanes = rows4_lanes(d, {xm, dy, dxm, gate, {ptr(gamma), 1, d, 0}});
+        const k::MatRef<float> gamma_row{ptr(gamma), 1, d, 0};
+        const k::MatRef<float> beta_row{const_cast<float*>(relu.beta), 1, d, 0};
+        const std::uint32_t lanes = rows4_lanes(d, {xm, dy, dxm, gate, gamma_row, beta_row});
         if (lanes == 0) return 0;
         // Enough blocks to fill the GPU in one wave (a block: kNormWarps warps), at least 32
         // rows each; the partials must fit the workspace.
@@ -992,7 +1057,7 @@ private:
         with_lanes<1, 2, 4, 8, 16, 32>(lanes, [&](auto l) {
             k::norm_backward_rows4<decltype(l)::value><<<slabs, 32 * k::kNormWarps, 0, stream_>>>(
                 xm, ptr(gamma), mat(stats), dy, dx_beta, dxm, rows, partial_f(), gate,
-                gate_scale);
+                gate_scale, relu);
         });
         GSR_CUDA_LAUNCH();
         return slabs;

@@ -59,6 +59,35 @@ void Backend::relu_layernorm_backward(DeviceMatrix x, DeviceMatrix gamma, Device
     layernorm_backward(x, gamma, stats, dy, dx_beta, dx, dgamma, dbeta);
 }
 
+void Backend::relu_layernorm_backward_from_input(DeviceMatrix x, DeviceMatrix gamma,
+                                                 DeviceMatrix beta, DeviceMatrix stats,
+                                                 const DropoutMask& mask, DeviceMatrix dy,
+                                                 double dx_beta, DeviceMatrix dx,
+                                                 DeviceMatrix dgamma, DeviceMatrix dbeta)
+{
+    layernorm_relu_gate(x, gamma, beta, stats, mask, dy);
+    layernorm_backward(x, gamma, stats, dy, dx_beta, dx, dgamma, dbeta);
+}
+
+void Backend::sage_conv_backward_joined(const SageConvWeights& w, const SageConvWeights& grads,
+                                        DeviceMatrix joined, DeviceMatrix dy)
+{
+    const std::uint32_t d = joined.cols / (w.terms + 1);
+    if (w.root.empty() || joined.cols != (w.terms + 1) * d || joined.rows != dy.rows)
+        throw std::logic_error(name() + ": joined convolution backward: expected [S z | z] and "
+                                        "a root weight");
+    const DeviceMatrix z = joined.columns(w.terms * d, d);
+    conv_weight_gradients(w, grads, d, joined.columns(0, w.terms * d), dy);
+    gemm(Transpose::Yes, Transpose::No, 1.0, z, dy, 1.0, grads.root);
+    // Every input of the weight gradients is read: the joined matrix is free to overwrite.
+    for (std::uint32_t t = 0; t < w.terms; ++t)
+        gemm(Transpose::No, Transpose::Yes, 1.0, dy, w.neighbour[t], 0.0,
+             joined.columns(t * d, d));
+    gemm(Transpose::No, Transpose::Yes, 1.0, dy, w.root, 0.0, z);
+    for (std::uint32_t t = 0; t < w.terms; ++t)
+        spmm(*w.graph[t], Transpose::Yes, 1.0, joined.columns(t * d, d), 1.0, z);
+}
+
 void Backend::dense_conv_backward(const SageConvWeights& w, const SageConvWeights& grads,
                                   DeviceMatrix z, DeviceMatrix aggregated, DeviceMatrix dy,
                                   double dz_beta, DeviceMatrix dz)

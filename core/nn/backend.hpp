@@ -277,6 +277,20 @@ public:
                                          DeviceMatrix y, double scale, DeviceMatrix dy,
                                          double dx_beta, DeviceMatrix dx, DeviceMatrix dgamma,
                                          DeviceMatrix dbeta);
+    /// dy = dy * the gate of layernorm_relu_forward(x, gamma, beta, mask) recomputed from its
+    /// input and statistics: mask.scale (1 without a mask) where the normalised value is
+    /// positive and the mask keeps the entry, else 0 (the same arithmetic as the forward, so
+    /// the same gate).
+    virtual void layernorm_relu_gate(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix beta,
+                                     DeviceMatrix stats, const DropoutMask& mask,
+                                     DeviceMatrix dy) = 0;
+    /// The backward of layernorm_relu_forward without its output: layernorm_relu_gate then
+    /// layernorm_backward, which a backend may fuse. dy is scratch: it may be overwritten.
+    virtual void relu_layernorm_backward_from_input(DeviceMatrix x, DeviceMatrix gamma,
+                                                    DeviceMatrix beta, DeviceMatrix stats,
+                                                    const DropoutMask& mask, DeviceMatrix dy,
+                                                    double dx_beta, DeviceMatrix dx,
+                                                    DeviceMatrix dgamma, DeviceMatrix dbeta);
     /// keep (rows x cols bytes): 1 with probability 1-p, from a counter-based hash of
     /// (seed, step, index): the same on every backend and for any thread count.
     virtual void make_dropout_mask(std::uint64_t seed, std::uint64_t step, double p,
@@ -314,6 +328,13 @@ public:
     virtual void sage_conv_backward(const SageConvWeights& w, const SageConvWeights& grads,
                                     DeviceMatrix z, DeviceMatrix aggregated, DeviceMatrix dy,
                                     double dz_beta, DeviceMatrix dz) = 0;
+    /// The dense backward over the forward's joined input [S_0 z | .. | z] (joined_conv_input;
+    /// a root is required), which it overwrites: grads += dW, then the z columns receive dz =
+    /// sum_t S_t^T dy W_t^T + dy W_root^T, the aggregated columns serving as scratch. No
+    /// scratch of its own: the reversible block's backward keeps no dz buffer.
+    virtual void sage_conv_backward_joined(const SageConvWeights& w,
+                                           const SageConvWeights& grads, DeviceMatrix joined,
+                                           DeviceMatrix dy);
     /// Compressed: the gradient at the kept entries only, d_values (rows x k) overwritten.
     virtual void sage_conv_backward(const SageConvWeights& w, const SageConvWeights& grads,
                                     const CompressedRows& z, DeviceMatrix aggregated,

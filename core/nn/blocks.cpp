@@ -1,6 +1,7 @@
 #include "nn/blocks.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 namespace gsr::nn {
 
@@ -119,7 +120,7 @@ GroupFunction::Scratch GroupFunction::allocate(Backend& be, std::uint32_t rows,
     sc.stats = be.alloc_matrix(rows, 2);
     if (act == Activation::Relu) {
         // [aggregated | z] in the same rows: the convolution's GEMMs can take every term and
-        // the root as one operand (see joined_conv_input).
+        // the root as one operand (see joined_conv_input), and its backward writes dz there.
         const DeviceMatrix in = be.alloc_matrix(rows, (terms + 1) * width);
         sc.aggregated = in.columns(0, terms * width);
         sc.z = in.columns(terms * width, width);
@@ -130,7 +131,7 @@ GroupFunction::Scratch GroupFunction::allocate(Backend& be, std::uint32_t rows,
         sc.kept.indices = be.alloc_bytes(std::size_t(rows) * k * sc.kept.index_bytes);
         sc.aggregated = be.alloc_matrix(rows, terms * width);
     }
-    if (with_gradient) sc.dz = be.alloc_matrix(rows, act == Activation::Relu ? width : k);
+    if (with_gradient && act == Activation::TopK) sc.dz = be.alloc_matrix(rows, k);
     return sc;
 }
 
@@ -182,7 +183,16 @@ void GroupFunction::backward(const ParameterLayout& p, const StepContext& s, Dev
     const DropoutMask mask = s.mask.shifted(mask_column);
     const SageConvWeights w = weights(p, s);
     const SageConvWeights g = gradients(p);
-    if (act_ == Activation::Relu) {
+    if (act_ == Activation::Relu && sc.dz.empty()) {
+        // No dz buffer: the convolution's backward leaves dz in z's columns (its gate is
+        // recomputed from x), using the aggregated columns as scratch.
+        const DeviceMatrix joined = joined_conv_input(sc.aggregated, sc.z);
+        if (joined.empty()) throw std::logic_error("GroupFunction: [S z | z] expected");
+        be.sage_conv_backward_joined(w, g, joined, dy);
+        be.relu_layernorm_backward_from_input(x, p[gamma_].value, p[beta_].value, sc.stats, mask,
+                                              sc.z, dx_beta, dx, p[gamma_].grad,
+                                              p[beta_].grad);
+    } else if (act_ == Activation::Relu) {
         be.sage_conv_backward(w, g, sc.z, sc.aggregated, dy, 0.0, sc.dz);
         be.relu_layernorm_backward(x, p[gamma_].value, sc.stats, sc.z,
                                    mask.active() ? mask.scale : 1.0, sc.dz, dx_beta, dx,

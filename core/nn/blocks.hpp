@@ -89,7 +89,8 @@ public:
                             ///< right of `aggregated` in the same rows
         CompressedRows kept;///< TopK: N x k values + indices
         DeviceMatrix aggregated; ///< N x terms*width
-        DeviceMatrix dz;    ///< Relu: N x width; TopK: N x k (gradient at the kept entries)
+        DeviceMatrix dz;    ///< TopK: N x k (gradient at the kept entries); Relu: empty (the
+                            ///< backward leaves dz in z's columns) or a caller's buffer
     };
 
     GroupFunction() = default;
@@ -100,7 +101,8 @@ public:
                   double branch_scale = 1.0);
 
     /// Allocates a scratch in the arena (order: stats, [aggregated | z] or kept and aggregated,
-    /// dz); without `with_gradient` dz is left for the caller to point at a shared buffer.
+    /// dz for TopK); without `with_gradient` dz is left for the caller to point at a shared
+    /// buffer, which the backward then uses.
     static Scratch allocate(Backend& be, std::uint32_t rows, std::uint32_t width,
                             std::uint32_t terms, Activation act, std::uint32_t k,
                             bool with_gradient = true);

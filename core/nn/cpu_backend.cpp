@@ -357,6 +357,30 @@ public:
         });
     }
 
+    void layernorm_relu_gate(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix beta,
+                             DeviceMatrix stats, const DropoutMask& mask, DeviceMatrix dy) override
+    {
+        check_norm(x, gamma, beta, stats);
+        same_shape(x, dy);
+        const std::uint8_t* keep = mask.active() ? bytes_at(mask.keep.offset) : nullptr;
+        const T scale = keep ? T(mask.scale) : T(1);
+        for_row_blocks(x.rows, [&](std::size_t r0, std::size_t r1) {
+            for (std::size_t r = r0; r < r1; ++r) {
+                const T* st = row(stats, r);
+                const T* xr = row(x, r);
+                const T* g = row(gamma, 0);
+                const T* b = row(beta, 0);
+                T* gr = row(dy, r);
+                const std::uint8_t* kr = keep ? keep + r * mask.stride + mask.column : nullptr;
+                for (std::uint32_t c = 0; c < x.cols; ++c) {
+                    // layernorm_forward's value, then relu_forward's test.
+                    const T v = g[c] * ((xr[c] - st[0]) * st[1]) + b[c];
+                    gr[c] = v > T(0) && (!kr || kr[c]) ? gr[c] * scale : T(0);
+                }
+            }
+        });
+    }
+
     void make_dropout_mask(std::uint64_t seed, std::uint64_t step, double p, DeviceBytes keep,
                            std::uint32_t rows, std::uint32_t cols) override
     {

@@ -26,7 +26,13 @@ struct Sizes {
     /// slabs, then the N x w gradient of the aggregation.
     std::size_t conv_backward(std::size_t w) const
     {
-        return std::max({a(slabs * w * w * t), a(slabs * w * t), matrix(n, w)});
+        return std::max(conv_weight_backward(w), matrix(n, w));
+    }
+    /// Its weight-gradient part alone: the backward over the joined input [S z | z] writes
+    /// the input gradient into that matrix (Backend::sage_conv_backward_joined).
+    std::size_t conv_weight_backward(std::size_t w) const
+    {
+        return std::max(a(slabs * w * w * t), a(slabs * w * t));
     }
     std::size_t norm_backward(std::size_t w) const { return a(slabs * 2 * w * t); }
 };
@@ -125,10 +131,12 @@ MemoryReport estimate_memory(const ModelConfig& c, const GraphShape& shape)
                 scratch += s.matrix(n, s.k) + s.a(n * s.k * ib) + s.matrix(n, s.terms * w) +
                            s.matrix(n, s.k);
                 m.compressed_bytes = n * s.k * (s.t + ib);
+                m.workspace_bytes = scratch + std::max(s.conv_backward(w), s.norm_backward(w));
             } else {
-                scratch += s.matrix(n, (s.terms + 1) * w) + s.matrix(n, w); // [S z | z], dz
+                scratch += s.matrix(n, (s.terms + 1) * w); // [S z | z], dz written into it
+                m.workspace_bytes =
+                    scratch + std::max(s.conv_weight_backward(w), s.norm_backward(w));
             }
-            m.workspace_bytes = scratch + std::max(s.conv_backward(w), s.norm_backward(w));
             break;
         }
         }

@@ -432,14 +432,18 @@ void ModelImpl::backward(const StepContext& s)
     case ModelKind::Rev:
     case ModelKind::Gsr: {
         measure(head_row(), [&] { head_backward(s, h_, dh_); });
-        ArenaScope scope(be_->arena());
-        const std::size_t base = be_->arena().mark();
-        auto sc = block_scratch(s.terms);
-        for (std::uint32_t l = L; l-- > 0;)
-            measure(l + 1, base, [&] {
-                rev_blocks_[l].backward(layout_, s, h_, dh_,
-                                        config_.store_activations ? &acts_[l] : nullptr, sc);
-            });
+        {
+            ArenaScope scope(be_->arena());
+            const std::size_t base = be_->arena().mark();
+            auto sc = block_scratch(s.terms);
+            for (std::uint32_t l = L; l-- > 0;)
+                measure(l + 1, base, [&] {
+                    rev_blocks_[l].backward(layout_, s, h_, dh_,
+                                            config_.store_activations ? &acts_[l] : nullptr,
+                                            sc);
+                });
+        }
+        // After the block scratch is freed: the encoder's workspace is its own row's.
         measure(0, [&] { encoder_.backward(layout_, *be_, features_m_, dh_, DeviceMatrix{}); });
         break;
     }

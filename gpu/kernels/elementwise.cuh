@@ -89,6 +89,25 @@ __global__ void dropout_mask(std::uint64_t seed, std::uint64_t step, double p,
         keep[i] = nn::dropout_keeps(seed, step, i, p) ? 1 : 0;
 }
 
+/// dy = dy * scale where layernorm(x) (gamma, beta, the rows' mean and 1/sigma in stats; the
+/// arithmetic of layernorm_forward) is positive and keep (row stride `stride`, from column
+/// `column`; nullptr: no mask) keeps the entry, else 0: the ReLU's gate from its input.
+template <class T>
+__global__ void layernorm_relu_gate(MatRef<T> x, const T* gamma, const T* beta,
+                                    MatRef<T> stats, const std::uint8_t* keep,
+                                    std::uint32_t stride, std::uint32_t column, T scale,
+                                    MatRef<T> dy)
+{
+    GSR_FOR_ELEMENTS(dy)
+    {
+        const std::size_t r = i / dy.cols;
+        const std::uint32_t c = i % dy.cols;
+        const T v = gamma[c] * ((x(r, c) - stats(r, 0)) * stats(r, 1)) + beta[c];
+        const bool on = v > T(0) && (!keep || keep[r * stride + column + c]);
+        dy(r, c) = on ? dy(r, c) * scale : T(0);
+    }
+}
+
 /// dense(r, idx[r][q]) = values(r, q); dense is zeroed first by `fill`.
 template <class T, class I>
 __global__ void scatter_compressed(MatRef<T> values, const I* idx, MatRef<T> dense)

@@ -369,11 +369,21 @@ inline constexpr int kNormWarps = 8; ///< warps per block of norm_backward_rows4
 /// waiting on one row's loads and reductions at a time. Same slab contract: partial[slab] (2d:
 /// dgamma then dbeta), rows of a slab in a fixed order. Rows and pointers: 16-byte aligned.
 /// Shared memory: kNormWarps * 32 * 8 floats.
+/// The ReLU's gate recomputed from the LayerNorm's input (beta != nullptr): the output of
+/// layernorm_forward_rows4 (same arithmetic) positive and kept by the mask (keep: row stride
+/// `stride`, from column `column`; nullptr: no mask).
+struct ReluGateFromInput {
+    const float* beta = nullptr;
+    const std::uint8_t* keep = nullptr;
+    std::uint32_t stride = 0, column = 0;
+};
+
 template <int Lanes>
 __global__ void norm_backward_rows4(MatRef<float> x, const float* gamma, MatRef<float> stats,
                                     MatRef<float> dy, float dx_beta, MatRef<float> dx,
                                     std::size_t rows_per_slab, float* partial,
-                                    MatRef<float> gate, float gate_scale)
+                                    MatRef<float> gate, float gate_scale,
+                                    ReluGateFromInput relu)
 {
     static_assert(Lanes >= 1 && Lanes <= 32 && (Lanes & (Lanes - 1)) == 0);
     constexpr int kRowsPerWarp = 32 / Lanes, kD = 4 * Lanes;
@@ -382,6 +392,7 @@ __global__ void norm_backward_rows4(MatRef<float> x, const float* gamma, MatRef<
     const int sub = lane / Lanes, c = (lane % Lanes) * 4;
     const Float4s g4 = load4(gamma + c);
     const float* gm = g4.v;
+    const Float4s b4 = relu.beta ? load4(relu.beta + c) : Float4s{};
     float pg[4] = {0, 0, 0, 0}, pb[4] = {0, 0, 0, 0};
     const std::size_t r0 = blockIdx.x * rows_per_slab;
     const std::size_t r1 = min(std::size_t(x.rows), r0 + rows_per_slab);
@@ -400,6 +411,13 @@ __global__ void norm_backward_rows4(MatRef<float> x, const float* gamma, MatRef<
                 const Float4s y = load4(gate.row(r) + c);
                 for (int j = 0; j < 4; ++j)
                     g.v[j] = y.v[j] > 0.f ? g.v[j] * gate_scale : 0.f;
+            } else if (relu.beta) {
+                const std::uint8_t* kr =
+                    relu.keep ? relu.keep + r * relu.stride + relu.column + c : nullptr;
+                for (int j = 0; j < 4; ++j) {
+                    const float t = gm[j] * ((xv.v[j] - mean) * rstd) + b4.v[j];
+                    g.v[j] = t > 0.f && (!kr || kr[j]) ? g.v[j] * gate_scale : 0.f;
+                }
             }
             if (dx_beta != 0.f) d = load4(dx.row(r) + c);
         }

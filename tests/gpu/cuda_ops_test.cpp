@@ -184,6 +184,12 @@ TEST_F(CudaOps, FusedLayernormReluForwardAndBackward)
             write(dx2, gpu_values(dx));
             write(dg2, gpu_values(dg));
             write(db2, gpu_values(db));
+            // The same backward with the gate recomputed from x (no y).
+            const Twin dy3 = alloc(n, d), dx3 = alloc(n, d), dg3 = alloc(1, d), db3 = alloc(1, d);
+            write(dy3, dyv);
+            write(dx3, gpu_values(dx));
+            write(dg3, gpu_values(dg));
+            write(db3, gpu_values(db));
             gpu_->relu_layernorm_backward(x.gpu, gamma.gpu, stats.gpu, y.gpu, scale, dy.gpu, 0.5,
                                           dx.gpu, dg.gpu, db.gpu);
             cpu_->relu_layernorm_backward(x.cpu, gamma.cpu, stats.cpu, y.cpu, scale, dy.cpu, 0.5,
@@ -197,6 +203,17 @@ TEST_F(CudaOps, FusedLayernormReluForwardAndBackward)
             EXPECT_EQ(gpu_values(dx), gpu_values(dx2)) << what;
             EXPECT_EQ(gpu_values(dg), gpu_values(dg2)) << what;
             EXPECT_EQ(gpu_values(db), gpu_values(db2)) << what;
+
+            gpu_->relu_layernorm_backward_from_input(x.gpu, gamma.gpu, beta.gpu, stats.gpu, mg,
+                                                     dy3.gpu, 0.5, dx3.gpu, dg3.gpu, db3.gpu);
+            cpu_->relu_layernorm_backward_from_input(x.cpu, gamma.cpu, beta.cpu, stats.cpu, mc,
+                                                     dy3.cpu, 0.5, dx3.cpu, dg3.cpu, db3.cpu);
+            expect_close(dx3, 1e-5, "relu+layernorm from input dx " + what);
+            expect_close(dg3, kReduction, "relu+layernorm from input dgamma " + what);
+            expect_close(db3, kReduction, "relu+layernorm from input dbeta " + what);
+            EXPECT_EQ(gpu_values(dx3), gpu_values(dx)) << "gate from x " << what;
+            EXPECT_EQ(gpu_values(dg3), gpu_values(dg)) << "gate from x " << what;
+            EXPECT_EQ(gpu_values(db3), gpu_values(db)) << "gate from x " << what;
         }
 }
 
@@ -441,6 +458,15 @@ TEST_F(CudaConv, DenseForwardWithResidualGridAndBackward)
                 EXPECT_GT(gpu_->max_abs_difference(x.gpu, x0.gpu), 0.0);
                 gpu_->sage_conv_forward(w.gpu, z.gpu, {x.gpu, -1.0, 0x1p-16}, x.gpu, agg.gpu);
                 EXPECT_EQ(gpu_->max_abs_difference(x.gpu, x0.gpu), 0.0) << name;
+
+                if (joined) {
+                    // The backward that overwrites [S z | z]: dz lands in z's columns.
+                    const ConvTwin g2 = gradients(w);
+                    gpu_->sage_conv_backward_joined(w.gpu, g2.gpu, in.gpu, dy.gpu);
+                    cpu_->sage_conv_backward_joined(w.cpu, g2.cpu, in.cpu, dy.cpu);
+                    expect_close(z, 1e-5, "joined backward dz " + name);
+                    expect_gradients(g2, "joined backward " + name);
+                }
             }
 }
 
