@@ -599,8 +599,9 @@ public:
         conv_weight_gradients(w, grads, d, aggregated, dy);
         with_index_type(z, [&](auto* idx) {
             using I = std::remove_pointer_t<decltype(idx)>;
+            // The aggregated rows are read by now: they are the gather's scratch.
             nn::ArenaScope scope(arena_);
-            const DeviceMatrix g = alloc_matrix(n, d);
+            const DeviceMatrix g = w.terms > 0 ? aggregated.columns(0, d) : alloc_matrix(n, d);
             if (!w.root.empty()) {
                 // grads.root += Z^T dy: Z unpacked into the scratch the gather needs anyway,
                 // then one slab-reduced GEMM (faster than a scatter, and no atomics).

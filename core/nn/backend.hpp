@@ -335,7 +335,8 @@ public:
     virtual void sage_conv_backward_joined(const SageConvWeights& w,
                                            const SageConvWeights& grads, DeviceMatrix joined,
                                            DeviceMatrix dy);
-    /// Compressed: the gradient at the kept entries only, d_values (rows x k) overwritten.
+    /// Compressed: the gradient at the kept entries only, d_values (rows x k) overwritten;
+    /// `aggregated` serves as scratch once the weight gradients have read it.
     virtual void sage_conv_backward(const SageConvWeights& w, const SageConvWeights& grads,
                                     const CompressedRows& z, DeviceMatrix aggregated,
                                     DeviceMatrix dy, DeviceMatrix d_values) = 0;

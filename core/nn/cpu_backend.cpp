@@ -565,9 +565,11 @@ public:
                 });
                 combine_slabs(partial, slabs, T(1), T(1), grads.root);
             }
-            // d_values[r, q] = sum_t (S_t^T (dy W_t^T))[r, idx] + dy_r . W_root[idx, :]
+            // d_values[r, q] = sum_t (S_t^T (dy W_t^T))[r, idx] + dy_r . W_root[idx, :]; the
+            // aggregated rows, read by now, hold dy W_t^T.
             ArenaScope scope(arena_);
-            const DeviceMatrix g = alloc_matrix(n, d);
+            const DeviceMatrix g =
+                w.terms > 0 ? aggregated.columns(0, d) : alloc_matrix(n, d);
             for (std::uint32_t t = 0; t <= w.terms; ++t) {
                 const bool root_term = t == w.terms;
                 if (root_term && w.root.empty()) {

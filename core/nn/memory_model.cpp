@@ -131,7 +131,9 @@ MemoryReport estimate_memory(const ModelConfig& c, const GraphShape& shape)
                 scratch += s.matrix(n, s.k) + s.a(n * s.k * ib) + s.matrix(n, s.terms * w) +
                            s.matrix(n, s.k);
                 m.compressed_bytes = n * s.k * (s.t + ib);
-                m.workspace_bytes = scratch + std::max(s.conv_backward(w), s.norm_backward(w));
+                // The compressed backward's N x d scratch is S z's allocation, read by then.
+                m.workspace_bytes =
+                    scratch + std::max(s.conv_weight_backward(w), s.norm_backward(w));
             } else {
                 scratch += s.matrix(n, (s.terms + 1) * w); // [S z | z], dz written into it
                 m.workspace_bytes =

@@ -6,6 +6,8 @@
 #include "cuda_backend.hpp"
 #include "graph/circuit_graph.hpp"
 #include "netlist/readers.hpp"
+#include "nn/arena.hpp"
+#include "nn/cpu_backend.hpp"
 #include "nn/model.hpp"
 #include "train/metrics.hpp"
 
@@ -152,7 +154,12 @@ TEST(GpuOffload, OffloadedOptimizerTrainsBitForBitTheSame)
     EXPECT_EQ(plain.save_state(), offloaded.save_state());
     const MemoryReport a = plain.memory_report(), b = offloaded.memory_report();
     EXPECT_EQ(a.measured_peak_bytes - b.measured_peak_bytes, 3 * a.parameter_bytes);
-    EXPECT_EQ(b.measured_peak_bytes, b.analytic_peak_bytes);
+    // The analytic model mirrors the CPU backend, whose weight-gradient reduction slabs (the
+    // largest transient of a gsr block's backward there) are arena memory; the CUDA backend
+    // keeps its slabs in the fixed workspace, so its arena peak is lower by exactly those.
+    const std::size_t w = c.hidden / c.groups;
+    EXPECT_EQ(b.analytic_peak_bytes - b.measured_peak_bytes,
+              Arena::align_up(cpu_slab_count(t.graph.node_count) * w * w * sizeof(float)));
 }
 
 TEST(GpuRuntime, InstalledRuntimeAnswersLikeTheProbe)
