@@ -4,8 +4,10 @@
 # benchmarks, and writes every log under $OUT. Carry .deps (see .ci/device-deps.sh).
 # Usage: bash .ci/device.sh [STAGE...]   stages: tests sanitize kernels train pyg commrand
 #        quality warmup lab apply unit profile (default: tests sanitize kernels train pyg).
-#        PYG_LAYERS=8,32 limits the depths of the PyG comparison; PROFILE_MODELS="rev gsr" and
-#        PROFILE_LAYERS=8 pick the profiled steps (nsys, or ncu when there is no nsys).
+#        PYG_LAYERS=8,32 limits the depths of the PyG comparison; GSR_BENCH_EXTRA adds flags
+#        to gsr_bench_gpu in the kernels and pyg stages (e.g. --gemm-baseline);
+#        PROFILE_MODELS="rev gsr" and PROFILE_LAYERS=8 pick the profiled steps (nsys, or ncu
+#        when there is no nsys).
 set -uo pipefail
 OUT=${OUT:-/tmp/gsr-device-out}
 mkdir -p "$OUT"
@@ -66,7 +68,7 @@ if has sanitize; then
     --timeout 300
 fi
 if has kernels; then
-  step kernels "$bin/gsr_bench_gpu" --kernels --models ""
+  step kernels "$bin/gsr_bench_gpu" --kernels --models "" ${GSR_BENCH_EXTRA:-}
 fi
 if has train; then
   # The CLI end to end on the GPU, and the same run on the CPU for the time ratio.

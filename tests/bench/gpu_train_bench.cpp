@@ -8,10 +8,12 @@
 // backend's own kernels, then with the applied ones (the kernel lab's Apply), and the ratio.
 // --offload runs rev and gsr again with the optimizer offloaded to host memory, and
 // --topk-baseline runs gsr again with the rank-counting top-k, each right after the default.
+// --gemm-baseline runs every case (and the kernel figures) again with every GEMM through
+// cuBLAS, the baseline of the fused tall-narrow GEMM.
 //
 //   gsr_bench_gpu [--quick] [--file F] [--models res,rev,gsr] [--layers 8,32,112,448]
 //                 [--hidden D] [--groups C] [--steps N] [--export DIR] [--kernels]
-//                 [--applied FILE] [--offload] [--topk-baseline]
+//                 [--applied FILE] [--offload] [--topk-baseline] [--gemm-baseline]
 #include "bench_support.hpp"
 #include "cuda_backend.hpp"
 #include "graph/circuit_graph.hpp"
@@ -71,18 +73,21 @@ std::vector<float> labels_of(const nn::GraphInput& g)
 }
 
 /// How a step runs besides the model: applied kernels (empty: the backend's own), the
-/// optimizer offloaded to host memory, or the rank-counting top-k (the radix select's
-/// baseline, through the backend's GSR_GPU_TOPK switch).
+/// optimizer offloaded to host memory, the rank-counting top-k (the radix select's baseline,
+/// through the backend's GSR_GPU_TOPK switch), or every GEMM through cuBLAS (gemm_rows's
+/// baseline, GSR_GPU_GEMM).
 struct Variant {
     std::vector<nn::TunedKernel> tuned;
     bool offload = false;
     bool rank_topk = false;
+    bool cublas_gemm = false;
     std::string tag() const
     {
         std::string t = "ours";
         if (!tuned.empty()) t += "+applied";
         if (offload) t += "+offload";
         if (rank_topk) t += "+rankcount";
+        if (cublas_gemm) t += "+cublasgemm";
         return t;
     }
 };
@@ -91,8 +96,10 @@ struct Variant {
 std::unique_ptr<nn::Backend> backend_with(const Variant& v)
 {
     if (v.rank_topk) ::setenv("GSR_GPU_TOPK", "rank", 1);
+    if (v.cublas_gemm) ::setenv("GSR_GPU_GEMM", "cublas", 1);
     auto be = gpu::make_cuda_backend(nn::Precision::Float32);
     ::unsetenv("GSR_GPU_TOPK");
+    ::unsetenv("GSR_GPU_GEMM");
     for (const std::string& note : be->use_tuned_kernels(v.tuned))
         std::printf("tuned: %s\n", note.c_str());
     return be;
@@ -156,14 +163,15 @@ double time_op(nn::Backend& be, const std::function<void()>& op, int reps = 20)
     return bench::seconds_since(t0) * 1e3 / reps;
 }
 
-void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>& tuned)
+void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>& tuned,
+                    const Variant& variant = {})
 {
     using nn::DeviceMatrix;
     const double bw = gpu::measure_copy_bandwidth();
     const nn::GpuStatus st = gpu::probe();
-    std::printf("device %s: copy bandwidth %.0f GB/s (read + write)\n", st.name.c_str(),
-                bw / 1e9);
-    auto be = gpu::make_cuda_backend(nn::Precision::Float32);
+    std::printf("device %s: copy bandwidth %.0f GB/s (read + write); kernels of %s\n",
+                st.name.c_str(), bw / 1e9, variant.tag().c_str());
+    auto be = backend_with(variant);
     be->reserve(std::size_t(3) << 30);
     // The applied kernels on a second backend sharing nothing with the first: its SpMM rows
     // are timed right after the built-in ones, on the same operator and shapes.
@@ -319,7 +327,8 @@ void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>&
     std::printf("%-52s %9s %11s %7s %9s\n", "kernel (hyp shapes, float32)", "ms", "min MB",
                 "%SOL", "TFLOP/s");
     for (const Row& r : rows)
-        std::printf("KERNEL %-45s %9.4f %11.1f %6.1f%% %9.2f\n", r.name.c_str(), r.ms,
+        std::printf("KERNEL%s %-45s %9.4f %11.1f %6.1f%% %9.2f\n",
+                    variant.cublas_gemm ? "[cublas]" : "", r.name.c_str(), r.ms,
                     r.bytes / 1e6, 100.0 * (r.bytes / bw) / (r.ms * 1e-3),
                     r.flops / (r.ms * 1e-3) / 1e12);
 }
@@ -335,6 +344,7 @@ int main(int argc, char** argv)
     std::uint32_t hidden = 128, groups = 2;
     int steps = 5;
     bool kernels = false, quick = false, offload = false, topk_baseline = false;
+    bool gemm_baseline = false;
     std::string applied_file;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -358,6 +368,8 @@ int main(int argc, char** argv)
             steps = std::stoi(next());
         else if (a == "--kernels")
             kernels = true;
+        else if (a == "--gemm-baseline")
+            gemm_baseline = true;
         else if (a == "--applied")
             applied_file = next();
         else if (a == "--offload")
@@ -368,7 +380,7 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "usage: gsr_bench_gpu [--quick] [--file F] [--models LIST] "
                                  "[--layers LIST] [--hidden D] [--groups C] [--steps N] "
                                  "[--export DIR] [--kernels] [--applied FILE] [--offload] "
-                                 "[--topk-baseline]\n");
+                                 "[--topk-baseline] [--gemm-baseline]\n");
             return 1;
         }
     }
@@ -415,7 +427,10 @@ int main(int argc, char** argv)
             for (const std::string& n : skipped) std::printf("tuned: %s\n", n.c_str());
             if (tuned.empty()) throw Error(applied_file + ": no kernel the backend can run");
         }
+        Variant cublas;
+        cublas.cublas_gemm = true;
         if (kernels) kernel_figures(g, tuned);
+        if (kernels && gemm_baseline) kernel_figures(g, {}, cublas);
         for (const std::string& m : models)
             for (std::uint32_t l : layers) {
                 if (m == "res" && l > 112) continue; // 448 activations do not fit in 80 GB
@@ -433,6 +448,7 @@ int main(int argc, char** argv)
                     v.offload = true;
                     again(v);
                 }
+                if (gemm_baseline) again(cublas);
                 if (topk_baseline && m == "gsr") {
                     Variant v;
                     v.rank_topk = true;

@@ -5,7 +5,7 @@ set -euo pipefail
 bin=$1 out=$2 layers=${3:-8,32,112,448} steps=${4:-5}
 mkdir -p "$out/hyp"
 "$bin/gsr_bench_gpu" --export "$out/hyp" --models res,rev,gsr --layers "$layers" \
-  --steps "$steps" --offload --topk-baseline | tee "$out/ours.log"
+  --steps "$steps" --offload --topk-baseline ${GSR_BENCH_EXTRA:-} | tee "$out/ours.log"
 python3 "$(dirname "$0")/pyg_baseline.py" "$out/hyp" --models res,rev --layers "$layers" \
   --steps "$steps" | tee "$out/pyg.log"
 # Ratios: PyG rev time / ours, per depth.
