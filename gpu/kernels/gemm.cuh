@@ -17,7 +17,9 @@ inline constexpr int kGemmRows = 128;   ///< rows of A per tile: 16 thread rows 
 inline constexpr int kGemmCols = 64;    ///< columns of y per block: 16 thread columns x 4
 inline constexpr int kGemmDepth = 32;   ///< columns of A per stage
 inline constexpr int kGemmStages = 3;   ///< stages in flight or in use
-inline constexpr int kGemmMaxDepth = 256;
+/// Up to 128, two blocks fit an SM (87 KB of shared memory each); at K = 256 one did, and
+/// cuBLAS with a second pass was faster (res at D = 128: 1.05x).
+inline constexpr int kGemmMaxDepth = 128;
 inline constexpr int kGemmLd = kGemmDepth + 4; ///< a staged row: 16-byte aligned
 
 /// y(r, c) = residual(r, c) + sign * grid(acc + sum_q values(r, q) wroot(idx(r, q), c) +

@@ -503,53 +503,50 @@ TEST_F(CudaConv, CompressedForwardAndBackward)
 
 TEST_F(CudaConv, FusedConvolutionOverManyRowTiles)
 {
-    // 70,001 rows: more row tiles than a wave of gemm_rows blocks, so each block walks several
-    // tiles in one stream of stages (the last ragged). Joined dense at d 64 (K 128) and d 128
-    // (K 256, two blocks across), and compressed at d 64 k 16 (the root term in the
-    // epilogue); on the grid, sign -1 in place undoes sign +1 bit for bit.
-    const std::uint32_t n = 70001;
-    const GraphInput g = random_dag(n, fresh_seed() + 3);
-    for (std::uint32_t d : {64u, 128u})
-        for (bool compressed_z : {false, true}) {
-            if (compressed_z && d != 64) continue;
-            ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
-            const AggregationOperators og = upload_aggregation(*gpu_, g, Normalisation::Mean,
-                                                               false);
-            const AggregationOperators oc = upload_aggregation(*cpu_, g, Normalisation::Mean,
-                                                               false);
-            const ConvTwin w = weights(og, oc, d, d, true);
-            const Twin in = poisoned(n, 2 * d);
-            const Twin z = in.columns(d, d), agg = in.columns(0, d);
-            write(z, random(std::size_t(n) * d));
-            const TwinCompressed kept = compressed(n, d, d / 4);
-            const Twin residual = matrix(n, d), y = poisoned(n, d);
-            const std::string name = (compressed_z ? "compressed d" : "joined d") +
-                                     std::to_string(d) + " over 70001 rows";
-            const ResidualAdd add_gpu{residual.gpu, -1.0, 0.0}, add_cpu{residual.cpu, -1.0, 0.0};
-            if (compressed_z) {
-                gpu_->sage_conv_forward(w.gpu, kept.gpu, add_gpu, y.gpu, agg.gpu);
-                cpu_->sage_conv_forward(w.cpu, kept.cpu, add_cpu, y.cpu, agg.cpu);
-            } else {
-                gpu_->sage_conv_forward(w.gpu, z.gpu, add_gpu, y.gpu, agg.gpu);
-                cpu_->sage_conv_forward(w.cpu, z.cpu, add_cpu, y.cpu, agg.cpu);
-            }
-            expect_close(y, 1e-5, "conv forward " + name);
+    // More row tiles than a wave of gemm_rows blocks, so each block walks several tiles in one
+    // stream of stages (the last ragged): joined dense at d 64 (K 128) and compressed at d 64
+    // (K 64) on 70,001 rows, and compressed at d 128 (K 128, two blocks across) on 20,001. The
+    // compressed root term runs in the epilogue. On the grid, sign -1 in place undoes sign +1
+    // bit for bit.
+    struct Case {
+        std::uint32_t n, d;
+        bool compressed_z;
+    };
+    for (const Case c : {Case{70001, 64, false}, Case{70001, 64, true}, Case{20001, 128, true}}) {
+        ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
+        const std::uint32_t n = c.n, d = c.d;
+        const GraphInput g = random_dag(n, fresh_seed() + 3);
+        const AggregationOperators og = upload_aggregation(*gpu_, g, Normalisation::Mean, false);
+        const AggregationOperators oc = upload_aggregation(*cpu_, g, Normalisation::Mean, false);
+        const ConvTwin w = weights(og, oc, d, d, true);
+        const Twin in = poisoned(n, 2 * d);
+        const Twin z = in.columns(d, d), agg = in.columns(0, d);
+        write(z, random(std::size_t(n) * d));
+        const TwinCompressed kept = compressed(n, d, d / 4);
+        const Twin residual = matrix(n, d), y = poisoned(n, d);
+        const std::string name = (c.compressed_z ? "compressed d" : "joined d") +
+                                 std::to_string(d) + " over " + std::to_string(n) + " rows";
+        const auto forward = [&](Backend& be, const SageConvWeights& cw, DeviceMatrix zd,
+                                 const CompressedRows& zc, const ResidualAdd& add,
+                                 DeviceMatrix out, DeviceMatrix ag) {
+            if (c.compressed_z)
+                be.sage_conv_forward(cw, zc, add, out, ag);
+            else
+                be.sage_conv_forward(cw, zd, add, out, ag);
+        };
+        forward(*gpu_, w.gpu, z.gpu, kept.gpu, {residual.gpu, -1.0, 0.0}, y.gpu, agg.gpu);
+        forward(*cpu_, w.cpu, z.cpu, kept.cpu, {residual.cpu, -1.0, 0.0}, y.cpu, agg.cpu);
+        expect_close(y, 1e-5, "conv forward " + name);
 
-            const Twin x = matrix(n, d, 4.0);
-            gpu_->round_to_grid(x.gpu, 0x1p-16);
-            const Twin x0 = alloc(n, d);
-            gpu_->axpby(1.0, x.gpu, 0.0, x0.gpu);
-            for (double sign : {1.0, -1.0}) {
-                if (compressed_z)
-                    gpu_->sage_conv_forward(w.gpu, kept.gpu, {x.gpu, sign, 0x1p-16}, x.gpu,
-                                            agg.gpu);
-                else
-                    gpu_->sage_conv_forward(w.gpu, z.gpu, {x.gpu, sign, 0x1p-16}, x.gpu,
-                                            agg.gpu);
-                if (sign > 0) EXPECT_GT(gpu_->max_abs_difference(x.gpu, x0.gpu), 0.0) << name;
-            }
-            EXPECT_EQ(gpu_->max_abs_difference(x.gpu, x0.gpu), 0.0) << name;
-        }
+        const Twin x = matrix(n, d, 4.0);
+        gpu_->round_to_grid(x.gpu, 0x1p-16);
+        const Twin x0 = alloc(n, d);
+        gpu_->axpby(1.0, x.gpu, 0.0, x0.gpu);
+        forward(*gpu_, w.gpu, z.gpu, kept.gpu, {x.gpu, 1.0, 0x1p-16}, x.gpu, agg.gpu);
+        EXPECT_GT(gpu_->max_abs_difference(x.gpu, x0.gpu), 0.0) << name;
+        forward(*gpu_, w.gpu, z.gpu, kept.gpu, {x.gpu, -1.0, 0x1p-16}, x.gpu, agg.gpu);
+        EXPECT_EQ(gpu_->max_abs_difference(x.gpu, x0.gpu), 0.0) << name;
+    }
 }
 
 TEST_F(CudaOps, LossWithRepeatedNodesAndAdam)
