@@ -124,9 +124,9 @@ std::string backend_support(std::string_view operation)
         return "the backend fuses the ReLU with the dropout mask and the group top-k with the "
                "LayerNorm; the DSL kernel is the unfused stand-in";
     if (operation == "gemm")
-        return "the backend's linear map is one cuBLAS GEMM over [S z | z] and [W; W_root] "
-               "followed by an epilogue with the rounded residual, which the DSL GEMM does not "
-               "have";
+        return "the backend's linear map is one kernel over [S z | z] and [W; W_root] with "
+               "the bias, the rounded residual and the compressed root term in its epilogue, "
+               "which the DSL GEMM does not have";
     if (operation == "loss")
         return "the backend fuses the per-node loss terms with their mean";
     return "no engine operation '" + std::string(operation) + "'";
