@@ -406,6 +406,8 @@ public:
                                             DeviceMatrix dy, double dx_beta, DeviceMatrix dx,
                                             DeviceMatrix dgamma, DeviceMatrix dbeta) override
     {
+        // The four-column kernel recomputes the gate as it reads dy; other widths and float64
+        // gate dy in place first (Backend's default: two passes).
         if constexpr (std::is_same_v<T, float>) {
             check_norm(x, gamma, beta, stats);
             same_shape(x, dy);
@@ -413,14 +415,18 @@ public:
             same_shape(gamma, dgamma);
             same_shape(gamma, dbeta);
             const std::uint8_t* keep = keep_of(mask);
-            norm_backward<std::uint8_t>(x, gamma, stats, mat(dy), nullptr, DropoutMask{},
-                                        dx_beta, dx, dgamma, dbeta, {},
-                                        keep ? float(mask.scale) : 1.f,
-                                        {ptr(beta), keep, mask.stride, mask.column});
-        } else {
-            Backend::relu_layernorm_backward_from_input(x, gamma, beta, stats, mask, dy, dx_beta,
-                                                        dx, dgamma, dbeta);
+            const std::uint32_t slabs =
+                x.rows == 0 ? 0
+                            : norm_backward_rows4(x, gamma, stats, mat(dy), float(dx_beta), dx,
+                                                  {}, keep ? float(mask.scale) : 1.f,
+                                                  {ptr(beta), keep, mask.stride, mask.column});
+            if (slabs > 0) {
+                combine_norm_partials(slabs, dgamma, dbeta);
+                return;
+            }
         }
+        Backend::relu_layernorm_backward_from_input(x, gamma, beta, stats, mask, dy, dx_beta, dx,
+                                                    dgamma, dbeta);
     }
     void layernorm_backward(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix stats,
                             DeviceMatrix dy, double dx_beta, DeviceMatrix dx, DeviceMatrix dgamma,
@@ -968,25 +974,16 @@ private:
     void norm_backward(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix stats, k::MatRef<T> dy,
                        const I* idx, const DropoutMask& mask, double dx_beta, DeviceMatrix dx,
                        DeviceMatrix dgamma, DeviceMatrix dbeta, k::MatRef<T> gate = {},
-                       T gate_scale = T(1), k::ReluGateFromInput relu = {})
+                       T gate_scale = T(1))
     {
         if (x.rows == 0) return;
         const std::uint32_t d = x.cols;
         T* partial = reinterpret_cast<T*>(workspace_);
         std::uint32_t slabs = 0;
-        if constexpr (std::is_same_v<T, float>) {
-            if (!idx) slabs = norm_backward_rows4(x, gamma, stats, dy, T(dx_beta), dx, gate,
-                                                  gate_scale, relu);
-            if (slabs == 0 && relu.beta) {
-                // The one-warp-per-row kernel takes a gated dy: the gate applied in place.
-                k::layernorm_relu_gate<T><<<grid(std::size_t(dy.rows) * dy.cols), k::kThreads,
-                                            0, stream_>>>(mat(x), ptr(gamma), relu.beta,
-                                                          mat(stats), relu.keep, relu.stride,
-                                                          relu.column, gate_scale, dy);
-                GSR_CUDA_LAUNCH();
-                gate_scale = T(1);
-            }
-        }
+        if constexpr (std::is_same_v<T, float>)
+            if (!idx)
+                slabs = norm_backward_rows4(x, gamma, stats, dy, T(dx_beta), dx, gate,
+                                            gate_scale, {});
         if (slabs == 0) {
             slabs = slab_count(x.rows, 2 * std::size_t(d) * sizeof(T));
             const std::size_t shared = std::size_t(k::kRowWarps) * 2 * d * sizeof(T);
@@ -996,8 +993,15 @@ private:
                 partial, gate, gate_scale);
             GSR_CUDA_LAUNCH();
         }
-        combine(partial, slabs, 2 * std::size_t(d), T(1), T(1), mat(dgamma));
-        combine(partial + d, slabs, 2 * std::size_t(d), T(1), T(1), mat(dbeta));
+        combine_norm_partials(slabs, dgamma, dbeta);
+    }
+    /// dgamma and dbeta += the slabs' partials in the workspace, [dgamma | dbeta] per slab.
+    void combine_norm_partials(std::uint32_t slabs, DeviceMatrix dgamma, DeviceMatrix dbeta)
+    {
+        const T* partial = reinterpret_cast<const T*>(workspace_);
+        const std::size_t d = dgamma.cols;
+        combine(partial, slabs, 2 * d, T(1), T(1), mat(dgamma));
+        combine(partial + d, slabs, 2 * d, T(1), T(1), mat(dbeta));
     }
 
     /// Lanes for the four-column row kernels: d / 4 when that is a power of two up to 32 and
