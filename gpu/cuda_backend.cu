@@ -1191,7 +1191,8 @@ private:
             a.cols > std::uint32_t(k::kGemmMaxDepth) || y.cols == 0 ||
             y.cols % k::kGemmCols != 0 || !aligned(a.p, a.ld) || !aligned(y.p, y.ld))
             return false;
-        const std::size_t shared = k::gemm_shared_bytes(a.cols);
+        const std::size_t shared =
+            k::gemm_shared_bytes(a.cols, ep.values.p ? ep.wroot.rows : 0);
         const auto kernel = k::gemm_rows<I>;
         GSR_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       int(shared)));

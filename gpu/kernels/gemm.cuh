@@ -5,7 +5,8 @@
 // columns, copied ahead with cp.async; each thread sums 8 rows x 4 columns in registers, in
 // k order. The epilogue is the convolution's: the compressed root term, the bias, the grid
 // rounding and the residual with its sign, so that the forward convolution is one kernel
-// (cuBLAS wrote the product to a workspace for a second pass to read back).
+// (cuBLAS wrote the product to a workspace for a second pass to read back). W_root of the
+// compressed root term sits in shared memory too.
 #include "kernels/common.cuh"
 
 #include <cuda_pipeline.h>
@@ -33,10 +34,12 @@ template <class I> struct GemmEpilogue {
     float sign = 1.0f, quantum = 0.0f, inverse = 0.0f;
 };
 
-/// Shared memory of gemm_rows for depth K.
-inline std::size_t gemm_shared_bytes(std::uint32_t depth)
+/// Shared memory of gemm_rows for depth K and a compressed root term over W_root's
+/// `root_rows` rows (0: none).
+inline std::size_t gemm_shared_bytes(std::uint32_t depth, std::uint32_t root_rows)
 {
-    return (std::size_t(depth) * kGemmCols + std::size_t(kGemmStages) * kGemmRows * kGemmLd) *
+    return ((std::size_t(depth) + root_rows) * kGemmCols +
+            std::size_t(kGemmStages) * kGemmRows * kGemmLd) *
            sizeof(float);
 }
 
@@ -51,8 +54,10 @@ __global__ void __launch_bounds__(kGemmThreads, 2)
     constexpr int TN = 4, BN = kGemmCols, BM = kGemmRows, BK = kGemmDepth, P = kGemmStages;
     extern __shared__ float4 gemm_shared[];
     const std::uint32_t depth = a.cols, per_tile = depth / BK;
+    const std::uint32_t root_rows = ep.values.p ? ep.wroot.rows : 0;
     float* ws = reinterpret_cast<float*>(gemm_shared); // depth x BN
-    float* as = ws + std::size_t(depth) * BN;           // P x BM x kGemmLd
+    float* wr = ws + std::size_t(depth) * BN;           // root_rows x BN: W_root's columns
+    float* as = wr + std::size_t(root_rows) * BN;       // P x BM x kGemmLd
     const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
     const std::uint32_t col0 = blockIdx.y * BN;
     const std::size_t tiles = (std::size_t(a.rows) + BM - 1) / BM;
@@ -83,6 +88,8 @@ __global__ void __launch_bounds__(kGemmThreads, 2)
     for (int s = 0; s < P - 1; ++s) issue(std::size_t(s));
     for (std::uint32_t i = tid; i < depth * BN; i += kGemmThreads)
         ws[i] = b(i / BN, col0 + i % BN);
+    for (std::uint32_t i = tid; i < root_rows * BN; i += kGemmThreads)
+        wr[i] = ep.wroot(i / BN, col0 + i % BN);
 
     float acc[8][TN] = {};
     for (std::size_t s = 0; s < stages; ++s) {
@@ -120,13 +127,28 @@ __global__ void __launch_bounds__(kGemmThreads, 2)
             if (r >= a.rows) continue;
             float v[TN];
             for (int j = 0; j < TN; ++j) v[j] = acc[i][j];
-            if (ep.values.p) {
+            if (root_rows > 0) {
+                // Four kept entries at a time: values and indices, then their rows of W_root
+                // from shared memory; the adds keep the entries' order.
                 const float* vr = ep.values.row(r);
                 const I* ir = ep.idx + r * ep.values.cols;
-                for (std::uint32_t q = 0; q < ep.values.cols; ++q) {
+                const float* wt = wr + tx * TN;
+                const std::uint32_t kept = ep.values.cols;
+                std::uint32_t q = 0;
+                for (; q + 4 <= kept; q += 4) {
+                    float x[4];
+                    std::uint32_t col[4];
+                    for (int u = 0; u < 4; ++u) x[u] = vr[q + u], col[u] = ir[q + u];
+                    for (int u = 0; u < 4; ++u) {
+                        const float4 w4 = *reinterpret_cast<const float4*>(wt + col[u] * BN);
+                        v[0] += x[u] * w4.x, v[1] += x[u] * w4.y;
+                        v[2] += x[u] * w4.z, v[3] += x[u] * w4.w;
+                    }
+                }
+                for (; q < kept; ++q) {
                     const float x = vr[q];
-                    const float* wr = ep.wroot.row(ir[q]) + c0;
-                    for (int j = 0; j < TN; ++j) v[j] += x * wr[j];
+                    const float4 w4 = *reinterpret_cast<const float4*>(wt + ir[q] * BN);
+                    v[0] += x * w4.x, v[1] += x * w4.y, v[2] += x * w4.z, v[3] += x * w4.w;
                 }
             }
             for (int j = 0; j < TN; ++j) {
