@@ -843,13 +843,13 @@ private:
             const T one = T(1), zero = T(0);
             const long long sa = (long long)(rows * a.ld), sb = (long long)(rows * b.ld);
             if constexpr (std::is_same_v<T, float>)
-                GSR_CUDA(blas_lib_->sgemm_strided_batched(blas_, op_b, op_a, m, n, int(rows), &one, b.p,
-                                                   int(b.ld), sb, a.p, int(a.ld), sa, &zero,
-                                                   partial, m, (long long)out, int(slabs - 1)));
+                GSR_CUDA(blas_lib_->sgemm_strided_batched(
+                    blas_, op_b, op_a, m, n, int(rows), &one, b.p, int(b.ld), sb, a.p,
+                    int(a.ld), sa, &zero, partial, m, (long long)out, int(slabs - 1)));
             else
-                GSR_CUDA(blas_lib_->dgemm_strided_batched(blas_, op_b, op_a, m, n, int(rows), &one, b.p,
-                                                   int(b.ld), sb, a.p, int(a.ld), sa, &zero,
-                                                   partial, m, (long long)out, int(slabs - 1)));
+                GSR_CUDA(blas_lib_->dgemm_strided_batched(
+                    blas_, op_b, op_a, m, n, int(rows), &one, b.p, int(b.ld), sb, a.p,
+                    int(a.ld), sa, &zero, partial, m, (long long)out, int(slabs - 1)));
             const std::size_t first = (slabs - 1) * rows;
             const k::MatRef<T> last{partial + (slabs - 1) * out, c.rows, c.cols, c.cols};
             const k::MatRef<T> a_last{a.p + first * a.ld, std::uint32_t(inner - first), a.cols,

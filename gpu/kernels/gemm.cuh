@@ -43,10 +43,10 @@ inline std::size_t gemm_shared_bytes(std::uint32_t depth, std::uint32_t root_row
            sizeof(float);
 }
 
-/// y = epilogue(A B). Requires a.cols % kGemmDepth == 0, rows of A, y and the
-/// residual 16-byte aligned, and y.cols == gridDim.y * kGemmCols. A block takes row tiles blockIdx.x,
-/// + gridDim.x, ..; their stages of A form one sequence, copied kGemmStages - 1 ahead with
-/// cp.async, so the next tile's loads are in flight while a tile's epilogue runs.
+/// y = epilogue(A B). Requires a.cols % kGemmDepth == 0, rows of A and y 16-byte aligned, and
+/// y.cols == gridDim.y * kGemmCols. A block takes row tiles blockIdx.x, + gridDim.x, ..; their
+/// stages of A form one sequence, copied kGemmStages - 1 ahead with cp.async, so the next
+/// tile's loads are in flight while a tile's epilogue runs.
 template <class I>
 __global__ void __launch_bounds__(kGemmThreads, 2)
     gemm_rows(MatRef<float> a, MatRef<float> b, MatRef<float> y, GemmEpilogue<I> ep)
