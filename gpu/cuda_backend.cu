@@ -1012,9 +1012,13 @@ private:
         const std::uint32_t lanes = d / 4;
         if (d % 4 != 0 || lanes == 0 || lanes > 32 || (lanes & (lanes - 1)) != 0) return 0;
         for (const k::MatRef<float>& m : rows)
-            if (m.p && (m.ld % 4 != 0 || reinterpret_cast<std::uintptr_t>(m.p) % 16 != 0))
-                return 0;
+            if (m.p && !rows_aligned16(m)) return 0;
         return lanes;
+    }
+    /// Every row of m starts on a 16-byte boundary (float4 loads and stores).
+    static bool rows_aligned16(const k::MatRef<float>& m)
+    {
+        return m.ld % 4 == 0 && reinterpret_cast<std::uintptr_t>(m.p) % 16 == 0;
     }
     template <int... L, class Launch> static void with_lanes(std::uint32_t lanes, Launch&& f)
     {
@@ -1183,13 +1187,10 @@ private:
     bool gemm_rows(k::MatRef<float> a, k::MatRef<float> b, k::MatRef<float> y,
                    const k::GemmEpilogue<I>& ep)
     {
-        const auto aligned = [](const float* p, std::uint32_t ld) {
-            return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 4 == 0;
-        };
         if (cublas_only_ || a.rows == 0 || a.rows != y.rows || a.cols == 0 ||
             b.rows != a.cols || b.cols != y.cols || a.cols % k::kGemmDepth != 0 ||
             a.cols > std::uint32_t(k::kGemmMaxDepth) || y.cols == 0 ||
-            y.cols % k::kGemmCols != 0 || !aligned(a.p, a.ld) || !aligned(y.p, y.ld))
+            y.cols % k::kGemmCols != 0 || !rows_aligned16(a) || !rows_aligned16(y))
             return false;
         const std::size_t shared =
             k::gemm_shared_bytes(a.cols, ep.values.p ? ep.wroot.rows : 0);
