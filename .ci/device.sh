@@ -3,7 +3,8 @@
 # headless targets (no Qt, no sqlite3.h there), runs the gpu tests, compute-sanitizer and the
 # benchmarks, and writes every log under $OUT. Carry .deps (see .ci/device-deps.sh).
 # Usage: bash .ci/device.sh [STAGE...]   stages: tests sanitize kernels train pyg commrand
-#        quality warmup lab apply unit profile (default: tests sanitize kernels train pyg).
+#        quality warmup seeds lab apply unit profile (default: tests sanitize kernels train
+#        pyg). SEEDS="7 8 9", SEED_MODELS="rev gsr:8" and SEED_JOBS=6 set the seeds stage.
 #        PYG_LAYERS=8,32 limits the depths of the PyG comparison; GSR_BENCH_EXTRA adds flags
 #        to gsr_bench_gpu in the kernels and pyg stages (e.g. --gemm-baseline);
 #        PROFILE_MODELS="rev gsr" and PROFILE_LAYERS=8 pick the profiled steps (nsys, or ncu
@@ -89,6 +90,13 @@ if has warmup; then
   step warmup env GSR_DATA_DIR="$PWD/.deps/data" GSR_TRAIN_FLAGS="--device gpu" \
     GSR_QUALITY_MORE=1 bash tests/bench/quality_warmup.sh "$bin" 100 112 40 \
     "${WARMUPS:-0 20}" "rev gsr" "${WARMUP_SEED:-7}"
+fi
+if has seeds; then
+  # Paired seeds on the quality benchmark's wide split at depth 32 (gsr against rev), several
+  # runs on the GPU at once; the run stores' summaries land in $OUT/seeds.
+  step seeds env GSR_DATA_DIR="$PWD/.deps/data" GSR_TRAIN_FLAGS="--device gpu" \
+    GSR_JOBS="${SEED_JOBS:-6}" GSR_QUALITY_OUT="$OUT/seeds" bash tests/bench/quality_seeds.sh \
+    "$bin" "${SEEDS:-7 8 9 10 11}" "${SEED_MODELS:-rev gsr:8 gsr:16}" 200 40 0.003 32
 fi
 if has quality; then
   # The quality table at a larger scale: four more training circuits, depth 112.
