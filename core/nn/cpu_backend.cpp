@@ -1,6 +1,7 @@
 #include "nn/cpu_backend.hpp"
 
 #include "nn/backend_checks.hpp"
+#include "nn/dense_product.hpp"
 #include "nn/row_parallel.hpp"
 
 #include <Eigen/Core>
@@ -187,12 +188,10 @@ public:
         if (ta == Transpose::No) {
             // Row-parallel: each row block of c is one fixed-shape product.
             for_row_blocks(m, [&](std::size_t r0, std::size_t r1) {
-                auto cb = map(c).middleRows(r0, r1 - r0);
-                auto ab = map(a).middleRows(r0, r1 - r0);
-                if (tb == Transpose::No)
-                    blend(cb, ab * map(b), al, be);
-                else
-                    blend(cb, ab * map(b).transpose(), al, be);
+                detail::dense_product(detail::DenseProduct<T>{
+                    .m = r1 - r0, .n = n, .k = inner, .a = row(a, r0), .lda = a.ld,
+                    .b = row(b, 0), .ldb = b.ld, .tb = tb == Transpose::Yes,
+                    .c = row(c, r0), .ldc = c.ld, .alpha = al, .beta = be});
             });
             return;
         }
@@ -202,16 +201,14 @@ public:
         const DeviceMatrix partial = alloc_matrix(std::uint32_t(slabs * m), std::uint32_t(n));
         pool_.run(slabs, [&](std::size_t s) {
             const RowRange rr = slab_range(inner, slabs, s);
-            auto out = map(partial).middleRows(s * m, m);
-            if (rr.end <= rr.begin) {
-                out.setZero();
-                return;
-            }
-            auto as = map(a).middleRows(rr.begin, rr.end - rr.begin).transpose();
-            if (tb == Transpose::No)
-                out.noalias() = as * map(b).middleRows(rr.begin, rr.end - rr.begin);
-            else
-                out.noalias() = as * map(b).middleCols(rr.begin, rr.end - rr.begin).transpose();
+            // a's rows rr, transposed; b's rows rr, or its columns rr transposed. An empty slab
+            // (k = 0) writes zeros.
+            const bool b_rows = tb == Transpose::No;
+            detail::dense_product(detail::DenseProduct<T>{
+                .m = m, .n = n, .k = rr.end - rr.begin, .a = row(a, rr.begin), .lda = a.ld,
+                .ta = true, .b = b_rows ? row(b, rr.begin) : row(b, 0) + rr.begin,
+                .ldb = b.ld, .tb = !b_rows, .c = row(partial, s * m), .ldc = partial.ld,
+                .alpha = T(1), .beta = T(0)});
         });
         combine_slabs(partial, slabs, al, be, c);
     }
@@ -495,7 +492,11 @@ public:
                     aggregate_row(*w.graph[t], Transpose::No, z, r,
                                   row(aggregated, r) + std::size_t(t) * z.cols);
         }, [&](std::size_t r0, std::size_t r1, Map& f) {
-            if (!w.root.empty()) f.noalias() += map(z).middleRows(r0, r1 - r0) * map(w.root);
+            if (w.root.empty()) return;
+            detail::dense_product(detail::DenseProduct<T>{
+                .m = r1 - r0, .n = std::size_t(f.cols()), .k = z.cols, .a = row(z, r0),
+                .lda = z.ld, .b = row(w.root, 0), .ldb = w.root.ld, .c = f.data(),
+                .ldc = std::size_t(f.outerStride()), .alpha = T(1), .beta = T(1)});
         });
     }
 
@@ -760,18 +761,6 @@ private:
 
     // ---- kernels --------------------------------------------------------------------------
 
-    /// c = alpha * product + beta * c (beta 0: c is not read).
-    template <class Dst, class Product>
-    static void blend(Dst&& c, const Product& product, T alpha, T beta)
-    {
-        if (beta == T(0)) {
-            c.noalias() = alpha * product;
-        } else {
-            if (beta != T(1)) c *= beta;
-            c.noalias() += alpha * product;
-        }
-    }
-
     /// out = beta out + alpha * sum of the slab partials (each out-shaped), in slab order.
     void combine_slabs(DeviceMatrix partial, std::size_t slabs, T alpha, T beta,
                        DeviceMatrix out)
@@ -976,10 +965,13 @@ private:
             alignas(64) T tile[kConvTempElements];
             Map f(tile, Eigen::Index(r1 - r0), d_out, Eigen::OuterStride<>(d_out));
             aggregate(r0, r1);
-            f.setZero();
+            if (w.terms == 0) f.setZero();
             for (std::uint32_t t = 0; t < w.terms; ++t)
-                f.noalias() += map(aggregated).middleRows(r0, r1 - r0).middleCols(
-                                   Eigen::Index(t) * d_in, d_in) * map(w.neighbour[t]);
+                detail::dense_product(detail::DenseProduct<T>{
+                    .m = r1 - r0, .n = d_out, .k = d_in,
+                    .a = row(aggregated, r0) + std::size_t(t) * d_in, .lda = aggregated.ld,
+                    .b = row(w.neighbour[t], 0), .ldb = w.neighbour[t].ld, .c = tile,
+                    .ldc = d_out, .alpha = T(1), .beta = T(t == 0 ? 0 : 1)});
             root(r0, r1, f);
             const T* bias = row(w.bias, 0);
             for (std::size_t r = r0; r < r1; ++r) {

@@ -11,6 +11,7 @@
 #include "graph/circuit_graph.hpp"
 #include "netlist/readers.hpp"
 #include "nn/graph_input.hpp"
+#include "nn/dense_product.hpp"
 #include "nn/model.hpp"
 
 #include <algorithm>
@@ -157,10 +158,10 @@ int main(int argc, char** argv)
             last_loss = loss;
             if (s >= warmup) ms.push_back(t);
         }
-        std::printf("res L=%u D=%u T=%u on %s: N=%zu E=%zu F=%zu params=%zu; load %s\n", layers,
-                    hidden, threads, std::filesystem::path(file).filename().c_str(), n,
+        std::printf("res L=%u D=%u T=%u on %s: N=%zu E=%zu F=%zu params=%zu; GEMM %s; load %s\n",
+                    layers, hidden, threads, std::filesystem::path(file).filename().c_str(), n,
                     g.edge_count(), g.feature_count, model.parameter_count(),
-                    load_average().c_str());
+                    nn::detail::dense_product_isa(), load_average().c_str());
         std::printf("loss %.6g -> %.6g over %d steps\n", first_loss, last_loss, warmup + steps);
         std::printf("ms/step median %.3f (min %.3f, max %.3f, %d steps after %d warm-up)\n",
                     median(ms), *std::min_element(ms.begin(), ms.end()),
