@@ -3,8 +3,8 @@
 // shared with the rest of the program: a function or template instance that the linker merged
 // with a baseline copy could run AVX2 code on a CPU without it. So Eigen's namespace is renamed
 // (every Eigen symbol here is GsrEigenAvx2::...) and product_impl has internal linkage. The
-// test dense_product_avx2_symbols (tests/core/nn/CMakeLists.txt) lists the object's symbols
-// and fails on any other name that the linker could merge.
+// test dense_product_avx2_symbols (tests/CMakeLists.txt, tests/core/nn/check_avx2_symbols.cmake)
+// lists the object's symbols and fails on any other name that the linker could merge.
 
 #if defined(GSR_DENSE_AVX2)
 #if !defined(__AVX2__) || !defined(__FMA__)

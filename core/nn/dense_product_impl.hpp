@@ -15,17 +15,20 @@ template <class T> void product_impl(const gsr::nn::detail::DenseProduct<T>& p)
     using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     using In = Eigen::Map<const Mat, Eigen::Unaligned, Eigen::OuterStride<>>;
     using Out = Eigen::Map<Mat, Eigen::Unaligned, Eigen::OuterStride<>>;
-    const auto rows = [](std::size_t r) { return Eigen::Index(r); };
-    Out c(p.c, rows(p.m), rows(p.n), Eigen::OuterStride<>(rows(p.ldc)));
+    const auto idx = [](std::size_t i) { return Eigen::Index(i); };
+    Out c(p.c, idx(p.m), idx(p.n), Eigen::OuterStride<>(idx(p.ldc)));
     if (p.k == 0) {
-        if (p.beta == T(0)) c.setZero(); else c *= p.beta;
+        if (p.beta == T(0))
+            c.setZero();
+        else
+            c *= p.beta;
         return;
     }
     // a stored as m x k, or as k x m and transposed; b as k x n, or n x k transposed.
-    const In a(p.a, rows(p.ta ? p.k : p.m), rows(p.ta ? p.m : p.k),
-               Eigen::OuterStride<>(rows(p.lda)));
-    const In b(p.b, rows(p.tb ? p.n : p.k), rows(p.tb ? p.k : p.n),
-               Eigen::OuterStride<>(rows(p.ldb)));
+    const In a(p.a, idx(p.ta ? p.k : p.m), idx(p.ta ? p.m : p.k),
+               Eigen::OuterStride<>(idx(p.lda)));
+    const In b(p.b, idx(p.tb ? p.n : p.k), idx(p.tb ? p.k : p.n),
+               Eigen::OuterStride<>(idx(p.ldb)));
     const auto blend = [&](const auto& product) {
         if (p.beta == T(0)) {
             c.noalias() = p.alpha * product;
