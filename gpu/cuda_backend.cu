@@ -94,6 +94,9 @@ public:
         // the baseline the radix select is measured against side by side.
         const char* topk = std::getenv("GSR_GPU_TOPK");
         rank_topk_ = topk && std::string(topk) == "rank";
+        // GSR_GPU_TOPK=warp: the top-k backward one warp per row, the four-column kernel's
+        // baseline.
+        warp_topk_backward_ = topk && std::string(topk) == "warp";
         // GSR_GPU_GEMM=cublas: every GEMM through cuBLAS and the convolution's epilogue as a
         // second pass, the baseline gemm_rows is measured against.
         const char* gemm = std::getenv("GSR_GPU_GEMM");
@@ -980,10 +983,18 @@ private:
         const std::uint32_t d = x.cols;
         T* partial = reinterpret_cast<T*>(workspace_);
         std::uint32_t slabs = 0;
-        if constexpr (std::is_same_v<T, float>)
-            if (!idx)
-                slabs = norm_backward_rows4(x, gamma, stats, dy, T(dx_beta), dx, gate,
-                                            gate_scale, {});
+        if constexpr (std::is_same_v<T, float>) {
+            // Dense dy, or dy at the kept columns (unless GSR_GPU_TOPK=warp asks for the
+            // one-warp-per-row baseline below).
+            k::KeptGradient<I> kept;
+            if (idx) {
+                const std::uint8_t* keep = keep_of(mask);
+                kept = {dy, idx, keep, mask.stride, mask.column, keep ? float(mask.scale) : 1.f};
+            }
+            if (!idx || !warp_topk_backward_)
+                slabs = norm_backward_rows4(x, gamma, stats, idx ? k::MatRef<float>{} : dy,
+                                            T(dx_beta), dx, gate, gate_scale, {}, kept);
+        }
         if (slabs == 0) {
             slabs = slab_count(x.rows, 2 * std::size_t(d) * sizeof(T));
             const std::size_t shared = std::size_t(k::kRowWarps) * 2 * d * sizeof(T);
@@ -1047,13 +1058,15 @@ private:
         return true;
     }
 
-    /// The dense float layernorm backward through norm_backward_rows4 when d = 4 Lanes (Lanes a
-    /// power of two up to 32) and every row is 16-byte aligned; returns the slab count of the
+    /// The float layernorm backward through norm_backward_rows4 when d = 4 Lanes (Lanes a
+    /// power of two up to 32) and every row is 16-byte aligned; dy dense, or given at kept
+    /// columns (`kept`, the top-k backward; dy empty then). Returns the slab count of the
     /// partials it wrote, or 0 when it does not apply.
+    template <class I = std::uint8_t>
     std::uint32_t norm_backward_rows4(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix stats,
                                       k::MatRef<float> dy, float dx_beta, DeviceMatrix dx,
                                       k::MatRef<float> gate, float gate_scale,
-                                      k::ReluGateFromInput relu)
+                                      k::ReluGateFromInput relu, k::KeptGradient<I> kept = {})
     {
         const std::uint32_t d = x.cols;
         const k::MatRef<float> xm = mat(x), dxm = mat(dx);
@@ -1069,9 +1082,10 @@ private:
             1, 4096));
         const std::size_t rows = ceil_div(x.rows, slabs);
         with_lanes<1, 2, 4, 8, 16, 32>(lanes, [&](auto l) {
-            k::norm_backward_rows4<decltype(l)::value><<<slabs, 32 * k::kNormWarps, 0, stream_>>>(
-                xm, ptr(gamma), mat(stats), dy, dx_beta, dxm, rows, partial_f(), gate,
-                gate_scale, relu);
+            k::norm_backward_rows4<decltype(l)::value, I>
+                <<<slabs, 32 * k::kNormWarps, 0, stream_>>>(xm, ptr(gamma), mat(stats), dy,
+                                                            dx_beta, dxm, rows, partial_f(),
+                                                            gate, gate_scale, relu, kept);
         });
         GSR_CUDA_LAUNCH();
         return slabs;
@@ -1223,6 +1237,7 @@ private:
     cublasHandle_t blas_ = nullptr;
     std::byte* block_ = nullptr;
     bool rank_topk_ = false; ///< GSR_GPU_TOPK=rank: no radix select (benchmark baseline)
+    bool warp_topk_backward_ = false; ///< GSR_GPU_TOPK=warp: top-k backward one warp per row
     bool cublas_only_ = false; ///< GSR_GPU_GEMM=cublas: no gemm_rows (benchmark baseline)
     std::byte* host_ = nullptr;        ///< mapped pinned host block (host address)
     std::byte* host_device_ = nullptr; ///< its device address

@@ -362,13 +362,14 @@ __global__ void norm_backward_slabs(MatRef<T> x, const T* gamma, MatRef<T> stats
 
 inline constexpr int kNormWarps = 8; ///< warps per block of norm_backward_rows4
 
-/// The dense layernorm backward (optionally behind a ReLU gate, as in norm_backward_slabs) of
-/// float rows d = 4 Lanes wide: `Lanes` threads take a row, four columns each through 16-byte
-/// loads, so a warp works on 32 / Lanes rows at once (two for d = 64) and each thread keeps its
-/// columns' parameter-gradient sums in registers. The one-warp-per-row kernel leaves most lanes
-/// waiting on one row's loads and reductions at a time. Same slab contract: partial[slab] (2d:
-/// dgamma then dbeta), rows of a slab in a fixed order. Rows and pointers: 16-byte aligned.
-/// Shared memory: kNormWarps * 32 * 8 floats.
+/// The layernorm backward (dy dense, optionally behind a ReLU gate, or given at kept columns,
+/// as in norm_backward_slabs) of float rows d = 4 Lanes wide: `Lanes` threads take a row, four
+/// columns each through 16-byte loads, so a warp works on 32 / Lanes rows at once (two for
+/// d = 64) and each thread keeps its columns' parameter-gradient sums in registers. The
+/// one-warp-per-row kernel leaves most lanes waiting on one row's loads and reductions at a
+/// time. Same slab contract: partial[slab] (2d: dgamma then dbeta), rows of a slab in a fixed
+/// order. Rows and pointers: 16-byte aligned.
+/// Shared memory: kNormWarps * 32 * 12 floats.
 /// The ReLU's gate recomputed from the LayerNorm's input (beta != nullptr): the output of
 /// layernorm_forward_rows4 (same arithmetic) positive and kept by the mask (keep: row stride
 /// `stride`, from column `column`; nullptr: no mask).
@@ -377,17 +378,29 @@ struct ReluGateFromInput {
     const std::uint8_t* keep = nullptr;
     std::uint32_t stride = 0, column = 0;
 };
+/// dy given at k kept columns per row (the top-k backward; values.p == nullptr: dy is dense):
+/// values times the dropout mask (keep: row stride `stride`, from column `column`; nullptr:
+/// no mask) at columns idx, zero elsewhere. A warp lays its rows of dy out in shared memory
+/// (zeros, then the kept values at their columns) and reads them back four columns a lane.
+template <class I> struct KeptGradient {
+    MatRef<float> values;
+    const I* idx = nullptr;
+    const std::uint8_t* keep = nullptr;
+    std::uint32_t stride = 0, column = 0;
+    float scale = 1.0f;
+};
 
-template <int Lanes>
+template <int Lanes, class I>
 __global__ void norm_backward_rows4(MatRef<float> x, const float* gamma, MatRef<float> stats,
                                     MatRef<float> dy, float dx_beta, MatRef<float> dx,
                                     std::size_t rows_per_slab, float* partial,
                                     MatRef<float> gate, float gate_scale,
-                                    ReluGateFromInput relu)
+                                    ReluGateFromInput relu, KeptGradient<I> kept)
 {
     static_assert(Lanes >= 1 && Lanes <= 32 && (Lanes & (Lanes - 1)) == 0);
     constexpr int kRowsPerWarp = 32 / Lanes, kD = 4 * Lanes;
     __shared__ float sums[kNormWarps * 32][8];
+    __shared__ float4 staged[kNormWarps][32]; // a warp's rows of dy given at kept columns
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int sub = lane / Lanes, c = (lane % Lanes) * 4;
     const Float4s g4 = load4(gamma + c);
@@ -402,9 +415,28 @@ __global__ void norm_backward_rows4(MatRef<float> x, const float* gamma, MatRef<
         const bool valid = r < r1;
         Float4s xv{}, g{}, d{};
         float mean = 0, rstd = 0;
+        if (kept.values.p) {
+            // Each lane clears its own four columns and reads them back after the kept values
+            // have landed: only the scatter crosses lanes, between the two syncs.
+            float* row = reinterpret_cast<float*>(staged[warp]) + sub * kD;
+            store4(row + c, Float4s{});
+            __syncwarp();
+            if (valid) {
+                const std::uint32_t k = kept.values.cols;
+                const std::uint8_t* kr =
+                    kept.keep ? kept.keep + r * kept.stride + kept.column : nullptr;
+                for (std::uint32_t q = lane % Lanes; q < k; q += Lanes) {
+                    const std::uint32_t col = kept.idx[r * k + q];
+                    const float v = kept.values(r, q);
+                    row[col] = kr ? (kr[col] ? v * kept.scale : 0.f) : v;
+                }
+            }
+            __syncwarp();
+            g = load4(row + c);
+        }
         if (valid) {
             xv = load4(x.row(r) + c);
-            g = load4(dy.row(r) + c);
+            if (!kept.values.p) g = load4(dy.row(r) + c);
             mean = stats(r, 0);
             rstd = stats(r, 1);
             if (gate.p) {

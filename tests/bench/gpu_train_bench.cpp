@@ -6,14 +6,16 @@
 // (gpu_vs_pyg.sh runs both). With --applied FILE (the JSON of `gsr kernels apply --json`),
 // every training case and the SpMM kernel figures run twice in the same process: with the
 // backend's own kernels, then with the applied ones (the kernel lab's Apply), and the ratio.
-// --offload runs rev and gsr again with the optimizer offloaded to host memory, and
-// --topk-baseline runs gsr again with the rank-counting top-k, each right after the default.
+// --offload runs rev and gsr again with the optimizer offloaded to host memory,
+// --topk-baseline runs gsr again with the rank-counting top-k, and --topk-backward-baseline
+// with the top-k backward one warp per row, each right after the default.
 // --gemm-baseline runs every case (and the kernel figures) again with every GEMM through
 // cuBLAS, the baseline of the fused tall-narrow GEMM.
 //
 //   gsr_bench_gpu [--quick] [--file F] [--models res,rev,gsr] [--layers 8,32,112,448]
 //                 [--hidden D] [--groups C] [--steps N] [--export DIR] [--kernels]
-//                 [--applied FILE] [--offload] [--topk-baseline] [--gemm-baseline]
+//                 [--applied FILE] [--offload] [--topk-baseline] [--topk-backward-baseline]
+//                 [--gemm-baseline]
 #include "bench_support.hpp"
 #include "cuda_backend.hpp"
 #include "graph/circuit_graph.hpp"
@@ -74,12 +76,14 @@ std::vector<float> labels_of(const nn::GraphInput& g)
 
 /// How a step runs besides the model: applied kernels (empty: the backend's own), the
 /// optimizer offloaded to host memory, the rank-counting top-k (the radix select's baseline,
-/// through the backend's GSR_GPU_TOPK switch), or every GEMM through cuBLAS (gemm_rows's
-/// baseline, GSR_GPU_GEMM).
+/// through the backend's GSR_GPU_TOPK switch), the top-k backward one warp per row
+/// (GSR_GPU_TOPK=warp, the four-column kernel's baseline), or every GEMM through cuBLAS
+/// (gemm_rows's baseline, GSR_GPU_GEMM).
 struct Variant {
     std::vector<nn::TunedKernel> tuned;
     bool offload = false;
     bool rank_topk = false;
+    bool warp_topk_backward = false;
     bool cublas_gemm = false;
     std::string tag() const
     {
@@ -87,6 +91,7 @@ struct Variant {
         if (!tuned.empty()) t += "+applied";
         if (offload) t += "+offload";
         if (rank_topk) t += "+rankcount";
+        if (warp_topk_backward) t += "+warpbackward";
         if (cublas_gemm) t += "+cublasgemm";
         return t;
     }
@@ -96,6 +101,7 @@ struct Variant {
 std::unique_ptr<nn::Backend> backend_with(const Variant& v)
 {
     if (v.rank_topk) ::setenv("GSR_GPU_TOPK", "rank", 1);
+    if (v.warp_topk_backward) ::setenv("GSR_GPU_TOPK", "warp", 1);
     if (v.cublas_gemm) ::setenv("GSR_GPU_GEMM", "cublas", 1);
     auto be = gpu::make_cuda_backend(nn::Precision::Float32);
     ::unsetenv("GSR_GPU_TOPK");
@@ -275,6 +281,32 @@ void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>&
     }
     add("normalize + top-k backward N x 64, k 16", 4 * n * d * 2 + 5 * n * k + 8 * n, 0,
         [&] { be->normalize_topk_backward(x64, gamma, stats, z, dv, {}, 0.0, dx, gb, gb); });
+    {
+        // The one-warp-per-row baseline on a second backend (GSR_GPU_TOPK=warp), same inputs.
+        Variant warp;
+        warp.warp_topk_backward = true;
+        auto wb = backend_with(warp);
+        wb->reserve(std::size_t(512) << 20);
+        const auto copy = [&](DeviceMatrix m) {
+            std::vector<float> v(m.size());
+            be->download(m, std::span<float>(v));
+            const DeviceMatrix c = wb->alloc_matrix(m.rows, m.cols);
+            wb->upload(c, std::span<const float>(v));
+            return c;
+        };
+        std::vector<std::uint8_t> raw(z.indices.bytes);
+        be->download_bytes(z.indices, raw.data(), raw.size());
+        nn::CompressedRows wz{copy(z.values), wb->alloc_bytes(raw.size()), d, 1};
+        wb->upload_bytes(wz.indices, raw.data(), raw.size());
+        const DeviceMatrix wx = copy(x64), wg = copy(gamma), ws = copy(stats), wv = copy(dv);
+        const DeviceMatrix wdx = copy(dx), wgb = copy(gb);
+        rows.push_back({"normalize + top-k backward N x 64, k 16 (one warp per row)",
+                        time_op(*wb, [&] {
+                            wb->normalize_topk_backward(wx, wg, ws, wz, wv, {}, 0.0, wdx, wgb,
+                                                        wgb);
+                        }),
+                        4 * n * d * 2 + 5 * n * k + 8 * n, 0});
+    }
     add("layernorm + relu forward N x 64 (fused)", 4 * n * d * 2 + 8 * n, 0,
         [&] { be->layernorm_relu_forward(x64, gamma, beta, {}, y64, stats); });
     add("relu + layernorm backward N x 64 (fused)", 4 * n * d * 4 + 8 * n, 0, [&] {
@@ -344,6 +376,7 @@ int main(int argc, char** argv)
     std::uint32_t hidden = 128, groups = 2;
     int steps = 5;
     bool kernels = false, quick = false, offload = false, topk_baseline = false;
+    bool topk_backward_baseline = false;
     bool gemm_baseline = false;
     std::string applied_file;
     for (int i = 1; i < argc; ++i) {
@@ -376,11 +409,14 @@ int main(int argc, char** argv)
             offload = true;
         else if (a == "--topk-baseline")
             topk_baseline = true;
+        else if (a == "--topk-backward-baseline")
+            topk_backward_baseline = true;
         else {
             std::fprintf(stderr, "usage: gsr_bench_gpu [--quick] [--file F] [--models LIST] "
                                  "[--layers LIST] [--hidden D] [--groups C] [--steps N] "
                                  "[--export DIR] [--kernels] [--applied FILE] [--offload] "
-                                 "[--topk-baseline] [--gemm-baseline]\n");
+                                 "[--topk-baseline] [--topk-backward-baseline] "
+                                 "[--gemm-baseline]\n");
             return 1;
         }
     }
@@ -452,6 +488,11 @@ int main(int argc, char** argv)
                 if (topk_baseline && m == "gsr") {
                     Variant v;
                     v.rank_topk = true;
+                    again(v);
+                }
+                if (topk_backward_baseline && m == "gsr") {
+                    Variant v;
+                    v.warp_topk_backward = true;
                     again(v);
                 }
                 if (tuned.empty()) continue;

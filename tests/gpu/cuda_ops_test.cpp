@@ -325,32 +325,39 @@ TEST_F(CudaOps, NormalizeTopkBreaksTiesByTheLowerColumnLikeTheCpu)
 
 TEST_F(CudaOps, NormalizeTopkBackwardAndUnpack)
 {
-    for (std::uint32_t d : {64u, 300u}) {
-        ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
-        const std::uint32_t n = 2500, k = d / 4;
-        const Twin x = matrix(n, d, 2.0), gamma = matrix(1, d), beta = matrix(1, d);
-        const Twin y = poisoned(n, d), stats = poisoned(n, 2);
-        gpu_->layernorm_forward(x.gpu, gamma.gpu, beta.gpu, y.gpu, stats.gpu);
-        cpu_->layernorm_forward(x.cpu, gamma.cpu, beta.cpu, y.cpu, stats.cpu);
-        const TwinCompressed kept = compressed(n, d, k);
-        const Twin dv = matrix(n, k), dx = matrix(n, d), dg = matrix(1, d), db = matrix(1, d);
-        const TwinBytes keep{gpu_->alloc_bytes(n * d), cpu_->alloc_bytes(n * d)};
-        gpu_->make_dropout_mask(9, 2, 0.1, keep.gpu, n, d);
-        cpu_->make_dropout_mask(9, 2, 0.1, keep.cpu, n, d);
-        gpu_->normalize_topk_backward(x.gpu, gamma.gpu, stats.gpu, kept.gpu, dv.gpu,
-                                      DropoutMask{keep.gpu, d, 0, 1 / 0.9}, 0.5, dx.gpu, dg.gpu,
-                                      db.gpu);
-        cpu_->normalize_topk_backward(x.cpu, gamma.cpu, stats.cpu, kept.cpu, dv.cpu,
-                                      DropoutMask{keep.cpu, d, 0, 1 / 0.9}, 0.5, dx.cpu, dg.cpu,
-                                      db.cpu);
-        expect_close(dx, 1e-5, "topk backward dx d" + std::to_string(d));
-        expect_close(dg, kReduction, "topk backward dgamma");
-        expect_close(db, kReduction, "topk backward dbeta");
-        const Twin dense = poisoned(n, d);
-        gpu_->unpack(kept.gpu, dense.gpu);
-        cpu_->unpack(kept.cpu, dense.cpu);
-        expect_close(dense, 0.0, "unpack");
-    }
+    // d 16, 64 and 128 take the four-column kernel (dy laid out from the kept columns in
+    // shared memory; 4, 16 and 32 lanes a row), d 300 the one-warp-per-row kernel with 2-byte
+    // indices; with and without dropout, dx overwritten or accumulated.
+    for (std::uint32_t d : {16u, 64u, 128u, 300u})
+        for (bool masked : {true, false}) {
+            ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
+            const std::uint32_t n = 2500, k = d / 4;
+            const double dx_beta = masked ? 0.5 : 0.0;
+            const std::string name = " d" + std::to_string(d) + (masked ? " masked" : "");
+            const Twin x = matrix(n, d, 2.0), gamma = matrix(1, d), beta = matrix(1, d);
+            const Twin y = poisoned(n, d), stats = poisoned(n, 2);
+            gpu_->layernorm_forward(x.gpu, gamma.gpu, beta.gpu, y.gpu, stats.gpu);
+            cpu_->layernorm_forward(x.cpu, gamma.cpu, beta.cpu, y.cpu, stats.cpu);
+            const TwinCompressed kept = compressed(n, d, k);
+            const Twin dv = matrix(n, k), dg = matrix(1, d), db = matrix(1, d);
+            const Twin dx = masked ? matrix(n, d) : poisoned(n, d);
+            const TwinBytes keep{gpu_->alloc_bytes(n * d), cpu_->alloc_bytes(n * d)};
+            gpu_->make_dropout_mask(9, 2, 0.1, keep.gpu, n, d);
+            cpu_->make_dropout_mask(9, 2, 0.1, keep.cpu, n, d);
+            const DropoutMask mg = masked ? DropoutMask{keep.gpu, d, 0, 1 / 0.9} : DropoutMask{};
+            const DropoutMask mc = masked ? DropoutMask{keep.cpu, d, 0, 1 / 0.9} : DropoutMask{};
+            gpu_->normalize_topk_backward(x.gpu, gamma.gpu, stats.gpu, kept.gpu, dv.gpu, mg,
+                                          dx_beta, dx.gpu, dg.gpu, db.gpu);
+            cpu_->normalize_topk_backward(x.cpu, gamma.cpu, stats.cpu, kept.cpu, dv.cpu, mc,
+                                          dx_beta, dx.cpu, dg.cpu, db.cpu);
+            expect_close(dx, 1e-5, "topk backward dx" + name);
+            expect_close(dg, kReduction, "topk backward dgamma" + name);
+            expect_close(db, kReduction, "topk backward dbeta" + name);
+            const Twin dense = poisoned(n, d);
+            gpu_->unpack(kept.gpu, dense.gpu);
+            cpu_->unpack(kept.cpu, dense.cpu);
+            expect_close(dense, 0.0, "unpack" + name);
+        }
 }
 
 namespace {
