@@ -481,10 +481,15 @@ TEST_F(CudaConv, CompressedForwardAndBackward)
 {
     const std::uint32_t n = 3000;
     const GraphInput g = random_dag(n, fresh_seed() + 2);
+    // One term (union) or two (directed); k 5 leaves threads of a row group without a kept
+    // entry; d 300 has 2-byte indices.
+    struct Case {
+        std::uint32_t d, k;
+    };
     for (bool directed : {false, true})
-        for (std::uint32_t d : {32u, 64u, 300u}) {
+        for (const Case c : {Case{32, 8}, Case{64, 16}, Case{64, 5}, Case{300, 75}}) {
             ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
-            const std::uint32_t k = d / 4;
+            const std::uint32_t d = c.d, k = c.k;
             const AggregationOperators og = upload_aggregation(*gpu_, g, Normalisation::Mean,
                                                                directed);
             const AggregationOperators oc = upload_aggregation(*cpu_, g, Normalisation::Mean,
