@@ -101,6 +101,9 @@ public:
         // second pass, the baseline gemm_rows is measured against.
         const char* gemm = std::getenv("GSR_GPU_GEMM");
         cublas_only_ = gemm && std::string(gemm) == "cublas";
+        // GSR_GPU_GEMM=scalar-root: gemm_rows loads the compressed root term's kept entries
+        // one at a time, the baseline of its 16-byte loads.
+        scalar_root_ = gemm && std::string(gemm) == "scalar-root";
     }
     ~CudaBackend() override
     {
@@ -1182,6 +1185,13 @@ private:
             ep.sign = float(add.sign);
             ep.quantum = float(add.quantum);
             ep.inverse = add.quantum > 0 ? float(1 / add.quantum) : 0.0f;
+            if (root) {
+                const std::uint32_t k = z->k();
+                const auto address = [](const void* p) { return std::uintptr_t(p); };
+                ep.vector_root = !scalar_root_ && k % 4 == 0 && ep.values.ld % 4 == 0 &&
+                                 address(ep.values.p) % 16 == 0 &&
+                                 address(idx) % (4 * sizeof(I)) == 0;
+            }
             return gemm_rows(mat(a), mat(b), mat(y), ep);
         };
         if (root) {
@@ -1239,6 +1249,7 @@ private:
     bool rank_topk_ = false; ///< GSR_GPU_TOPK=rank: no radix select (benchmark baseline)
     bool warp_topk_backward_ = false; ///< GSR_GPU_TOPK=warp: top-k backward one warp per row
     bool cublas_only_ = false; ///< GSR_GPU_GEMM=cublas: no gemm_rows (benchmark baseline)
+    bool scalar_root_ = false; ///< GSR_GPU_GEMM=scalar-root: root term loaded entry by entry
     std::byte* host_ = nullptr;        ///< mapped pinned host block (host address)
     std::byte* host_device_ = nullptr; ///< its device address
     std::byte* workspace_ = nullptr;

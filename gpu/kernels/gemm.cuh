@@ -32,7 +32,22 @@ template <class I> struct GemmEpilogue {
     MatRef<float> wroot;
     MatRef<float> residual;
     float sign = 1.0f, quantum = 0.0f, inverse = 0.0f;
+    /// Kept entries four at a time in one 16-byte load of values and one of 4 indices: set
+    /// when every row of values and of idx starts aligned for it (k a multiple of 4).
+    bool vector_root = false;
 };
+
+/// Four indices in one load (4 or 8 bytes, aligned).
+__device__ inline void load_index4(const std::uint8_t* p, std::uint32_t (&c)[4])
+{
+    const uchar4 v = *reinterpret_cast<const uchar4*>(p);
+    c[0] = v.x, c[1] = v.y, c[2] = v.z, c[3] = v.w;
+}
+__device__ inline void load_index4(const std::uint16_t* p, std::uint32_t (&c)[4])
+{
+    const ushort4 v = *reinterpret_cast<const ushort4*>(p);
+    c[0] = v.x, c[1] = v.y, c[2] = v.z, c[3] = v.w;
+}
 
 /// Shared memory of gemm_rows for depth K and a compressed root term over W_root's
 /// `root_rows` rows (0: none).
@@ -138,7 +153,13 @@ __global__ void __launch_bounds__(kGemmThreads, 2)
                 for (; q + 4 <= kept; q += 4) {
                     float x[4];
                     std::uint32_t col[4];
-                    for (int u = 0; u < 4; ++u) x[u] = vr[q + u], col[u] = ir[q + u];
+                    if (ep.vector_root) {
+                        const float4 v4 = *reinterpret_cast<const float4*>(vr + q);
+                        x[0] = v4.x, x[1] = v4.y, x[2] = v4.z, x[3] = v4.w;
+                        load_index4(ir + q, col);
+                    } else {
+                        for (int u = 0; u < 4; ++u) x[u] = vr[q + u], col[u] = ir[q + u];
+                    }
                     for (int u = 0; u < 4; ++u) {
                         const float4 w4 = *reinterpret_cast<const float4*>(wt + col[u] * BN);
                         v[0] += x[u] * w4.x, v[1] += x[u] * w4.y;

@@ -8,14 +8,15 @@
 // backend's own kernels, then with the applied ones (the kernel lab's Apply), and the ratio.
 // --offload runs rev and gsr again with the optimizer offloaded to host memory,
 // --topk-baseline runs gsr again with the rank-counting top-k, and --topk-backward-baseline
-// with the top-k backward one warp per row, each right after the default.
+// with the top-k backward one warp per row, and --root-baseline with gemm_rows loading the
+// compressed root term entry by entry (and its kernel figures), each right after the default.
 // --gemm-baseline runs every case (and the kernel figures) again with every GEMM through
 // cuBLAS, the baseline of the fused tall-narrow GEMM.
 //
 //   gsr_bench_gpu [--quick] [--file F] [--models res,rev,gsr] [--layers 8,32,112,448]
 //                 [--hidden D] [--groups C] [--steps N] [--export DIR] [--kernels]
 //                 [--applied FILE] [--offload] [--topk-baseline] [--topk-backward-baseline]
-//                 [--gemm-baseline]
+//                 [--root-baseline] [--gemm-baseline]
 #include "bench_support.hpp"
 #include "cuda_backend.hpp"
 #include "graph/circuit_graph.hpp"
@@ -77,14 +78,16 @@ std::vector<float> labels_of(const nn::GraphInput& g)
 /// How a step runs besides the model: applied kernels (empty: the backend's own), the
 /// optimizer offloaded to host memory, the rank-counting top-k (the radix select's baseline,
 /// through the backend's GSR_GPU_TOPK switch), the top-k backward one warp per row
-/// (GSR_GPU_TOPK=warp, the four-column kernel's baseline), or every GEMM through cuBLAS
-/// (gemm_rows's baseline, GSR_GPU_GEMM).
+/// (GSR_GPU_TOPK=warp, the four-column kernel's baseline), every GEMM through cuBLAS
+/// (gemm_rows's baseline, GSR_GPU_GEMM), or gemm_rows loading the compressed root term's kept
+/// entries one at a time (GSR_GPU_GEMM=scalar-root).
 struct Variant {
     std::vector<nn::TunedKernel> tuned;
     bool offload = false;
     bool rank_topk = false;
     bool warp_topk_backward = false;
     bool cublas_gemm = false;
+    bool scalar_root = false;
     std::string tag() const
     {
         std::string t = "ours";
@@ -93,6 +96,7 @@ struct Variant {
         if (rank_topk) t += "+rankcount";
         if (warp_topk_backward) t += "+warpbackward";
         if (cublas_gemm) t += "+cublasgemm";
+        if (scalar_root) t += "+scalarroot";
         return t;
     }
 };
@@ -103,6 +107,7 @@ std::unique_ptr<nn::Backend> backend_with(const Variant& v)
     if (v.rank_topk) ::setenv("GSR_GPU_TOPK", "rank", 1);
     if (v.warp_topk_backward) ::setenv("GSR_GPU_TOPK", "warp", 1);
     if (v.cublas_gemm) ::setenv("GSR_GPU_GEMM", "cublas", 1);
+    if (v.scalar_root) ::setenv("GSR_GPU_GEMM", "scalar-root", 1);
     auto be = gpu::make_cuda_backend(nn::Precision::Float32);
     ::unsetenv("GSR_GPU_TOPK");
     ::unsetenv("GSR_GPU_GEMM");
@@ -360,7 +365,10 @@ void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>&
                 "%SOL", "TFLOP/s");
     for (const Row& r : rows)
         std::printf("KERNEL%s %-45s %9.4f %11.1f %6.1f%% %9.2f\n",
-                    variant.cublas_gemm ? "[cublas]" : "", r.name.c_str(), r.ms,
+                    variant.cublas_gemm   ? "[cublas]"
+                    : variant.scalar_root ? "[scalarroot]"
+                                          : "",
+                    r.name.c_str(), r.ms,
                     r.bytes / 1e6, 100.0 * (r.bytes / bw) / (r.ms * 1e-3),
                     r.flops / (r.ms * 1e-3) / 1e12);
 }
@@ -376,7 +384,7 @@ int main(int argc, char** argv)
     std::uint32_t hidden = 128, groups = 2;
     int steps = 5;
     bool kernels = false, quick = false, offload = false, topk_baseline = false;
-    bool topk_backward_baseline = false;
+    bool topk_backward_baseline = false, root_baseline = false;
     bool gemm_baseline = false;
     std::string applied_file;
     for (int i = 1; i < argc; ++i) {
@@ -411,12 +419,14 @@ int main(int argc, char** argv)
             topk_baseline = true;
         else if (a == "--topk-backward-baseline")
             topk_backward_baseline = true;
+        else if (a == "--root-baseline")
+            root_baseline = true;
         else {
             std::fprintf(stderr, "usage: gsr_bench_gpu [--quick] [--file F] [--models LIST] "
                                  "[--layers LIST] [--hidden D] [--groups C] [--steps N] "
                                  "[--export DIR] [--kernels] [--applied FILE] [--offload] "
                                  "[--topk-baseline] [--topk-backward-baseline] "
-                                 "[--gemm-baseline]\n");
+                                 "[--root-baseline] [--gemm-baseline]\n");
             return 1;
         }
     }
@@ -467,6 +477,11 @@ int main(int argc, char** argv)
         cublas.cublas_gemm = true;
         if (kernels) kernel_figures(g, tuned);
         if (kernels && gemm_baseline) kernel_figures(g, {}, cublas);
+        if (kernels && root_baseline) {
+            Variant v;
+            v.scalar_root = true;
+            kernel_figures(g, {}, v);
+        }
         for (const std::string& m : models)
             for (std::uint32_t l : layers) {
                 if (m == "res" && l > 112) continue; // 448 activations do not fit in 80 GB
@@ -493,6 +508,11 @@ int main(int argc, char** argv)
                 if (topk_backward_baseline && m == "gsr") {
                     Variant v;
                     v.warp_topk_backward = true;
+                    again(v);
+                }
+                if (root_baseline && m == "gsr") {
+                    Variant v;
+                    v.scalar_root = true;
                     again(v);
                 }
                 if (tuned.empty()) continue;
