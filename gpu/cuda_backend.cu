@@ -97,6 +97,8 @@ public:
         // GSR_GPU_TOPK=warp: the top-k backward one warp per row, the four-column kernel's
         // baseline.
         warp_topk_backward_ = topk && std::string(topk) == "warp";
+        // GSR_GPU_TOPK=warp also keeps the unpack as a fill then a scatter (its baseline).
+        two_pass_unpack_ = warp_topk_backward_;
         // GSR_GPU_GEMM=cublas: every GEMM through cuBLAS and the convolution's epilogue as a
         // second pass, the baseline gemm_rows is measured against.
         const char* gemm = std::getenv("GSR_GPU_GEMM");
@@ -525,6 +527,26 @@ public:
     void unpack(const CompressedRows& z, DeviceMatrix dense) override
     {
         check_compressed(z, dense.rows, dense.cols);
+        if constexpr (std::is_same_v<T, float>) {
+            // Rows of 4 x a power of two columns: one pass, four columns a thread.
+            const std::uint32_t lanes = rows4_lanes(dense.cols, {mat(dense)});
+            if (lanes > 0 && dense.rows > 0 && !two_pass_unpack_) {
+                with_index_type(z, [&](auto* idx) {
+                    using I = std::remove_pointer_t<decltype(idx)>;
+                    const std::size_t rows_per_block = std::size_t(k::kNormWarps) * 32 * 4 /
+                                                       dense.cols;
+                    const unsigned blocks = unsigned(std::min<std::size_t>(
+                        ceil_div(dense.rows, rows_per_block), std::size_t(sms_) * 8));
+                    with_lanes<1, 2, 4, 8, 16, 32>(lanes, [&](auto l) {
+                        k::unpack_rows4<decltype(l)::value, I>
+                            <<<blocks, 32 * k::kNormWarps, 0, stream_>>>(mat(z.values), idx,
+                                                                       mat(dense));
+                    });
+                    GSR_CUDA_LAUNCH();
+                });
+                return;
+            }
+        }
         fill_ref(mat(dense), T(0));
         if (z.values.empty()) return;
         with_index_type(z, [&](auto* idx) {
@@ -1248,6 +1270,7 @@ private:
     std::byte* block_ = nullptr;
     bool rank_topk_ = false; ///< GSR_GPU_TOPK=rank: no radix select (benchmark baseline)
     bool warp_topk_backward_ = false; ///< GSR_GPU_TOPK=warp: top-k backward one warp per row
+    bool two_pass_unpack_ = false;    ///< GSR_GPU_TOPK=warp: unpack as a fill and a scatter
     bool cublas_only_ = false; ///< GSR_GPU_GEMM=cublas: no gemm_rows (benchmark baseline)
     bool scalar_root_ = false; ///< GSR_GPU_GEMM=scalar-root: root term loaded entry by entry
     std::byte* host_ = nullptr;        ///< mapped pinned host block (host address)

@@ -490,6 +490,36 @@ __global__ void norm_backward_rows4(MatRef<float> x, const float* gamma, MatRef<
     }
 }
 
+/// dense = the compressed rows unpacked, for float rows d = 4 Lanes wide (16-byte aligned):
+/// `Lanes` threads take a row and write each of its four columns once, zeros or a kept value,
+/// laid out first in shared memory as in norm_backward_rows4. One pass over dense, where a
+/// fill and then a scatter of the kept values were two. Blocks of kNormWarps warps.
+template <int Lanes, class I>
+__global__ void unpack_rows4(MatRef<float> values, const I* idx, MatRef<float> dense)
+{
+    constexpr int kRowsPerWarp = 32 / Lanes, kD = 4 * Lanes;
+    __shared__ float4 staged[kNormWarps][32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int sub = lane / Lanes, c = (lane % Lanes) * 4;
+    float* const row = reinterpret_cast<float*>(staged[warp]) + sub * kD;
+    const std::uint32_t k = values.cols;
+    const std::size_t step = std::size_t(gridDim.x) * (blockDim.x >> 5) * kRowsPerWarp;
+    for (std::size_t base = (blockIdx.x * std::size_t(blockDim.x >> 5) + warp) * kRowsPerWarp;
+         base < dense.rows; base += step) {
+        // Each lane clears and reads back its own four columns; only the scatter crosses
+        // lanes, between the two syncs.
+        const std::size_t r = base + sub;
+        store4(row + c, Float4s{});
+        __syncwarp();
+        if (r < dense.rows)
+            for (std::uint32_t q = lane % Lanes; q < k; q += Lanes)
+                row[idx[r * k + q]] = values(r, q);
+        __syncwarp();
+        const Float4s v = load4(row + c);
+        if (r < dense.rows) store4(dense.row(r) + c, v);
+    }
+}
+
 inline constexpr int kColumnSumRows = 8; ///< thread rows splitting a slab in column_sum_slabs
 
 /// partial[slab][c] = sum of x's rows of the slab: kColumnSumRows thread rows each sum every

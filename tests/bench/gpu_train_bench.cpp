@@ -8,7 +8,7 @@
 // backend's own kernels, then with the applied ones (the kernel lab's Apply), and the ratio.
 // --offload runs rev and gsr again with the optimizer offloaded to host memory,
 // --topk-baseline runs gsr again with the rank-counting top-k, and --topk-backward-baseline
-// with the top-k backward one warp per row, and --root-baseline with gemm_rows loading the
+// with the top-k backward one warp per row (and the unpack in two passes), and --root-baseline with gemm_rows loading the
 // compressed root term entry by entry (and its kernel figures), each right after the default.
 // --gemm-baseline runs every case (and the kernel figures) again with every GEMM through
 // cuBLAS, the baseline of the fused tall-narrow GEMM.
@@ -77,8 +77,8 @@ std::vector<float> labels_of(const nn::GraphInput& g)
 
 /// How a step runs besides the model: applied kernels (empty: the backend's own), the
 /// optimizer offloaded to host memory, the rank-counting top-k (the radix select's baseline,
-/// through the backend's GSR_GPU_TOPK switch), the top-k backward one warp per row
-/// (GSR_GPU_TOPK=warp, the four-column kernel's baseline), every GEMM through cuBLAS
+/// through the backend's GSR_GPU_TOPK switch), the top-k backward one warp per row and the
+/// unpack as a fill then a scatter (GSR_GPU_TOPK=warp, the four-column kernels' baseline), every GEMM through cuBLAS
 /// (gemm_rows's baseline, GSR_GPU_GEMM), or gemm_rows loading the compressed root term's kept
 /// entries one at a time (GSR_GPU_GEMM=scalar-root).
 struct Variant {
