@@ -163,6 +163,16 @@ double train_steps(const nn::GraphInput& g, const std::vector<float>& labels,
     return -1;
 }
 
+/// A copy of `m` (float32) on backend `to`: the same inputs for a baseline backend.
+nn::DeviceMatrix copy_to(const nn::Backend& from, nn::Backend& to, nn::DeviceMatrix m)
+{
+    std::vector<float> v(m.size());
+    from.download(m, std::span<float>(v));
+    const nn::DeviceMatrix c = to.alloc_matrix(m.rows, m.cols);
+    to.upload(c, std::span<const float>(v));
+    return c;
+}
+
 /// Times `op` (already warm) over `reps` runs; returns milliseconds per run.
 double time_op(nn::Backend& be, const std::function<void()>& op, int reps = 20)
 {
@@ -270,15 +280,8 @@ void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>&
         rank.rank_topk = true;
         auto rb = backend_with(rank);
         rb->reserve(std::size_t(512) << 20);
-        std::vector<float> xv(x64.size()), gv(d), bv(d);
-        be->download(x64, std::span<float>(xv));
-        be->download(gamma, std::span<float>(gv));
-        be->download(beta, std::span<float>(bv));
-        const DeviceMatrix rx = rb->alloc_matrix(N, d), rs = rb->alloc_matrix(N, 2);
-        const DeviceMatrix rg = rb->alloc_matrix(1, d), rbeta = rb->alloc_matrix(1, d);
-        rb->upload(rx, std::span<const float>(xv));
-        rb->upload(rg, std::span<const float>(gv));
-        rb->upload(rbeta, std::span<const float>(bv));
+        const DeviceMatrix rx = copy_to(*be, *rb, x64), rs = rb->alloc_matrix(N, 2);
+        const DeviceMatrix rg = copy_to(*be, *rb, gamma), rbeta = copy_to(*be, *rb, beta);
         nn::CompressedRows rz{rb->alloc_matrix(N, k), rb->alloc_bytes(std::size_t(N) * k), d, 1};
         rows.push_back({"normalize + top-k + pack N x 64, k 16 (rank counting)",
                         time_op(*rb, [&] { rb->normalize_topk_pack(rx, rg, rbeta, {}, rs, rz); }),
@@ -292,13 +295,7 @@ void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>&
         warp.warp_topk_backward = true;
         auto wb = backend_with(warp);
         wb->reserve(std::size_t(512) << 20);
-        const auto copy = [&](DeviceMatrix m) {
-            std::vector<float> v(m.size());
-            be->download(m, std::span<float>(v));
-            const DeviceMatrix c = wb->alloc_matrix(m.rows, m.cols);
-            wb->upload(c, std::span<const float>(v));
-            return c;
-        };
+        const auto copy = [&](DeviceMatrix m) { return copy_to(*be, *wb, m); };
         std::vector<std::uint8_t> raw(z.indices.bytes);
         be->download_bytes(z.indices, raw.data(), raw.size());
         nn::CompressedRows wz{copy(z.values), wb->alloc_bytes(raw.size()), d, 1};
