@@ -94,11 +94,10 @@ public:
         // the baseline the radix select is measured against side by side.
         const char* topk = std::getenv("GSR_GPU_TOPK");
         rank_topk_ = topk && std::string(topk) == "rank";
-        // GSR_GPU_TOPK=warp: the top-k backward one warp per row, the four-column kernel's
-        // baseline.
-        warp_topk_backward_ = topk && std::string(topk) == "warp";
-        // GSR_GPU_TOPK=warp also keeps the unpack as a fill then a scatter (its baseline).
-        two_pass_unpack_ = warp_topk_backward_;
+        // GSR_GPU_TOPK=warp: every top-k kernel one warp per row (the select, the backward)
+        // and the unpack as a fill then a scatter, the baselines of the kernels that give a
+        // row a few threads.
+        warp_topk_ = topk && std::string(topk) == "warp";
         // GSR_GPU_GEMM=cublas: every GEMM through cuBLAS and the convolution's epilogue as a
         // second pass, the baseline gemm_rows is measured against.
         const char* gemm = std::getenv("GSR_GPU_GEMM");
@@ -487,6 +486,7 @@ public:
         const std::size_t shared = std::size_t(k::kRowWarps) * x.cols * sizeof(T);
         with_index_type(out, [&](auto* idx) {
             using I = std::remove_pointer_t<decltype(idx)>;
+            if (topk_pack_lanes(x, gamma, beta, mask, stats, out, idx)) return;
             const unsigned grid = row_grid(x.rows), block = 32 * k::kRowWarps;
             const k::MatRef<T> xm = mat(x), sm = mat(stats), vm = mat(out.values);
             const std::uint8_t* keep = keep_of(mask);
@@ -530,7 +530,7 @@ public:
         if constexpr (std::is_same_v<T, float>) {
             // Rows of 4 x a power of two columns: one pass, four columns a thread.
             const std::uint32_t lanes = rows4_lanes(dense.cols, {mat(dense)});
-            if (lanes > 0 && dense.rows > 0 && !two_pass_unpack_) {
+            if (lanes > 0 && dense.rows > 0 && !warp_topk_) {
                 with_index_type(z, [&](auto* idx) {
                     using I = std::remove_pointer_t<decltype(idx)>;
                     const std::size_t rows_per_block = std::size_t(k::kNormWarps) * 32 * 4 /
@@ -1016,7 +1016,7 @@ private:
                 const std::uint8_t* keep = keep_of(mask);
                 kept = {dy, idx, keep, mask.stride, mask.column, keep ? float(mask.scale) : 1.f};
             }
-            if (!idx || !warp_topk_backward_)
+            if (!idx || !warp_topk_)
                 slabs = norm_backward_rows4(x, gamma, stats, idx ? k::MatRef<float>{} : dy,
                                             T(dx_beta), dx, gate, gate_scale, {}, kept);
         }
@@ -1081,6 +1081,37 @@ private:
         });
         GSR_CUDA_LAUNCH();
         return true;
+    }
+
+    /// normalize_topk_pack through normalize_topk_pack_lanes: float rows of 16, 32, 64 or 128
+    /// columns, 16-byte aligned (not under GSR_GPU_TOPK=rank or warp, its baselines); false
+    /// when it does not apply.
+    template <class I>
+    bool topk_pack_lanes(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix beta,
+                         const DropoutMask& mask, DeviceMatrix stats, const CompressedRows& out,
+                         I* idx)
+    {
+        if constexpr (std::is_same_v<T, float>) {
+            const std::uint32_t lanes = x.cols / 16;
+            const k::MatRef<float> xm = mat(x);
+            const bool width = x.cols % 16 == 0 && lanes > 0 && lanes <= 8 &&
+                               (lanes & (lanes - 1)) == 0;
+            if (rank_topk_ || warp_topk_ || !width ||
+                rows4_lanes(x.cols, {xm, {ptr(gamma), 1, x.cols, 0},
+                                     {ptr(beta), 1, x.cols, 0}}) == 0)
+                return false;
+            const unsigned blocks = k::blocks_for(x.rows, k::kNormWarps * (32 / int(lanes)),
+                                                  unsigned(sms_) * 8);
+            with_lanes<1, 2, 4, 8>(lanes, [&](auto l) {
+                k::normalize_topk_pack_lanes<decltype(l)::value, I>
+                    <<<blocks, 32 * k::kNormWarps, 0, stream_>>>(
+                        xm, ptr(gamma), ptr(beta), keep_of(mask), mask.stride, mask.column,
+                        float(mask.scale), mat(stats), mat(out.values), idx);
+            });
+            GSR_CUDA_LAUNCH();
+            return true;
+        }
+        return false;
     }
 
     /// The float layernorm backward through norm_backward_rows4 when d = 4 Lanes (Lanes a
@@ -1269,8 +1300,7 @@ private:
     cublasHandle_t blas_ = nullptr;
     std::byte* block_ = nullptr;
     bool rank_topk_ = false; ///< GSR_GPU_TOPK=rank: no radix select (benchmark baseline)
-    bool warp_topk_backward_ = false; ///< GSR_GPU_TOPK=warp: top-k backward one warp per row
-    bool two_pass_unpack_ = false;    ///< GSR_GPU_TOPK=warp: unpack as a fill and a scatter
+    bool warp_topk_ = false; ///< GSR_GPU_TOPK=warp: top-k kernels one warp per row (baseline)
     bool cublas_only_ = false; ///< GSR_GPU_GEMM=cublas: no gemm_rows (benchmark baseline)
     bool scalar_root_ = false; ///< GSR_GPU_GEMM=scalar-root: root term loaded entry by entry
     std::byte* host_ = nullptr;        ///< mapped pinned host block (host address)

@@ -8,6 +8,8 @@
 namespace gsr::gpu::kernels {
 
 inline constexpr int kRowWarps = 4; ///< warps (rows in flight) per block of the row kernels
+/// Warps per block of the kernels that give a row a few threads (norm_backward_rows4 and others).
+inline constexpr int kNormWarps = 8;
 
 /// Mean and 1/sqrt(var + 1e-5) of row x (width d) over the warp; two passes, like the CPU.
 template <class T>
@@ -68,10 +70,20 @@ __device__ inline void store4(float* p, const Float4s& a)
 }
 /// Sum over the `Lanes` threads of a row's group (aligned groups of a warp), the same order in
 /// every group.
-template <int Lanes> __device__ inline float group_sum(float v)
+template <int Lanes, class V> __device__ inline V group_sum(V v)
 {
     for (int o = Lanes / 2; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
     return v;
+}
+/// The sum of v over the threads before this one (`sub`) in its group of `Lanes`.
+template <int Lanes> __device__ inline std::uint32_t group_exclusive_sum(std::uint32_t v, int sub)
+{
+    std::uint32_t inclusive = v;
+    for (int o = 1; o < Lanes; o <<= 1) {
+        const std::uint32_t t = __shfl_up_sync(0xffffffffu, inclusive, o, Lanes);
+        if (sub >= o) inclusive += t;
+    }
+    return inclusive - v;
 }
 
 /// layernorm_forward for float rows d = 4 Lanes wide (Lanes a power of two up to 32): Lanes
@@ -284,6 +296,108 @@ __global__ void normalize_topk_pack_select(MatRef<T> x, const T* gamma, const T*
     }
 }
 
+/// normalize_topk_pack for float rows of d = 16 Lanes (Lanes a power of two up to 8; rows,
+/// gamma and beta 16-byte aligned): Lanes threads take a row, 16 adjacent columns each in
+/// registers, so a warp selects for 32 / Lanes rows at once where normalize_topk_pack_select
+/// spends a whole warp's ballots on one row per bit. The select counts, in each thread, the
+/// keys at or above a candidate and sums the counts over the row's threads. From the top bit
+/// down a candidate bit stays when at least k keys reach it, and a row is done once exactly k
+/// do; otherwise the candidate left is the k-th largest key. Kept: the keys above it, and of
+/// the keys equal to it the lowest columns, so the set is the rank-counting rule's, bit for
+/// bit. The statistics are the two-pass ones of layernorm_forward_rows4.
+template <int Lanes, class I>
+__global__ void __launch_bounds__(32 * kNormWarps, 3)
+    normalize_topk_pack_lanes(MatRef<float> x, const float* gamma, const float* beta,
+                              const std::uint8_t* keep, std::uint32_t stride,
+                              std::uint32_t column, float scale, MatRef<float> stats,
+                              MatRef<float> values, I* indices)
+{
+    constexpr int kCols = 16, kRowsPerWarp = 32 / Lanes;
+    constexpr float kD = float(kCols * Lanes);
+    constexpr unsigned kAll = 0xffffffffu;
+    const int lane = threadIdx.x & 31, sub = lane % Lanes, c0 = sub * kCols;
+    const std::uint32_t k = values.cols;
+    const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x >> 5);
+    for (std::size_t base = (blockIdx.x * std::size_t(blockDim.x >> 5) + (threadIdx.x >> 5)) *
+                            kRowsPerWarp;
+         base < x.rows; base += warps * kRowsPerWarp) {
+        const std::size_t r = base + lane / Lanes;
+        const bool valid = r < x.rows;
+        float z[kCols];
+#pragma unroll
+        for (int j = 0; j < kCols / 4; ++j) {
+            const Float4s q = valid ? load4(x.row(r) + c0 + 4 * j) : Float4s{};
+#pragma unroll
+            for (int u = 0; u < 4; ++u) z[4 * j + u] = q.v[u];
+        }
+        float s = 0.f;
+#pragma unroll
+        for (int u = 0; u < kCols; ++u) s += z[u];
+        const float mean = group_sum<Lanes>(s) / kD;
+        float v = 0.f;
+#pragma unroll
+        for (int u = 0; u < kCols; ++u) v += (z[u] - mean) * (z[u] - mean);
+        const float rstd = rsqrt_exact(group_sum<Lanes>(v) / kD + 1e-5f);
+        if (valid && sub == 0) {
+            stats(r, 0) = mean;
+            stats(r, 1) = rstd;
+        }
+        // gamma and beta from L1 each row: in registers they would cost 32 more a thread.
+        std::uint32_t key[kCols];
+#pragma unroll
+        for (int j = 0; j < kCols / 4; ++j) {
+            const Float4s g = load4(gamma + c0 + 4 * j), b = load4(beta + c0 + 4 * j);
+#pragma unroll
+            for (int u = 0; u < 4; ++u) {
+                float& zu = z[4 * j + u];
+                zu = g.v[u] * ((zu - mean) * rstd) + b.v[u];
+                key[4 * j + u] = order_key(zu);
+            }
+        }
+        // Invariant: at least k keys reach `prefix`.
+        std::uint32_t prefix = 0;
+        bool done = !valid;
+        for (int bit = 31; bit >= 0 && !__all_sync(kAll, done); --bit) {
+            const std::uint32_t candidate = prefix | (1u << bit);
+            std::uint32_t reach = 0;
+#pragma unroll
+            for (int u = 0; u < kCols; ++u) reach += key[u] >= candidate;
+            reach = group_sum<Lanes>(reach);
+            if (!done && reach >= k) {
+                prefix = candidate;
+                done = reach == k;
+            }
+        }
+        std::uint32_t above = 0, ties = 0;
+#pragma unroll
+        for (int u = 0; u < kCols; ++u) {
+            above += key[u] > prefix;
+            ties += key[u] == prefix;
+        }
+        // Ties kept: the first k - above of the row, in column order.
+        const std::uint32_t tie_slots = k - group_sum<Lanes>(above);
+        std::uint32_t tie_rank = group_exclusive_sum<Lanes>(ties, sub), kept = 0;
+#pragma unroll
+        for (int u = 0; u < kCols; ++u) {
+            const bool tie = key[u] == prefix;
+            if (key[u] > prefix || (tie && tie_rank < tie_slots)) kept |= 1u << u;
+            tie_rank += tie;
+        }
+        std::uint32_t at = group_exclusive_sum<Lanes>(__popc(kept), sub);
+        if (!valid) continue;
+        const std::uint8_t* kr = keep ? keep + r * stride + column + c0 : nullptr;
+        float* vr = values.row(r);
+        I* ir = indices + r * k;
+#pragma unroll
+        for (int u = 0; u < kCols; ++u)
+            if (kept >> u & 1u) {
+                vr[at] = kr ? (kr[u] ? z[u] * scale : 0.f) : z[u];
+                ir[at] = I(c0 + u);
+                ++at;
+            }
+    }
+}
+
 /// The layernorm backward of rows in slabs. dy is dense (idx == nullptr, dy width d) or given
 /// at k columns idx per row (sparse; the dropout mask applied to it here). dx = beta dx + ...;
 /// partial[slab] (2d: dgamma then dbeta) receives the slab's parameter gradients.
@@ -360,7 +474,6 @@ __global__ void norm_backward_slabs(MatRef<T> x, const T* gamma, MatRef<T> stats
     }
 }
 
-inline constexpr int kNormWarps = 8; ///< warps per block of norm_backward_rows4
 
 /// The layernorm backward (dy dense, optionally behind a ReLU gate, or given at kept columns,
 /// as in norm_backward_slabs) of float rows d = 4 Lanes wide: `Lanes` threads take a row, four

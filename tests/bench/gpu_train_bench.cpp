@@ -7,15 +7,16 @@
 // every training case and the SpMM kernel figures run twice in the same process: with the
 // backend's own kernels, then with the applied ones (the kernel lab's Apply), and the ratio.
 // --offload runs rev and gsr again with the optimizer offloaded to host memory,
-// --topk-baseline runs gsr again with the rank-counting top-k, and --topk-backward-baseline
-// with the top-k backward one warp per row (and the unpack in two passes), and --root-baseline with gemm_rows loading the
+// --topk-baseline runs gsr again with the rank-counting top-k, --topk-warp-baseline with every
+// top-k kernel one warp per row (the select, the backward; the unpack in two passes; the old
+// name --topk-backward-baseline is kept), and --root-baseline with gemm_rows loading the
 // compressed root term entry by entry (and its kernel figures), each right after the default.
 // --gemm-baseline runs every case (and the kernel figures) again with every GEMM through
 // cuBLAS, the baseline of the fused tall-narrow GEMM.
 //
 //   gsr_bench_gpu [--quick] [--file F] [--models res,rev,gsr] [--layers 8,32,112,448]
 //                 [--hidden D] [--groups C] [--steps N] [--export DIR] [--kernels]
-//                 [--applied FILE] [--offload] [--topk-baseline] [--topk-backward-baseline]
+//                 [--applied FILE] [--offload] [--topk-baseline] [--topk-warp-baseline]
 //                 [--root-baseline] [--gemm-baseline]
 #include "bench_support.hpp"
 #include "cuda_backend.hpp"
@@ -77,15 +78,16 @@ std::vector<float> labels_of(const nn::GraphInput& g)
 
 /// How a step runs besides the model: applied kernels (empty: the backend's own), the
 /// optimizer offloaded to host memory, the rank-counting top-k (the radix select's baseline,
-/// through the backend's GSR_GPU_TOPK switch), the top-k backward one warp per row and the
-/// unpack as a fill then a scatter (GSR_GPU_TOPK=warp, the four-column kernels' baseline), every GEMM through cuBLAS
+/// through the backend's GSR_GPU_TOPK switch), the top-k kernels one warp per row and the
+/// unpack as a fill then a scatter (GSR_GPU_TOPK=warp, the baseline of the kernels that give a
+/// row a few threads), every GEMM through cuBLAS
 /// (gemm_rows's baseline, GSR_GPU_GEMM), or gemm_rows loading the compressed root term's kept
 /// entries one at a time (GSR_GPU_GEMM=scalar-root).
 struct Variant {
     std::vector<nn::TunedKernel> tuned;
     bool offload = false;
     bool rank_topk = false;
-    bool warp_topk_backward = false;
+    bool warp_topk = false;
     bool cublas_gemm = false;
     bool scalar_root = false;
     std::string tag() const
@@ -94,7 +96,7 @@ struct Variant {
         if (!tuned.empty()) t += "+applied";
         if (offload) t += "+offload";
         if (rank_topk) t += "+rankcount";
-        if (warp_topk_backward) t += "+warpbackward";
+        if (warp_topk) t += "+warptopk";
         if (cublas_gemm) t += "+cublasgemm";
         if (scalar_root) t += "+scalarroot";
         return t;
@@ -105,7 +107,7 @@ struct Variant {
 std::unique_ptr<nn::Backend> backend_with(const Variant& v)
 {
     if (v.rank_topk) ::setenv("GSR_GPU_TOPK", "rank", 1);
-    if (v.warp_topk_backward) ::setenv("GSR_GPU_TOPK", "warp", 1);
+    if (v.warp_topk) ::setenv("GSR_GPU_TOPK", "warp", 1);
     if (v.cublas_gemm) ::setenv("GSR_GPU_GEMM", "cublas", 1);
     if (v.scalar_root) ::setenv("GSR_GPU_GEMM", "scalar-root", 1);
     auto be = gpu::make_cuda_backend(nn::Precision::Float32);
@@ -290,9 +292,9 @@ void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>&
     add("normalize + top-k backward N x 64, k 16", 4 * n * d * 2 + 5 * n * k + 8 * n, 0,
         [&] { be->normalize_topk_backward(x64, gamma, stats, z, dv, {}, 0.0, dx, gb, gb); });
     {
-        // The one-warp-per-row baseline on a second backend (GSR_GPU_TOPK=warp), same inputs.
+        // The one-warp-per-row baselines on a second backend (GSR_GPU_TOPK=warp), same inputs.
         Variant warp;
-        warp.warp_topk_backward = true;
+        warp.warp_topk = true;
         auto wb = backend_with(warp);
         wb->reserve(std::size_t(512) << 20);
         const auto copy = [&](DeviceMatrix m) { return copy_to(*be, *wb, m); };
@@ -308,6 +310,13 @@ void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>&
                                                         wgb);
                         }),
                         4 * n * d * 2 + 5 * n * k + 8 * n, 0});
+        const DeviceMatrix wbeta = copy(beta), wstats = wb->alloc_matrix(N, 2);
+        nn::CompressedRows wout{wb->alloc_matrix(N, k), wb->alloc_bytes(raw.size()), d, 1};
+        rows.push_back({"normalize + top-k + pack N x 64, k 16 (one warp per row)",
+                        time_op(*wb, [&] {
+                            wb->normalize_topk_pack(wx, wg, wbeta, {}, wstats, wout);
+                        }),
+                        4 * n * d + 5 * n * k + 8 * n, 0});
     }
     add("layernorm + relu forward N x 64 (fused)", 4 * n * d * 2 + 8 * n, 0,
         [&] { be->layernorm_relu_forward(x64, gamma, beta, {}, y64, stats); });
@@ -381,7 +390,7 @@ int main(int argc, char** argv)
     std::uint32_t hidden = 128, groups = 2;
     int steps = 5;
     bool kernels = false, quick = false, offload = false, topk_baseline = false;
-    bool topk_backward_baseline = false, root_baseline = false;
+    bool topk_warp_baseline = false, root_baseline = false;
     bool gemm_baseline = false;
     std::string applied_file;
     for (int i = 1; i < argc; ++i) {
@@ -414,15 +423,15 @@ int main(int argc, char** argv)
             offload = true;
         else if (a == "--topk-baseline")
             topk_baseline = true;
-        else if (a == "--topk-backward-baseline")
-            topk_backward_baseline = true;
+        else if (a == "--topk-warp-baseline" || a == "--topk-backward-baseline")
+            topk_warp_baseline = true;
         else if (a == "--root-baseline")
             root_baseline = true;
         else {
             std::fprintf(stderr, "usage: gsr_bench_gpu [--quick] [--file F] [--models LIST] "
                                  "[--layers LIST] [--hidden D] [--groups C] [--steps N] "
                                  "[--export DIR] [--kernels] [--applied FILE] [--offload] "
-                                 "[--topk-baseline] [--topk-backward-baseline] "
+                                 "[--topk-baseline] [--topk-warp-baseline] "
                                  "[--root-baseline] [--gemm-baseline]\n");
             return 1;
         }
@@ -502,9 +511,9 @@ int main(int argc, char** argv)
                     v.rank_topk = true;
                     again(v);
                 }
-                if (topk_backward_baseline && m == "gsr") {
+                if (topk_warp_baseline && m == "gsr") {
                     Variant v;
-                    v.warp_topk_backward = true;
+                    v.warp_topk = true;
                     again(v);
                 }
                 if (root_baseline && m == "gsr") {

@@ -242,7 +242,9 @@ TEST_F(CudaOps, DropoutMaskIsTheSameBitsAsOnTheCpu)
 
 TEST_F(CudaOps, NormalizeTopkKeepsAValidTopkOfTheReference)
 {
-    for (std::uint32_t d : {16u, 64u, 256u, 300u})
+    // d 16, 32, 64 and 128 take the select of a few threads a row (1, 2, 4 and 8), 256 and 300
+    // the rank counting.
+    for (std::uint32_t d : {16u, 32u, 64u, 128u, 256u, 300u})
         for (bool dropout : {false, true}) {
             ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
             const std::uint32_t n = 1500, k = d / 4;
@@ -293,9 +295,10 @@ TEST_F(CudaOps, NormalizeTopkKeepsAValidTopkOfTheReference)
 TEST_F(CudaOps, NormalizeTopkBreaksTiesByTheLowerColumnLikeTheCpu)
 {
     // Rows of few distinct values and unit gain: many exact ties at the k-th value, so the
-    // radix select (rows up to 64 wide) runs to the last bit and must keep the lower columns,
-    // the rule of the CPU backend; the index lists agree exactly.
-    for (std::uint32_t d : {7u, 32u, 48u, 64u, 96u})
+    // radix selects run to the last bit and must keep the lower columns, the rule of the CPU
+    // backend; the index lists agree exactly. d 16, 32, 64 and 128: a few threads a row; 7 and
+    // 48: one warp a row; 96: rank counting.
+    for (std::uint32_t d : {7u, 16u, 32u, 48u, 64u, 96u, 128u})
         for (std::uint32_t k : {1u, d / 3 + 1, d / 2, d}) {
             ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
             const std::uint32_t n = 700;
