@@ -2,6 +2,7 @@
 
 #include "cublas_library.hpp"
 #include "cuda_check.hpp"
+#include "kernels/compressed.cuh"
 #include "kernels/elementwise.cuh"
 #include "kernels/gemm.cuh"
 #include "kernels/graph.cuh"
@@ -105,6 +106,10 @@ public:
         // GSR_GPU_GEMM=scalar-root: gemm_rows loads the compressed root term's kept entries
         // one at a time, the baseline of its 16-byte loads.
         scalar_root_ = gemm && std::string(gemm) == "scalar-root";
+        // GSR_GPU_CONV=aggregate-first: the compressed forward as (S Z) W, the baseline of
+        // S (Z W).
+        const char* conv = std::getenv("GSR_GPU_CONV");
+        aggregate_first_ = conv && std::string(conv) == "aggregate-first";
     }
     ~CudaBackend() override
     {
@@ -574,9 +579,27 @@ public:
                            const nn::ResidualAdd& add, DeviceMatrix y,
                            DeviceMatrix aggregated) override
     {
+        compressed_forward(w, z, add, y, aggregated, true);
+    }
+    void sage_conv_forward_transient(const nn::SageConvWeights& w, const CompressedRows& z,
+                                     const nn::ResidualAdd& add, DeviceMatrix y,
+                                     DeviceMatrix scratch) override
+    {
+        compressed_forward(w, z, add, y, scratch, false);
+    }
+    /// The compressed forward: f through S (Z W) where conv_products takes the shapes, so a
+    /// forward that keeps S z (`keep`, for the backward) aggregates it afterwards, into the
+    /// scratch the products used; both orders of the forward give y the same bits. Else
+    /// (S Z) W: S z, then gemm_rows (or cuBLAS) with the epilogue.
+    void compressed_forward(const nn::SageConvWeights& w, const CompressedRows& z,
+                            const nn::ResidualAdd& add, DeviceMatrix y, DeviceMatrix aggregated,
+                            bool keep)
+    {
         check_compressed(z, z.rows(), z.width);
         check_conv(w, z.rows(), z.width, add, y, aggregated);
         const std::uint32_t d = z.width;
+        const bool products = conv_products(w, z, add, y, aggregated);
+        if (products && !keep) return;
         if (z.rows() > 0) {
             with_index_type(z, [&](auto* idx) {
                 using I = std::remove_pointer_t<decltype(idx)>;
@@ -591,7 +614,7 @@ public:
                 }
             });
         }
-        conv_chunks(w, d, add, y, aggregated, nullptr, &z);
+        if (!products) conv_chunks(w, d, add, y, aggregated, nullptr, &z);
     }
     void sage_conv_backward(const nn::SageConvWeights& w, const nn::SageConvWeights& grads,
                             DeviceMatrix z, DeviceMatrix aggregated, DeviceMatrix dy,
@@ -1255,6 +1278,85 @@ private:
         return run(static_cast<std::uint8_t*>(nullptr));
     }
 
+    /// Dynamic shared memory a block may take without opting in.
+    static constexpr std::size_t kDefaultSharedBytes = 48 * 1024;
+    /// y = residual + sign * grid(sum_t S_t (Z W_t) + Z W_root + bias) through
+    /// compressed_product (u = Z [W_0 | W_1] into `scratch`) and aggregate_products, for float
+    /// rows, one or two terms, d_out = 16, 32 or 64 (terms x d_out <= 128), the weights within
+    /// 48 KB of shared memory and every row 16-byte aligned. False otherwise (and under
+    /// GSR_GPU_CONV=aggregate-first, its baseline), with nothing launched.
+    bool conv_products(const nn::SageConvWeights& w, const CompressedRows& z,
+                       const nn::ResidualAdd& add, DeviceMatrix y, DeviceMatrix scratch)
+    {
+        if constexpr (!std::is_same_v<T, float>) {
+            return false;
+        } else {
+            const std::uint32_t d_in = z.width, d_out = y.cols, terms = w.terms;
+            const std::uint32_t cols = terms * d_out, lanes = d_out / 4;
+            if (aggregate_first_ || terms == 0 || terms > 2 || z.rows() == 0 ||
+                scratch.cols != cols || d_out % 4 != 0 || (lanes & (lanes - 1)) != 0 ||
+                lanes < 4 || lanes > 16 ||
+                k::compressed_product_shared_bytes(d_in, cols) > kDefaultSharedBytes)
+                return false;
+            const k::MatRef<float> u = mat(scratch), ym = mat(y);
+            const k::MatRef<float> res = add.residual.empty() ? k::MatRef<float>{}
+                                                                : mat(add.residual);
+            if (!rows_aligned16(u) || !rows_aligned16(ym) || (res.p && !rows_aligned16(res)))
+                return false;
+            for (std::uint32_t t = 0; t < terms; ++t)
+                if (w.neighbour[t].cols != d_out || w.neighbour[t].rows != d_in) return false;
+            // Grids of one wave: every block resident, walking rows a wave apart.
+            const auto wave = [&](auto kernel, std::size_t shared, std::uint32_t rows_per_block) {
+                int per_sm = 0;
+                GSR_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
+                                                                       k::kThreads, shared));
+                return unsigned(std::min<std::size_t>(ceil_div(z.rows(), rows_per_block),
+                                                      std::size_t(sms_) * std::max(per_sm, 1)));
+            };
+            with_index_type(z, [&](auto* idx) {
+                using I = std::remove_pointer_t<decltype(idx)>;
+                const std::uint32_t kept = z.k();
+                const k::MatRef<float> values = mat(z.values);
+                const auto address = [](const void* p) { return std::uintptr_t(p); };
+                const bool vector = kept % 4 == 0 && values.ld % 4 == 0 &&
+                                    address(values.p) % 16 == 0 &&
+                                    address(idx) % (4 * sizeof(I)) == 0;
+                const k::MatRef<float> w1 = terms > 1 ? mat(w.neighbour[1]) : k::MatRef<float>{};
+                const std::size_t product_shared = k::compressed_product_shared_bytes(d_in, cols);
+                with_lanes<4, 8, 16, 32>(cols / 4, [&](auto l) {
+                    const auto kernel = k::compressed_product<decltype(l)::value, I>;
+                    kernel<<<wave(kernel, product_shared, k::kThreads / (cols / 4)), k::kThreads,
+                             product_shared, stream_>>>(values, idx, vector,
+                                                        mat(w.neighbour[0]), w1, u);
+                });
+                GSR_CUDA_LAUNCH();
+                k::GemmEpilogue<I> ep;
+                ep.bias = w.bias.empty() ? nullptr : ptr(w.bias);
+                if (!w.root.empty()) {
+                    ep.values = values;
+                    ep.idx = idx;
+                    ep.wroot = mat(w.root);
+                    ep.vector_root = vector;
+                }
+                ep.residual = res;
+                ep.sign = float(add.sign);
+                ep.quantum = float(add.quantum);
+                ep.inverse = add.quantum > 0 ? float(1 / add.quantum) : 0.0f;
+                const std::size_t shared =
+                    w.root.empty() ? 0 : std::size_t(d_in) * d_out * sizeof(float);
+                const k::CsrRef<float> s0 = csr(*w.graph[0], Transpose::No);
+                const k::CsrRef<float> s1 = terms > 1 ? csr(*w.graph[1], Transpose::No) : s0;
+                with_lanes<4, 8, 16>(lanes, [&](auto l) {
+                    const auto kernel = k::aggregate_products<decltype(l)::value, I>;
+                    kernel<<<wave(kernel, shared, k::kThreads / lanes), k::kThreads, shared,
+                             stream_>>>(s0, s1, terms, u, ep, ym);
+                });
+                GSR_CUDA_LAUNCH();
+            });
+            return true;
+        }
+    }
+
     /// y = epilogue(a b) through gemm_rows when the shapes suit it: K a multiple of 32 up to
     /// 128, y's columns a multiple of 64, rows of a and y 16-byte aligned. False otherwise (and
     /// under GSR_GPU_GEMM=cublas), with nothing launched. Only the convolution takes it: on a
@@ -1303,6 +1405,7 @@ private:
     bool warp_topk_ = false; ///< GSR_GPU_TOPK=warp: top-k kernels one warp per row (baseline)
     bool cublas_only_ = false; ///< GSR_GPU_GEMM=cublas: no gemm_rows (benchmark baseline)
     bool scalar_root_ = false; ///< GSR_GPU_GEMM=scalar-root: root term loaded entry by entry
+    bool aggregate_first_ = false; ///< GSR_GPU_CONV=aggregate-first: (S Z) W (baseline)
     std::byte* host_ = nullptr;        ///< mapped pinned host block (host address)
     std::byte* host_device_ = nullptr; ///< its device address
     std::byte* workspace_ = nullptr;

@@ -323,6 +323,17 @@ public:
     virtual void sage_conv_forward(const SageConvWeights& w, const CompressedRows& z,
                                    const ResidualAdd& add, DeviceMatrix y,
                                    DeviceMatrix aggregated) = 0;
+    /// The compressed forward when S z is not needed afterwards (a reversible block's forward
+    /// and inverse; its backward recomputes f): `scratch` (rows x terms*d_in) may be left
+    /// holding anything. y gets the same bits as from sage_conv_forward, so the inverse and the
+    /// backward's recomputation undo exactly what the forward added. By default the forward
+    /// above.
+    virtual void sage_conv_forward_transient(const SageConvWeights& w, const CompressedRows& z,
+                                             const ResidualAdd& add, DeviceMatrix y,
+                                             DeviceMatrix scratch)
+    {
+        sage_conv_forward(w, z, add, y, scratch);
+    }
     /// Backward of the sign +1 forward for the gradient dy of y: grads += dW, dz = dz_beta dz +
     /// sum_t S_t^T dy W_t^T + dy W_root^T (dz may be empty: not needed).
     virtual void sage_conv_backward(const SageConvWeights& w, const SageConvWeights& grads,

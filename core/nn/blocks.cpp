@@ -160,7 +160,7 @@ SageConvWeights GroupFunction::gradients(const ParameterLayout& p) const
 
 void GroupFunction::forward(const ParameterLayout& p, const StepContext& s, DeviceMatrix x,
                             DeviceMatrix residual, double sign, DeviceMatrix y, Scratch& sc,
-                            std::uint32_t mask_column) const
+                            std::uint32_t mask_column, Intermediates keep) const
 {
     Backend& be = *s.backend;
     const DropoutMask mask = s.mask.shifted(mask_column);
@@ -171,7 +171,10 @@ void GroupFunction::forward(const ParameterLayout& p, const StepContext& s, Devi
         be.sage_conv_forward(w, sc.z, add, y, sc.aggregated);
     } else {
         be.normalize_topk_pack(x, p[gamma_].value, p[beta_].value, mask, sc.stats, sc.kept);
-        be.sage_conv_forward(w, sc.kept, add, y, sc.aggregated);
+        if (keep == Intermediates::Keep)
+            be.sage_conv_forward(w, sc.kept, add, y, sc.aggregated);
+        else
+            be.sage_conv_forward_transient(w, sc.kept, add, y, sc.aggregated);
     }
 }
 
@@ -249,7 +252,8 @@ void ReversibleGroupBlock::forward(const ParameterLayout& p, const StepContext& 
     for (std::uint32_t i = 0; i < groups_.size(); ++i) {
         const DeviceMatrix prev = i == 0 ? y0 : h.columns((i - 1) * d, d);
         const DeviceMatrix hi = h.columns(i * d, d);
-        groups_[i].forward(p, s, prev, hi, +1.0, hi, sc.f, i * d);
+        groups_[i].forward(p, s, prev, hi, +1.0, hi, sc.f, i * d,
+                           GroupFunction::Intermediates::Drop);
     }
 }
 
@@ -259,11 +263,12 @@ void ReversibleGroupBlock::inverse(const ParameterLayout& p, const StepContext& 
     const std::uint32_t d = width_;
     for (std::uint32_t i = std::uint32_t(groups_.size()) - 1; i >= 1; --i) {
         const DeviceMatrix hi = h.columns(i * d, d);
-        groups_[i].forward(p, s, h.columns((i - 1) * d, d), hi, -1.0, hi, sc.f, i * d);
+        groups_[i].forward(p, s, h.columns((i - 1) * d, d), hi, -1.0, hi, sc.f, i * d,
+                           GroupFunction::Intermediates::Drop);
     }
     const DeviceMatrix y0 = y0_of(*s.backend, h, sc);
     const DeviceMatrix h0 = h.columns(0, d);
-    groups_[0].forward(p, s, y0, h0, -1.0, h0, sc.f, 0);
+    groups_[0].forward(p, s, y0, h0, -1.0, h0, sc.f, 0, GroupFunction::Intermediates::Drop);
 }
 
 void ReversibleGroupBlock::backward(const ParameterLayout& p, const StepContext& s,

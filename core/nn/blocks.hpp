@@ -107,10 +107,14 @@ public:
                             std::uint32_t terms, Activation act, std::uint32_t k,
                             bool with_gradient = true);
 
+    /// What forward leaves in the scratch: Keep, the intermediates backward needs; Drop,
+    /// nothing of use (a reversible block's forward and inverse: its backward recomputes f),
+    /// which lets a backend take a cheaper order of the work.
+    enum class Intermediates { Keep, Drop };
     /// y = residual + sign * f(x); the mask is shifted to column `mask_column`.
     void forward(const ParameterLayout& p, const StepContext& s, DeviceMatrix x,
                  DeviceMatrix residual, double sign, DeviceMatrix y, Scratch& sc,
-                 std::uint32_t mask_column) const;
+                 std::uint32_t mask_column, Intermediates keep = Intermediates::Keep) const;
     /// Given dy = dL/df and the scratch of forward(x): grads +=, dx = dx_beta dx + df/dx^T dy.
     void backward(const ParameterLayout& p, const StepContext& s, DeviceMatrix x, Scratch& sc,
                   DeviceMatrix dy, double dx_beta, DeviceMatrix dx,

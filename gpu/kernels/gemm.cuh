@@ -49,6 +49,62 @@ __device__ inline void load_index4(const std::uint16_t* p, std::uint32_t (&c)[4]
     c[0] = v.x, c[1] = v.y, c[2] = v.z, c[3] = v.w;
 }
 
+/// v[0..3] += sum_q values[q] w[idx[q]][0..3] over a row's `kept` entries: w is row-major with
+/// stride ldw (shared memory), already offset to the thread's four columns. Four entries at a
+/// time, values and indices loaded before their rows of w (each in one 16-byte load when
+/// `vector`: k a multiple of 4, rows aligned for it); the adds keep the entries' order.
+template <class I>
+__device__ inline void add_kept_rows(float (&v)[4], const float* vr, const I* ir,
+                                     std::uint32_t kept, const float* w, std::uint32_t ldw,
+                                     bool vector)
+{
+    std::uint32_t q = 0;
+    for (; q + 4 <= kept; q += 4) {
+        float x[4];
+        std::uint32_t col[4];
+        if (vector) {
+            const float4 v4 = *reinterpret_cast<const float4*>(vr + q);
+            x[0] = v4.x, x[1] = v4.y, x[2] = v4.z, x[3] = v4.w;
+            load_index4(ir + q, col);
+        } else {
+            for (int u = 0; u < 4; ++u) x[u] = vr[q + u], col[u] = ir[q + u];
+        }
+        for (int u = 0; u < 4; ++u) {
+            const float4 w4 = *reinterpret_cast<const float4*>(w + col[u] * ldw);
+            v[0] += x[u] * w4.x, v[1] += x[u] * w4.y;
+            v[2] += x[u] * w4.z, v[3] += x[u] * w4.w;
+        }
+    }
+    for (; q < kept; ++q) {
+        const float x = vr[q];
+        const float4 w4 = *reinterpret_cast<const float4*>(w + ir[q] * ldw);
+        v[0] += x * w4.x, v[1] += x * w4.y, v[2] += x * w4.z, v[3] += x * w4.w;
+    }
+}
+
+/// The convolution epilogue on four columns c0.. of row r: v += the compressed root term (W_root
+/// in shared memory at wr, stride ldw, offset to the columns), then bias, grid rounding, sign
+/// and residual; the result stored to y.
+template <class I>
+__device__ inline void conv_epilogue4(float (&v)[4], std::size_t r, std::uint32_t c0,
+                                      const GemmEpilogue<I>& ep, const float* wr,
+                                      std::uint32_t ldw, MatRef<float> y)
+{
+    if (wr)
+        add_kept_rows(v, ep.values.row(r), ep.idx + r * ep.values.cols, ep.values.cols, wr, ldw,
+                      ep.vector_root);
+    for (int j = 0; j < 4; ++j) {
+        if (ep.bias) v[j] += ep.bias[c0 + j];
+        if (ep.quantum > 0.0f) v[j] = rintf(v[j] * ep.inverse) * ep.quantum;
+        v[j] *= ep.sign;
+    }
+    if (ep.residual.p) {
+        const float* res = ep.residual.row(r) + c0;
+        for (int j = 0; j < 4; ++j) v[j] += res[j];
+    }
+    *reinterpret_cast<float4*>(y.row(r) + c0) = make_float4(v[0], v[1], v[2], v[3]);
+}
+
 /// Shared memory of gemm_rows for depth K and a compressed root term over W_root's
 /// `root_rows` rows (0: none).
 inline std::size_t gemm_shared_bytes(std::uint32_t depth, std::uint32_t root_rows)
@@ -142,46 +198,7 @@ __global__ void __launch_bounds__(kGemmThreads, 2)
             if (r >= a.rows) continue;
             float v[TN];
             for (int j = 0; j < TN; ++j) v[j] = acc[i][j];
-            if (root_rows > 0) {
-                // Four kept entries at a time: values and indices, then their rows of W_root
-                // from shared memory; the adds keep the entries' order.
-                const float* vr = ep.values.row(r);
-                const I* ir = ep.idx + r * ep.values.cols;
-                const float* wt = wr + tx * TN;
-                const std::uint32_t kept = ep.values.cols;
-                std::uint32_t q = 0;
-                for (; q + 4 <= kept; q += 4) {
-                    float x[4];
-                    std::uint32_t col[4];
-                    if (ep.vector_root) {
-                        const float4 v4 = *reinterpret_cast<const float4*>(vr + q);
-                        x[0] = v4.x, x[1] = v4.y, x[2] = v4.z, x[3] = v4.w;
-                        load_index4(ir + q, col);
-                    } else {
-                        for (int u = 0; u < 4; ++u) x[u] = vr[q + u], col[u] = ir[q + u];
-                    }
-                    for (int u = 0; u < 4; ++u) {
-                        const float4 w4 = *reinterpret_cast<const float4*>(wt + col[u] * BN);
-                        v[0] += x[u] * w4.x, v[1] += x[u] * w4.y;
-                        v[2] += x[u] * w4.z, v[3] += x[u] * w4.w;
-                    }
-                }
-                for (; q < kept; ++q) {
-                    const float x = vr[q];
-                    const float4 w4 = *reinterpret_cast<const float4*>(wt + ir[q] * BN);
-                    v[0] += x * w4.x, v[1] += x * w4.y, v[2] += x * w4.z, v[3] += x * w4.w;
-                }
-            }
-            for (int j = 0; j < TN; ++j) {
-                if (ep.bias) v[j] += ep.bias[c0 + j];
-                if (ep.quantum > 0.0f) v[j] = rintf(v[j] * ep.inverse) * ep.quantum;
-                v[j] *= ep.sign;
-            }
-            if (ep.residual.p) {
-                const float* res = ep.residual.row(r) + c0;
-                for (int j = 0; j < TN; ++j) v[j] += res[j];
-            }
-            *reinterpret_cast<float4*>(y.row(r) + c0) = make_float4(v[0], v[1], v[2], v[3]);
+            conv_epilogue4(v, r, c0, ep, root_rows > 0 ? wr + tx * TN : nullptr, BN, y);
         }
 #pragma unroll
         for (int i = 0; i < 8; ++i)

@@ -10,14 +10,16 @@
 // --topk-baseline runs gsr again with the rank-counting top-k, --topk-warp-baseline with every
 // top-k kernel one warp per row (the select, the backward; the unpack in two passes; the old
 // name --topk-backward-baseline is kept), and --root-baseline with gemm_rows loading the
-// compressed root term entry by entry (and its kernel figures), each right after the default.
+// compressed root term entry by entry (and its kernel figures), and --conv-baseline with the
+// compressed forward as (S Z) W (GSR_GPU_CONV=aggregate-first; and its kernel figures), each
+// right after the default.
 // --gemm-baseline runs every case (and the kernel figures) again with every GEMM through
 // cuBLAS, the baseline of the fused tall-narrow GEMM.
 //
 //   gsr_bench_gpu [--quick] [--file F] [--models res,rev,gsr] [--layers 8,32,112,448]
 //                 [--hidden D] [--groups C] [--steps N] [--export DIR] [--kernels]
 //                 [--applied FILE] [--offload] [--topk-baseline] [--topk-warp-baseline]
-//                 [--root-baseline] [--gemm-baseline]
+//                 [--root-baseline] [--conv-baseline] [--gemm-baseline]
 #include "bench_support.hpp"
 #include "cuda_backend.hpp"
 #include "graph/circuit_graph.hpp"
@@ -82,7 +84,8 @@ std::vector<float> labels_of(const nn::GraphInput& g)
 /// unpack as a fill then a scatter (GSR_GPU_TOPK=warp, the baseline of the kernels that give a
 /// row a few threads), every GEMM through cuBLAS
 /// (gemm_rows's baseline, GSR_GPU_GEMM), or gemm_rows loading the compressed root term's kept
-/// entries one at a time (GSR_GPU_GEMM=scalar-root).
+/// entries one at a time (GSR_GPU_GEMM=scalar-root), or the compressed forward as (S Z) W
+/// (GSR_GPU_CONV=aggregate-first).
 struct Variant {
     std::vector<nn::TunedKernel> tuned;
     bool offload = false;
@@ -90,6 +93,7 @@ struct Variant {
     bool warp_topk = false;
     bool cublas_gemm = false;
     bool scalar_root = false;
+    bool aggregate_first = false;
     std::string tag() const
     {
         std::string t = "ours";
@@ -99,6 +103,7 @@ struct Variant {
         if (warp_topk) t += "+warptopk";
         if (cublas_gemm) t += "+cublasgemm";
         if (scalar_root) t += "+scalarroot";
+        if (aggregate_first) t += "+aggregatefirst";
         return t;
     }
 };
@@ -110,9 +115,11 @@ std::unique_ptr<nn::Backend> backend_with(const Variant& v)
     if (v.warp_topk) ::setenv("GSR_GPU_TOPK", "warp", 1);
     if (v.cublas_gemm) ::setenv("GSR_GPU_GEMM", "cublas", 1);
     if (v.scalar_root) ::setenv("GSR_GPU_GEMM", "scalar-root", 1);
+    if (v.aggregate_first) ::setenv("GSR_GPU_CONV", "aggregate-first", 1);
     auto be = gpu::make_cuda_backend(nn::Precision::Float32);
     ::unsetenv("GSR_GPU_TOPK");
     ::unsetenv("GSR_GPU_GEMM");
+    ::unsetenv("GSR_GPU_CONV");
     for (const std::string& note : be->use_tuned_kernels(v.tuned))
         std::printf("tuned: %s\n", note.c_str());
     return be;
@@ -342,6 +349,9 @@ void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>&
     add("conv forward compressed d 64 k 16 (+root, residual)",
         csr + 5 * n * k + 4 * n * d * 3, 2 * e * k + 2 * n * d * d + 2 * n * k * d,
         [&] { be->sage_conv_forward(cw, z, {res, 1.0, 0x1p-16}, y64, agg); });
+    add("conv forward compressed d 64 k 16, S z not kept", csr + 5 * n * k + 4 * n * d * 2,
+        2 * e * d + 4 * n * k * d,
+        [&] { be->sage_conv_forward_transient(cw, z, {res, 1.0, 0x1p-16}, y64, agg); });
     add("conv backward dense d 64", csr + 4 * n * d * 4, 2 * e * d + 8 * n * d * d,
         [&] { be->sage_conv_backward(cw, cg, x64, agg, y64, 0.0, dx); });
     add("conv backward compressed d 64 k 16", csr + 4 * n * d * 2 + 5 * n * k + 4 * n * k,
@@ -371,9 +381,10 @@ void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>&
                 "%SOL", "TFLOP/s");
     for (const Row& r : rows)
         std::printf("KERNEL%s %-45s %9.4f %11.1f %6.1f%% %9.2f\n",
-                    variant.cublas_gemm   ? "[cublas]"
-                    : variant.scalar_root ? "[scalarroot]"
-                                          : "",
+                    variant.cublas_gemm       ? "[cublas]"
+                    : variant.scalar_root     ? "[scalarroot]"
+                    : variant.aggregate_first ? "[aggregatefirst]"
+                                              : "",
                     r.name.c_str(), r.ms,
                     r.bytes / 1e6, 100.0 * (r.bytes / bw) / (r.ms * 1e-3),
                     r.flops / (r.ms * 1e-3) / 1e12);
@@ -390,7 +401,7 @@ int main(int argc, char** argv)
     std::uint32_t hidden = 128, groups = 2;
     int steps = 5;
     bool kernels = false, quick = false, offload = false, topk_baseline = false;
-    bool topk_warp_baseline = false, root_baseline = false;
+    bool topk_warp_baseline = false, root_baseline = false, conv_baseline = false;
     bool gemm_baseline = false;
     std::string applied_file;
     for (int i = 1; i < argc; ++i) {
@@ -427,12 +438,14 @@ int main(int argc, char** argv)
             topk_warp_baseline = true;
         else if (a == "--root-baseline")
             root_baseline = true;
+        else if (a == "--conv-baseline")
+            conv_baseline = true;
         else {
             std::fprintf(stderr, "usage: gsr_bench_gpu [--quick] [--file F] [--models LIST] "
                                  "[--layers LIST] [--hidden D] [--groups C] [--steps N] "
                                  "[--export DIR] [--kernels] [--applied FILE] [--offload] "
                                  "[--topk-baseline] [--topk-warp-baseline] "
-                                 "[--root-baseline] [--gemm-baseline]\n");
+                                 "[--root-baseline] [--conv-baseline] [--gemm-baseline]\n");
             return 1;
         }
     }
@@ -488,6 +501,11 @@ int main(int argc, char** argv)
             v.scalar_root = true;
             kernel_figures(g, {}, v);
         }
+        if (kernels && conv_baseline) {
+            Variant v;
+            v.aggregate_first = true;
+            kernel_figures(g, {}, v);
+        }
         for (const std::string& m : models)
             for (std::uint32_t l : layers) {
                 if (m == "res" && l > 112) continue; // 448 activations do not fit in 80 GB
@@ -519,6 +537,11 @@ int main(int argc, char** argv)
                 if (root_baseline && m == "gsr") {
                     Variant v;
                     v.scalar_root = true;
+                    again(v);
+                }
+                if (conv_baseline && m == "gsr") {
+                    Variant v;
+                    v.aggregate_first = true;
                     again(v);
                 }
                 if (tuned.empty()) continue;

@@ -507,6 +507,12 @@ TEST_F(CudaConv, CompressedForwardAndBackward)
             cpu_->sage_conv_forward(w.cpu, z.cpu, {residual.cpu, -1.0, 0.0}, y.cpu, agg.cpu);
             expect_close(y, 1e-5, "compressed forward " + name);
             expect_close(agg, 1e-5, "compressed aggregated " + name);
+            // Without S z kept (d 32 and 64 take S (Z W) either way, d 300 (S Z) W): the same
+            // bits of y.
+            const Twin y2 = poisoned(n, d), scratch = poisoned(n, oc.terms * d);
+            gpu_->sage_conv_forward_transient(w.gpu, z.gpu, {residual.gpu, -1.0, 0.0}, y2.gpu,
+                                              scratch.gpu);
+            EXPECT_EQ(gpu_->max_abs_difference(y.gpu, y2.gpu), 0.0) << name;
             const ConvTwin grads = gradients(w);
             const Twin dy = matrix(n, d), dv = poisoned(n, k);
             gpu_->sage_conv_backward(w.gpu, grads.gpu, z.gpu, agg.gpu, dy.gpu, dv.gpu);
@@ -521,8 +527,9 @@ TEST_F(CudaConv, FusedConvolutionOverManyRowTiles)
     // More row tiles than a wave of gemm_rows blocks, so each block walks several tiles in one
     // stream of stages (the last ragged): joined dense at d 64 (K 128) and compressed at d 64
     // (K 64) on 70,001 rows, and compressed at d 128 (K 128, two blocks across) on 20,001. The
-    // compressed root term runs in the epilogue. On the grid, sign -1 in place undoes sign +1
-    // bit for bit.
+    // compressed root term runs in the epilogue; d 64 compressed takes S (Z W) instead. On
+    // the grid, sign -1 in place undoes sign +1 bit for bit, compressed as in training: +1
+    // without S z kept (a reversible forward), -1 keeping it (the backward's recomputation).
     struct Case {
         std::uint32_t n, d;
         bool compressed_z;
@@ -557,7 +564,11 @@ TEST_F(CudaConv, FusedConvolutionOverManyRowTiles)
         gpu_->round_to_grid(x.gpu, 0x1p-16);
         const Twin x0 = alloc(n, d);
         gpu_->axpby(1.0, x.gpu, 0.0, x0.gpu);
-        forward(*gpu_, w.gpu, z.gpu, kept.gpu, {x.gpu, 1.0, 0x1p-16}, x.gpu, agg.gpu);
+        if (c.compressed_z)
+            gpu_->sage_conv_forward_transient(w.gpu, kept.gpu, {x.gpu, 1.0, 0x1p-16}, x.gpu,
+                                              agg.gpu);
+        else
+            forward(*gpu_, w.gpu, z.gpu, kept.gpu, {x.gpu, 1.0, 0x1p-16}, x.gpu, agg.gpu);
         EXPECT_GT(gpu_->max_abs_difference(x.gpu, x0.gpu), 0.0) << name;
         forward(*gpu_, w.gpu, z.gpu, kept.gpu, {x.gpu, -1.0, 0x1p-16}, x.gpu, agg.gpu);
         EXPECT_EQ(gpu_->max_abs_difference(x.gpu, x0.gpu), 0.0) << name;
