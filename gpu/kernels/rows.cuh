@@ -503,6 +503,30 @@ template <class I> struct KeptGradient {
     float scale = 1.0f;
 };
 
+/// Row r of compressed rows laid out densely in shared memory, and this thread's four columns
+/// c.. of it read back: `row` is the row's 4 Lanes floats in the warp's staging, cleared, then
+/// the kept values written at their columns (times the dropout mask when kr is given). Each
+/// lane clears and reads back its own four columns; only the scatter crosses lanes, between
+/// the two syncs, so every lane of the warp must call it.
+template <int Lanes, class I>
+__device__ inline Float4s stage_kept_row(float* row, int c, std::size_t r, bool valid,
+                                         MatRef<float> values, const I* idx,
+                                         const std::uint8_t* kr, float scale)
+{
+    store4(row + c, Float4s{});
+    __syncwarp();
+    if (valid) {
+        const std::uint32_t k = values.cols;
+        for (std::uint32_t q = (threadIdx.x & 31) % Lanes; q < k; q += Lanes) {
+            const std::uint32_t col = idx[r * k + q];
+            const float v = values(r, q);
+            row[col] = kr ? (kr[col] ? v * scale : 0.f) : v;
+        }
+    }
+    __syncwarp();
+    return load4(row + c);
+}
+
 template <int Lanes, class I>
 __global__ void norm_backward_rows4(MatRef<float> x, const float* gamma, MatRef<float> stats,
                                     MatRef<float> dy, float dx_beta, MatRef<float> dx,
@@ -529,23 +553,10 @@ __global__ void norm_backward_rows4(MatRef<float> x, const float* gamma, MatRef<
         Float4s xv{}, g{}, d{};
         float mean = 0, rstd = 0;
         if (kept.values.p) {
-            // Each lane clears its own four columns and reads them back after the kept values
-            // have landed: only the scatter crosses lanes, between the two syncs.
-            float* row = reinterpret_cast<float*>(staged[warp]) + sub * kD;
-            store4(row + c, Float4s{});
-            __syncwarp();
-            if (valid) {
-                const std::uint32_t k = kept.values.cols;
-                const std::uint8_t* kr =
-                    kept.keep ? kept.keep + r * kept.stride + kept.column : nullptr;
-                for (std::uint32_t q = lane % Lanes; q < k; q += Lanes) {
-                    const std::uint32_t col = kept.idx[r * k + q];
-                    const float v = kept.values(r, q);
-                    row[col] = kr ? (kr[col] ? v * kept.scale : 0.f) : v;
-                }
-            }
-            __syncwarp();
-            g = load4(row + c);
+            const std::uint8_t* kr =
+                valid && kept.keep ? kept.keep + r * kept.stride + kept.column : nullptr;
+            g = stage_kept_row<Lanes>(reinterpret_cast<float*>(staged[warp]) + sub * kD, c, r,
+                                      valid, kept.values, kept.idx, kr, kept.scale);
         }
         if (valid) {
             xv = load4(x.row(r) + c);
@@ -615,20 +626,12 @@ __global__ void unpack_rows4(MatRef<float> values, const I* idx, MatRef<float> d
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int sub = lane / Lanes, c = (lane % Lanes) * 4;
     float* const row = reinterpret_cast<float*>(staged[warp]) + sub * kD;
-    const std::uint32_t k = values.cols;
     const std::size_t step = std::size_t(gridDim.x) * (blockDim.x >> 5) * kRowsPerWarp;
     for (std::size_t base = (blockIdx.x * std::size_t(blockDim.x >> 5) + warp) * kRowsPerWarp;
          base < dense.rows; base += step) {
-        // Each lane clears and reads back its own four columns; only the scatter crosses
-        // lanes, between the two syncs.
         const std::size_t r = base + sub;
-        store4(row + c, Float4s{});
-        __syncwarp();
-        if (r < dense.rows)
-            for (std::uint32_t q = lane % Lanes; q < k; q += Lanes)
-                row[idx[r * k + q]] = values(r, q);
-        __syncwarp();
-        const Float4s v = load4(row + c);
+        const Float4s v =
+            stage_kept_row<Lanes>(row, c, r, r < dense.rows, values, idx, nullptr, 1.f);
         if (r < dense.rows) store4(dense.row(r) + c, v);
     }
 }
