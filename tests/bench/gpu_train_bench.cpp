@@ -400,9 +400,15 @@ int main(int argc, char** argv)
     std::vector<std::uint32_t> layers = {8, 32, 112, 448};
     std::uint32_t hidden = 128, groups = 2;
     int steps = 5;
-    bool kernels = false, quick = false, offload = false, topk_baseline = false;
-    bool topk_warp_baseline = false, root_baseline = false, conv_baseline = false;
-    bool gemm_baseline = false;
+    bool kernels = false, quick = false, offload = false, gemm_baseline = false;
+    // The baselines gsr runs again, right after the default, and those whose kernel figures
+    // come again too.
+    std::vector<Variant> gsr_baselines, kernel_baselines;
+    const auto baseline = [](bool Variant::*flag) {
+        Variant v;
+        v.*flag = true;
+        return v;
+    };
     std::string applied_file;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -433,13 +439,15 @@ int main(int argc, char** argv)
         else if (a == "--offload")
             offload = true;
         else if (a == "--topk-baseline")
-            topk_baseline = true;
+            gsr_baselines.push_back(baseline(&Variant::rank_topk));
         else if (a == "--topk-warp-baseline" || a == "--topk-backward-baseline")
-            topk_warp_baseline = true;
-        else if (a == "--root-baseline")
-            root_baseline = true;
-        else if (a == "--conv-baseline")
-            conv_baseline = true;
+            gsr_baselines.push_back(baseline(&Variant::warp_topk));
+        else if (a == "--root-baseline" || a == "--conv-baseline") {
+            const Variant v = baseline(a == "--root-baseline" ? &Variant::scalar_root
+                                                              : &Variant::aggregate_first);
+            gsr_baselines.push_back(v);
+            kernel_baselines.push_back(v);
+        }
         else {
             std::fprintf(stderr, "usage: gsr_bench_gpu [--quick] [--file F] [--models LIST] "
                                  "[--layers LIST] [--hidden D] [--groups C] [--steps N] "
@@ -496,16 +504,8 @@ int main(int argc, char** argv)
         cublas.cublas_gemm = true;
         if (kernels) kernel_figures(g, tuned);
         if (kernels && gemm_baseline) kernel_figures(g, {}, cublas);
-        if (kernels && root_baseline) {
-            Variant v;
-            v.scalar_root = true;
-            kernel_figures(g, {}, v);
-        }
-        if (kernels && conv_baseline) {
-            Variant v;
-            v.aggregate_first = true;
-            kernel_figures(g, {}, v);
-        }
+        if (kernels)
+            for (const Variant& v : kernel_baselines) kernel_figures(g, {}, v);
         for (const std::string& m : models)
             for (std::uint32_t l : layers) {
                 if (m == "res" && l > 112) continue; // 448 activations do not fit in 80 GB
@@ -524,26 +524,8 @@ int main(int argc, char** argv)
                     again(v);
                 }
                 if (gemm_baseline) again(cublas);
-                if (topk_baseline && m == "gsr") {
-                    Variant v;
-                    v.rank_topk = true;
-                    again(v);
-                }
-                if (topk_warp_baseline && m == "gsr") {
-                    Variant v;
-                    v.warp_topk = true;
-                    again(v);
-                }
-                if (root_baseline && m == "gsr") {
-                    Variant v;
-                    v.scalar_root = true;
-                    again(v);
-                }
-                if (conv_baseline && m == "gsr") {
-                    Variant v;
-                    v.aggregate_first = true;
-                    again(v);
-                }
+                if (m == "gsr")
+                    for (const Variant& v : gsr_baselines) again(v);
                 if (tuned.empty()) continue;
                 const double fast = train_steps(g, labels, m, l, hidden, groups, steps, {tuned});
                 if (own > 0 && fast > 0)
