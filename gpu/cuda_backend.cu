@@ -1261,13 +1261,7 @@ private:
             ep.sign = float(add.sign);
             ep.quantum = float(add.quantum);
             ep.inverse = add.quantum > 0 ? float(1 / add.quantum) : 0.0f;
-            if (root) {
-                const std::uint32_t k = z->k();
-                const auto address = [](const void* p) { return std::uintptr_t(p); };
-                ep.vector_root = !scalar_root_ && k % 4 == 0 && ep.values.ld % 4 == 0 &&
-                                 address(ep.values.p) % 16 == 0 &&
-                                 address(idx) % (4 * sizeof(I)) == 0;
-            }
+            if (root) ep.vector_root = !scalar_root_ && kept_in_fours(ep.values, idx);
             return gemm_rows(mat(a), mat(b), mat(y), ep);
         };
         if (root) {
@@ -1278,8 +1272,22 @@ private:
         return run(static_cast<std::uint8_t*>(nullptr));
     }
 
-    /// Dynamic shared memory a block may take without opting in.
-    static constexpr std::size_t kDefaultSharedBytes = 48 * 1024;
+    /// Blocks of `kernel` the whole GPU holds at once (at least one per SM).
+    template <class Kernel>
+    std::size_t resident_blocks(Kernel kernel, int threads, std::size_t shared) const
+    {
+        int per_sm = 0;
+        GSR_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared));
+        return std::size_t(sms_) * std::size_t(std::max(per_sm, 1));
+    }
+    /// A compressed row's kept entries can be read four at a time in one 16-byte load of
+    /// values and one of indices: k a multiple of 4 and every row aligned for it.
+    template <class I> static bool kept_in_fours(const k::MatRef<float>& values, const I* idx)
+    {
+        const auto address = [](const void* p) { return std::uintptr_t(p); };
+        return values.cols % 4 == 0 && values.ld % 4 == 0 && address(values.p) % 16 == 0 &&
+               address(idx) % (4 * sizeof(I)) == 0;
+    }
     /// y = residual + sign * grid(sum_t S_t (Z W_t) + Z W_root + bias) through
     /// compressed_product (u = Z [W_0 | W_1] into `scratch`) and aggregate_products, for float
     /// rows, one or two terms, d_out = 16, 32 or 64 (terms x d_out <= 128), the weights within
@@ -1291,6 +1299,8 @@ private:
         if constexpr (!std::is_same_v<T, float>) {
             return false;
         } else {
+            // Dynamic shared memory a block may take without opting in.
+            constexpr std::size_t kDefaultSharedBytes = 48 * 1024;
             const std::uint32_t d_in = z.width, d_out = y.cols, terms = w.terms;
             const std::uint32_t cols = terms * d_out, lanes = d_out / 4;
             if (aggregate_first_ || terms == 0 || terms > 2 || z.rows() == 0 ||
@@ -1307,20 +1317,13 @@ private:
                 if (w.neighbour[t].cols != d_out || w.neighbour[t].rows != d_in) return false;
             // Grids of one wave: every block resident, walking rows a wave apart.
             const auto wave = [&](auto kernel, std::size_t shared, std::uint32_t rows_per_block) {
-                int per_sm = 0;
-                GSR_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
-                                                                       k::kThreads, shared));
-                return unsigned(std::min<std::size_t>(ceil_div(z.rows(), rows_per_block),
-                                                      std::size_t(sms_) * std::max(per_sm, 1)));
+                return unsigned(std::min(ceil_div(z.rows(), rows_per_block),
+                                         resident_blocks(kernel, k::kThreads, shared)));
             };
             with_index_type(z, [&](auto* idx) {
                 using I = std::remove_pointer_t<decltype(idx)>;
-                const std::uint32_t kept = z.k();
                 const k::MatRef<float> values = mat(z.values);
-                const auto address = [](const void* p) { return std::uintptr_t(p); };
-                const bool vector = kept % 4 == 0 && values.ld % 4 == 0 &&
-                                    address(values.p) % 16 == 0 &&
-                                    address(idx) % (4 * sizeof(I)) == 0;
+                const bool vector = kept_in_fours(values, idx);
                 const k::MatRef<float> w1 = terms > 1 ? mat(w.neighbour[1]) : k::MatRef<float>{};
                 const std::size_t product_shared = k::compressed_product_shared_bytes(d_in, cols);
                 with_lanes<4, 8, 16, 32>(cols / 4, [&](auto l) {
@@ -1376,13 +1379,10 @@ private:
         const auto kernel = k::gemm_rows<I>;
         GSR_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       int(shared)));
-        int per_sm = 0;
-        GSR_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, k::kGemmThreads,
-                                                               shared));
         // One wave of blocks, each keeping its columns of B while it walks row tiles.
         const unsigned across = y.cols / unsigned(k::kGemmCols);
         const std::size_t wave =
-            std::max<std::size_t>(1, std::size_t(sms_) * std::max(per_sm, 1) / across);
+            std::max<std::size_t>(1, resident_blocks(kernel, k::kGemmThreads, shared) / across);
         const dim3 blocks(unsigned(std::min(ceil_div(a.rows, k::kGemmRows), wave)), across);
         kernel<<<blocks, k::kGemmThreads, shared, stream_>>>(a, b, y, ep);
         GSR_CUDA_LAUNCH();

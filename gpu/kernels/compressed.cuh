@@ -41,42 +41,6 @@ __global__ void compressed_product(MatRef<float> values, const I* idx, bool vect
     }
 }
 
-/// acc[0..3] += rs[r] (sum_j cs[j] u(j, c0..) + self loop): row r of S u on four columns, the
-/// neighbours in CSR order, kEdgeBatch at a time with their loads first (as spmm).
-__device__ inline void aggregate_row4(const CsrRef<float>& s, std::size_t r, const float* u,
-                                      std::uint32_t ld, float (&acc)[4])
-{
-    float sum[4] = {};
-    const std::uint64_t e0 = s.offsets[r], e1 = s.offsets[r + 1];
-    std::uint64_t e = e0;
-    for (; e + kEdgeBatch <= e1; e += kEdgeBatch) {
-        std::uint32_t j[kEdgeBatch];
-        float w[kEdgeBatch], vb[kEdgeBatch][4];
-        for (int q = 0; q < kEdgeBatch; ++q) j[q] = __ldg(s.targets + e + q);
-        for (int q = 0; q < kEdgeBatch; ++q) {
-            w[q] = __ldg(s.cs + j[q]);
-            load_vec<float, 4>(u + std::size_t(j[q]) * ld, vb[q]);
-        }
-        for (int q = 0; q < kEdgeBatch; ++q)
-            for (int i = 0; i < 4; ++i) sum[i] += w[q] * vb[q][i];
-    }
-    for (; e < e1; ++e) {
-        const std::uint32_t j = __ldg(s.targets + e);
-        const float w = __ldg(s.cs + j);
-        float v[4];
-        load_vec<float, 4>(u + std::size_t(j) * ld, v);
-        for (int i = 0; i < 4; ++i) sum[i] += w * v[i];
-    }
-    if (s.self_loop) {
-        const float w = s.cs[r];
-        float v[4];
-        load_vec<float, 4>(u + r * ld, v);
-        for (int i = 0; i < 4; ++i) sum[i] += w * v[i];
-    }
-    const float scale = s.rs[r];
-    for (int i = 0; i < 4; ++i) acc[i] += sum[i] * scale;
-}
-
 /// y = residual + sign * grid(S_0 u_0 (+ S_1 u_1) + Z W_root + bias), u = [u_0 | u_1] from
 /// compressed_product (rows x terms d_out, d_out = 4 Lanes): a row per Lanes threads, four
 /// columns each; W_root (d_in x d_out) in shared memory when the epilogue has a root term.
@@ -96,9 +60,14 @@ __global__ void aggregate_products(CsrRef<float> s0, CsrRef<float> s1, std::uint
     const std::uint32_t c0 = 4 * sub;
     for (std::size_t r = blockIdx.x * std::size_t(per_block) + threadIdx.x / Lanes; r < y.rows;
          r += std::size_t(gridDim.x) * per_block) {
-        float v[4] = {};
-        aggregate_row4(s0, r, u.p + c0, u.ld, v);
-        if (terms > 1) aggregate_row4(s1, r, u.p + kCols + c0, u.ld, v);
+        // Each term's neighbour sum (as spmm) times its row scale.
+        float v[4], t[4];
+        neighbour_sum<float, 4>(s0, r, u.p + c0, u.ld, t);
+        for (int i = 0; i < 4; ++i) v[i] = t[i] * s0.rs[r];
+        if (terms > 1) {
+            neighbour_sum<float, 4>(s1, r, u.p + kCols + c0, u.ld, t);
+            for (int i = 0; i < 4; ++i) v[i] += t[i] * s1.rs[r];
+        }
         conv_epilogue4(v, r, c0, ep, root ? wr + c0 : nullptr, kCols, y);
     }
 }

@@ -39,6 +39,41 @@ __device__ inline unsigned group_mask(int tpr)
 /// (rows have about four neighbours in circuit graphs). The adds keep CSR order.
 inline constexpr int kEdgeBatch = 4;
 
+/// acc[0..V) = sum_j cs[j] x(j, c0..) over row r's neighbours and its self loop, not yet
+/// scaled by rs[r]: `x` is column c0 of row 0, rows ld apart. Neighbours in CSR order,
+/// kEdgeBatch at a time with every target, then every scale and row, loaded before any add.
+template <class T, int V>
+__device__ inline void neighbour_sum(const CsrRef<T>& s, std::size_t r, const T* x,
+                                     std::size_t ld, T (&acc)[V])
+{
+    for (int i = 0; i < V; ++i) acc[i] = T(0);
+    T v[V];
+    const std::uint64_t e1 = s.offsets[r + 1];
+    std::uint64_t e = s.offsets[r];
+    for (; e + kEdgeBatch <= e1; e += kEdgeBatch) {
+        std::uint32_t j[kEdgeBatch];
+        T w[kEdgeBatch], vb[kEdgeBatch][V];
+        for (int u = 0; u < kEdgeBatch; ++u) j[u] = __ldg(s.targets + e + u);
+        for (int u = 0; u < kEdgeBatch; ++u) {
+            w[u] = __ldg(s.cs + j[u]);
+            load_vec<T, V>(x + j[u] * ld, vb[u]);
+        }
+        for (int u = 0; u < kEdgeBatch; ++u)
+            for (int i = 0; i < V; ++i) acc[i] += w[u] * vb[u][i];
+    }
+    for (; e < e1; ++e) {
+        const std::uint32_t j = __ldg(s.targets + e);
+        const T w = __ldg(s.cs + j);
+        load_vec<T, V>(x + j * ld, v);
+        for (int i = 0; i < V; ++i) acc[i] += w * v[i];
+    }
+    if (s.self_loop) {
+        const T w = s.cs[r];
+        load_vec<T, V>(x + r * ld, v);
+        for (int i = 0; i < V; ++i) acc[i] += w * v[i];
+    }
+}
+
 /// y = alpha S x + beta y (beta 0: y not read). V: elements per load; cols % V == 0.
 template <class T, int V>
 __global__ void spmm(CsrRef<T> s, T alpha, MatRef<T> x, T beta, MatRef<T> y, int tpr)
@@ -47,34 +82,10 @@ __global__ void spmm(CsrRef<T> s, T alpha, MatRef<T> x, T beta, MatRef<T> y, int
     const std::uint32_t step = std::uint32_t(tpr) * V;
     for (std::size_t r = blockIdx.x * std::size_t(groups) + threadIdx.x / tpr; r < s.rows;
          r += std::size_t(gridDim.x) * groups) {
-        const std::uint64_t e0 = s.offsets[r], e1 = s.offsets[r + 1];
         const T scale = s.rs[r];
         for (std::uint32_t c0 = std::uint32_t(sub) * V; c0 < x.cols; c0 += step) {
-            T acc[V] = {};
-            T v[V];
-            std::uint64_t e = e0;
-            for (; e + kEdgeBatch <= e1; e += kEdgeBatch) {
-                std::uint32_t j[kEdgeBatch];
-                T w[kEdgeBatch], vb[kEdgeBatch][V];
-                for (int u = 0; u < kEdgeBatch; ++u) j[u] = __ldg(s.targets + e + u);
-                for (int u = 0; u < kEdgeBatch; ++u) {
-                    w[u] = __ldg(s.cs + j[u]);
-                    load_vec<T, V>(x.row(j[u]) + c0, vb[u]);
-                }
-                for (int u = 0; u < kEdgeBatch; ++u)
-                    for (int i = 0; i < V; ++i) acc[i] += w[u] * vb[u][i];
-            }
-            for (; e < e1; ++e) {
-                const std::uint32_t j = __ldg(s.targets + e);
-                const T w = __ldg(s.cs + j);
-                load_vec<T, V>(x.row(j) + c0, v);
-                for (int i = 0; i < V; ++i) acc[i] += w * v[i];
-            }
-            if (s.self_loop) {
-                const T w = s.cs[r];
-                load_vec<T, V>(x.row(r) + c0, v);
-                for (int i = 0; i < V; ++i) acc[i] += w * v[i];
-            }
+            T acc[V];
+            neighbour_sum<T, V>(s, r, x.p + c0, x.ld, acc);
             T* yr = y.row(r) + c0;
             for (int i = 0; i < V; ++i) {
                 const T a = acc[i] * scale;
