@@ -110,6 +110,9 @@ public:
         // S (Z W).
         const char* conv = std::getenv("GSR_GPU_CONV");
         aggregate_first_ = conv && std::string(conv) == "aggregate-first";
+        // GSR_GPU_CONV=kept-gather: the compressed backward from the kept S z, gathering
+        // S^T (dy W^T) at the kept columns, the baseline of transposed_conv_backward.
+        kept_gather_ = conv && std::string(conv) == "kept-gather";
     }
     ~CudaBackend() override
     {
@@ -657,6 +660,7 @@ public:
     {
         check_compressed(z, z.rows(), z.width);
         same_shape(z.values, d_values);
+        if (transposed_conv_backward(w, grads, z, aggregated, dy, d_values)) return;
         const std::uint32_t d = z.width, n = z.rows();
         conv_weight_gradients(w, grads, d, aggregated, dy);
         with_index_type(z, [&](auto* idx) {
@@ -692,6 +696,13 @@ public:
                 GSR_CUDA_LAUNCH();
             }
         });
+    }
+
+    bool compressed_backward_reads_aggregated(const nn::SageConvWeights& w,
+                                              const CompressedRows& z,
+                                              DeviceMatrix dy) const override
+    {
+        return !transposed_backward_shapes(w, z, dy);
     }
 
     // ---- loss and optimiser ---------------------------------------------------------------
@@ -1360,6 +1371,87 @@ private:
         }
     }
 
+    /// Whether transposed_conv_backward takes these operands: float rows, one or two terms
+    /// and a root term, d_in = d_out = 64 (the shape compressed_weight_gradient tiles), dy's
+    /// rows 16-byte aligned; not under GSR_GPU_CONV=kept-gather (its baseline).
+    bool transposed_backward_shapes(const nn::SageConvWeights& w, const CompressedRows& z,
+                                    DeviceMatrix dy) const
+    {
+        if constexpr (!std::is_same_v<T, float>) {
+            return false;
+        } else {
+            const std::uint32_t d = z.width, terms = w.terms;
+            if (kept_gather_ || terms == 0 || terms > 2 || w.root.empty() || z.rows() == 0 ||
+                d != 64 || dy.cols != d || dy.rows != z.rows() || !rows_aligned16(mat(dy)))
+                return false;
+            for (std::uint32_t t = 0; t <= terms; ++t) {
+                const DeviceMatrix wt = t < terms ? w.neighbour[t] : w.root;
+                if (wt.rows != d || wt.cols != d) return false;
+            }
+            return true;
+        }
+    }
+    /// The compressed backward from the transposed aggregates, where
+    /// transposed_backward_shapes holds (false otherwise, nothing launched): g_t = S_t^T dy
+    /// into `scratch` (its S_t z are not read), then compressed_weight_gradient (dW_t += Z^T
+    /// g_t, dW_root += Z^T dy, the bias's column sums of dy, Z left compressed, partials per
+    /// block in the workspace) and compressed_input_gradient for the kept entries. The gather
+    /// moves whole rows of dy where S_t^T (dy W_t^T) at the kept columns moved k of d, but no
+    /// S z is needed, so the recomputation before it takes the cheaper transient forward.
+    bool transposed_conv_backward(const nn::SageConvWeights& w, const nn::SageConvWeights& grads,
+                                  const CompressedRows& z, DeviceMatrix scratch, DeviceMatrix dy,
+                                  DeviceMatrix d_values)
+    {
+        if constexpr (!std::is_same_v<T, float>) {
+            return false;
+        } else {
+            if (!transposed_backward_shapes(w, z, dy)) return false;
+            const std::uint32_t d = z.width, n = z.rows(), terms = w.terms;
+            nn::ArenaScope scope(arena_);
+            const DeviceMatrix g = scratch.cols == terms * d && rows_aligned16(mat(scratch))
+                                       ? scratch
+                                       : alloc_matrix(n, terms * d);
+            for (std::uint32_t t = 0; t < terms; ++t)
+                spmm(*w.graph[t], Transpose::Yes, 1.0, dy, 0.0, g.columns(t * d, d));
+            with_index_type(z, [&](auto* idx) {
+                using I = std::remove_pointer_t<decltype(idx)>;
+                // The weight gradients: a wave of resident blocks, each a slab of rows, their
+                // partials in the workspace, added in block order.
+                const auto weights = terms > 1 ? k::compressed_weight_gradient<3, I>
+                                               : k::compressed_weight_gradient<2, I>;
+                const std::size_t stride = (std::size_t(d) + 1) * (terms + 1) * d;
+                const std::size_t most =
+                    std::min({ceil_div(n, k::kWeightRows),
+                              kWorkspaceBytes / (stride * sizeof(float)),
+                              resident_blocks(weights, k::kWeightThreads, 0)});
+                const std::size_t per_block = ceil_div(n, most);
+                const unsigned blocks = unsigned(ceil_div(n, per_block));
+                float* partial = partial_f();
+                weights<<<blocks, k::kWeightThreads, 0, stream_>>>(mat(g), mat(dy), mat(z.values),
+                                                                   idx, per_block, partial);
+                GSR_CUDA_LAUNCH();
+                for (std::uint32_t t = 0; t <= terms; ++t)
+                    combine(partial + std::size_t(t) * d * d, blocks, stride, 1.0f, 1.0f,
+                            mat(t < terms ? grads.neighbour[t] : grads.root));
+                if (!grads.bias.empty())
+                    combine(partial + std::size_t(terms + 1) * d * d + terms * d, blocks, stride,
+                            1.0f, 1.0f, mat(grads.bias));
+                // The gradient at the kept entries: a row per 16 threads, the weights in shared
+                // memory (48 KB with two terms).
+                const auto input = k::compressed_input_gradient<16, I>;
+                const std::size_t shared = k::compressed_product_shared_bytes(d, (terms + 1) * d);
+                const k::MatRef<float> w1 = terms > 1 ? mat(w.neighbour[1]) : k::MatRef<float>{};
+                input<<<unsigned(std::min(ceil_div(n, k::kThreads / 16),
+                                          resident_blocks(input, k::kThreads, shared))),
+                        k::kThreads, shared, stream_>>>(mat(g), terms, mat(dy),
+                                                        mat(w.neighbour[0]), w1, mat(w.root), idx,
+                                                        mat(d_values));
+                GSR_CUDA_LAUNCH();
+            });
+            return true;
+        }
+    }
+
     /// y = epilogue(a b) through gemm_rows when the shapes suit it: K a multiple of 32 up to
     /// 128, y's columns a multiple of 64, rows of a and y 16-byte aligned. False otherwise (and
     /// under GSR_GPU_GEMM=cublas), with nothing launched. Only the convolution takes it: on a
@@ -1406,6 +1498,7 @@ private:
     bool cublas_only_ = false; ///< GSR_GPU_GEMM=cublas: no gemm_rows (benchmark baseline)
     bool scalar_root_ = false; ///< GSR_GPU_GEMM=scalar-root: root term loaded entry by entry
     bool aggregate_first_ = false; ///< GSR_GPU_CONV=aggregate-first: (S Z) W (baseline)
+    bool kept_gather_ = false; ///< GSR_GPU_CONV=kept-gather: backward from S z (baseline)
     std::byte* host_ = nullptr;        ///< mapped pinned host block (host address)
     std::byte* host_device_ = nullptr; ///< its device address
     std::byte* workspace_ = nullptr;

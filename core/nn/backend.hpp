@@ -347,10 +347,21 @@ public:
                                            const SageConvWeights& grads, DeviceMatrix joined,
                                            DeviceMatrix dy);
     /// Compressed: the gradient at the kept entries only, d_values (rows x k) overwritten;
-    /// `aggregated` serves as scratch once the weight gradients have read it.
+    /// `aggregated` serves as scratch once the weight gradients have read it. It holds the
+    /// forward's S_t z unless compressed_backward_reads_aggregated says they are not read.
     virtual void sage_conv_backward(const SageConvWeights& w, const SageConvWeights& grads,
                                     const CompressedRows& z, DeviceMatrix aggregated,
                                     DeviceMatrix dy, DeviceMatrix d_values) = 0;
+    /// Whether the compressed sage_conv_backward for these operands reads S_t z from
+    /// `aggregated`: true (the default), so the forward before it must keep them; false when
+    /// it works from S_t^T dy instead (dW_t = Z^T S_t^T dy) and `aggregated` is only scratch,
+    /// so that forward may drop them (Intermediates::Drop).
+    virtual bool compressed_backward_reads_aggregated(const SageConvWeights& /*w*/,
+                                                      const CompressedRows& /*z*/,
+                                                      DeviceMatrix /*dy*/) const
+    {
+        return true;
+    }
 
     // ---- loss and optimiser ---------------------------------------------------------------
     /// Mean loss over the listed rows (uint32 node ids) of pred (N x 1) against target (N x 1);

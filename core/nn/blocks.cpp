@@ -178,6 +178,17 @@ void GroupFunction::forward(const ParameterLayout& p, const StepContext& s, Devi
     }
 }
 
+GroupFunction::Intermediates GroupFunction::kept_for_backward(const ParameterLayout& p,
+                                                              const StepContext& s,
+                                                              const Scratch& sc,
+                                                              DeviceMatrix dy) const
+{
+    if (act_ == Activation::TopK &&
+        !s.backend->compressed_backward_reads_aggregated(weights(p, s), sc.kept, dy))
+        return Intermediates::Drop;
+    return Intermediates::Keep;
+}
+
 void GroupFunction::backward(const ParameterLayout& p, const StepContext& s, DeviceMatrix x,
                              Scratch& sc, DeviceMatrix dy, double dx_beta, DeviceMatrix dx,
                              std::uint32_t mask_column) const
@@ -283,8 +294,10 @@ void ReversibleGroupBlock::backward(const ParameterLayout& p, const StepContext&
         const DeviceMatrix hi = h.columns(i * d, d);
         const DeviceMatrix prev = i > 0 ? h.columns((i - 1) * d, d) // Y_{i-1}: not restored yet
                                         : y0_of(be, stored_input ? *stored_input : h, sc);
-        // Recompute f_i(Y_{i-1}) with its intermediates; X_i = Y_i - f_i.
-        groups_[i].forward(p, s, prev, hi, -1.0, hi, sc.f, i * d);
+        // Recompute f_i(Y_{i-1}) with the intermediates its backward reads; X_i = Y_i - f_i.
+        const DeviceMatrix dyi = dh.columns(i * d, d);
+        groups_[i].forward(p, s, prev, hi, -1.0, hi, sc.f, i * d,
+                           groups_[i].kept_for_backward(p, s, sc.f, dyi));
         // dY_{i-1} += df_i/dY_{i-1}^T dY_i. dY_0 feeds every X_j, j >= 2: with two groups it
         // is added into dX_2 directly (its own gradient is complete by now).
         DeviceMatrix target = sc.dy0;
@@ -293,7 +306,7 @@ void ReversibleGroupBlock::backward(const ParameterLayout& p, const StepContext&
             target = dh.columns((i > 0 ? i - 1 : 1) * d, d);
             beta = 1.0;
         }
-        groups_[i].backward(p, s, prev, sc.f, dh.columns(i * d, d), beta, target, i * d);
+        groups_[i].backward(p, s, prev, sc.f, dyi, beta, target, i * d);
     }
     if (groups > 2)
         for (std::uint32_t j = 1; j < groups; ++j)

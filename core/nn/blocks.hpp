@@ -115,6 +115,10 @@ public:
     void forward(const ParameterLayout& p, const StepContext& s, DeviceMatrix x,
                  DeviceMatrix residual, double sign, DeviceMatrix y, Scratch& sc,
                  std::uint32_t mask_column, Intermediates keep = Intermediates::Keep) const;
+    /// What a forward before backward(.., dy, ..) must keep: Drop where the backend's
+    /// compressed convolution backward does not read S z (it takes S^T dy), else Keep.
+    Intermediates kept_for_backward(const ParameterLayout& p, const StepContext& s,
+                                    const Scratch& sc, DeviceMatrix dy) const;
     /// Given dy = dL/df and the scratch of forward(x): grads +=, dx = dx_beta dx + df/dx^T dy.
     void backward(const ParameterLayout& p, const StepContext& s, DeviceMatrix x, Scratch& sc,
                   DeviceMatrix dy, double dx_beta, DeviceMatrix dx,

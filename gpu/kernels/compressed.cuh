@@ -72,4 +72,149 @@ __global__ void aggregate_products(CsrRef<float> s0, CsrRef<float> s1, std::uint
     }
 }
 
+/// The compressed convolution's gradient at the kept entries, from the transposed aggregates
+/// g = [S_0^T dy | S_1^T dy] rather than S_t^T (dy W_t^T) (so the forward before it need not
+/// keep S z): d_values(r, j) = sum_t g_t(r) . W_t(c_j, :) + dy(r) . W_root(c_j, :), c_j the
+/// column of kept entry j. [W_0 | W_1 | W_root] sit side by side in shared memory (d_in rows of
+/// (terms + 1) d_out, d_out = 4 Lanes). A row per Lanes threads, each holding four columns of
+/// every operand: for Lanes kept entries at a time a thread forms its four-column parts of
+/// their dot products, then the row's threads reduce-scatter them (Lanes - 1 shuffles in
+/// halving rounds), thread j ending with entry j's sum. Blocks of whole warps.
+template <int Lanes, class I>
+__global__ void __launch_bounds__(kThreads, 3)
+    compressed_input_gradient(MatRef<float> g, std::uint32_t terms, MatRef<float> dy,
+                              MatRef<float> w0, MatRef<float> w1, MatRef<float> wroot,
+                              const I* idx, MatRef<float> d_values)
+{
+    extern __shared__ float4 product_shared[];
+    constexpr int kCols = 4 * Lanes, kRowsPerWarp = 32 / Lanes;
+    constexpr unsigned kAll = 0xffffffffu;
+    float* ws = reinterpret_cast<float*>(product_shared);
+    const std::uint32_t d_in = w0.rows, ld = (terms + 1) * kCols;
+    for (std::uint32_t i = threadIdx.x; i < d_in * ld; i += blockDim.x) {
+        const std::uint32_t r = i / ld, c = i % ld, t = c / kCols;
+        ws[i] = (t == terms ? wroot : t == 0 ? w0 : w1)(r, c % kCols);
+    }
+    __syncthreads();
+    const auto dot4 = [](float4 a, const float* w) {
+        const float4 b = *reinterpret_cast<const float4*>(w);
+        return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+    };
+    const int lane = threadIdx.x & 31, sub = lane % Lanes, c0 = 4 * sub;
+    const std::uint32_t k = d_values.cols;
+    const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x >> 5);
+    for (std::size_t base = (blockIdx.x * std::size_t(blockDim.x >> 5) + (threadIdx.x >> 5)) *
+                            kRowsPerWarp;
+         base < dy.rows; base += warps * kRowsPerWarp) {
+        // Every lane stays for the shuffles; rows past the end contribute zeros.
+        const std::size_t r = base + lane / Lanes;
+        const bool valid = r < dy.rows;
+        const float4 none = make_float4(0.f, 0.f, 0.f, 0.f);
+        const auto row4 = [&](MatRef<float> m, std::uint32_t c) {
+            return valid ? *reinterpret_cast<const float4*>(m.row(r) + c) : none;
+        };
+        const float4 a0 = row4(g, c0), a1 = terms > 1 ? row4(g, kCols + c0) : none;
+        const float4 ar = row4(dy, c0);
+        // Unconditional index loads (a row past the end reads the last row's, an entry past
+        // k the last entry's), so they all issue before the first is used.
+        const I* ir = idx + (valid ? r : dy.rows - 1) * k;
+        for (std::uint32_t j0 = 0; j0 < k; j0 += Lanes) {
+            std::uint32_t col[Lanes];
+#pragma unroll
+            for (int m = 0; m < Lanes; ++m) col[m] = ir[min(j0 + m, k - 1)];
+            float p[Lanes];
+#pragma unroll
+            for (int m = 0; m < Lanes; ++m) {
+                const float* wc = ws + col[m] * ld + c0;
+                float s = dot4(a0, wc);
+                if (terms > 1) s += dot4(a1, wc + kCols);
+                s += dot4(ar, wc + terms * kCols);
+                p[m] = valid && j0 + m < k ? s : 0.f;
+            }
+            // Halving rounds: the thread with bit h set keeps the upper half of its entries
+            // and sends the lower half to its partner, which keeps the lower.
+#pragma unroll
+            for (int h = Lanes / 2; h > 0; h >>= 1) {
+                const bool upper = (sub & h) != 0;
+#pragma unroll
+                for (int m = 0; m < h; ++m) {
+                    const float got = __shfl_xor_sync(kAll, upper ? p[m] : p[m + h], h);
+                    p[m] = (upper ? p[m + h] : p[m]) + got;
+                }
+            }
+            if (valid && j0 + sub < k) d_values(r, j0 + sub) = p[0];
+        }
+    }
+}
+
+inline constexpr int kWeightRows = 32;    ///< rows a tile of compressed_weight_gradient
+inline constexpr int kWeightThreads = 256; ///< its block: 16 x 16 threads
+
+/// The compressed convolution's weight gradients from the transposed aggregates, Z left
+/// compressed in memory: [dW_0 | .. | dW_root] = Z^T [g_0 | .. | dy] (g = [S_0^T dy | S_1^T
+/// dy]) and the column sums of [g | dy], for d_in = d_out = 64 and Terms = terms + 1 blocks
+/// of columns. A block takes a slab of rows, 32 at a time: the rows of [g | dy] and of Z
+/// unpacked go to shared memory, and each thread keeps a 4 x (4 Terms) tile of the result in
+/// registers (rows 4 cg.. of Z^T, columns 4 og.. of each block), so every value read from
+/// shared memory serves four or more multiply-adds. The slab's sums go to `partial`: Terms
+/// blocks of 64 x 64, then Terms x 64 column sums; combine_slabs adds them in block order.
+template <int Terms, class I>
+__global__ void __launch_bounds__(kWeightThreads)
+    compressed_weight_gradient(MatRef<float> g, MatRef<float> dy, MatRef<float> values,
+                               const I* idx, std::size_t rows_per_block, float* partial)
+{
+    constexpr int kD = 64, kCols = Terms * kD, kQuads = kCols / 4;
+    __shared__ float4 gs[kWeightRows * kQuads];
+    __shared__ float4 zs4[kWeightRows * kD / 4];
+    float* zs = reinterpret_cast<float*>(zs4);
+    const int tid = threadIdx.x, og = tid % 16, cg = tid / 16;
+    const std::uint32_t k = values.cols;
+    const std::size_t r0 = blockIdx.x * rows_per_block;
+    const std::size_t r1 = min(std::size_t(dy.rows), r0 + rows_per_block);
+    const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
+    float acc[4][Terms][4] = {};
+    float sum[Terms][4] = {};
+    for (std::size_t b = r0; b < r1; b += kWeightRows) {
+        const int rows = int(min(std::size_t(kWeightRows), r1 - b));
+        for (int i = tid; i < kWeightRows * kD / 4; i += kWeightThreads) zs4[i] = zero;
+        for (int i = tid; i < kWeightRows * kQuads; i += kWeightThreads) {
+            const int r = i / kQuads, q = i % kQuads, t = q / 16;
+            const float* src = t < Terms - 1 ? g.row(b + r) + t * kD : dy.row(b + r);
+            gs[i] = r < rows ? *reinterpret_cast<const float4*>(src + 4 * (q % 16)) : zero;
+        }
+        __syncthreads();
+        for (std::uint32_t i = tid; i < std::uint32_t(rows) * k; i += kWeightThreads) {
+            const std::uint32_t r = i / k, j = i % k;
+            zs[r * kD + idx[(b + r) * k + j]] = values(b + r, j);
+        }
+        __syncthreads();
+        for (int r = 0; r < rows; ++r) {
+            const float4 z = zs4[r * (kD / 4) + cg];
+            const float zc[4] = {z.x, z.y, z.z, z.w};
+#pragma unroll
+            for (int t = 0; t < Terms; ++t) {
+                const float4 x = gs[r * kQuads + t * 16 + og];
+#pragma unroll
+                for (int c = 0; c < 4; ++c) {
+                    acc[c][t][0] += zc[c] * x.x, acc[c][t][1] += zc[c] * x.y;
+                    acc[c][t][2] += zc[c] * x.z, acc[c][t][3] += zc[c] * x.w;
+                }
+                if (cg == 0) sum[t][0] += x.x, sum[t][1] += x.y, sum[t][2] += x.z, sum[t][3] += x.w;
+            }
+        }
+        __syncthreads();
+    }
+    float* out = partial + blockIdx.x * std::size_t(Terms * kD * kD + Terms * kD);
+#pragma unroll
+    for (int t = 0; t < Terms; ++t) {
+#pragma unroll
+        for (int c = 0; c < 4; ++c)
+            *reinterpret_cast<float4*>(out + t * kD * kD + (4 * cg + c) * kD + 4 * og) =
+                make_float4(acc[c][t][0], acc[c][t][1], acc[c][t][2], acc[c][t][3]);
+        if (cg == 0)
+            *reinterpret_cast<float4*>(out + Terms * kD * kD + t * kD + 4 * og) =
+                make_float4(sum[t][0], sum[t][1], sum[t][2], sum[t][3]);
+    }
+}
+
 } // namespace gsr::gpu::kernels

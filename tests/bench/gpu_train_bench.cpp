@@ -11,15 +11,17 @@
 // top-k kernel one warp per row (the select, the backward; the unpack in two passes; the old
 // name --topk-backward-baseline is kept), and --root-baseline with gemm_rows loading the
 // compressed root term entry by entry (and its kernel figures), and --conv-baseline with the
-// compressed forward as (S Z) W (GSR_GPU_CONV=aggregate-first; and its kernel figures), each
-// right after the default.
+// compressed forward as (S Z) W (GSR_GPU_CONV=aggregate-first; and its kernel figures), and
+// --conv-backward-baseline with the compressed backward from the kept S z
+// (GSR_GPU_CONV=kept-gather; and its kernel figures), each right after the default.
 // --gemm-baseline runs every case (and the kernel figures) again with every GEMM through
 // cuBLAS, the baseline of the fused tall-narrow GEMM.
 //
 //   gsr_bench_gpu [--quick] [--file F] [--models res,rev,gsr] [--layers 8,32,112,448]
 //                 [--hidden D] [--groups C] [--steps N] [--export DIR] [--kernels]
 //                 [--applied FILE] [--offload] [--topk-baseline] [--topk-warp-baseline]
-//                 [--root-baseline] [--conv-baseline] [--gemm-baseline]
+//                 [--root-baseline] [--conv-baseline] [--conv-backward-baseline]
+//                 [--gemm-baseline]
 #include "bench_support.hpp"
 #include "cuda_backend.hpp"
 #include "graph/circuit_graph.hpp"
@@ -85,7 +87,8 @@ std::vector<float> labels_of(const nn::GraphInput& g)
 /// row a few threads), every GEMM through cuBLAS
 /// (gemm_rows's baseline, GSR_GPU_GEMM), or gemm_rows loading the compressed root term's kept
 /// entries one at a time (GSR_GPU_GEMM=scalar-root), or the compressed forward as (S Z) W
-/// (GSR_GPU_CONV=aggregate-first).
+/// (GSR_GPU_CONV=aggregate-first), or the compressed backward from the kept S z
+/// (GSR_GPU_CONV=kept-gather).
 struct Variant {
     std::vector<nn::TunedKernel> tuned;
     bool offload = false;
@@ -94,6 +97,7 @@ struct Variant {
     bool cublas_gemm = false;
     bool scalar_root = false;
     bool aggregate_first = false;
+    bool kept_gather = false;
     std::string tag() const
     {
         std::string t = "ours";
@@ -104,6 +108,7 @@ struct Variant {
         if (cublas_gemm) t += "+cublasgemm";
         if (scalar_root) t += "+scalarroot";
         if (aggregate_first) t += "+aggregatefirst";
+        if (kept_gather) t += "+keptgather";
         return t;
     }
 };
@@ -116,6 +121,7 @@ std::unique_ptr<nn::Backend> backend_with(const Variant& v)
     if (v.cublas_gemm) ::setenv("GSR_GPU_GEMM", "cublas", 1);
     if (v.scalar_root) ::setenv("GSR_GPU_GEMM", "scalar-root", 1);
     if (v.aggregate_first) ::setenv("GSR_GPU_CONV", "aggregate-first", 1);
+    if (v.kept_gather) ::setenv("GSR_GPU_CONV", "kept-gather", 1);
     auto be = gpu::make_cuda_backend(nn::Precision::Float32);
     ::unsetenv("GSR_GPU_TOPK");
     ::unsetenv("GSR_GPU_GEMM");
@@ -354,8 +360,10 @@ void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>&
         [&] { be->sage_conv_forward_transient(cw, z, {res, 1.0, 0x1p-16}, y64, agg); });
     add("conv backward dense d 64", csr + 4 * n * d * 4, 2 * e * d + 8 * n * d * d,
         [&] { be->sage_conv_backward(cw, cg, x64, agg, y64, 0.0, dx); });
-    add("conv backward compressed d 64 k 16", csr + 4 * n * d * 2 + 5 * n * k + 4 * n * k,
-        2 * e * k + 4 * n * d * d + 4 * n * k * d,
+    // From S^T dy (the default): the whole rows of dy gathered, then k rows of the weights
+    // per row for each of dW and dz; S z not read.
+    add("conv backward compressed d 64 k 16", csr + 4 * n * d + 5 * n * k + 4 * n * k,
+        2 * e * d + 8 * n * k * d,
         [&] { be->sage_conv_backward(cw, cg, z, agg, y64, dv); });
     {
         // The layout training uses: [S z | z] in the same rows, so that one GEMM takes the
@@ -442,9 +450,11 @@ int main(int argc, char** argv)
             gsr_baselines.push_back(baseline(&Variant::rank_topk));
         else if (a == "--topk-warp-baseline" || a == "--topk-backward-baseline")
             gsr_baselines.push_back(baseline(&Variant::warp_topk));
-        else if (a == "--root-baseline" || a == "--conv-baseline") {
-            const Variant v = baseline(a == "--root-baseline" ? &Variant::scalar_root
-                                                              : &Variant::aggregate_first);
+        else if (a == "--root-baseline" || a == "--conv-baseline" ||
+                 a == "--conv-backward-baseline") {
+            const Variant v = baseline(a == "--root-baseline"   ? &Variant::scalar_root
+                                       : a == "--conv-baseline" ? &Variant::aggregate_first
+                                                                : &Variant::kept_gather);
             gsr_baselines.push_back(v);
             kernel_baselines.push_back(v);
         }
@@ -453,7 +463,8 @@ int main(int argc, char** argv)
                                  "[--layers LIST] [--hidden D] [--groups C] [--steps N] "
                                  "[--export DIR] [--kernels] [--applied FILE] [--offload] "
                                  "[--topk-baseline] [--topk-warp-baseline] "
-                                 "[--root-baseline] [--conv-baseline] [--gemm-baseline]\n");
+                                 "[--root-baseline] [--conv-baseline] "
+                                 "[--conv-backward-baseline] [--gemm-baseline]\n");
             return 1;
         }
     }

@@ -515,6 +515,11 @@ TEST_F(CudaConv, CompressedForwardAndBackward)
             EXPECT_EQ(gpu_->max_abs_difference(y.gpu, y2.gpu), 0.0) << name;
             const ConvTwin grads = gradients(w);
             const Twin dy = matrix(n, d), dv = poisoned(n, k);
+            // d 64 takes the backward from S^T dy, which must not read S z: the GPU's poisoned
+            // then (the forward before it may drop S z); d 32 and 300 read S z.
+            const bool reads = gpu_->compressed_backward_reads_aggregated(w.gpu, z.gpu, dy.gpu);
+            EXPECT_EQ(reads, d != 64) << name;
+            if (!reads) gpu_->fill(agg.gpu, std::numeric_limits<double>::quiet_NaN());
             gpu_->sage_conv_backward(w.gpu, grads.gpu, z.gpu, agg.gpu, dy.gpu, dv.gpu);
             cpu_->sage_conv_backward(w.cpu, grads.cpu, z.cpu, agg.cpu, dy.cpu, dv.cpu);
             expect_close(dv, 1e-5, "compressed backward d_values " + name);
