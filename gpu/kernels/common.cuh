@@ -47,4 +47,20 @@ template <class T> __device__ inline T warp_sum(T v)
     return v;
 }
 
+/// f(r, valid) for each row r of `rows` that this thread's group of Lanes threads takes: a
+/// warp takes 32 / Lanes rows at a time, the warps of the grid a stride apart. Every lane of a
+/// warp stays to the end (valid is false for rows past it), so the groups may shuffle and
+/// vote across the whole warp; f returns to skip the rest of a row.
+template <int Lanes, class F> __device__ inline void for_warp_rows(std::size_t rows, F&& f)
+{
+    constexpr int kRowsPerWarp = 32 / Lanes;
+    const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x >> 5);
+    for (std::size_t base = (blockIdx.x * std::size_t(blockDim.x >> 5) + (threadIdx.x >> 5)) *
+                            kRowsPerWarp;
+         base < rows; base += warps * kRowsPerWarp) {
+        const std::size_t r = base + (threadIdx.x & 31) / Lanes;
+        f(r, r < rows);
+    }
+}
+
 } // namespace gsr::gpu::kernels

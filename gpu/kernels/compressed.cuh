@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(kThreads, 3)
                               const I* idx, MatRef<float> d_values)
 {
     extern __shared__ float4 product_shared[];
-    constexpr int kCols = 4 * Lanes, kRowsPerWarp = 32 / Lanes;
+    constexpr int kCols = 4 * Lanes;
     constexpr unsigned kAll = 0xffffffffu;
     float* ws = reinterpret_cast<float*>(product_shared);
     const std::uint32_t d_in = w0.rows, ld = (terms + 1) * kCols;
@@ -100,15 +100,10 @@ __global__ void __launch_bounds__(kThreads, 3)
         const float4 b = *reinterpret_cast<const float4*>(w);
         return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
     };
-    const int lane = threadIdx.x & 31, sub = lane % Lanes, c0 = 4 * sub;
+    const int sub = (threadIdx.x & 31) % Lanes, c0 = 4 * sub;
     const std::uint32_t k = d_values.cols;
-    const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x >> 5);
-    for (std::size_t base = (blockIdx.x * std::size_t(blockDim.x >> 5) + (threadIdx.x >> 5)) *
-                            kRowsPerWarp;
-         base < dy.rows; base += warps * kRowsPerWarp) {
-        // Every lane stays for the shuffles; rows past the end contribute zeros.
-        const std::size_t r = base + lane / Lanes;
-        const bool valid = r < dy.rows;
+    // Every lane stays for the shuffles; rows past the end contribute zeros.
+    for_warp_rows<Lanes>(dy.rows, [&](std::size_t r, bool valid) {
         const float4 none = make_float4(0.f, 0.f, 0.f, 0.f);
         const auto row4 = [&](MatRef<float> m, std::uint32_t c) {
             return valid ? *reinterpret_cast<const float4*>(m.row(r) + c) : none;
@@ -144,7 +139,7 @@ __global__ void __launch_bounds__(kThreads, 3)
             }
             if (valid && j0 + sub < k) d_values(r, j0 + sub) = p[0];
         }
-    }
+    });
 }
 
 inline constexpr int kWeightRows = 32;    ///< rows a tile of compressed_weight_gradient

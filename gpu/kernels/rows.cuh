@@ -312,17 +312,12 @@ __global__ void __launch_bounds__(32 * kNormWarps, 3)
                               std::uint32_t column, float scale, MatRef<float> stats,
                               MatRef<float> values, I* indices)
 {
-    constexpr int kCols = 16, kRowsPerWarp = 32 / Lanes;
+    constexpr int kCols = 16;
     constexpr float kD = float(kCols * Lanes);
     constexpr unsigned kAll = 0xffffffffu;
-    const int lane = threadIdx.x & 31, sub = lane % Lanes, c0 = sub * kCols;
+    const int sub = (threadIdx.x & 31) % Lanes, c0 = sub * kCols;
     const std::uint32_t k = values.cols;
-    const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x >> 5);
-    for (std::size_t base = (blockIdx.x * std::size_t(blockDim.x >> 5) + (threadIdx.x >> 5)) *
-                            kRowsPerWarp;
-         base < x.rows; base += warps * kRowsPerWarp) {
-        const std::size_t r = base + lane / Lanes;
-        const bool valid = r < x.rows;
+    for_warp_rows<Lanes>(x.rows, [&](std::size_t r, bool valid) {
         float z[kCols];
 #pragma unroll
         for (int j = 0; j < kCols / 4; ++j) {
@@ -384,7 +379,7 @@ __global__ void __launch_bounds__(32 * kNormWarps, 3)
             tie_rank += tie;
         }
         std::uint32_t at = group_exclusive_sum<Lanes>(__popc(kept), sub);
-        if (!valid) continue;
+        if (!valid) return;
         const std::uint8_t* kr = keep ? keep + r * stride + column + c0 : nullptr;
         float* vr = values.row(r);
         I* ir = indices + r * k;
@@ -395,7 +390,7 @@ __global__ void __launch_bounds__(32 * kNormWarps, 3)
                 ir[at] = I(c0 + u);
                 ++at;
             }
-    }
+    });
 }
 
 /// The layernorm backward of rows in slabs. dy is dense (idx == nullptr, dy width d) or given
