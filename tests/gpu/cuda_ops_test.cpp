@@ -532,9 +532,10 @@ TEST_F(CudaConv, FusedConvolutionOverManyRowTiles)
     // More row tiles than a wave of gemm_rows blocks, so each block walks several tiles in one
     // stream of stages (the last ragged): joined dense at d 64 (K 128) and compressed at d 64
     // (K 64) on 70,001 rows, and compressed at d 128 (K 128, two blocks across) on 20,001. The
-    // compressed root term runs in the epilogue; d 64 compressed takes S (Z W) instead. On
-    // the grid, sign -1 in place undoes sign +1 bit for bit, compressed as in training: +1
-    // without S z kept (a reversible forward), -1 keeping it (the backward's recomputation).
+    // compressed root term runs in the epilogue; d 64 compressed takes S (Z W) instead, and
+    // its backward (from S^T dy) is checked over the same rows. On the grid, sign -1 in place
+    // undoes sign +1 bit for bit, compressed: +1 without S z kept (a reversible forward), -1
+    // keeping it (the recomputation where the backward reads S z).
     struct Case {
         std::uint32_t n, d;
         bool compressed_z;
@@ -564,6 +565,19 @@ TEST_F(CudaConv, FusedConvolutionOverManyRowTiles)
         forward(*gpu_, w.gpu, z.gpu, kept.gpu, {residual.gpu, -1.0, 0.0}, y.gpu, agg.gpu);
         forward(*cpu_, w.cpu, z.cpu, kept.cpu, {residual.cpu, -1.0, 0.0}, y.cpu, agg.cpu);
         expect_close(y, 1e-5, "conv forward " + name);
+        if (c.compressed_z && d == 64) {
+            // The backward from S^T dy with more rows than a wave of its weight-gradient
+            // blocks take one tile each, so each block walks several tiles (the last ragged);
+            // the GPU's S z poisoned, as it is not read.
+            const ConvTwin grads = gradients(w);
+            const Twin dy = matrix(n, d), dv = poisoned(n, d / 4);
+            EXPECT_FALSE(gpu_->compressed_backward_reads_aggregated(w.gpu, kept.gpu, dy.gpu));
+            gpu_->fill(agg.gpu, std::numeric_limits<double>::quiet_NaN());
+            gpu_->sage_conv_backward(w.gpu, grads.gpu, kept.gpu, agg.gpu, dy.gpu, dv.gpu);
+            cpu_->sage_conv_backward(w.cpu, grads.cpu, kept.cpu, agg.cpu, dy.cpu, dv.cpu);
+            expect_close(dv, 1e-5, "compressed backward d_values " + name);
+            expect_gradients(grads, "compressed backward " + name);
+        }
 
         const Twin x = matrix(n, d, 4.0);
         gpu_->round_to_grid(x.gpu, 0x1p-16);
