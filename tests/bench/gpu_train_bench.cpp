@@ -387,12 +387,11 @@ void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>&
     });
     std::printf("%-52s %9s %11s %7s %9s\n", "kernel (hyp shapes, float32)", "ms", "min MB",
                 "%SOL", "TFLOP/s");
+    // A variant's rows carry its tag past "ours": KERNEL[+keptgather] and so on.
+    const std::string tag = variant.tag();
+    const std::string mark = tag == "ours" ? "" : "[" + tag.substr(4) + "]";
     for (const Row& r : rows)
-        std::printf("KERNEL%s %-45s %9.4f %11.1f %6.1f%% %9.2f\n",
-                    variant.cublas_gemm       ? "[cublas]"
-                    : variant.scalar_root     ? "[scalarroot]"
-                    : variant.aggregate_first ? "[aggregatefirst]"
-                                              : "",
+        std::printf("KERNEL%s %-45s %9.4f %11.1f %6.1f%% %9.2f\n", mark.c_str(),
                     r.name.c_str(), r.ms,
                     r.bytes / 1e6, 100.0 * (r.bytes / bw) / (r.ms * 1e-3),
                     r.flops / (r.ms * 1e-3) / 1e12);
