@@ -113,6 +113,10 @@ public:
         // GSR_GPU_CONV=kept-gather: the compressed backward from the kept S z, gathering
         // S^T (dy W^T) at the kept columns, the baseline of transposed_conv_backward.
         kept_gather_ = conv && std::string(conv) == "kept-gather";
+        // GSR_GPU_MMA=off: the compressed backward's products on the FMA pipe, the baseline of
+        // their 3xTF32 tensor-core kernels.
+        const char* mma = std::getenv("GSR_GPU_MMA");
+        fma_only_ = mma && std::string(mma) == "off";
     }
     ~CudaBackend() override
     {
@@ -1417,18 +1421,27 @@ private:
                 using I = std::remove_pointer_t<decltype(idx)>;
                 // The weight gradients: a wave of resident blocks, each a slab of rows, their
                 // partials in the workspace, added in block order.
-                const auto weights = terms > 1 ? k::compressed_weight_gradient<3, I>
-                                               : k::compressed_weight_gradient<2, I>;
+                const auto weights =
+                    fma_only_ ? (terms > 1 ? k::compressed_weight_gradient<3, I>
+                                           : k::compressed_weight_gradient<2, I>)
+                              : (terms > 1 ? k::compressed_weight_gradient_mma<3, I>
+                                           : k::compressed_weight_gradient_mma<2, I>);
+                const std::size_t weights_shared =
+                    fma_only_ ? 0 : k::compressed_weight_gradient_mma_shared_bytes(int(terms) + 1);
+                if (weights_shared > 0)
+                    GSR_CUDA(cudaFuncSetAttribute(weights,
+                                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                  int(weights_shared)));
                 const std::size_t stride = (std::size_t(d) + 1) * (terms + 1) * d;
                 const std::size_t most =
                     std::min({ceil_div(n, k::kWeightRows),
                               kWorkspaceBytes / (stride * sizeof(float)),
-                              resident_blocks(weights, k::kWeightThreads, 0)});
+                              resident_blocks(weights, k::kWeightThreads, weights_shared)});
                 const std::size_t per_block = ceil_div(n, most);
                 const unsigned blocks = unsigned(ceil_div(n, per_block));
                 float* partial = partial_f();
-                weights<<<blocks, k::kWeightThreads, 0, stream_>>>(mat(g), mat(dy), mat(z.values),
-                                                                   idx, per_block, partial);
+                weights<<<blocks, k::kWeightThreads, weights_shared, stream_>>>(
+                    mat(g), mat(dy), mat(z.values), idx, per_block, partial);
                 GSR_CUDA_LAUNCH();
                 for (std::uint32_t t = 0; t <= terms; ++t)
                     combine(partial + std::size_t(t) * d * d, blocks, stride, 1.0f, 1.0f,
@@ -1436,16 +1449,31 @@ private:
                 if (!grads.bias.empty())
                     combine(partial + std::size_t(terms + 1) * d * d + terms * d, blocks, stride,
                             1.0f, 1.0f, mat(grads.bias));
-                // The gradient at the kept entries: a row per 16 threads, the weights in shared
-                // memory (48 KB with two terms).
-                const auto input = k::compressed_input_gradient<16, I>;
-                const std::size_t shared = k::compressed_product_shared_bytes(d, (terms + 1) * d);
+                // The gradient at the kept entries: 16 rows a warp on the tensor cores, or (the
+                // baseline) a row per 16 threads; the weights in shared memory.
                 const k::MatRef<float> w1 = terms > 1 ? mat(w.neighbour[1]) : k::MatRef<float>{};
-                input<<<unsigned(std::min(ceil_div(n, k::kThreads / 16),
-                                          resident_blocks(input, k::kThreads, shared))),
-                        k::kThreads, shared, stream_>>>(mat(g), terms, mat(dy),
-                                                        mat(w.neighbour[0]), w1, mat(w.root), idx,
-                                                        mat(d_values));
+                if (fma_only_) {
+                    const auto input = k::compressed_input_gradient<16, I>;
+                    const std::size_t shared =
+                        k::compressed_product_shared_bytes(d, (terms + 1) * d);
+                    input<<<unsigned(std::min(ceil_div(n, k::kThreads / 16),
+                                              resident_blocks(input, k::kThreads, shared))),
+                            k::kThreads, shared, stream_>>>(mat(g), terms, mat(dy),
+                                                            mat(w.neighbour[0]), w1,
+                                                            mat(w.root), idx, mat(d_values));
+                } else {
+                    const auto input = terms > 1 ? k::compressed_input_gradient_mma<3, I>
+                                                 : k::compressed_input_gradient_mma<2, I>;
+                    const std::size_t shared =
+                        k::compressed_input_gradient_mma_shared_bytes(int(terms) + 1);
+                    GSR_CUDA(cudaFuncSetAttribute(
+                        input, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+                    input<<<unsigned(std::min(ceil_div(n, k::kThreads / 2),
+                                              resident_blocks(input, k::kThreads, shared))),
+                            k::kThreads, shared, stream_>>>(mat(g), mat(dy),
+                                                            mat(w.neighbour[0]), w1,
+                                                            mat(w.root), idx, mat(d_values));
+                }
                 GSR_CUDA_LAUNCH();
             });
             return true;
@@ -1499,6 +1527,7 @@ private:
     bool scalar_root_ = false; ///< GSR_GPU_GEMM=scalar-root: root term loaded entry by entry
     bool aggregate_first_ = false; ///< GSR_GPU_CONV=aggregate-first: (S Z) W (baseline)
     bool kept_gather_ = false; ///< GSR_GPU_CONV=kept-gather: backward from S z (baseline)
+    bool fma_only_ = false; ///< GSR_GPU_MMA=off: no tensor-core kernels (baseline)
     std::byte* host_ = nullptr;        ///< mapped pinned host block (host address)
     std::byte* host_device_ = nullptr; ///< its device address
     std::byte* workspace_ = nullptr;

@@ -6,6 +6,7 @@
 #include "kernels/common.cuh"
 #include "kernels/gemm.cuh"
 #include "kernels/graph.cuh"
+#include "kernels/tensor_core.cuh"
 
 namespace gsr::gpu::kernels {
 
@@ -209,6 +210,203 @@ __global__ void __launch_bounds__(kWeightThreads)
         if (cg == 0)
             *reinterpret_cast<float4*>(out + Terms * kD * kD + t * kD + 4 * og) =
                 make_float4(sum[t][0], sum[t][1], sum[t][2], sum[t][3]);
+    }
+}
+
+/// Shared memory of compressed_weight_gradient_mma: a tile of [g | dy] and of Z, each as big
+/// and small TF32 parts.
+template <int Terms> constexpr int kWeightMmaGld = Terms * 64 + 8;
+inline constexpr int kWeightMmaZld = 64 + 8;
+inline std::size_t compressed_weight_gradient_mma_shared_bytes(int terms)
+{
+    return 2 * std::size_t(kWeightRows) * ((terms * 64 + 8) + kWeightMmaZld) * sizeof(float);
+}
+
+/// compressed_weight_gradient on the tensor cores (3xTF32), same operands, tiles and partials:
+/// a block's 32-row tile of [g | dy] and of Z unpacked sit in shared memory, split into big and
+/// small TF32 parts as they are staged (rows padded to 8 mod 32 words, so a fragment's 32 reads
+/// hit 32 banks), and warp w forms rows 16 (w % 4).. of Z^T against columns 32 (w / 4).. of
+/// every block, Terms x 4 tiles of 16 x 8, 4 k-steps of 8 rows a tile. Z's kept entries are
+/// scattered in and zeroed again after the tile. The column sums are taken as the tile is
+/// staged: a thread keeps the sum of one column quad over its rows, added up at the end.
+template <int Terms, class I>
+__global__ void __launch_bounds__(kWeightThreads)
+    compressed_weight_gradient_mma(MatRef<float> g, MatRef<float> dy, MatRef<float> values,
+                                   const I* idx, std::size_t rows_per_block, float* partial)
+{
+    constexpr int kD = 64, kCols = Terms * kD, kQuads = kCols / 4;
+    constexpr int kGld = kWeightMmaGld<Terms>, kZld = kWeightMmaZld;
+    constexpr int kGroups = kWeightThreads / kQuads; // rows staged at once
+    constexpr int kPerRow = kWeightThreads / kWeightRows; // threads scattering a row of Z
+    static_assert(kZld % 32 == 8 && kGld % 32 == 8 && kGld % 4 == 0 &&
+                  kWeightThreads * 4 <= kWeightRows * kGld);
+    extern __shared__ float4 product_shared[];
+    std::uint32_t* gb = reinterpret_cast<std::uint32_t*>(product_shared);
+    std::uint32_t* gsm = gb + kWeightRows * kGld;
+    std::uint32_t* zb = gsm + kWeightRows * kGld;
+    std::uint32_t* zsm = zb + kWeightRows * kZld;
+    const int tid = threadIdx.x, warp = tid / 32, gid = (tid & 31) / 4, tig = tid & 3;
+    const int m0 = 16 * (warp % 4), n0 = 32 * (warp / 4);
+    const int q = tid % kQuads, first = tid / kQuads;
+    const int zr = tid / kPerRow, zj = tid % kPerRow;
+    const std::uint32_t k = values.cols;
+    const std::size_t r0 = blockIdx.x * rows_per_block;
+    const std::size_t r1 = min(std::size_t(dy.rows), r0 + rows_per_block);
+    const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (int i = tid; i < kWeightRows * kZld; i += kWeightThreads) zb[i] = zsm[i] = 0u;
+    float acc[Terms][4][4] = {};
+    float4 sum = zero;
+    for (std::size_t b = r0; b < r1; b += kWeightRows) {
+        const int rows = int(min(std::size_t(kWeightRows), r1 - b));
+        if (first < kGroups)
+            for (int r = first; r < kWeightRows; r += kGroups) {
+                const int t = q / 16;
+                const float* src = t < Terms - 1 ? g.row(b + r) + t * kD : dy.row(b + r);
+                const float4 x =
+                    r < rows ? *reinterpret_cast<const float4*>(src + 4 * (q % 16)) : zero;
+                sum.x += x.x, sum.y += x.y, sum.z += x.z, sum.w += x.w;
+                const Tf32Split<4> xs({x.x, x.y, x.z, x.w});
+                *reinterpret_cast<uint4*>(gb + r * kGld + 4 * q) =
+                    make_uint4(xs.big[0], xs.big[1], xs.big[2], xs.big[3]);
+                *reinterpret_cast<uint4*>(gsm + r * kGld + 4 * q) =
+                    make_uint4(xs.small[0], xs.small[1], xs.small[2], xs.small[3]);
+            }
+        if (zr < rows)
+            for (std::uint32_t j = zj; j < k; j += kPerRow) {
+                const std::uint32_t c = zr * kZld + idx[(b + zr) * k + j];
+                split_tf32(values(b + zr, j), zb[c], zsm[c]);
+            }
+        __syncthreads();
+#pragma unroll
+        for (int k0 = 0; k0 < kWeightRows; k0 += 8) {
+            const int z0 = (k0 + tig) * kZld + m0 + gid, z1 = z0 + 4 * kZld;
+            Tf32Split<4> a;
+            a.big[0] = zb[z0], a.big[1] = zb[z0 + 8], a.big[2] = zb[z1], a.big[3] = zb[z1 + 8];
+            a.small[0] = zsm[z0], a.small[1] = zsm[z0 + 8];
+            a.small[2] = zsm[z1], a.small[3] = zsm[z1 + 8];
+#pragma unroll
+            for (int t = 0; t < Terms; ++t)
+#pragma unroll
+                for (int n = 0; n < 4; ++n) {
+                    const int x = (k0 + tig) * kGld + t * kD + n0 + 8 * n + gid;
+                    Tf32Split<2> bs;
+                    bs.big[0] = gb[x], bs.big[1] = gb[x + 4 * kGld];
+                    bs.small[0] = gsm[x], bs.small[1] = gsm[x + 4 * kGld];
+                    mma_3xtf32(acc[t][n], a, bs);
+                }
+        }
+        __syncthreads();
+        if (zr < rows)
+            for (std::uint32_t j = zj; j < k; j += kPerRow) {
+                const std::uint32_t c = zr * kZld + idx[(b + zr) * k + j];
+                zb[c] = zsm[c] = 0u;
+            }
+        __syncwarp(); // a row's threads share a warp: its zeros land before its next entries
+    }
+    float* out = partial + blockIdx.x * std::size_t(Terms * kD * kD + Terms * kD);
+#pragma unroll
+    for (int t = 0; t < Terms; ++t)
+#pragma unroll
+        for (int n = 0; n < 4; ++n) {
+            float* o = out + t * kD * kD + (m0 + gid) * kD + n0 + 8 * n + 2 * tig;
+            *reinterpret_cast<float2*>(o) = make_float2(acc[t][n][0], acc[t][n][1]);
+            *reinterpret_cast<float2*>(o + 8 * kD) = make_float2(acc[t][n][2], acc[t][n][3]);
+        }
+    // The column sums: the staging threads' quads, added over their row groups (the tile's
+    // big parts are free again: every thread is past the last tile's barrier).
+    float4* red = product_shared;
+    red[tid] = first < kGroups ? sum : zero;
+    __syncthreads();
+    if (tid < kQuads) {
+        float4 s = zero;
+        for (int r = 0; r < kGroups; ++r) {
+            const float4 x = red[r * kQuads + tid];
+            s.x += x.x, s.y += x.y, s.z += x.z, s.w += x.w;
+        }
+        *reinterpret_cast<float4*>(out + Terms * kD * kD + 4 * tid) = s;
+    }
+}
+
+/// Shared memory of compressed_input_gradient_mma: the Terms weights as big and small TF32
+/// parts, then a 16-row gradient tile per warp.
+inline constexpr int kInputDld = 64 + 8; ///< a row of its per-warp gradient tile
+inline std::size_t compressed_input_gradient_mma_shared_bytes(int terms)
+{
+    return (2 * std::size_t(terms) * 64 * 64 + std::size_t(kThreads / 32) * 16 * kInputDld) *
+           sizeof(float);
+}
+
+/// compressed_input_gradient on the tensor cores (3xTF32), for d_in = d_out = 64 and Terms =
+/// terms + 1: a warp takes 16 rows and forms their whole gradient [g_0 | .. | dy] [W_0 | .. |
+/// W_root]^T (16 x 64, K = 64 Terms) as 8 tiles of 16 x 8, then reads the kept columns out of
+/// it through shared memory (d of k columns formed, on units that do 8x the FMA pipe's work).
+/// K is walked 16 columns at a time in an order that lets every operand load be 16 bytes: a
+/// thread's four columns 16 q + 4 tig .. + 3 are k = tig, tig + 4 of one k-step and of the
+/// next, in A (rows of g and dy, from global memory) and in B alike (rows of W in shared
+/// memory as big and small TF32 parts, an odd row's halves of 16 columns swapped so a quarter
+/// warp's 16-byte reads hit distinct banks; the tile's rows padded to 8 mod 32 words so a half
+/// warp's 8-byte writes do).
+template <int Terms, class I>
+__global__ void __launch_bounds__(kThreads, 2)
+    compressed_input_gradient_mma(MatRef<float> g, MatRef<float> dy, MatRef<float> w0,
+                                  MatRef<float> w1, MatRef<float> wroot, const I* idx,
+                                  MatRef<float> d_values)
+{
+    constexpr int kD = 64, kW = Terms * kD * kD;
+    static_assert(kInputDld % 32 == 8);
+    extern __shared__ float4 product_shared[];
+    std::uint32_t* wb = reinterpret_cast<std::uint32_t*>(product_shared);
+    std::uint32_t* wsm = wb + kW;
+    const auto swizzled = [](int i, int c) { return i * kD + (c ^ ((i & 1) << 4)); };
+    for (int e = threadIdx.x; e < kW; e += blockDim.x) {
+        const int t = e / (kD * kD), i = e / kD % kD, c = e % kD;
+        const std::uint32_t at = t * kD * kD + swizzled(i, c);
+        split_tf32((t == Terms - 1 ? wroot : t == 0 ? w0 : w1)(i, c), wb[at], wsm[at]);
+    }
+    __syncthreads();
+    const int warp = threadIdx.x / 32, lane = threadIdx.x & 31, gid = lane / 4, tig = lane & 3;
+    float* ds = reinterpret_cast<float*>(wsm + kW) + warp * 16 * kInputDld;
+    const std::uint32_t k = d_values.cols;
+    const std::size_t n = dy.rows, warps = std::size_t(gridDim.x) * (blockDim.x / 32);
+    const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (std::size_t r0 = 16 * (blockIdx.x * std::size_t(blockDim.x / 32) + warp); r0 < n;
+         r0 += 16 * warps) {
+        const std::size_t ra = r0 + gid, rb = ra + 8;
+        float acc[8][4] = {};
+#pragma unroll
+        for (int q = 0; q < 4 * Terms; ++q) {
+            const int t = q / 4, c = 16 * (q % 4) + 4 * tig;
+            const MatRef<float> x = t == Terms - 1 ? dy : g;
+            const int xc = (t == Terms - 1 ? 0 : t * kD) + c;
+            const float4 va = ra < n ? *reinterpret_cast<const float4*>(x.row(ra) + xc) : zero;
+            const float4 vb = rb < n ? *reinterpret_cast<const float4*>(x.row(rb) + xc) : zero;
+            const Tf32Split<4> a0({va.x, vb.x, va.y, vb.y}), a1({va.z, vb.z, va.w, vb.w});
+#pragma unroll
+            for (int m = 0; m < 8; ++m) {
+                const int at = t * kD * kD + swizzled(8 * m + gid, c);
+                const uint4 big = *reinterpret_cast<const uint4*>(wb + at);
+                const uint4 small = *reinterpret_cast<const uint4*>(wsm + at);
+                Tf32Split<2> b0, b1;
+                b0.big[0] = big.x, b0.big[1] = big.y, b0.small[0] = small.x, b0.small[1] = small.y;
+                b1.big[0] = big.z, b1.big[1] = big.w, b1.small[0] = small.z, b1.small[1] = small.w;
+                mma_3xtf32(acc[m], a0, b0);
+                mma_3xtf32(acc[m], a1, b1);
+            }
+        }
+        // The tile through shared memory, then each kept entry read at its column.
+#pragma unroll
+        for (int m = 0; m < 8; ++m) {
+            float* d = ds + gid * kInputDld + 8 * m + 2 * tig;
+            *reinterpret_cast<float2*>(d) = make_float2(acc[m][0], acc[m][1]);
+            *reinterpret_cast<float2*>(d + 8 * kInputDld) = make_float2(acc[m][2], acc[m][3]);
+        }
+        __syncwarp();
+        const std::uint32_t rows = std::uint32_t(min(std::size_t(16), n - r0));
+        for (std::uint32_t e = lane; e < rows * k; e += 32) {
+            const std::uint32_t r = e / k, j = e % k;
+            d_values(r0 + r, j) = ds[r * kInputDld + idx[(r0 + r) * k + j]];
+        }
+        __syncwarp();
     }
 }
 

@@ -13,7 +13,9 @@
 // compressed root term entry by entry (and its kernel figures), and --conv-baseline with the
 // compressed forward as (S Z) W (GSR_GPU_CONV=aggregate-first; and its kernel figures), and
 // --conv-backward-baseline with the compressed backward from the kept S z
-// (GSR_GPU_CONV=kept-gather; and its kernel figures), each right after the default.
+// (GSR_GPU_CONV=kept-gather; and its kernel figures), and --mma-baseline with the compressed
+// backward's products on the FMA pipe (GSR_GPU_MMA=off; and its kernel figures), each right
+// after the default.
 // --gemm-baseline runs every case (and the kernel figures) again with every GEMM through
 // cuBLAS, the baseline of the fused tall-narrow GEMM.
 //
@@ -21,7 +23,7 @@
 //                 [--hidden D] [--groups C] [--steps N] [--export DIR] [--kernels]
 //                 [--applied FILE] [--offload] [--topk-baseline] [--topk-warp-baseline]
 //                 [--root-baseline] [--conv-baseline] [--conv-backward-baseline]
-//                 [--gemm-baseline]
+//                 [--mma-baseline] [--gemm-baseline]
 #include "bench_support.hpp"
 #include "cuda_backend.hpp"
 #include "graph/circuit_graph.hpp"
@@ -88,7 +90,7 @@ std::vector<float> labels_of(const nn::GraphInput& g)
 /// (gemm_rows's baseline, GSR_GPU_GEMM), or gemm_rows loading the compressed root term's kept
 /// entries one at a time (GSR_GPU_GEMM=scalar-root), or the compressed forward as (S Z) W
 /// (GSR_GPU_CONV=aggregate-first), or the compressed backward from the kept S z
-/// (GSR_GPU_CONV=kept-gather).
+/// (GSR_GPU_CONV=kept-gather), or its products on the FMA pipe (GSR_GPU_MMA=off).
 struct Variant {
     std::vector<nn::TunedKernel> tuned;
     bool offload = false;
@@ -98,6 +100,7 @@ struct Variant {
     bool scalar_root = false;
     bool aggregate_first = false;
     bool kept_gather = false;
+    bool fma_only = false;
     std::string tag() const
     {
         std::string t = "ours";
@@ -109,6 +112,7 @@ struct Variant {
         if (scalar_root) t += "+scalarroot";
         if (aggregate_first) t += "+aggregatefirst";
         if (kept_gather) t += "+keptgather";
+        if (fma_only) t += "+fmaonly";
         return t;
     }
 };
@@ -122,10 +126,12 @@ std::unique_ptr<nn::Backend> backend_with(const Variant& v)
     if (v.scalar_root) ::setenv("GSR_GPU_GEMM", "scalar-root", 1);
     if (v.aggregate_first) ::setenv("GSR_GPU_CONV", "aggregate-first", 1);
     if (v.kept_gather) ::setenv("GSR_GPU_CONV", "kept-gather", 1);
+    if (v.fma_only) ::setenv("GSR_GPU_MMA", "off", 1);
     auto be = gpu::make_cuda_backend(nn::Precision::Float32);
     ::unsetenv("GSR_GPU_TOPK");
     ::unsetenv("GSR_GPU_GEMM");
     ::unsetenv("GSR_GPU_CONV");
+    ::unsetenv("GSR_GPU_MMA");
     for (const std::string& note : be->use_tuned_kernels(v.tuned))
         std::printf("tuned: %s\n", note.c_str());
     return be;
@@ -450,9 +456,10 @@ int main(int argc, char** argv)
         else if (a == "--topk-warp-baseline" || a == "--topk-backward-baseline")
             gsr_baselines.push_back(baseline(&Variant::warp_topk));
         else if (a == "--root-baseline" || a == "--conv-baseline" ||
-                 a == "--conv-backward-baseline") {
+                 a == "--conv-backward-baseline" || a == "--mma-baseline") {
             const Variant v = baseline(a == "--root-baseline"   ? &Variant::scalar_root
                                        : a == "--conv-baseline" ? &Variant::aggregate_first
+                                       : a == "--mma-baseline"  ? &Variant::fma_only
                                                                 : &Variant::kept_gather);
             gsr_baselines.push_back(v);
             kernel_baselines.push_back(v);
@@ -463,7 +470,8 @@ int main(int argc, char** argv)
                                  "[--export DIR] [--kernels] [--applied FILE] [--offload] "
                                  "[--topk-baseline] [--topk-warp-baseline] "
                                  "[--root-baseline] [--conv-baseline] "
-                                 "[--conv-backward-baseline] [--gemm-baseline]\n");
+                                 "[--conv-backward-baseline] [--mma-baseline] "
+                                 "[--gemm-baseline]\n");
             return 1;
         }
     }

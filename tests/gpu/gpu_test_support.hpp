@@ -63,8 +63,10 @@ protected:
         if (!s.available) GTEST_SKIP() << "no usable GPU: " << s.reason;
         gpu_ = make_cuda_backend(Precision::Float32);
         cpu_ = make_cpu_backend(Precision::Float64, 2);
+        // The float64 twin needs twice the float32 one's bytes: 70,001 rows of a convolution's
+        // operands, dy and gradients take about 240 MB of it.
         gpu_->reserve(std::size_t(256) << 20);
-        cpu_->reserve(std::size_t(256) << 20);
+        cpu_->reserve(std::size_t(512) << 20);
         rng_.seed(fresh_seed() ^ std::hash<std::string>{}(
                                       ::testing::UnitTest::GetInstance()->current_test_info()->name()));
     }
