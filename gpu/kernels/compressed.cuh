@@ -254,6 +254,7 @@ __global__ void __launch_bounds__(kWeightThreads)
     const std::size_t r1 = min(std::size_t(dy.rows), r0 + rows_per_block);
     const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
     for (int i = tid; i < kWeightRows * kZld; i += kWeightThreads) zb[i] = zsm[i] = 0u;
+    __syncthreads(); // zeros down before any thread scatters the first tile's entries
     float acc[Terms][4][4] = {};
     float4 sum = zero;
     for (std::size_t b = r0; b < r1; b += kWeightRows) {

@@ -209,7 +209,9 @@ void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>&
                     const Variant& variant = {})
 {
     using nn::DeviceMatrix;
-    const double bw = gpu::measure_copy_bandwidth();
+    // Calibrated once, so every variant's %SOL has the same denominator (a second
+    // calibration in the same process has read 14 % lower).
+    static const double bw = gpu::measure_copy_bandwidth();
     const nn::GpuStatus st = gpu::probe();
     std::printf("device %s: copy bandwidth %.0f GB/s (read + write); kernels of %s\n",
                 st.name.c_str(), bw / 1e9, variant.tag().c_str());
