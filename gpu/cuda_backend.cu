@@ -1264,20 +1264,7 @@ private:
         if (a.empty() || b.empty() || a.cols != b.rows || b.cols != y.cols) return false;
         const bool root = z && !w.root.empty();
         const auto run = [&](auto* idx) {
-            using I = std::remove_pointer_t<decltype(idx)>;
-            k::GemmEpilogue<I> ep;
-            ep.bias = w.bias.empty() ? nullptr : ptr(w.bias);
-            if (root) {
-                ep.values = mat(z->values);
-                ep.idx = idx;
-                ep.wroot = mat(w.root);
-            }
-            if (!add.residual.empty()) ep.residual = mat(add.residual);
-            ep.sign = float(add.sign);
-            ep.quantum = float(add.quantum);
-            ep.inverse = add.quantum > 0 ? float(1 / add.quantum) : 0.0f;
-            if (root) ep.vector_root = !scalar_root_ && kept_in_fours(ep.values, idx);
-            return gemm_rows(mat(a), mat(b), mat(y), ep);
+            return gemm_rows(mat(a), mat(b), mat(y), conv_epilogue(w, add, z, idx));
         };
         if (root) {
             bool done = false;
@@ -1287,13 +1274,52 @@ private:
         return run(static_cast<std::uint8_t*>(nullptr));
     }
 
-    /// Blocks of `kernel` the whole GPU holds at once (at least one per SM).
+    /// The convolution epilogue's operands: the bias, the residual add and its grid, and the
+    /// compressed root term when z is given and the weights have one.
+    template <class I>
+    k::GemmEpilogue<I> conv_epilogue(const nn::SageConvWeights& w, const nn::ResidualAdd& add,
+                                     const CompressedRows* z, const I* idx) const
+    {
+        k::GemmEpilogue<I> ep;
+        ep.bias = w.bias.empty() ? nullptr : ptr(w.bias);
+        if (z && !w.root.empty()) {
+            ep.values = mat(z->values);
+            ep.idx = idx;
+            ep.wroot = mat(w.root);
+            ep.vector_root = !scalar_root_ && kept_in_fours(ep.values, idx);
+        }
+        if (!add.residual.empty()) ep.residual = mat(add.residual);
+        ep.sign = float(add.sign);
+        ep.quantum = float(add.quantum);
+        ep.inverse = add.quantum > 0 ? float(1 / add.quantum) : 0.0f;
+        return ep;
+    }
+
+    /// Blocks of `kernel` the whole GPU holds at once (at least one per SM), asked of the
+    /// runtime once per kernel and launch shape.
     template <class Kernel>
     std::size_t resident_blocks(Kernel kernel, int threads, std::size_t shared) const
     {
-        int per_sm = 0;
-        GSR_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared));
-        return std::size_t(sms_) * std::size_t(std::max(per_sm, 1));
+        const void* key = reinterpret_cast<const void*>(kernel);
+        auto it = std::find_if(occupancy_.begin(), occupancy_.end(), [&](const Occupancy& o) {
+            return o.kernel == key && o.threads == threads && o.shared == shared;
+        });
+        if (it == occupancy_.end()) {
+            int per_sm = 0;
+            GSR_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads,
+                                                                   shared));
+            it = occupancy_.insert(occupancy_.end(), {key, threads, shared, std::max(per_sm, 1)});
+        }
+        return std::size_t(sms_) * std::size_t(it->per_sm);
+    }
+    /// A grid of one wave: blocks of `kernel` for `items` at `per_block` a block, at most as
+    /// many as the GPU holds at once (each then walks its share).
+    template <class Kernel>
+    unsigned wave_blocks(Kernel kernel, int threads, std::size_t shared, std::size_t items,
+                         std::size_t per_block) const
+    {
+        return unsigned(std::min(ceil_div(items, per_block),
+                                 resident_blocks(kernel, threads, shared)));
     }
     /// A compressed row's kept entries can be read four at a time in one 16-byte load of
     /// values and one of indices: k a multiple of 4 and every row aligned for it.
@@ -1332,8 +1358,7 @@ private:
                 if (w.neighbour[t].cols != d_out || w.neighbour[t].rows != d_in) return false;
             // Grids of one wave: every block resident, walking rows a wave apart.
             const auto wave = [&](auto kernel, std::size_t shared, std::uint32_t rows_per_block) {
-                return unsigned(std::min(ceil_div(z.rows(), rows_per_block),
-                                         resident_blocks(kernel, k::kThreads, shared)));
+                return wave_blocks(kernel, k::kThreads, shared, z.rows(), rows_per_block);
             };
             with_index_type(z, [&](auto* idx) {
                 using I = std::remove_pointer_t<decltype(idx)>;
@@ -1348,18 +1373,7 @@ private:
                                                         mat(w.neighbour[0]), w1, u);
                 });
                 GSR_CUDA_LAUNCH();
-                k::GemmEpilogue<I> ep;
-                ep.bias = w.bias.empty() ? nullptr : ptr(w.bias);
-                if (!w.root.empty()) {
-                    ep.values = values;
-                    ep.idx = idx;
-                    ep.wroot = mat(w.root);
-                    ep.vector_root = vector;
-                }
-                ep.residual = res;
-                ep.sign = float(add.sign);
-                ep.quantum = float(add.quantum);
-                ep.inverse = add.quantum > 0 ? float(1 / add.quantum) : 0.0f;
+                const k::GemmEpilogue<I> ep = conv_epilogue(w, add, &z, idx);
                 const std::size_t shared =
                     w.root.empty() ? 0 : std::size_t(d_in) * d_out * sizeof(float);
                 const k::CsrRef<float> s0 = csr(*w.graph[0], Transpose::No);
@@ -1456,8 +1470,7 @@ private:
                     const auto input = k::compressed_input_gradient<16, I>;
                     const std::size_t shared =
                         k::compressed_product_shared_bytes(d, (terms + 1) * d);
-                    input<<<unsigned(std::min(ceil_div(n, k::kThreads / 16),
-                                              resident_blocks(input, k::kThreads, shared))),
+                    input<<<wave_blocks(input, k::kThreads, shared, n, k::kThreads / 16),
                             k::kThreads, shared, stream_>>>(mat(g), terms, mat(dy),
                                                             mat(w.neighbour[0]), w1,
                                                             mat(w.root), idx, mat(d_values));
@@ -1468,8 +1481,7 @@ private:
                         k::compressed_input_gradient_mma_shared_bytes(int(terms) + 1);
                     GSR_CUDA(cudaFuncSetAttribute(
                         input, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
-                    input<<<unsigned(std::min(ceil_div(n, k::kThreads / 2),
-                                              resident_blocks(input, k::kThreads, shared))),
+                    input<<<wave_blocks(input, k::kThreads, shared, n, k::kThreads / 2),
                             k::kThreads, shared, stream_>>>(mat(g), mat(dy),
                                                             mat(w.neighbour[0]), w1,
                                                             mat(w.root), idx, mat(d_values));
@@ -1528,6 +1540,13 @@ private:
     bool aggregate_first_ = false; ///< GSR_GPU_CONV=aggregate-first: (S Z) W (baseline)
     bool kept_gather_ = false; ///< GSR_GPU_CONV=kept-gather: backward from S z (baseline)
     bool fma_only_ = false; ///< GSR_GPU_MMA=off: no tensor-core kernels (baseline)
+    struct Occupancy {
+        const void* kernel;
+        int threads;
+        std::size_t shared;
+        int per_sm;
+    };
+    mutable std::vector<Occupancy> occupancy_; ///< resident_blocks's answers so far
     std::byte* host_ = nullptr;        ///< mapped pinned host block (host address)
     std::byte* host_device_ = nullptr; ///< its device address
     std::byte* workspace_ = nullptr;

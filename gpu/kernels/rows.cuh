@@ -97,22 +97,17 @@ __global__ void layernorm_forward_rows4(MatRef<float> x, const float* gamma, con
                                         std::uint32_t column, float scale, MatRef<float> y,
                                         MatRef<float> stats)
 {
-    constexpr int kRowsPerWarp = 32 / Lanes;
     constexpr float kD = 4 * Lanes;
-    const int lane = threadIdx.x & 31, sub = lane / Lanes, c = (lane % Lanes) * 4;
+    const int c = (threadIdx.x % Lanes) * 4;
     const Float4s g = load4(gamma + c), b = load4(beta + c);
-    const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x >> 5);
-    for (std::size_t base = (blockIdx.x * std::size_t(blockDim.x >> 5) + (threadIdx.x >> 5)) *
-                            kRowsPerWarp;
-         base < x.rows; base += warps * kRowsPerWarp) {
-        const std::size_t r = base + sub;
-        const bool valid = r < x.rows;
+    // Every lane stays for the group sums; rows past the end add zeros and store nothing.
+    for_warp_rows<Lanes>(x.rows, [&](std::size_t r, bool valid) {
         const Float4s xv = valid ? load4(x.row(r) + c) : Float4s{};
         const float mean = group_sum<Lanes>(xv.v[0] + xv.v[1] + xv.v[2] + xv.v[3]) / kD;
         float v = 0;
         for (int j = 0; j < 4; ++j) v += (xv.v[j] - mean) * (xv.v[j] - mean);
         const float rstd = rsqrt_exact(group_sum<Lanes>(v) / kD + 1e-5f);
-        if (!valid) continue;
+        if (!valid) return;
         if (c == 0) {
             stats(r, 0) = mean;
             stats(r, 1) = rstd;
@@ -129,7 +124,7 @@ __global__ void layernorm_forward_rows4(MatRef<float> x, const float* gamma, con
             }
         }
         store4(y.row(r) + c, out);
-    }
+    });
 }
 
 /// Fused: z = layernorm(x) (affine); keep the k largest of each row (of equal values the lower
@@ -616,19 +611,15 @@ __global__ void norm_backward_rows4(MatRef<float> x, const float* gamma, MatRef<
 template <int Lanes, class I>
 __global__ void unpack_rows4(MatRef<float> values, const I* idx, MatRef<float> dense)
 {
-    constexpr int kRowsPerWarp = 32 / Lanes, kD = 4 * Lanes;
+    constexpr int kD = 4 * Lanes;
     __shared__ float4 staged[kNormWarps][32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int sub = lane / Lanes, c = (lane % Lanes) * 4;
     float* const row = reinterpret_cast<float*>(staged[warp]) + sub * kD;
-    const std::size_t step = std::size_t(gridDim.x) * (blockDim.x >> 5) * kRowsPerWarp;
-    for (std::size_t base = (blockIdx.x * std::size_t(blockDim.x >> 5) + warp) * kRowsPerWarp;
-         base < dense.rows; base += step) {
-        const std::size_t r = base + sub;
-        const Float4s v =
-            stage_kept_row<Lanes>(row, c, r, r < dense.rows, values, idx, nullptr, 1.f);
-        if (r < dense.rows) store4(dense.row(r) + c, v);
-    }
+    for_warp_rows<Lanes>(dense.rows, [&](std::size_t r, bool valid) {
+        const Float4s v = stage_kept_row<Lanes>(row, c, r, valid, values, idx, nullptr, 1.f);
+        if (valid) store4(dense.row(r) + c, v);
+    });
 }
 
 inline constexpr int kColumnSumRows = 8; ///< thread rows splitting a slab in column_sum_slabs
