@@ -1441,7 +1441,9 @@ private:
                               : (terms > 1 ? k::compressed_weight_gradient_mma<3, I>
                                            : k::compressed_weight_gradient_mma<2, I>);
                 const std::size_t weights_shared =
-                    fma_only_ ? 0 : k::compressed_weight_gradient_mma_shared_bytes(int(terms) + 1);
+                    fma_only_   ? 0
+                    : terms > 1 ? k::compressed_weight_gradient_mma_shared_bytes<3>()
+                                : k::compressed_weight_gradient_mma_shared_bytes<2>();
                 if (weights_shared > 0)
                     GSR_CUDA(cudaFuncSetAttribute(weights,
                                                   cudaFuncAttributeMaxDynamicSharedMemorySize,

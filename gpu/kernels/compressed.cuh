@@ -217,9 +217,9 @@ __global__ void __launch_bounds__(kWeightThreads)
 /// and small TF32 parts.
 template <int Terms> constexpr int kWeightMmaGld = Terms * 64 + 8;
 inline constexpr int kWeightMmaZld = 64 + 8;
-inline std::size_t compressed_weight_gradient_mma_shared_bytes(int terms)
+template <int Terms> constexpr std::size_t compressed_weight_gradient_mma_shared_bytes()
 {
-    return 2 * std::size_t(kWeightRows) * ((terms * 64 + 8) + kWeightMmaZld) * sizeof(float);
+    return 2 * std::size_t(kWeightRows) * (kWeightMmaGld<Terms> + kWeightMmaZld) * sizeof(float);
 }
 
 /// compressed_weight_gradient on the tensor cores (3xTF32), same operands, tiles and partials:

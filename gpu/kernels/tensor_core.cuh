@@ -4,9 +4,10 @@
 // a_big b_small + a_small b_big + a_big b_big, dropping a_small b_small (about 2^-22 of a b).
 // One m16n8k8 tile a warp; fragment coordinates (PTX ISA, mma.m16n8k8 .tf32), with
 // gid = lane / 4 and tig = lane % 4:
-//   A (16 x 8, row):  a0 (gid, tig)  a1 (gid + 8, tig)  a2 (gid, tig + 4)  a3 (gid + 8, tig + 4)
-//   B (8 x 8, col):   b0 (tig, gid)  b1 (tig + 4, gid)
-//   C (16 x 8):       c0 (gid, 2 tig)  c1 (gid, 2 tig + 1)  c2 (gid + 8, 2 tig)  c3 (gid + 8, 2 tig + 1)
+//   A (16 x 8, row): a0 (gid, tig), a1 (gid + 8, tig), a2 (gid, tig + 4), a3 (gid + 8, tig + 4)
+//   B (8 x 8, col):  b0 (tig, gid), b1 (tig + 4, gid)
+//   C (16 x 8):      c0 (gid, 2 tig), c1 (gid, 2 tig + 1), c2 (gid + 8, 2 tig),
+//                    c3 (gid + 8, 2 tig + 1)
 #include <cstdint>
 
 namespace gsr::gpu::kernels {
