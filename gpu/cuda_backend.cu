@@ -84,6 +84,7 @@ public:
         GSR_CUDA(cudaGetDeviceProperties(&p, 0));
         device_name_ = p.name;
         sms_ = p.multiProcessorCount;
+        compute_major_ = p.major;
         GSR_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
         blas_lib_ = cublas_library();
         if (!blas_lib_) throw std::logic_error("cuda backend: cuBLAS missing after the probe");
@@ -115,8 +116,9 @@ public:
         kept_gather_ = conv && std::string(conv) == "kept-gather";
         // GSR_GPU_MMA=off: the compressed backward's products on the FMA pipe, the baseline of
         // their 3xTF32 tensor-core kernels.
+        // The tensor-core kernels need sm_80 or later (TF32 mma); older GPUs take the others.
         const char* mma = std::getenv("GSR_GPU_MMA");
-        fma_only_ = mma && std::string(mma) == "off";
+        fma_only_ = (mma && std::string(mma) == "off") || compute_major_ < 8;
     }
     ~CudaBackend() override
     {
@@ -1531,6 +1533,7 @@ private:
     std::uint64_t tuned_launches_ = 0;
     std::string device_name_;
     int sms_ = 1;
+    int compute_major_ = 0; ///< the GPU's compute capability, major part
     cudaStream_t stream_ = nullptr;
     const CublasLibrary* blas_lib_ = nullptr;
     cublasHandle_t blas_ = nullptr;

@@ -43,10 +43,15 @@ template <int N> struct Tf32Split {
 __device__ inline void mma_tf32(float (&c)[4], const std::uint32_t (&a)[4],
                                 const std::uint32_t (&b)[2])
 {
+#if __CUDA_ARCH__ >= 800
     asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
                  "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
                  : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    // Built for an older GPU as well: the backend never launches these kernels there.
+    __trap();
+#endif
 }
 
 /// c += a b for one m16n8k8 tile at about FP32's precision: the small cross terms first.
