@@ -427,6 +427,54 @@ protected:
         g.cpu.bias = b.cpu;
         return g;
     }
+    /// The compressed forward and backward against the float64 CPU: one term (union) or two
+    /// (directed); k 5 leaves threads of a row group without a kept entry; d 300 has 2-byte
+    /// indices.
+    void check_compressed_conv()
+    {
+        const std::uint32_t n = 3000;
+        const GraphInput g = random_dag(n, fresh_seed() + 2);
+        struct Case {
+            std::uint32_t d, k;
+        };
+        for (bool directed : {false, true})
+            for (const Case c : {Case{32, 8}, Case{64, 16}, Case{64, 5}, Case{300, 75}}) {
+                ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
+                const std::uint32_t d = c.d, k = c.k;
+                const AggregationOperators og = upload_aggregation(*gpu_, g, Normalisation::Mean,
+                                                                   directed);
+                const AggregationOperators oc = upload_aggregation(*cpu_, g, Normalisation::Mean,
+                                                                   directed);
+                const ConvTwin w = weights(og, oc, d, d, true);
+                const TwinCompressed z = compressed(n, d, k);
+                const Twin residual = matrix(n, d);
+                const Twin y = poisoned(n, d), agg = poisoned(n, oc.terms * d);
+                const std::string name = std::string(directed ? "directed" : "union") + " d" +
+                                         std::to_string(d) + " k" + std::to_string(k);
+                gpu_->sage_conv_forward(w.gpu, z.gpu, {residual.gpu, -1.0, 0.0}, y.gpu, agg.gpu);
+                cpu_->sage_conv_forward(w.cpu, z.cpu, {residual.cpu, -1.0, 0.0}, y.cpu, agg.cpu);
+                expect_close(y, 1e-5, "compressed forward " + name);
+                expect_close(agg, 1e-5, "compressed aggregated " + name);
+                // Without S z kept (d 32 and 64 take S (Z W) either way, d 300 (S Z) W): the same
+                // bits of y.
+                const Twin y2 = poisoned(n, d), scratch = poisoned(n, oc.terms * d);
+                gpu_->sage_conv_forward_transient(w.gpu, z.gpu, {residual.gpu, -1.0, 0.0}, y2.gpu,
+                                                  scratch.gpu);
+                EXPECT_EQ(gpu_->max_abs_difference(y.gpu, y2.gpu), 0.0) << name;
+                const ConvTwin grads = gradients(w);
+                const Twin dy = matrix(n, d), dv = poisoned(n, k);
+                // d 64 takes the backward from S^T dy, which must not read S z: the GPU's poisoned
+                // then (the forward before it may drop S z); d 32 and 300 read S z.
+                const bool reads = gpu_->compressed_backward_reads_aggregated(w.gpu, z.gpu, dy.gpu);
+                EXPECT_EQ(reads, d != 64) << name;
+                if (!reads) gpu_->fill(agg.gpu, std::numeric_limits<double>::quiet_NaN());
+                gpu_->sage_conv_backward(w.gpu, grads.gpu, z.gpu, agg.gpu, dy.gpu, dv.gpu);
+                cpu_->sage_conv_backward(w.cpu, grads.cpu, z.cpu, agg.cpu, dy.cpu, dv.cpu);
+                expect_close(dv, 1e-5, "compressed backward d_values " + name);
+                expect_gradients(grads, "compressed backward " + name);
+            }
+    }
+
     void expect_gradients(const ConvTwin& g, const std::string& what)
     {
         for (std::uint32_t t = 0; t < g.cpu.terms; ++t)
@@ -494,52 +542,21 @@ TEST_F(CudaConv, DenseForwardWithResidualGridAndBackward)
             }
 }
 
-TEST_F(CudaConv, CompressedForwardAndBackward)
-{
-    const std::uint32_t n = 3000;
-    const GraphInput g = random_dag(n, fresh_seed() + 2);
-    // One term (union) or two (directed); k 5 leaves threads of a row group without a kept
-    // entry; d 300 has 2-byte indices.
-    struct Case {
-        std::uint32_t d, k;
-    };
-    for (bool directed : {false, true})
-        for (const Case c : {Case{32, 8}, Case{64, 16}, Case{64, 5}, Case{300, 75}}) {
-            ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
-            const std::uint32_t d = c.d, k = c.k;
-            const AggregationOperators og = upload_aggregation(*gpu_, g, Normalisation::Mean,
-                                                               directed);
-            const AggregationOperators oc = upload_aggregation(*cpu_, g, Normalisation::Mean,
-                                                               directed);
-            const ConvTwin w = weights(og, oc, d, d, true);
-            const TwinCompressed z = compressed(n, d, k);
-            const Twin residual = matrix(n, d);
-            const Twin y = poisoned(n, d), agg = poisoned(n, oc.terms * d);
-            const std::string name = std::string(directed ? "directed" : "union") + " d" +
-                                     std::to_string(d) + " k" + std::to_string(k);
-            gpu_->sage_conv_forward(w.gpu, z.gpu, {residual.gpu, -1.0, 0.0}, y.gpu, agg.gpu);
-            cpu_->sage_conv_forward(w.cpu, z.cpu, {residual.cpu, -1.0, 0.0}, y.cpu, agg.cpu);
-            expect_close(y, 1e-5, "compressed forward " + name);
-            expect_close(agg, 1e-5, "compressed aggregated " + name);
-            // Without S z kept (d 32 and 64 take S (Z W) either way, d 300 (S Z) W): the same
-            // bits of y.
-            const Twin y2 = poisoned(n, d), scratch = poisoned(n, oc.terms * d);
-            gpu_->sage_conv_forward_transient(w.gpu, z.gpu, {residual.gpu, -1.0, 0.0}, y2.gpu,
-                                              scratch.gpu);
-            EXPECT_EQ(gpu_->max_abs_difference(y.gpu, y2.gpu), 0.0) << name;
-            const ConvTwin grads = gradients(w);
-            const Twin dy = matrix(n, d), dv = poisoned(n, k);
-            // d 64 takes the backward from S^T dy, which must not read S z: the GPU's poisoned
-            // then (the forward before it may drop S z); d 32 and 300 read S z.
-            const bool reads = gpu_->compressed_backward_reads_aggregated(w.gpu, z.gpu, dy.gpu);
-            EXPECT_EQ(reads, d != 64) << name;
-            if (!reads) gpu_->fill(agg.gpu, std::numeric_limits<double>::quiet_NaN());
-            gpu_->sage_conv_backward(w.gpu, grads.gpu, z.gpu, agg.gpu, dy.gpu, dv.gpu);
-            cpu_->sage_conv_backward(w.cpu, grads.cpu, z.cpu, agg.cpu, dy.cpu, dv.cpu);
-            expect_close(dv, 1e-5, "compressed backward d_values " + name);
-            expect_gradients(grads, "compressed backward " + name);
-        }
-}
+TEST_F(CudaConv, CompressedForwardAndBackward) { check_compressed_conv(); }
+
+/// The same on a backend opened with GSR_GPU_MMA=off: the FMA-pipe kernels of the compressed
+/// backward, the benchmark's baseline and what GPUs before sm_80 run.
+class CudaConvFma : public CudaConv {
+protected:
+    void SetUp() override
+    {
+        ::setenv("GSR_GPU_MMA", "off", 1);
+        CudaConv::SetUp();
+        ::unsetenv("GSR_GPU_MMA");
+    }
+};
+
+TEST_F(CudaConvFma, CompressedForwardAndBackward) { check_compressed_conv(); }
 
 TEST_F(CudaConv, FusedConvolutionOverManyRowTiles)
 {
