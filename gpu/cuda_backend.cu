@@ -115,8 +115,7 @@ public:
         // S^T (dy W^T) at the kept columns, the baseline of transposed_conv_backward.
         kept_gather_ = conv && std::string(conv) == "kept-gather";
         // GSR_GPU_MMA=off: the compressed backward's products on the FMA pipe, the baseline of
-        // their 3xTF32 tensor-core kernels.
-        // The tensor-core kernels need sm_80 or later (TF32 mma); older GPUs take the others.
+        // their 3xTF32 tensor-core kernels, and what GPUs before sm_80 (no TF32 mma) run.
         const char* mma = std::getenv("GSR_GPU_MMA");
         fma_only_ = (mma && std::string(mma) == "off") || compute_major_ < 8;
     }
@@ -1413,9 +1412,10 @@ private:
     }
     /// The compressed backward from the transposed aggregates, where
     /// transposed_backward_shapes holds (false otherwise, nothing launched): g_t = S_t^T dy
-    /// into `scratch` (its S_t z are not read), then compressed_weight_gradient (dW_t += Z^T
-    /// g_t, dW_root += Z^T dy, the bias's column sums of dy, Z left compressed, partials per
-    /// block in the workspace) and compressed_input_gradient for the kept entries. The gather
+    /// into `scratch` (its S_t z are not read), then compressed_weight_gradient_mma (dW_t +=
+    /// Z^T g_t, dW_root += Z^T dy, the bias's column sums of dy, Z left compressed, partials
+    /// per block in the workspace) and compressed_input_gradient_mma for the kept entries (the
+    /// kernels without _mma under fma_only_). The gather
     /// moves whole rows of dy where S_t^T (dy W_t^T) at the kept columns moved k of d, but no
     /// S z is needed, so the recomputation before it takes the cheaper transient forward.
     bool transposed_conv_backward(const nn::SageConvWeights& w, const nn::SageConvWeights& grads,

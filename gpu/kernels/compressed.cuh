@@ -3,6 +3,9 @@
 // columns kept per row, so Z W costs k/d of the dense product and writes u = Z W once; the
 // aggregation then gathers rows of u, and its epilogue adds the root term, the bias, the grid
 // rounding and the residual. (S Z) W wrote S Z, read it back and multiplied it densely.
+// Then the compressed backward from g = S^T dy at d = 64: the weight gradients Z^T [g | dy]
+// and the gradient at the kept entries, each on the FMA pipe (the baseline, and GPUs before
+// sm_80) and on the tensor cores in 3xTF32 (tensor_core.cuh).
 #include "kernels/common.cuh"
 #include "kernels/gemm.cuh"
 #include "kernels/graph.cuh"
