@@ -1296,6 +1296,22 @@ private:
         return ep;
     }
 
+    /// Lets `kernel` take `bytes` of dynamic shared memory (above the default 48 KB): the
+    /// runtime is asked once per kernel, and again only for a larger size than before.
+    template <class Kernel> void allow_shared(Kernel kernel, std::size_t bytes)
+    {
+        if (bytes <= kDefaultDynamicShared) return;
+        const void* key = reinterpret_cast<const void*>(kernel);
+        auto it = std::find_if(shared_allowed_.begin(), shared_allowed_.end(),
+                               [&](const SharedAllowed& a) { return a.kernel == key; });
+        if (it != shared_allowed_.end() && it->bytes >= bytes) return;
+        GSR_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      int(bytes)));
+        if (it == shared_allowed_.end())
+            shared_allowed_.push_back({key, bytes});
+        else
+            it->bytes = bytes;
+    }
     /// Blocks of `kernel` the whole GPU holds at once (at least one per SM), asked of the
     /// runtime once per kernel and launch shape.
     template <class Kernel>
@@ -1446,10 +1462,7 @@ private:
                     fma_only_   ? 0
                     : terms > 1 ? k::compressed_weight_gradient_mma_shared_bytes<3>()
                                 : k::compressed_weight_gradient_mma_shared_bytes<2>();
-                if (weights_shared > 0)
-                    GSR_CUDA(cudaFuncSetAttribute(weights,
-                                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                  int(weights_shared)));
+                allow_shared(weights, weights_shared);
                 const std::size_t stride = (std::size_t(d) + 1) * (terms + 1) * d;
                 const std::size_t most =
                     std::min({ceil_div(n, k::kWeightRows),
@@ -1483,8 +1496,7 @@ private:
                                                  : k::compressed_input_gradient_mma<2, I>;
                     const std::size_t shared =
                         k::compressed_input_gradient_mma_shared_bytes(int(terms) + 1);
-                    GSR_CUDA(cudaFuncSetAttribute(
-                        input, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+                    allow_shared(input, shared);
                     input<<<wave_blocks(input, k::kThreads, shared, n, k::kThreads / 2),
                             k::kThreads, shared, stream_>>>(mat(g), mat(dy),
                                                             mat(w.neighbour[0]), w1,
@@ -1513,8 +1525,7 @@ private:
         const std::size_t shared =
             k::gemm_shared_bytes(a.cols, ep.values.p ? ep.wroot.rows : 0);
         const auto kernel = k::gemm_rows<I>;
-        GSR_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      int(shared)));
+        allow_shared(kernel, shared);
         // One wave of blocks, each keeping its columns of B while it walks row tiles.
         const unsigned across = y.cols / unsigned(k::kGemmCols);
         const std::size_t wave =
@@ -1552,6 +1563,12 @@ private:
         int per_sm;
     };
     mutable std::vector<Occupancy> occupancy_; ///< resident_blocks's answers so far
+    static constexpr std::size_t kDefaultDynamicShared = 48 * 1024;
+    struct SharedAllowed {
+        const void* kernel;
+        std::size_t bytes; ///< the dynamic shared memory it may take now
+    };
+    std::vector<SharedAllowed> shared_allowed_; ///< allow_shared's settings so far
     std::byte* host_ = nullptr;        ///< mapped pinned host block (host address)
     std::byte* host_device_ = nullptr; ///< its device address
     std::byte* workspace_ = nullptr;
