@@ -17,14 +17,18 @@
 // backward's products on the FMA pipe (GSR_GPU_MMA=off; and its kernel figures), each right
 // after the default.
 // --gemm-baseline runs every case (and the kernel figures) again with every GEMM through
-// cuBLAS, the baseline of the fused tall-narrow GEMM.
+// cuBLAS, the baseline of the fused tall-narrow GEMM. --order renumbers the graph first
+// (Leiden communities contiguous, or reverse Cuthill-McKee); --export then writes it so.
 //
 //   gsr_bench_gpu [--quick] [--file F] [--models res,rev,gsr] [--layers 8,32,112,448]
 //                 [--hidden D] [--groups C] [--steps N] [--export DIR] [--kernels]
-//                 [--applied FILE] [--offload] [--topk-baseline] [--topk-warp-baseline]
+//                 [--applied FILE] [--offload] [--order community|rcm|original]
+//                 [--topk-baseline] [--topk-warp-baseline]
 //                 [--root-baseline] [--conv-baseline] [--conv-backward-baseline]
 //                 [--mma-baseline] [--gemm-baseline]
 #include "bench_support.hpp"
+#include "community/community_detection.hpp"
+#include "community/node_order.hpp"
 #include "cuda_backend.hpp"
 #include "graph/circuit_graph.hpp"
 #include "netlist/readers.hpp"
@@ -67,6 +71,40 @@ std::vector<std::string> split(const std::string& s)
     std::stringstream in(s);
     for (std::string part; std::getline(in, part, ',');) out.push_back(part);
     return out;
+}
+
+/// The graph renumbered for locality (`--order`): "community" puts each Leiden community
+/// (resolution 1, seed 1) at every level in a run of consecutive ids, "rcm" is reverse
+/// Cuthill-McKee, "original" keeps the file's order. Prints the mean edge span either way.
+nn::GraphInput reordered(const graph::CircuitGraph& cg, nn::GraphInput g, const std::string& kind)
+{
+    const auto t0 = Clock::now();
+    const community::WeightedGraph w = community::project_undirected(cg);
+    community::NodeOrder order;
+    if (kind == "community")
+        order = community::community_order(*community::detect_communities(w, {}));
+    else if (kind == "rcm")
+        order = community::rcm_order(w);
+    else if (kind == "original")
+        order = community::original_order(g.node_count);
+    else
+        throw Error("--order: unknown node order '" + kind + "' (community, rcm, original)");
+    std::printf("order %s: mean edge span %.0f ids (original %.0f), made in %.1f s\n",
+                kind.c_str(), community::mean_edge_span(w, order),
+                community::mean_edge_span(w, community::original_order(g.node_count)),
+                bench::seconds_since(t0));
+    if (kind == "original") return g;
+    graph::Csr fanin{std::move(g.fanin_offsets), std::move(g.fanin_targets), {}};
+    fanin = community::apply_order(fanin, order);
+    g.fanin_offsets = std::move(fanin.offsets);
+    g.fanin_targets = std::move(fanin.targets);
+    std::vector<float> features(g.features.size());
+    const std::size_t f = g.feature_count;
+    for (std::size_t v = 0; v < g.node_count; ++v)
+        std::copy_n(g.features.begin() + std::ptrdiff_t(order.old_of_new[v] * f), f,
+                    features.begin() + std::ptrdiff_t(v * f));
+    g.features = std::move(features);
+    return g;
 }
 
 /// A smooth deterministic regression target from the features (every node in the loss).
@@ -424,7 +462,7 @@ int main(int argc, char** argv)
         v.*flag = true;
         return v;
     };
-    std::string applied_file;
+    std::string applied_file, order = "original";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -453,6 +491,8 @@ int main(int argc, char** argv)
             applied_file = next();
         else if (a == "--offload")
             offload = true;
+        else if (a == "--order")
+            order = next();
         else if (a == "--topk-baseline")
             gsr_baselines.push_back(baseline(&Variant::rank_topk));
         else if (a == "--topk-warp-baseline" || a == "--topk-backward-baseline")
@@ -469,7 +509,7 @@ int main(int argc, char** argv)
         else {
             std::fprintf(stderr, "usage: gsr_bench_gpu [--quick] [--file F] [--models LIST] "
                                  "[--layers LIST] [--hidden D] [--groups C] [--steps N] "
-                                 "[--export DIR] [--kernels] [--applied FILE] [--offload] "
+                                 "[--export DIR] [--kernels] [--applied FILE] [--offload] [--order O] "
                                  "[--topk-baseline] [--topk-warp-baseline] "
                                  "[--root-baseline] [--conv-baseline] "
                                  "[--conv-backward-baseline] [--mma-baseline] "
@@ -490,7 +530,7 @@ int main(int argc, char** argv)
     try {
         const auto t0 = Clock::now();
         const graph::CircuitGraph cg = graph::build_graph(netlist::load_netlist(file));
-        const nn::GraphInput g = nn::GraphInput::from_circuit(cg);
+        const nn::GraphInput g = reordered(cg, nn::GraphInput::from_circuit(cg), order);
         g.check();
         const std::vector<float> labels = labels_of(g);
         std::printf("graph %s: N=%zu fan-in edges=%zu (undirected operator nnz %zu) F=%zu, "
