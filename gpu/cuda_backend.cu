@@ -1300,7 +1300,8 @@ private:
     /// runtime is asked once per kernel, and again only for a larger size than before.
     template <class Kernel> void allow_shared(Kernel kernel, std::size_t bytes)
     {
-        if (bytes <= kDefaultDynamicShared) return;
+        constexpr std::size_t kDefault = 48 * 1024; // what every kernel may take unasked
+        if (bytes <= kDefault) return;
         const void* key = reinterpret_cast<const void*>(kernel);
         auto it = std::find_if(shared_allowed_.begin(), shared_allowed_.end(),
                                [&](const SharedAllowed& a) { return a.kernel == key; });
@@ -1563,7 +1564,6 @@ private:
         int per_sm;
     };
     mutable std::vector<Occupancy> occupancy_; ///< resident_blocks's answers so far
-    static constexpr std::size_t kDefaultDynamicShared = 48 * 1024;
     struct SharedAllowed {
         const void* kernel;
         std::size_t bytes; ///< the dynamic shared memory it may take now
