@@ -42,6 +42,23 @@ NodeOrderKind parse_node_order(std::string_view name)
                 "' (allowed: community, rcm, original)");
 }
 
+void reorder_input(nn::GraphInput& input, const community::NodeOrder& order)
+{
+    const std::size_t n = input.node_count;
+    if (order.size() != n)
+        throw std::logic_error("reorder_input: the order has another node count");
+    graph::Csr fanin{std::move(input.fanin_offsets), std::move(input.fanin_targets), {}};
+    fanin = community::apply_order(fanin, order);
+    input.fanin_offsets = std::move(fanin.offsets);
+    input.fanin_targets = std::move(fanin.targets);
+    const std::size_t f = input.feature_count;
+    std::vector<float> features(input.features.size());
+    for (std::size_t v = 0; v < n; ++v)
+        std::copy_n(input.features.begin() + static_cast<std::ptrdiff_t>(order.old_of_new[v] * f),
+                    f, features.begin() + static_cast<std::ptrdiff_t>(v * f));
+    input.features = std::move(features);
+}
+
 void reorder_circuit(CircuitData& c, const community::NodeOrder& order)
 {
     const std::size_t n = c.input.node_count;
@@ -56,17 +73,7 @@ void reorder_circuit(CircuitData& c, const community::NodeOrder& order)
     if (g.level.size() == n) permute(g.level, order);
     if (g.reverse_level.size() == n) permute(g.reverse_level, order);
 
-    graph::Csr fanin{std::move(c.input.fanin_offsets), std::move(c.input.fanin_targets), {}};
-    fanin = community::apply_order(fanin, order);
-    c.input.fanin_offsets = std::move(fanin.offsets);
-    c.input.fanin_targets = std::move(fanin.targets);
-    const std::size_t f = c.input.feature_count;
-    std::vector<float> features(c.input.features.size());
-    for (std::size_t v = 0; v < n; ++v)
-        std::copy_n(c.input.features.begin() +
-                        static_cast<std::ptrdiff_t>(order.old_of_new[v] * f),
-                    f, features.begin() + static_cast<std::ptrdiff_t>(v * f));
-    c.input.features = std::move(features);
+    reorder_input(c.input, order);
     permute(c.target, order);
     permute(c.has_target, order);
     permute(c.split, order);

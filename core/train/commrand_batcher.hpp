@@ -20,8 +20,8 @@
 // when it shares u's community, 1 otherwise (train/subgraph_sampler.hpp). beta = 1 is uniform.
 // Without fan-outs each step runs the whole circuit with the loss on the batch (beta unused).
 //
-// Contents: NodeOrderKind, CommunityPlan, PreparedCommunities, reorder_circuit,
-// prepare_communities, CommRandOptions, CommRandBatcher.
+// Contents: NodeOrderKind, CommunityPlan, PreparedCommunities, reorder_input,
+// reorder_circuit, prepare_communities, CommRandOptions, CommRandBatcher.
 #include "community/community_detection.hpp"
 #include "community/node_order.hpp"
 #include "train/batcher.hpp"
@@ -60,8 +60,11 @@ struct PreparedCommunities {
     double seconds = 0;                         ///< detection and renumbering, wall time
 };
 
-/// Renumbers one circuit's nodes: graph, model input, targets, splits. Node new is old node
+/// Renumbers a model input's nodes (fan-in CSR and feature rows). Node new is old node
 /// order.old_of_new[new]; edge order within each row is kept.
+void reorder_input(nn::GraphInput& input, const community::NodeOrder& order);
+
+/// Renumbers one circuit's nodes: graph, model input, targets, splits, as reorder_input.
 void reorder_circuit(CircuitData& circuit, const community::NodeOrder& order);
 
 /// Detects communities of the circuits with training nodes (when plan.detect or the order

@@ -34,6 +34,7 @@
 #include "netlist/readers.hpp"
 #include "nn/graph_operators.hpp"
 #include "nn/model.hpp"
+#include "train/commrand_batcher.hpp"
 #include "tune/applied_kernels.hpp"
 
 #include <algorithm>
@@ -93,17 +94,7 @@ nn::GraphInput reordered(const graph::CircuitGraph& cg, nn::GraphInput g, const 
                 kind.c_str(), community::mean_edge_span(w, order),
                 community::mean_edge_span(w, community::original_order(g.node_count)),
                 bench::seconds_since(t0));
-    if (kind == "original") return g;
-    graph::Csr fanin{std::move(g.fanin_offsets), std::move(g.fanin_targets), {}};
-    fanin = community::apply_order(fanin, order);
-    g.fanin_offsets = std::move(fanin.offsets);
-    g.fanin_targets = std::move(fanin.targets);
-    std::vector<float> features(g.features.size());
-    const std::size_t f = g.feature_count;
-    for (std::size_t v = 0; v < g.node_count; ++v)
-        std::copy_n(g.features.begin() + std::ptrdiff_t(order.old_of_new[v] * f), f,
-                    features.begin() + std::ptrdiff_t(v * f));
-    g.features = std::move(features);
+    if (kind != "original") train::reorder_input(g, order);
     return g;
 }
 
@@ -509,7 +500,8 @@ int main(int argc, char** argv)
         else {
             std::fprintf(stderr, "usage: gsr_bench_gpu [--quick] [--file F] [--models LIST] "
                                  "[--layers LIST] [--hidden D] [--groups C] [--steps N] "
-                                 "[--export DIR] [--kernels] [--applied FILE] [--offload] [--order O] "
+                                 "[--export DIR] [--kernels] [--applied FILE] [--offload] "
+                                 "[--order community|rcm|original] "
                                  "[--topk-baseline] [--topk-warp-baseline] "
                                  "[--root-baseline] [--conv-baseline] "
                                  "[--conv-backward-baseline] [--mma-baseline] "
