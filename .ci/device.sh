@@ -39,7 +39,7 @@ data=()
 [ -f .deps/lib/libsqlite3.a ] && data+=(-DSQLite3_INCLUDE_DIR="$PWD/.deps/sqlite" \
   -DSQLite3_LIBRARY="$PWD/.deps/lib/libsqlite3.a")
 step configure cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release "${data[@]}" \
-  -DGSR_BUILD_GUI=OFF -DGSR_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="90-real;80-virtual"
+  -DGSR_BUILD_GUI=OFF -DGSR_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="90a-real;80-virtual"
 targets=(gsr gsr-kernel-worker test_gpu gsr_bench_gpu gsr_bench_commrand)
 has unit && targets=(all)
 step build cmake --build build/device -j "$(nproc)" --target "${targets[@]}"
@@ -51,12 +51,12 @@ if has tests; then
   step gpu-tests "$bin/test_gpu"
 fi
 if has sanitize; then
-  filter='CudaOps.*:CudaConv.*:CudaConvFma.*:TunedKernels.*:*gsr_union_f32*:*rev_directed_f32*'
+  filter='CudaOps.*:CudaConv.*:*CudaConvMma.*:TunedKernels.*:*gsr_union_f32*:*rev_directed_f32*'
   filter+=':GpuRuntime.Installed*:GpuOffload.*'
   step memcheck compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
     "$bin/test_gpu" --gtest_filter="$filter"
   step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 \
-    "$bin/test_gpu" --gtest_filter='CudaOps.*:CudaConv.*:CudaConvFma.*:TunedKernels.*'
+    "$bin/test_gpu" --gtest_filter='CudaOps.*:CudaConv.*:*CudaConvMma.*:TunedKernels.*'
   step synccheck compute-sanitizer --tool synccheck --error-exitcode 1 \
     "$bin/test_gpu" --gtest_filter='CudaOps.*:CudaConv.*'
   # The kernel lab's worker (NVRTC-loaded candidate, vendor baseline, L2 flush, calibration),

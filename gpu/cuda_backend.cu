@@ -85,6 +85,7 @@ public:
         device_name_ = p.name;
         sms_ = p.multiProcessorCount;
         compute_major_ = p.major;
+        compute_minor_ = p.minor;
         GSR_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
         blas_lib_ = cublas_library();
         if (!blas_lib_) throw std::logic_error("cuda backend: cuBLAS missing after the probe");
@@ -118,6 +119,12 @@ public:
         // their 3xTF32 tensor-core kernels, and what GPUs before sm_80 (no TF32 mma) run.
         const char* mma = std::getenv("GSR_GPU_MMA");
         fma_only_ = (mma && std::string(mma) == "off") || compute_major_ < 8;
+        // The weight gradients on Hopper's warpgroup MMA where the sm_90a code is built and
+        // the GPU is compute capability 9.0; GSR_GPU_MMA=sync keeps mma.sync (its baseline).
+#ifdef GSR_CUDA_SM90A
+        wgmma_ = !fma_only_ && compute_major_ == 9 && compute_minor_ == 0 &&
+                 !(mma && std::string(mma) == "sync");
+#endif
     }
     ~CudaBackend() override
     {
@@ -1454,25 +1461,29 @@ private:
                 using I = std::remove_pointer_t<decltype(idx)>;
                 // The weight gradients: a wave of resident blocks, each a slab of rows, their
                 // partials in the workspace, added in block order.
+                const bool wgmma = wgmma_ && terms == 1;
                 const auto weights =
-                    fma_only_ ? (terms > 1 ? k::compressed_weight_gradient<3, I>
-                                           : k::compressed_weight_gradient<2, I>)
-                              : (terms > 1 ? k::compressed_weight_gradient_mma<3, I>
-                                           : k::compressed_weight_gradient_mma<2, I>);
+                    wgmma       ? k::compressed_weight_gradient_wgmma<I>
+                    : fma_only_ ? (terms > 1 ? k::compressed_weight_gradient<3, I>
+                                             : k::compressed_weight_gradient<2, I>)
+                                : (terms > 1 ? k::compressed_weight_gradient_mma<3, I>
+                                             : k::compressed_weight_gradient_mma<2, I>);
                 const std::size_t weights_shared =
-                    fma_only_   ? 0
+                    wgmma       ? k::compressed_weight_gradient_wgmma_shared_bytes()
+                    : fma_only_ ? 0
                     : terms > 1 ? k::compressed_weight_gradient_mma_shared_bytes<3>()
                                 : k::compressed_weight_gradient_mma_shared_bytes<2>();
+                const int weights_threads = wgmma ? k::kWgmmaThreads : k::kWeightThreads;
                 allow_shared(weights, weights_shared);
                 const std::size_t stride = (std::size_t(d) + 1) * (terms + 1) * d;
                 const std::size_t most =
                     std::min({ceil_div(n, k::kWeightRows),
                               kWorkspaceBytes / (stride * sizeof(float)),
-                              resident_blocks(weights, k::kWeightThreads, weights_shared)});
+                              resident_blocks(weights, weights_threads, weights_shared)});
                 const std::size_t per_block = ceil_div(n, most);
                 const unsigned blocks = unsigned(ceil_div(n, per_block));
                 float* partial = partial_f();
-                weights<<<blocks, k::kWeightThreads, weights_shared, stream_>>>(
+                weights<<<blocks, weights_threads, weights_shared, stream_>>>(
                     mat(g), mat(dy), mat(z.values), idx, per_block, partial);
                 GSR_CUDA_LAUNCH();
                 for (std::uint32_t t = 0; t <= terms; ++t)
@@ -1546,6 +1557,7 @@ private:
     std::string device_name_;
     int sms_ = 1;
     int compute_major_ = 0; ///< the GPU's compute capability, major part
+    int compute_minor_ = 0; ///< and minor part
     cudaStream_t stream_ = nullptr;
     const CublasLibrary* blas_lib_ = nullptr;
     cublasHandle_t blas_ = nullptr;
@@ -1557,6 +1569,7 @@ private:
     bool aggregate_first_ = false; ///< GSR_GPU_CONV=aggregate-first: (S Z) W (baseline)
     bool kept_gather_ = false; ///< GSR_GPU_CONV=kept-gather: backward from S z (baseline)
     bool fma_only_ = false; ///< GSR_GPU_MMA=off: no tensor-core kernels (baseline)
+    bool wgmma_ = false;    ///< compressed_weight_gradient_wgmma (sm_90a, one term)
     struct Occupancy {
         const void* kernel;
         int threads;

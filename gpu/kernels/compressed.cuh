@@ -5,7 +5,8 @@
 // rounding and the residual. (S Z) W wrote S Z, read it back and multiplied it densely.
 // Then the compressed backward from g = S^T dy at d = 64: the weight gradients Z^T [g | dy]
 // and the gradient at the kept entries, each on the FMA pipe (the baseline, and GPUs before
-// sm_80) and on the tensor cores in 3xTF32 (tensor_core.cuh).
+// sm_80) and on the tensor cores in 3xTF32 (tensor_core.cuh); the weight gradients also on
+// Hopper's warpgroup MMA (sm_90a).
 #include "kernels/common.cuh"
 #include "kernels/gemm.cuh"
 #include "kernels/graph.cuh"
@@ -328,6 +329,132 @@ __global__ void __launch_bounds__(kWeightThreads)
             s.x += x.x, s.y += x.y, s.z += x.z, s.w += x.w;
         }
         *reinterpret_cast<float4*>(out + Terms * kD * kD + 4 * tid) = s;
+    }
+}
+
+inline constexpr int kWgmmaThreads = 128; ///< compressed_weight_gradient_wgmma: a warpgroup
+/// Shared memory of compressed_weight_gradient_wgmma: two stages of a tile's Z^T (64 x 32) and
+/// [g | dy]^T (128 x 32), each as big and small TF32 parts.
+inline constexpr std::size_t compressed_weight_gradient_wgmma_shared_bytes()
+{
+    return 2 * 2 * std::size_t(64 + 128) * kWeightRows * sizeof(float);
+}
+
+/// compressed_weight_gradient_mma for one term (Terms = 2) on Hopper's asynchronous warpgroup
+/// MMA (sm_90a), same operands, slabs and partials: a block is one warpgroup, and each 32-row
+/// tile of its slab is staged as Z^T (64 x 32, Z's kept entries scattered into zeros) and
+/// [g | dy]^T (128 x 32), big and small TF32 parts, in the K-major core layout wgmma reads
+/// (element (i, r) at core (i / 8) * 8 + r / 4, word (i % 8) * 4 + r % 4: the element a
+/// thread stages is word tid + 128 j, so a warp writes whole cores). Two stages: the tile's
+/// twelve wgmma (four steps of 8 rows, 3xTF32) run while the next tile is staged. dy's column
+/// sums are kept per thread as it stages (two rows of eight columns a tile).
+template <class I>
+__global__ void __launch_bounds__(kWgmmaThreads, 2)
+    compressed_weight_gradient_wgmma(MatRef<float> g, MatRef<float> dy, MatRef<float> values,
+                                     const I* idx, std::size_t rows_per_block, float* partial)
+{
+    constexpr int kD = 64, kN = 2 * kD, kRows = kWeightRows;
+    constexpr int kA = kD * kRows, kB = kN * kRows, kStage = 2 * (kA + kB);
+    constexpr int kPerRow = kWgmmaThreads / kRows; // threads scattering a row of Z
+    constexpr unsigned kCoreBytes = 128, kGroupBytes = kCoreBytes * (kRows / 4);
+    extern __shared__ float4 product_shared[];
+    std::uint32_t* smem = reinterpret_cast<std::uint32_t*>(product_shared);
+    const auto core_at = [](int i, int r) {
+        return ((i / 8) * (kRows / 4) + r / 4) * 32 + (i % 8) * 4 + r % 4;
+    };
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid / 32;
+    const int zr = tid / kPerRow, zj = tid % kPerRow;
+    const std::uint32_t k = values.cols;
+    const std::size_t r0 = blockIdx.x * rows_per_block;
+    const std::size_t r1 = min(std::size_t(dy.rows), r0 + rows_per_block);
+    for (int e = tid; e < 2 * kStage; e += kWgmmaThreads) smem[e] = 0u;
+    __syncthreads(); // zeros down before any thread scatters the first tile's entries
+    // dy's column sums: this thread stages columns 8 c + lane / 4 of dy for c = 0..7.
+    float sum[kD / 8] = {};
+    // Stages tile b into stage s: Z's entries of the tile staged there before are zeroed
+    // (by the threads that scattered them, in the same warp), then Z^T and [g | dy]^T.
+    const auto stage = [&](std::size_t b, int s) {
+        std::uint32_t* ab = smem + s * kStage;
+        std::uint32_t* as = ab + kA;
+        std::uint32_t* bb = as + kA;
+        std::uint32_t* bs = bb + kB;
+        const int rows = int(min(std::size_t(kRows), r1 - b));
+        if (b >= r0 + 2 * kRows)
+            for (std::uint32_t j = zj; j < k; j += kPerRow) {
+                const int at = core_at(idx[(b - 2 * kRows + zr) * k + j], zr);
+                ab[at] = as[at] = 0u;
+            }
+        __syncwarp();
+        if (zr < rows)
+            for (std::uint32_t j = zj; j < k; j += kPerRow) {
+                const int at = core_at(idx[(b + zr) * k + j], zr);
+                split_tf32(values(b + zr, j), ab[at], as[at]);
+            }
+        // Word e = tid + 128 j is core warp + 4 j: columns 8 (j / 2) + lane / 4 (known for
+        // each unrolled j) of row 4 (warp + 4 (j % 2)) + lane % 4. Loads first, then stores.
+        float x[kB / kWgmmaThreads];
+#pragma unroll
+        for (int j = 0; j < kB / kWgmmaThreads; ++j) {
+            const int f = 8 * (j / 2) + lane / 4, r = 4 * (warp + 4 * (j % 2)) + lane % 4;
+            x[j] = r >= rows ? 0.f : f < kD ? g(b + r, f) : dy(b + r, f - kD);
+        }
+#pragma unroll
+        for (int j = 0; j < kB / kWgmmaThreads; ++j) {
+            if (8 * (j / 2) >= kD) sum[(8 * (j / 2) - kD) / 8] += x[j];
+            split_tf32(x[j], bb[tid + kWgmmaThreads * j], bs[tid + kWgmmaThreads * j]);
+        }
+    };
+    float acc[64] = {};
+    if (r0 < r1) stage(r0, 0);
+    fence_async_shared();
+    __syncthreads();
+    int s = 0;
+    for (std::size_t b = r0; b < r1; b += kRows, s ^= 1) {
+        const std::uint32_t* ab = smem + s * kStage;
+        const std::uint32_t* as = ab + kA;
+        const std::uint32_t* bb = as + kA;
+        const std::uint32_t* bs = bb + kB;
+        wgmma_registers(acc);
+        wgmma_fence();
+#pragma unroll
+        for (int k0 = 0; k0 < kRows; k0 += 8) {
+            const int at = (k0 / 4) * 32; // the step's first core along K
+            const std::uint64_t a_big = wgmma_descriptor(ab + at, kCoreBytes, kGroupBytes);
+            const std::uint64_t a_small = wgmma_descriptor(as + at, kCoreBytes, kGroupBytes);
+            const std::uint64_t b_big = wgmma_descriptor(bb + at, kCoreBytes, kGroupBytes);
+            const std::uint64_t b_small = wgmma_descriptor(bs + at, kCoreBytes, kGroupBytes);
+            wgmma_m64n128k8_tf32(acc, a_big, b_small);
+            wgmma_m64n128k8_tf32(acc, a_small, b_big);
+            wgmma_m64n128k8_tf32(acc, a_big, b_big);
+        }
+        wgmma_commit();
+        if (b + kRows < r1) stage(b + kRows, s ^ 1);
+        wgmma_wait_all();
+        wgmma_registers(acc);
+        fence_async_shared();
+        __syncthreads();
+    }
+    float* out = partial + blockIdx.x * std::size_t(2 * kD * kD + 2 * kD);
+    const int gid = lane / 4, tig = lane % 4, c = 16 * warp + gid;
+#pragma unroll
+    for (int i = 0; i < kN / 8; ++i) {
+        const int f = 8 * i + 2 * tig, t = f / kD;
+        float* o = out + t * kD * kD + c * kD + f % kD;
+        *reinterpret_cast<float2*>(o) = make_float2(acc[4 * i], acc[4 * i + 1]);
+        *reinterpret_cast<float2*>(o + 8 * kD) = make_float2(acc[4 * i + 2], acc[4 * i + 3]);
+    }
+    // The column sums: column 8 c + fl is held by the 16 threads with lane / 4 == fl, added
+    // in thread order (the stages are free again: every thread is past the last barrier).
+    float* red = reinterpret_cast<float*>(product_shared);
+#pragma unroll
+    for (int c8 = 0; c8 < kD / 8; ++c8) red[c8 * kWgmmaThreads + tid] = sum[c8];
+    __syncthreads();
+    if (tid < kD) {
+        const int c8 = tid / 8, fl = tid % 8;
+        float total = 0.f;
+        for (int t = 0; t < kWgmmaThreads; ++t)
+            if ((t & 31) / 4 == fl) total += red[c8 * kWgmmaThreads + t];
+        out[2 * kD * kD + kD + tid] = total;
     }
 }
 

@@ -14,8 +14,9 @@
 // compressed forward as (S Z) W (GSR_GPU_CONV=aggregate-first; and its kernel figures), and
 // --conv-backward-baseline with the compressed backward from the kept S z
 // (GSR_GPU_CONV=kept-gather; and its kernel figures), and --mma-baseline with the compressed
-// backward's products on the FMA pipe (GSR_GPU_MMA=off; and its kernel figures), each right
-// after the default.
+// backward's products on the FMA pipe (GSR_GPU_MMA=off; and its kernel figures), and
+// --sync-baseline with its weight gradients through mma.sync rather than Hopper's warpgroup
+// MMA (GSR_GPU_MMA=sync; and its kernel figures), each right after the default.
 // --gemm-baseline runs every case (and the kernel figures) again with every GEMM through
 // cuBLAS, the baseline of the fused tall-narrow GEMM. --order renumbers the graph first
 // (Leiden communities contiguous, or reverse Cuthill-McKee); --export then writes it so.
@@ -25,7 +26,7 @@
 //                 [--applied FILE] [--offload] [--order community|rcm|original]
 //                 [--topk-baseline] [--topk-warp-baseline]
 //                 [--root-baseline] [--conv-baseline] [--conv-backward-baseline]
-//                 [--mma-baseline] [--gemm-baseline]
+//                 [--mma-baseline] [--sync-baseline] [--gemm-baseline]
 #include "bench_support.hpp"
 #include "community/community_detection.hpp"
 #include "community/node_order.hpp"
@@ -119,7 +120,8 @@ std::vector<float> labels_of(const nn::GraphInput& g)
 /// (gemm_rows's baseline, GSR_GPU_GEMM), or gemm_rows loading the compressed root term's kept
 /// entries one at a time (GSR_GPU_GEMM=scalar-root), or the compressed forward as (S Z) W
 /// (GSR_GPU_CONV=aggregate-first), or the compressed backward from the kept S z
-/// (GSR_GPU_CONV=kept-gather), or its products on the FMA pipe (GSR_GPU_MMA=off).
+/// (GSR_GPU_CONV=kept-gather), or its products on the FMA pipe (GSR_GPU_MMA=off), or its
+/// weight gradients through mma.sync instead of the warpgroup MMA (GSR_GPU_MMA=sync).
 struct Variant {
     std::vector<nn::TunedKernel> tuned;
     bool offload = false;
@@ -130,6 +132,7 @@ struct Variant {
     bool aggregate_first = false;
     bool kept_gather = false;
     bool fma_only = false;
+    bool mma_sync = false;
     std::string tag() const
     {
         std::string t = "ours";
@@ -142,6 +145,7 @@ struct Variant {
         if (aggregate_first) t += "+aggregatefirst";
         if (kept_gather) t += "+keptgather";
         if (fma_only) t += "+fmaonly";
+        if (mma_sync) t += "+mmasync";
         return t;
     }
 };
@@ -156,6 +160,7 @@ std::unique_ptr<nn::Backend> backend_with(const Variant& v)
     if (v.aggregate_first) ::setenv("GSR_GPU_CONV", "aggregate-first", 1);
     if (v.kept_gather) ::setenv("GSR_GPU_CONV", "kept-gather", 1);
     if (v.fma_only) ::setenv("GSR_GPU_MMA", "off", 1);
+    if (v.mma_sync) ::setenv("GSR_GPU_MMA", "sync", 1);
     auto be = gpu::make_cuda_backend(nn::Precision::Float32);
     ::unsetenv("GSR_GPU_TOPK");
     ::unsetenv("GSR_GPU_GEMM");
@@ -489,10 +494,12 @@ int main(int argc, char** argv)
         else if (a == "--topk-warp-baseline" || a == "--topk-backward-baseline")
             gsr_baselines.push_back(baseline(&Variant::warp_topk));
         else if (a == "--root-baseline" || a == "--conv-baseline" ||
-                 a == "--conv-backward-baseline" || a == "--mma-baseline") {
+                 a == "--conv-backward-baseline" || a == "--mma-baseline" ||
+                 a == "--sync-baseline") {
             const Variant v = baseline(a == "--root-baseline"   ? &Variant::scalar_root
                                        : a == "--conv-baseline" ? &Variant::aggregate_first
                                        : a == "--mma-baseline"  ? &Variant::fma_only
+                                       : a == "--sync-baseline" ? &Variant::mma_sync
                                                                 : &Variant::kept_gather);
             gsr_baselines.push_back(v);
             kernel_baselines.push_back(v);
@@ -504,7 +511,7 @@ int main(int argc, char** argv)
                                  "[--order community|rcm|original] "
                                  "[--topk-baseline] [--topk-warp-baseline] "
                                  "[--root-baseline] [--conv-baseline] "
-                                 "[--conv-backward-baseline] [--mma-baseline] "
+                                 "[--conv-backward-baseline] [--mma-baseline] [--sync-baseline] "
                                  "[--gemm-baseline]\n");
             return 1;
         }

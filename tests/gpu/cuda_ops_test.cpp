@@ -544,19 +544,22 @@ TEST_F(CudaConv, DenseForwardWithResidualGridAndBackward)
 
 TEST_F(CudaConv, CompressedForwardAndBackward) { check_compressed_conv(); }
 
-/// The same on a backend opened with GSR_GPU_MMA=off: the FMA-pipe kernels of the compressed
-/// backward, the benchmark's baseline and what GPUs before sm_80 run.
-class CudaConvFma : public CudaConv {
+/// The same on a backend opened with GSR_GPU_MMA set: "off", the FMA-pipe kernels of the
+/// compressed backward (a benchmark baseline, and what GPUs before sm_80 run); "sync", its
+/// weight gradients through mma.sync where the warpgroup MMA would run (a baseline, and what
+/// GPUs other than compute capability 9.0 run).
+class CudaConvMma : public CudaConv, public ::testing::WithParamInterface<const char*> {
 protected:
     void SetUp() override
     {
-        ::setenv("GSR_GPU_MMA", "off", 1);
+        ::setenv("GSR_GPU_MMA", GetParam(), 1);
         CudaConv::SetUp();
         ::unsetenv("GSR_GPU_MMA");
     }
 };
 
-TEST_F(CudaConvFma, CompressedForwardAndBackward) { check_compressed_conv(); }
+TEST_P(CudaConvMma, CompressedForwardAndBackward) { check_compressed_conv(); }
+INSTANTIATE_TEST_SUITE_P(Baselines, CudaConvMma, ::testing::Values("off", "sync"));
 
 TEST_F(CudaConv, FusedConvolutionOverManyRowTiles)
 {
