@@ -1438,8 +1438,9 @@ private:
     /// transposed_backward_shapes holds (false otherwise, nothing launched): g_t = S_t^T dy
     /// into `scratch` (its S_t z are not read), then compressed_weight_gradient_mma (dW_t +=
     /// Z^T g_t, dW_root += Z^T dy, the bias's column sums of dy, Z left compressed, partials
-    /// per block in the workspace) and compressed_input_gradient_mma for the kept entries (the
-    /// kernels without _mma under fma_only_). The gather
+    /// per block in the workspace; compressed_weight_gradient_wgmma on compute capability 9.0
+    /// with one term) and compressed_input_gradient_mma for the kept entries (the kernels
+    /// without _mma under fma_only_). The gather
     /// moves whole rows of dy where S_t^T (dy W_t^T) at the kept columns moved k of d, but no
     /// S z is needed, so the recomputation before it takes the cheaper transient forward.
     bool transposed_conv_backward(const nn::SageConvWeights& w, const nn::SageConvWeights& grads,
