@@ -341,7 +341,8 @@ inline constexpr std::size_t compressed_weight_gradient_wgmma_shared_bytes()
 }
 
 /// compressed_weight_gradient_mma for one term (Terms = 2) on Hopper's asynchronous warpgroup
-/// MMA (sm_90a), same operands, slabs and partials: a block is one warpgroup, and each 32-row
+/// MMA (sm_90a), same operands, slabs and partials (of the column sums only dy's, the bias's,
+/// are written: nothing reads g's): a block is one warpgroup, and each 32-row
 /// tile of its slab is staged as Z^T (64 x 32, Z's kept entries scattered into zeros) and
 /// [g | dy]^T (128 x 32), big and small TF32 parts, in the K-major core layout wgmma reads
 /// (element (i, r) at core (i / 8) * 8 + r / 4, word (i % 8) * 4 + r % 4: the element a

@@ -75,27 +75,27 @@ std::vector<std::string> split(const std::string& s)
     return out;
 }
 
-/// The graph renumbered for locality (`--order`): "community" puts each Leiden community
-/// (resolution 1, seed 1) at every level in a run of consecutive ids, "rcm" is reverse
-/// Cuthill-McKee, "original" keeps the file's order. Prints the mean edge span either way.
-nn::GraphInput reordered(const graph::CircuitGraph& cg, nn::GraphInput g, const std::string& kind)
+/// The graph renumbered for locality (`--order`, as `gsr train --order`): Community puts each
+/// Leiden community (resolution 1, seed 1) at every level in a run of consecutive ids, Rcm is
+/// reverse Cuthill-McKee, Original keeps the file's order. Prints the mean edge span.
+nn::GraphInput reordered(const graph::CircuitGraph& cg, nn::GraphInput g, train::NodeOrderKind kind)
 {
     const auto t0 = Clock::now();
     const community::WeightedGraph w = community::project_undirected(cg);
+    const community::NodeOrder original = community::original_order(g.node_count);
     community::NodeOrder order;
-    if (kind == "community")
+    switch (kind) {
+    case train::NodeOrderKind::Original: order = original; break;
+    case train::NodeOrderKind::Community:
         order = community::community_order(*community::detect_communities(w, {}));
-    else if (kind == "rcm")
-        order = community::rcm_order(w);
-    else if (kind == "original")
-        order = community::original_order(g.node_count);
-    else
-        throw Error("--order: unknown node order '" + kind + "' (community, rcm, original)");
+        break;
+    case train::NodeOrderKind::Rcm: order = community::rcm_order(w); break;
+    }
     std::printf("order %s: mean edge span %.0f ids (original %.0f), made in %.1f s\n",
-                kind.c_str(), community::mean_edge_span(w, order),
-                community::mean_edge_span(w, community::original_order(g.node_count)),
+                std::string(train::node_order_name(kind)).c_str(),
+                community::mean_edge_span(w, order), community::mean_edge_span(w, original),
                 bench::seconds_since(t0));
-    if (kind != "original") train::reorder_input(g, order);
+    if (kind != train::NodeOrderKind::Original) train::reorder_input(g, order);
     return g;
 }
 
@@ -458,7 +458,8 @@ int main(int argc, char** argv)
         v.*flag = true;
         return v;
     };
-    std::string applied_file, order = "original";
+    std::string applied_file;
+    train::NodeOrderKind order = train::NodeOrderKind::Original;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -487,8 +488,14 @@ int main(int argc, char** argv)
             applied_file = next();
         else if (a == "--offload")
             offload = true;
-        else if (a == "--order")
-            order = next();
+        else if (a == "--order") {
+            try {
+                order = train::parse_node_order(next());
+            } catch (const Error& e) {
+                std::fprintf(stderr, "gsr_bench_gpu: %s\n", e.what());
+                return 1;
+            }
+        }
         else if (a == "--topk-baseline")
             gsr_baselines.push_back(baseline(&Variant::rank_topk));
         else if (a == "--topk-warp-baseline" || a == "--topk-backward-baseline")
