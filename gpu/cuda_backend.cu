@@ -1493,8 +1493,9 @@ private:
                 if (!grads.bias.empty())
                     combine(partial + std::size_t(terms + 1) * d * d + terms * d, blocks, stride,
                             1.0f, 1.0f, mat(grads.bias));
-                // The gradient at the kept entries: 16 rows a warp on the tensor cores, or (the
-                // baseline) a row per 16 threads; the weights in shared memory.
+                // The gradient at the kept entries: 64 rows a warpgroup on the warpgroup MMA,
+                // 16 rows a warp on mma.sync, or (the baseline) a row per 16 threads; the
+                // weights in shared memory.
                 const k::MatRef<float> w1 = terms > 1 ? mat(w.neighbour[1]) : k::MatRef<float>{};
                 if (fma_only_) {
                     const auto input = k::compressed_input_gradient<16, I>;
@@ -1504,6 +1505,14 @@ private:
                             k::kThreads, shared, stream_>>>(mat(g), terms, mat(dy),
                                                             mat(w.neighbour[0]), w1,
                                                             mat(w.root), idx, mat(d_values));
+                } else if (wgmma) {
+                    const auto input = k::compressed_input_gradient_wgmma<I>;
+                    const std::size_t shared = k::compressed_input_gradient_wgmma_shared_bytes();
+                    allow_shared(input, shared);
+                    const int threads = k::kInputGroups * k::kWgmmaThreads;
+                    input<<<wave_blocks(input, threads, shared, n, 64 * k::kInputGroups),
+                            threads, shared, stream_>>>(mat(g), mat(dy), mat(w.neighbour[0]),
+                                                        mat(w.root), idx, mat(d_values));
                 } else {
                     const auto input = terms > 1 ? k::compressed_input_gradient_mma<3, I>
                                                  : k::compressed_input_gradient_mma<2, I>;

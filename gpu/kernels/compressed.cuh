@@ -542,4 +542,116 @@ __global__ void __launch_bounds__(kThreads, 2)
     }
 }
 
+inline constexpr int kInputGroups = 4; ///< compressed_input_gradient_wgmma: warpgroups a block
+/// Shared memory of compressed_input_gradient_wgmma: [W | W_root] (64 x 128) as big and small
+/// TF32 parts, then a 16-row gradient tile per warp.
+inline constexpr std::size_t compressed_input_gradient_wgmma_shared_bytes()
+{
+    return (2 * std::size_t(64) * 128 +
+            std::size_t(kInputGroups * kWgmmaThreads / 32) * 16 * kInputDld) *
+           sizeof(float);
+}
+
+/// compressed_input_gradient_mma for one term on Hopper's asynchronous warpgroup MMA (sm_90a):
+/// a block is kInputGroups warpgroups sharing the weights, and a warpgroup takes 64 rows at a
+/// time, their whole gradient [g | dy] [W | W_root]^T (64 x 64, K = 128) as sixteen k-steps of
+/// m64n64k8 in 3xTF32. A comes from registers: each thread loads its rows' columns straight
+/// from global memory in the mma.sync kernel's K order (its four columns 16 q + 4 tig .. + 3
+/// are k = tig, tig + 4 of k-steps 2 q and 2 q + 1), and B, staged once a block, holds [W |
+/// W_root] in wgmma's K-major core layout in the same K order (no fragment loads from shared
+/// memory at all). The kept columns are read out of each warp's 16 x 64 tile through shared
+/// memory, as there, their indices loaded with the tile's rows (a warp's rows' indices are
+/// contiguous).
+template <class I>
+__global__ void __launch_bounds__(kInputGroups * kWgmmaThreads, 1)
+    compressed_input_gradient_wgmma(MatRef<float> g, MatRef<float> dy, MatRef<float> w0,
+                                    MatRef<float> wroot, const I* idx, MatRef<float> d_values)
+{
+    constexpr int kD = 64, kK = 2 * kD, kSteps = kK / 8;
+    constexpr int kEntries = 8; // kept entries a lane reads out per tile, indices loaded early
+    constexpr unsigned kCoreBytes = 128, kGroupBytes = kCoreBytes * (kK / 4);
+    extern __shared__ float4 product_shared[];
+    std::uint32_t* wb = reinterpret_cast<std::uint32_t*>(product_shared);
+    std::uint32_t* wsm = wb + kD * kK;
+    // Element (n, r) of B (n = kept column, r = position along K) at core (n / 8) * 32 + r / 4,
+    // word (n % 8) * 4 + r % 4; position r = 8 s + kk is feature 16 (s / 2) + 4 (kk % 4) +
+    // 2 (s % 2) + kk / 4 of [W | W_root]'s rows.
+    for (int e = threadIdx.x; e < kD * kK; e += blockDim.x) {
+        const int n = e / kK, r = e % kK, s = r / 8, kk = r % 8;
+        const int f = 16 * (s / 2) + 4 * (kk % 4) + 2 * (s % 2) + kk / 4;
+        const int at = ((n / 8) * (kK / 4) + r / 4) * 32 + (n % 8) * 4 + r % 4;
+        split_tf32(f < kD ? w0(n, f) : wroot(n, f - kD), wb[at], wsm[at]);
+    }
+    fence_async_shared();
+    __syncthreads();
+    const int group = threadIdx.x / kWgmmaThreads, warp = threadIdx.x / 32 % 4;
+    const int lane = threadIdx.x & 31, gid = lane / 4, tig = lane & 3;
+    float* ds = reinterpret_cast<float*>(wsm + kD * kK) + threadIdx.x / 32 * 16 * kInputDld;
+    const std::uint32_t k = d_values.cols;
+    const std::size_t n = dy.rows, step = 64 * std::size_t(gridDim.x) * kInputGroups;
+    const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (std::size_t r0 = 64 * (std::size_t(blockIdx.x) * kInputGroups + group); r0 < n;
+         r0 += step) {
+        const std::size_t ra = r0 + 16 * warp + gid, rb = ra + 8;
+        float4 xa[kSteps / 2], xb[kSteps / 2];
+#pragma unroll
+        for (int q = 0; q < kSteps / 2; ++q) {
+            const MatRef<float> x = q < kSteps / 4 ? g : dy;
+            const int c = 16 * (q % 4) + 4 * tig;
+            xa[q] = ra < n ? *reinterpret_cast<const float4*>(x.row(ra) + c) : zero;
+            xb[q] = rb < n ? *reinterpret_cast<const float4*>(x.row(rb) + c) : zero;
+        }
+        // This warp's rows' kept entries: entry e (of rows * k) is row e / k's entry e % k, and
+        // its index idx[first * k + e].
+        const std::size_t first = r0 + 16 * warp;
+        const std::uint32_t rows = first < n ? std::uint32_t(min(std::size_t(16), n - first)) : 0u;
+        const std::uint32_t entries = rows * k;
+        std::uint32_t col[kEntries];
+#pragma unroll
+        for (int i = 0; i < kEntries; ++i) {
+            const std::uint32_t e = lane + 32 * i;
+            col[i] = e < entries ? std::uint32_t(idx[first * k + e]) : 0u;
+        }
+        float acc[32] = {};
+        wgmma_registers(acc);
+#pragma unroll
+        for (int q = 0; q < kSteps / 2; ++q) {
+            const Tf32Split<4> a0({xa[q].x, xb[q].x, xa[q].y, xb[q].y});
+            const Tf32Split<4> a1({xa[q].z, xb[q].z, xa[q].w, xb[q].w});
+            wgmma_fence(); // A's registers (and, the first time, the zeroed accumulators)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const Tf32Split<4>& a = h == 0 ? a0 : a1;
+                const int at = (2 * q + h) * 2 * 32; // the step's first core along K
+                const std::uint64_t b_big = wgmma_descriptor(wb + at, kCoreBytes, kGroupBytes);
+                const std::uint64_t b_small =
+                    wgmma_descriptor(wsm + at, kCoreBytes, kGroupBytes);
+                wgmma_m64n64k8_tf32_rs(acc, a.big, b_small);
+                wgmma_m64n64k8_tf32_rs(acc, a.small, b_big);
+                wgmma_m64n64k8_tf32_rs(acc, a.big, b_big);
+            }
+        }
+        wgmma_commit();
+        wgmma_wait_all();
+        wgmma_registers(acc);
+        // The tile through shared memory, then each kept entry read at its column.
+#pragma unroll
+        for (int m = 0; m < kD / 8; ++m) {
+            float* d = ds + gid * kInputDld + 8 * m + 2 * tig;
+            *reinterpret_cast<float2*>(d) = make_float2(acc[4 * m], acc[4 * m + 1]);
+            *reinterpret_cast<float2*>(d + 8 * kInputDld) =
+                make_float2(acc[4 * m + 2], acc[4 * m + 3]);
+        }
+        __syncwarp();
+#pragma unroll
+        for (int i = 0; i < kEntries; ++i) {
+            const std::uint32_t e = lane + 32 * i;
+            if (e < entries) d_values(first + e / k, e % k) = ds[e / k * kInputDld + col[i]];
+        }
+        for (std::uint32_t e = lane + 32 * kEntries; e < entries; e += 32)
+            d_values(first + e / k, e % k) = ds[e / k * kInputDld + idx[first * k + e]];
+        __syncwarp();
+    }
+}
+
 } // namespace gsr::gpu::kernels
