@@ -1478,7 +1478,7 @@ private:
                 allow_shared(weights, weights_shared);
                 const std::size_t stride = (std::size_t(d) + 1) * (terms + 1) * d;
                 const std::size_t most =
-                    std::min({ceil_div(n, k::kWeightRows),
+                    std::min({ceil_div(n, wgmma ? k::kWgmmaRows : k::kWeightRows),
                               kWorkspaceBytes / (stride * sizeof(float)),
                               resident_blocks(weights, weights_threads, weights_shared)});
                 const std::size_t per_block = ceil_div(n, most);

@@ -333,28 +333,31 @@ __global__ void __launch_bounds__(kWeightThreads)
 }
 
 inline constexpr int kWgmmaThreads = 128; ///< compressed_weight_gradient_wgmma: a warpgroup
-/// Shared memory of compressed_weight_gradient_wgmma: two stages of a tile's Z^T (64 x 32) and
-/// [g | dy]^T (128 x 32), each as big and small TF32 parts.
+inline constexpr int kWgmmaRows = 16;     ///< rows a tile of compressed_weight_gradient_wgmma
+/// Shared memory of compressed_weight_gradient_wgmma: two stages of a tile's Z^T (64 x 16) and
+/// [g | dy]^T (128 x 16), each as big and small TF32 parts.
 inline constexpr std::size_t compressed_weight_gradient_wgmma_shared_bytes()
 {
-    return 2 * 2 * std::size_t(64 + 128) * kWeightRows * sizeof(float);
+    return 2 * 2 * std::size_t(64 + 128) * kWgmmaRows * sizeof(float);
 }
 
 /// compressed_weight_gradient_mma for one term (Terms = 2) on Hopper's asynchronous warpgroup
 /// MMA (sm_90a), same operands, slabs and partials (of the column sums only dy's, the bias's,
-/// are written: nothing reads g's): a block is one warpgroup, and each 32-row
-/// tile of its slab is staged as Z^T (64 x 32, Z's kept entries scattered into zeros) and
-/// [g | dy]^T (128 x 32), big and small TF32 parts, in the K-major core layout wgmma reads
-/// (element (i, r) at core (i / 8) * 8 + r / 4, word (i % 8) * 4 + r % 4: the element a
+/// are written: nothing reads g's): a block is one warpgroup, and each tile of kWgmmaRows
+/// (16) rows of its slab is staged as Z^T (64 x 16, Z's kept entries scattered into zeros) and
+/// [g | dy]^T (128 x 16), big and small TF32 parts, in the K-major core layout wgmma reads
+/// (element (i, r) at core (i / 8) * 4 + r / 4, word (i % 8) * 4 + r % 4: the element a
 /// thread stages is word tid + 128 j, so a warp writes whole cores). Two stages: the tile's
-/// twelve wgmma (four steps of 8 rows, 3xTF32) run while the next tile is staged. dy's column
-/// sums are kept per thread as it stages (two rows of eight columns a tile).
+/// six wgmma (two steps of 8 rows, 3xTF32) run while the next tile is staged. dy's column sums
+/// are kept per thread as it stages (a row of each of eight columns a tile). 16-row tiles
+/// (48 KB of shared memory, four blocks an SM) against 32 (96 KB, two): 91-92 against 101.6
+/// us under ncu.
 template <class I>
-__global__ void __launch_bounds__(kWgmmaThreads, 2)
+__global__ void __launch_bounds__(kWgmmaThreads, 64 / kWgmmaRows)
     compressed_weight_gradient_wgmma(MatRef<float> g, MatRef<float> dy, MatRef<float> values,
                                      const I* idx, std::size_t rows_per_block, float* partial)
 {
-    constexpr int kD = 64, kN = 2 * kD, kRows = kWeightRows;
+    constexpr int kD = 64, kN = 2 * kD, kRows = kWgmmaRows, kCores = kRows / 4;
     constexpr int kA = kD * kRows, kB = kN * kRows, kStage = 2 * (kA + kB);
     constexpr int kPerRow = kWgmmaThreads / kRows; // threads scattering a row of Z
     constexpr unsigned kCoreBytes = 128, kGroupBytes = kCoreBytes * (kRows / 4);
@@ -391,17 +394,20 @@ __global__ void __launch_bounds__(kWgmmaThreads, 2)
                 const int at = core_at(idx[(b + zr) * k + j], zr);
                 split_tf32(values(b + zr, j), ab[at], as[at]);
             }
-        // Word e = tid + 128 j is core warp + 4 j: columns 8 (j / 2) + lane / 4 (known for
-        // each unrolled j) of row 4 (warp + 4 (j % 2)) + lane % 4. Loads first, then stores.
+        // Word e = tid + 128 j is core warp + 4 j: columns 8 (4 j / kCores) + lane / 4 (known
+        // for each unrolled j) of row 4 (warp + 4 j % kCores) + lane % 4. Loads first, then
+        // stores.
         float x[kB / kWgmmaThreads];
 #pragma unroll
         for (int j = 0; j < kB / kWgmmaThreads; ++j) {
-            const int f = 8 * (j / 2) + lane / 4, r = 4 * (warp + 4 * (j % 2)) + lane % 4;
+            const int f = 8 * (4 * j / kCores) + lane / 4;
+            const int r = 4 * (warp + 4 * j % kCores) + lane % 4;
             x[j] = r >= rows ? 0.f : f < kD ? g(b + r, f) : dy(b + r, f - kD);
         }
 #pragma unroll
         for (int j = 0; j < kB / kWgmmaThreads; ++j) {
-            if (8 * (j / 2) >= kD) sum[(8 * (j / 2) - kD) / 8] += x[j];
+            const int f8 = 8 * (4 * j / kCores); // the element's column, less lane / 4
+            if (f8 >= kD) sum[(f8 - kD) / 8] += x[j];
             split_tf32(x[j], bb[tid + kWgmmaThreads * j], bs[tid + kWgmmaThreads * j]);
         }
     };
@@ -561,7 +567,9 @@ inline constexpr std::size_t compressed_input_gradient_wgmma_shared_bytes()
 /// W_root] in wgmma's K-major core layout in the same K order (no fragment loads from shared
 /// memory at all). The kept columns are read out of each warp's 16 x 64 tile through shared
 /// memory, as there, their indices loaded with the tile's rows (a warp's rows' indices are
-/// contiguous).
+/// contiguous). Four warpgroups a block leave ptxas too few registers to keep the wgmma in
+/// flight together (it serialises them, C7511), yet the loads of 16 warps an SM hide more:
+/// 79 us under ncu, against 121 us for two warpgroups whose wgmma are not serialised.
 template <class I>
 __global__ void __launch_bounds__(kInputGroups * kWgmmaThreads, 1)
     compressed_input_gradient_wgmma(MatRef<float> g, MatRef<float> dy, MatRef<float> w0,
