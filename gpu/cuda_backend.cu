@@ -86,6 +86,7 @@ public:
         sms_ = p.multiProcessorCount;
         compute_major_ = p.major;
         compute_minor_ = p.minor;
+        shared_optin_ = p.sharedMemPerBlockOptin;
         GSR_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
         blas_lib_ = cublas_library();
         if (!blas_lib_) throw std::logic_error("cuda backend: cuBLAS missing after the probe");
@@ -1497,6 +1498,9 @@ private:
                 // 16 rows a warp on mma.sync, or (the baseline) a row per 16 threads; the
                 // weights in shared memory.
                 const k::MatRef<float> w1 = terms > 1 ? mat(w.neighbour[1]) : k::MatRef<float>{};
+                // The warpgroup kernel copies the kept indices 16 bytes at a time.
+                const std::size_t wgmma_shared =
+                    k::compressed_input_gradient_wgmma_shared_bytes(d_values.cols, sizeof(I));
                 if (fma_only_) {
                     const auto input = k::compressed_input_gradient<16, I>;
                     const std::size_t shared =
@@ -1505,13 +1509,13 @@ private:
                             k::kThreads, shared, stream_>>>(mat(g), terms, mat(dy),
                                                             mat(w.neighbour[0]), w1,
                                                             mat(w.root), idx, mat(d_values));
-                } else if (wgmma) {
+                } else if (wgmma && wgmma_shared <= shared_optin_ &&
+                           std::uintptr_t(idx) % 16 == 0) {
                     const auto input = k::compressed_input_gradient_wgmma<I>;
-                    const std::size_t shared = k::compressed_input_gradient_wgmma_shared_bytes();
-                    allow_shared(input, shared);
+                    allow_shared(input, wgmma_shared);
                     const int threads = k::kInputGroups * k::kWgmmaThreads;
-                    input<<<wave_blocks(input, threads, shared, n, 64 * k::kInputGroups),
-                            threads, shared, stream_>>>(mat(g), mat(dy), mat(w.neighbour[0]),
+                    input<<<wave_blocks(input, threads, wgmma_shared, n, 64 * k::kInputGroups),
+                            threads, wgmma_shared, stream_>>>(mat(g), mat(dy), mat(w.neighbour[0]),
                                                         mat(w.root), idx, mat(d_values));
                 } else {
                     const auto input = terms > 1 ? k::compressed_input_gradient_mma<3, I>
@@ -1568,6 +1572,7 @@ private:
     int sms_ = 1;
     int compute_major_ = 0; ///< the GPU's compute capability, major part
     int compute_minor_ = 0; ///< and minor part
+    std::size_t shared_optin_ = 0; ///< dynamic shared memory a block may be allowed at most
     cudaStream_t stream_ = nullptr;
     const CublasLibrary* blas_lib_ = nullptr;
     cublasHandle_t blas_ = nullptr;

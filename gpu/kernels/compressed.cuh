@@ -548,39 +548,58 @@ __global__ void __launch_bounds__(kThreads, 2)
     }
 }
 
-inline constexpr int kInputGroups = 4; ///< compressed_input_gradient_wgmma: warpgroups a block
+inline constexpr int kInputGroups = 3; ///< compressed_input_gradient_wgmma: warpgroups a block
+/// 16-byte chunks of compressed_input_gradient_wgmma's staging area per warp: 16 rows of
+/// [g | dy], 32 chunks a row.
+inline constexpr int kInputStageChunks = 16 * 32;
 /// Shared memory of compressed_input_gradient_wgmma: [W | W_root] (64 x 128) as big and small
-/// TF32 parts, then a 16-row gradient tile per warp.
-inline constexpr std::size_t compressed_input_gradient_wgmma_shared_bytes()
+/// TF32 parts; per warp, its staging area and a 16-row gradient tile; then, per warp, the
+/// staged indices (16 k of them, k * sizeof(I) bytes a row).
+inline std::size_t compressed_input_gradient_wgmma_shared_bytes(std::uint32_t k, std::size_t index)
 {
-    return (2 * std::size_t(64) * 128 +
-            std::size_t(kInputGroups * kWgmmaThreads / 32) * 16 * kInputDld) *
-           sizeof(float);
+    const std::size_t warps = kInputGroups * kWgmmaThreads / 32;
+    const std::size_t index_bytes = (16 * k * index + 15) / 16 * 16;
+    return 2 * std::size_t(64) * 128 * sizeof(float) +
+           warps * (kInputStageChunks * 16 + 16 * kInputDld * sizeof(float) + index_bytes);
 }
 
 /// compressed_input_gradient_mma for one term on Hopper's asynchronous warpgroup MMA (sm_90a):
 /// a block is kInputGroups warpgroups sharing the weights, and a warpgroup takes 64 rows at a
 /// time, their whole gradient [g | dy] [W | W_root]^T (64 x 64, K = 128) as sixteen k-steps of
-/// m64n64k8 in 3xTF32. A comes from registers: each thread loads its rows' columns straight
-/// from global memory in the mma.sync kernel's K order (its four columns 16 q + 4 tig .. + 3
-/// are k = tig, tig + 4 of k-steps 2 q and 2 q + 1), and B, staged once a block, holds [W |
-/// W_root] in wgmma's K-major core layout in the same K order (no fragment loads from shared
-/// memory at all). The kept columns are read out of each warp's 16 x 64 tile through shared
-/// memory, as there, their indices loaded with the tile's rows (a warp's rows' indices are
-/// contiguous). Four warpgroups a block leave ptxas too few registers to keep the wgmma in
-/// flight together (it serialises them, C7511), yet the loads of 16 warps an SM hide more:
-/// 79 us under ncu, against 121 us for two warpgroups whose wgmma are not serialised.
+/// m64n64k8 in 3xTF32. A comes from registers in the mma.sync kernel's K order (a thread's
+/// four columns 16 q + 4 tig .. + 3 are k = tig, tig + 4 of k-steps 2 q and 2 q + 1), and B,
+/// staged once a block, holds [W | W_root] in wgmma's K-major core layout in the same K order
+/// (no fragment loads from shared memory at all). Each warp copies its next 16 rows of [g |
+/// dy] and their kept indices into shared memory with cp.async as soon as it has read the
+/// current ones into registers, so the copies run under the current tile's products and its
+/// epilogue (the kept columns read out of the warp's 16 x 64 tile through shared memory, as
+/// there). A row's 32 chunks sit in order with bit 2 flipped on odd rows, so a quarter warp's
+/// 16-byte fragment reads (two rows, four chunks each) hit distinct banks. Three warpgroups
+/// use 220 KB of shared memory; ptxas serialises their wgmma (too few registers to keep them
+/// in flight, C7511), which costs less than the loads it no longer waits on.
 template <class I>
 __global__ void __launch_bounds__(kInputGroups * kWgmmaThreads, 1)
     compressed_input_gradient_wgmma(MatRef<float> g, MatRef<float> dy, MatRef<float> w0,
                                     MatRef<float> wroot, const I* idx, MatRef<float> d_values)
 {
-    constexpr int kD = 64, kK = 2 * kD, kSteps = kK / 8;
-    constexpr int kEntries = 8; // kept entries a lane reads out per tile, indices loaded early
+    constexpr int kD = 64, kK = 2 * kD, kSteps = kK / 8, kWarps = kInputGroups * 4;
+    constexpr int kEntries = 8; // kept entries a lane reads out per tile from registers
     constexpr unsigned kCoreBytes = 128, kGroupBytes = kCoreBytes * (kK / 4);
     extern __shared__ float4 product_shared[];
     std::uint32_t* wb = reinterpret_cast<std::uint32_t*>(product_shared);
     std::uint32_t* wsm = wb + kD * kK;
+    const std::uint32_t k = d_values.cols;
+    const int warp_id = threadIdx.x / 32;
+    float4* stage = reinterpret_cast<float4*>(wsm + kD * kK) + warp_id * kInputStageChunks;
+    float* ds = reinterpret_cast<float*>(reinterpret_cast<float4*>(wsm + kD * kK) +
+                                         kWarps * kInputStageChunks) +
+                warp_id * 16 * kInputDld;
+    const std::uint32_t index_chunks = (16 * k * sizeof(I) + 15) / 16;
+    I* staged_idx = reinterpret_cast<I*>(reinterpret_cast<float4*>(
+                        reinterpret_cast<float*>(reinterpret_cast<float4*>(wsm + kD * kK) +
+                                                 kWarps * kInputStageChunks) +
+                        kWarps * 16 * kInputDld) +
+                    warp_id * index_chunks);
     // Element (n, r) of B (n = kept column, r = position along K) at core (n / 8) * 32 + r / 4,
     // word (n % 8) * 4 + r % 4; position r = 8 s + kk is feature 16 (s / 2) + 4 (kk % 4) +
     // 2 (s % 2) + kk / 4 of [W | W_root]'s rows.
@@ -592,54 +611,80 @@ __global__ void __launch_bounds__(kInputGroups * kWgmmaThreads, 1)
     }
     fence_async_shared();
     __syncthreads();
-    const int group = threadIdx.x / kWgmmaThreads, warp = threadIdx.x / 32 % 4;
+    const int group = threadIdx.x / kWgmmaThreads, warp = warp_id % 4;
     const int lane = threadIdx.x & 31, gid = lane / 4, tig = lane & 3;
-    float* ds = reinterpret_cast<float*>(wsm + kD * kK) + threadIdx.x / 32 * 16 * kInputDld;
-    const std::uint32_t k = d_values.cols;
     const std::size_t n = dy.rows, step = 64 * std::size_t(gridDim.x) * kInputGroups;
-    const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
-    for (std::size_t r0 = 64 * (std::size_t(blockIdx.x) * kInputGroups + group); r0 < n;
-         r0 += step) {
-        const std::size_t ra = r0 + 16 * warp + gid, rb = ra + 8;
+    // This warp's 16 rows from `first` into its staging area: lane l copies chunk l of each
+    // row (g's columns 4 l.. for l < 16, dy's 4 (l - 16).. above), then the rows' indices
+    // (contiguous: row first + i's entry j at idx[(first + i) k + j]); past the end, zeros.
+    const auto fetch = [&](std::size_t first) {
+        for (int i = 0; i < 16; ++i) {
+            const std::size_t row = first + i;
+            const bool inside = row < n;
+            const float* src = lane < 16 ? g.row(inside ? row : 0) + 4 * lane
+                                         : dy.row(inside ? row : 0) + 4 * (lane - 16);
+            __pipeline_memcpy_async(stage + i * 32 + (lane ^ 4 * (i & 1)), src, 16,
+                                    inside ? 0 : 16);
+        }
+        const std::size_t bytes =
+            (min(n, first + 16) - min(n, first)) * k * sizeof(I); // this tile's indices
+        const char* src = reinterpret_cast<const char*>(idx + first * k);
+        for (std::uint32_t c = lane; c < index_chunks; c += 32) {
+            const std::size_t at = std::size_t(c) * 16;
+            const std::size_t valid = at < bytes ? min(std::size_t(16), bytes - at) : 0;
+            __pipeline_memcpy_async(reinterpret_cast<float4*>(staged_idx) + c,
+                                    valid > 0 ? src + at : reinterpret_cast<const char*>(idx),
+                                    16, std::size_t(16) - valid);
+        }
+        __pipeline_commit();
+    };
+    std::size_t r0 = 64 * (std::size_t(blockIdx.x) * kInputGroups + group);
+    if (r0 < n) fetch(r0 + 16 * warp);
+    for (; r0 < n; r0 += step) {
+        const std::size_t first = r0 + 16 * warp;
+        __pipeline_wait_prior(0);
+        __syncwarp();
         float4 xa[kSteps / 2], xb[kSteps / 2];
 #pragma unroll
         for (int q = 0; q < kSteps / 2; ++q) {
-            const MatRef<float> x = q < kSteps / 4 ? g : dy;
-            const int c = 16 * (q % 4) + 4 * tig;
-            xa[q] = ra < n ? *reinterpret_cast<const float4*>(x.row(ra) + c) : zero;
-            xb[q] = rb < n ? *reinterpret_cast<const float4*>(x.row(rb) + c) : zero;
+            const int c = 4 * (q % 4) + tig + 16 * (q / 4); // the chunk of columns 4 c..
+            xa[q] = stage[gid * 32 + (c ^ 4 * (gid & 1))];
+            xb[q] = stage[(gid + 8) * 32 + (c ^ 4 * (gid & 1))];
         }
-        // This warp's rows' kept entries: entry e (of rows * k) is row e / k's entry e % k, and
-        // its index idx[first * k + e].
-        const std::size_t first = r0 + 16 * warp;
         const std::uint32_t rows = first < n ? std::uint32_t(min(std::size_t(16), n - first)) : 0u;
         const std::uint32_t entries = rows * k;
         std::uint32_t col[kEntries];
 #pragma unroll
         for (int i = 0; i < kEntries; ++i) {
             const std::uint32_t e = lane + 32 * i;
-            col[i] = e < entries ? std::uint32_t(idx[first * k + e]) : 0u;
+            col[i] = e < entries ? std::uint32_t(staged_idx[e]) : 0u;
         }
+        __syncwarp(); // every lane has its operands: the next rows may land
+        if (r0 + step < n) fetch(r0 + step + 16 * warp);
         float acc[32] = {};
         wgmma_registers(acc);
+        // A's parts in two sets of registers, each written only once the group that read it
+        // two steps of q ago is done (at most one group in flight).
+        Tf32Split<4> parts[2][2];
 #pragma unroll
         for (int q = 0; q < kSteps / 2; ++q) {
-            const Tf32Split<4> a0({xa[q].x, xb[q].x, xa[q].y, xb[q].y});
-            const Tf32Split<4> a1({xa[q].z, xb[q].z, xa[q].w, xb[q].w});
+            Tf32Split<4>(&a)[2] = parts[q % 2];
+            if (q >= 2) wgmma_wait_one();
+            a[0] = Tf32Split<4>({xa[q].x, xb[q].x, xa[q].y, xb[q].y});
+            a[1] = Tf32Split<4>({xa[q].z, xb[q].z, xa[q].w, xb[q].w});
             wgmma_fence(); // A's registers (and, the first time, the zeroed accumulators)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
-                const Tf32Split<4>& a = h == 0 ? a0 : a1;
                 const int at = (2 * q + h) * 2 * 32; // the step's first core along K
                 const std::uint64_t b_big = wgmma_descriptor(wb + at, kCoreBytes, kGroupBytes);
                 const std::uint64_t b_small =
                     wgmma_descriptor(wsm + at, kCoreBytes, kGroupBytes);
-                wgmma_m64n64k8_tf32_rs(acc, a.big, b_small);
-                wgmma_m64n64k8_tf32_rs(acc, a.small, b_big);
-                wgmma_m64n64k8_tf32_rs(acc, a.big, b_big);
+                wgmma_m64n64k8_tf32_rs(acc, a[h].big, b_small);
+                wgmma_m64n64k8_tf32_rs(acc, a[h].small, b_big);
+                wgmma_m64n64k8_tf32_rs(acc, a[h].big, b_big);
             }
+            wgmma_commit();
         }
-        wgmma_commit();
         wgmma_wait_all();
         wgmma_registers(acc);
         // The tile through shared memory, then each kept entry read at its column.
@@ -660,6 +705,7 @@ __global__ void __launch_bounds__(kInputGroups * kWgmmaThreads, 1)
             d_values(first + e / k, e % k) = ds[e / k * kInputDld + idx[first * k + e]];
         __syncwarp();
     }
+    __pipeline_wait_prior(0); // no copy outlives the block
 }
 
 } // namespace gsr::gpu::kernels

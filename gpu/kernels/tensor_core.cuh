@@ -111,6 +111,13 @@ __device__ inline void wgmma_wait_all()
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
 #endif
 }
+/// Waits until at most one group of wgmma is still in flight.
+__device__ inline void wgmma_wait_one()
+{
+#ifdef GSR_WGMMA
+    asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+#endif
+}
 
 /// Tells the compiler the accumulators change here (a wgmma in flight writes them), so it
 /// neither reads them early nor moves them while one is.
