@@ -1439,11 +1439,11 @@ private:
     /// transposed_backward_shapes holds (false otherwise, nothing launched): g_t = S_t^T dy
     /// into `scratch` (its S_t z are not read), then compressed_weight_gradient_mma (dW_t +=
     /// Z^T g_t, dW_root += Z^T dy, the bias's column sums of dy, Z left compressed, partials
-    /// per block in the workspace; compressed_weight_gradient_wgmma on compute capability 9.0
-    /// with one term) and compressed_input_gradient_mma for the kept entries (the kernels
-    /// without _mma under fma_only_). The gather
-    /// moves whole rows of dy where S_t^T (dy W_t^T) at the kept columns moved k of d, but no
-    /// S z is needed, so the recomputation before it takes the cheaper transient forward.
+    /// per block in the workspace) and compressed_input_gradient_mma for the kept entries; on
+    /// compute capability 9.0 with one term, their _wgmma kernels (Hopper's warpgroup MMA,
+    /// where the shapes suit them); under fma_only_, the kernels without _mma. The gather moves
+    /// whole rows of dy where S_t^T (dy W_t^T) at the kept columns moved k of d, but no S z is
+    /// needed, so the recomputation before it takes the cheaper transient forward.
     bool transposed_conv_backward(const nn::SageConvWeights& w, const nn::SageConvWeights& grads,
                                   const CompressedRows& z, DeviceMatrix scratch, DeviceMatrix dy,
                                   DeviceMatrix d_values)
@@ -1462,24 +1462,26 @@ private:
             with_index_type(z, [&](auto* idx) {
                 using I = std::remove_pointer_t<decltype(idx)>;
                 // The weight gradients: a wave of resident blocks, each a slab of rows, their
-                // partials in the workspace, added in block order.
+                // partials in the workspace, added in block order. The warpgroup kernel holds
+                // a row's kept entries in registers, up to kWgmmaKept of them.
                 const bool wgmma = wgmma_ && terms == 1;
+                const bool wgmma_weights = wgmma && z.values.cols <= k::kWgmmaKept;
                 const auto weights =
-                    wgmma       ? k::compressed_weight_gradient_wgmma<I>
+                    wgmma_weights ? k::compressed_weight_gradient_wgmma<I>
                     : fma_only_ ? (terms > 1 ? k::compressed_weight_gradient<3, I>
                                              : k::compressed_weight_gradient<2, I>)
                                 : (terms > 1 ? k::compressed_weight_gradient_mma<3, I>
                                              : k::compressed_weight_gradient_mma<2, I>);
                 const std::size_t weights_shared =
-                    wgmma       ? k::compressed_weight_gradient_wgmma_shared_bytes()
+                    wgmma_weights ? k::compressed_weight_gradient_wgmma_shared_bytes()
                     : fma_only_ ? 0
                     : terms > 1 ? k::compressed_weight_gradient_mma_shared_bytes<3>()
                                 : k::compressed_weight_gradient_mma_shared_bytes<2>();
-                const int weights_threads = wgmma ? k::kWgmmaThreads : k::kWeightThreads;
+                const int weights_threads = wgmma_weights ? k::kWgmmaThreads : k::kWeightThreads;
                 allow_shared(weights, weights_shared);
                 const std::size_t stride = (std::size_t(d) + 1) * (terms + 1) * d;
                 const std::size_t most =
-                    std::min({ceil_div(n, wgmma ? k::kWgmmaRows : k::kWeightRows),
+                    std::min({ceil_div(n, wgmma_weights ? k::kWgmmaRows : k::kWeightRows),
                               kWorkspaceBytes / (stride * sizeof(float)),
                               resident_blocks(weights, weights_threads, weights_shared)});
                 const std::size_t per_block = ceil_div(n, most);

@@ -334,134 +334,179 @@ __global__ void __launch_bounds__(kWeightThreads)
 
 inline constexpr int kWgmmaThreads = 128; ///< compressed_weight_gradient_wgmma: a warpgroup
 inline constexpr int kWgmmaRows = 16;     ///< rows a tile of compressed_weight_gradient_wgmma
-/// Shared memory of compressed_weight_gradient_wgmma: two stages of a tile's Z^T (64 x 16) and
-/// [g | dy]^T (128 x 16), each as big and small TF32 parts.
+inline constexpr int kWgmmaKept = 16;     ///< and the most kept entries a row it takes
+/// Shared memory of compressed_weight_gradient_wgmma: two stages of a tile's Z^T (64 x 16) as
+/// big and small TF32 parts.
 inline constexpr std::size_t compressed_weight_gradient_wgmma_shared_bytes()
 {
-    return 2 * 2 * std::size_t(64 + 128) * kWgmmaRows * sizeof(float);
+    return 2 * 2 * std::size_t(64) * kWgmmaRows * sizeof(float);
 }
 
 /// compressed_weight_gradient_mma for one term (Terms = 2) on Hopper's asynchronous warpgroup
 /// MMA (sm_90a), same operands, slabs and partials (of the column sums only dy's, the bias's,
-/// are written: nothing reads g's): a block is one warpgroup, and each tile of kWgmmaRows
-/// (16) rows of its slab is staged as Z^T (64 x 16, Z's kept entries scattered into zeros) and
-/// [g | dy]^T (128 x 16), big and small TF32 parts, in the K-major core layout wgmma reads
-/// (element (i, r) at core (i / 8) * 4 + r / 4, word (i % 8) * 4 + r % 4: the element a
-/// thread stages is word tid + 128 j, so a warp writes whole cores). Two stages: the tile's
-/// six wgmma (two steps of 8 rows, 3xTF32) run while the next tile is staged. dy's column sums
-/// are kept per thread as it stages (a row of each of eight columns a tile). 16-row tiles
-/// (48 KB of shared memory, four blocks an SM) against 32 (96 KB, two): 91-92 against 101.6
-/// us under ncu.
+/// are written: nothing reads g's). It forms the transpose, [g | dy]^T Z (128 x 64, K = the
+/// slab's rows), as two m64n64 halves: A = [g | dy]^T comes from registers, B = Z from shared
+/// memory. A block is one warpgroup; for each tile of kWgmmaRows (16) rows, thread (warp w,
+/// gid, tig) loads features 4 (8 w + gid) .. + 3 of rows tig and tig + 4 of each k-step as
+/// 16-byte loads (a warp reads 128 contiguous bytes of four rows), and M is ordered so that
+/// they are its fragment: half h's row 16 w + gid + 8 b is feature 4 (8 w + gid) + 2 h + b.
+/// Z's kept entries are scattered into zeros of Z^T (64 x 16, big and small parts) in the
+/// K-major core layout (element (c, r) at core (c / 8) * 4 + r / 4, word (c % 8) * 4 + r % 4),
+/// two stages: the next tile's Z is staged, and its rows of [g | dy] loaded into registers,
+/// while the current tile's twelve wgmma (two k-steps, two halves, 3xTF32) run.
 template <class I>
-__global__ void __launch_bounds__(kWgmmaThreads, 64 / kWgmmaRows)
+__global__ void __launch_bounds__(kWgmmaThreads, 3)
     compressed_weight_gradient_wgmma(MatRef<float> g, MatRef<float> dy, MatRef<float> values,
                                      const I* idx, std::size_t rows_per_block, float* partial)
 {
-    constexpr int kD = 64, kN = 2 * kD, kRows = kWgmmaRows, kCores = kRows / 4;
-    constexpr int kA = kD * kRows, kB = kN * kRows, kStage = 2 * (kA + kB);
+    constexpr int kD = 64, kRows = kWgmmaRows, kCores = kRows / 4, kSteps = kRows / 8;
+    constexpr int kB = kD * kRows, kStage = 2 * kB;
     constexpr int kPerRow = kWgmmaThreads / kRows; // threads scattering a row of Z
-    constexpr unsigned kCoreBytes = 128, kGroupBytes = kCoreBytes * (kRows / 4);
+    constexpr int kZ = kWgmmaKept / kPerRow;       // Z's entries a thread scatters a tile
+    constexpr unsigned kCoreBytes = 128, kGroupBytes = kCoreBytes * kCores;
     extern __shared__ float4 product_shared[];
     std::uint32_t* smem = reinterpret_cast<std::uint32_t*>(product_shared);
-    const auto core_at = [](int i, int r) {
-        return ((i / 8) * (kRows / 4) + r / 4) * 32 + (i % 8) * 4 + r % 4;
+    const auto core_at = [](int c, int r) {
+        return ((c / 8) * kCores + r / 4) * 32 + (c % 8) * 4 + r % 4;
     };
     const int tid = threadIdx.x, lane = tid & 31, warp = tid / 32;
+    const int gid = lane / 4, tig = lane % 4;
     const int zr = tid / kPerRow, zj = tid % kPerRow;
     const std::uint32_t k = values.cols;
     const std::size_t r0 = blockIdx.x * rows_per_block;
     const std::size_t r1 = min(std::size_t(dy.rows), r0 + rows_per_block);
     for (int e = tid; e < 2 * kStage; e += kWgmmaThreads) smem[e] = 0u;
     __syncthreads(); // zeros down before any thread scatters the first tile's entries
-    // dy's column sums: this thread stages columns 8 c + lane / 4 of dy for c = 0..7.
-    float sum[kD / 8] = {};
-    // Stages tile b into stage s: Z's entries of the tile staged there before are zeroed
-    // (by the threads that scattered them, in the same warp), then Z^T and [g | dy]^T.
-    const auto stage = [&](std::size_t b, int s) {
-        std::uint32_t* ab = smem + s * kStage;
-        std::uint32_t* as = ab + kA;
-        std::uint32_t* bb = as + kA;
-        std::uint32_t* bs = bb + kB;
-        const int rows = int(min(std::size_t(kRows), r1 - b));
-        if (b >= r0 + 2 * kRows)
-            for (std::uint32_t j = zj; j < k; j += kPerRow) {
-                const int at = core_at(idx[(b - 2 * kRows + zr) * k + j], zr);
-                ab[at] = as[at] = 0u;
-            }
-        __syncwarp();
-        if (zr < rows)
-            for (std::uint32_t j = zj; j < k; j += kPerRow) {
-                const int at = core_at(idx[(b + zr) * k + j], zr);
-                split_tf32(values(b + zr, j), ab[at], as[at]);
-            }
-        // Word e = tid + 128 j is core warp + 4 j: columns 8 (4 j / kCores) + lane / 4 (known
-        // for each unrolled j) of row 4 (warp + 4 j % kCores) + lane % 4. Loads first, then
-        // stores.
-        float x[kB / kWgmmaThreads];
+    // This thread's four features of [g | dy] (warps 0 and 1 g's, 2 and 3 dy's).
+    const int feature = 4 * (8 * warp + gid);
+    const MatRef<float> x = feature < kD ? g : dy;
+    const int xc = feature % kD;
+    const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
+    // A tile's rows tig + 4 j (j < 2 kSteps) of the thread's features.
+    const auto load = [&](std::size_t b, float4 (&v)[2 * kSteps]) {
 #pragma unroll
-        for (int j = 0; j < kB / kWgmmaThreads; ++j) {
-            const int f = 8 * (4 * j / kCores) + lane / 4;
-            const int r = 4 * (warp + 4 * j % kCores) + lane % 4;
-            x[j] = r >= rows ? 0.f : f < kD ? g(b + r, f) : dy(b + r, f - kD);
-        }
-#pragma unroll
-        for (int j = 0; j < kB / kWgmmaThreads; ++j) {
-            const int f8 = 8 * (4 * j / kCores); // the element's column, less lane / 4
-            if (f8 >= kD) sum[(f8 - kD) / 8] += x[j];
-            split_tf32(x[j], bb[tid + kWgmmaThreads * j], bs[tid + kWgmmaThreads * j]);
+        for (int j = 0; j < 2 * kSteps; ++j) {
+            const std::size_t r = b + tig + 4 * j;
+            v[j] = r < r1 ? *reinterpret_cast<const float4*>(x.row(r) + xc) : zero;
         }
     };
-    float acc[64] = {};
-    if (r0 < r1) stage(r0, 0);
+    // Z's entries: thread (zr, zj) takes entries zj and zj + kPerRow of the tile's row zr,
+    // loaded a tile ahead; it zeroes the entries it staged two tiles ago before it scatters
+    // (the row's threads share a warp).
+    constexpr std::uint32_t kNone = 0xffffffffu;
+    struct Entries {
+        std::uint32_t c[kZ];
+        float v[kZ];
+    };
+    const auto load_z = [&](std::size_t b) {
+        Entries e;
+#pragma unroll
+        for (int i = 0; i < kZ; ++i) {
+            const std::uint32_t j = zj + kPerRow * i;
+            const std::size_t r = b + zr;
+            const bool valid = r < r1 && j < k;
+            e.c[i] = valid ? std::uint32_t(idx[r * k + j]) : kNone;
+            e.v[i] = valid ? values(r, j) : 0.f;
+        }
+        return e;
+    };
+    const auto stage = [&](int s, const Entries& old, const Entries& e) {
+        std::uint32_t* zb = smem + s * kStage;
+        std::uint32_t* zs = zb + kB;
+#pragma unroll
+        for (int i = 0; i < kZ; ++i)
+            if (old.c[i] != kNone) zb[core_at(old.c[i], zr)] = zs[core_at(old.c[i], zr)] = 0u;
+        __syncwarp();
+#pragma unroll
+        for (int i = 0; i < kZ; ++i)
+            if (e.c[i] != kNone) {
+                const int at = core_at(e.c[i], zr);
+                split_tf32(e.v[i], zb[at], zs[at]);
+            }
+    };
+    float acc[2][32] = {};
+    float4 sum = zero; // of dy's rows (warps 2 and 3)
+    float4 cur[2 * kSteps], next[2 * kSteps];
+    Entries none;
+#pragma unroll
+    for (int i = 0; i < kZ; ++i) none.c[i] = kNone, none.v[i] = 0.f;
+    Entries previous = none, current = none, coming = none;
+    if (r0 < r1) {
+        load(r0, cur);
+        current = load_z(r0);
+        stage(0, none, current);
+        coming = load_z(r0 + kRows);
+    }
     fence_async_shared();
     __syncthreads();
     int s = 0;
     for (std::size_t b = r0; b < r1; b += kRows, s ^= 1) {
-        const std::uint32_t* ab = smem + s * kStage;
-        const std::uint32_t* as = ab + kA;
-        const std::uint32_t* bb = as + kA;
-        const std::uint32_t* bs = bb + kB;
-        wgmma_registers(acc);
+        const bool more = b + kRows < r1;
+        if (more) load(b + kRows, next);
+        const std::uint32_t* zb = smem + s * kStage;
+        const std::uint32_t* zs = zb + kB;
+        Tf32Split<4> a[kSteps][2];
+#pragma unroll
+        for (int t = 0; t < kSteps; ++t) {
+            const float4 p = cur[2 * t], q = cur[2 * t + 1]; // rows tig, tig + 4 of the step
+            sum.x += p.x + q.x, sum.y += p.y + q.y, sum.z += p.z + q.z, sum.w += p.w + q.w;
+            a[t][0] = Tf32Split<4>({p.x, p.y, q.x, q.y});
+            a[t][1] = Tf32Split<4>({p.z, p.w, q.z, q.w});
+        }
+        wgmma_registers(acc[0]);
+        wgmma_registers(acc[1]);
         wgmma_fence();
 #pragma unroll
-        for (int k0 = 0; k0 < kRows; k0 += 8) {
-            const int at = (k0 / 4) * 32; // the step's first core along K
-            const std::uint64_t a_big = wgmma_descriptor(ab + at, kCoreBytes, kGroupBytes);
-            const std::uint64_t a_small = wgmma_descriptor(as + at, kCoreBytes, kGroupBytes);
-            const std::uint64_t b_big = wgmma_descriptor(bb + at, kCoreBytes, kGroupBytes);
-            const std::uint64_t b_small = wgmma_descriptor(bs + at, kCoreBytes, kGroupBytes);
-            wgmma_m64n128k8_tf32(acc, a_big, b_small);
-            wgmma_m64n128k8_tf32(acc, a_small, b_big);
-            wgmma_m64n128k8_tf32(acc, a_big, b_big);
+        for (int t = 0; t < kSteps; ++t) {
+            const int at = 2 * t * 32; // the step's first core along K
+            const std::uint64_t b_big = wgmma_descriptor(zb + at, kCoreBytes, kGroupBytes);
+            const std::uint64_t b_small = wgmma_descriptor(zs + at, kCoreBytes, kGroupBytes);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                wgmma_m64n64k8_tf32_rs(acc[h], a[t][h].big, b_small);
+                wgmma_m64n64k8_tf32_rs(acc[h], a[t][h].small, b_big);
+                wgmma_m64n64k8_tf32_rs(acc[h], a[t][h].big, b_big);
+            }
         }
         wgmma_commit();
-        if (b + kRows < r1) stage(b + kRows, s ^ 1);
+        if (more) {
+            stage(s ^ 1, previous, coming);
+            previous = current;
+            current = coming;
+            coming = b + 2 * kRows < r1 ? load_z(b + 2 * kRows) : none;
+        }
         wgmma_wait_all();
-        wgmma_registers(acc);
+        wgmma_registers(acc[0]);
+        wgmma_registers(acc[1]);
         fence_async_shared();
         __syncthreads();
+#pragma unroll
+        for (int j = 0; j < 2 * kSteps; ++j) cur[j] = next[j];
     }
+    // Half h's accumulator: rows gid + 8 (i % 4 / 2) (features f = feature + 2 h + i % 4 / 2)
+    // by columns 8 (i / 4) + 2 tig + i % 2 (c) at acc[h][i]; dW_t(c, f % 64) for t = f / 64.
     float* out = partial + blockIdx.x * std::size_t(2 * kD * kD + 2 * kD);
-    const int gid = lane / 4, tig = lane % 4, c = 16 * warp + gid;
 #pragma unroll
-    for (int i = 0; i < kN / 8; ++i) {
-        const int f = 8 * i + 2 * tig, t = f / kD;
-        float* o = out + t * kD * kD + c * kD + f % kD;
-        *reinterpret_cast<float2*>(o) = make_float2(acc[4 * i], acc[4 * i + 1]);
-        *reinterpret_cast<float2*>(o + 8 * kD) = make_float2(acc[4 * i + 2], acc[4 * i + 3]);
-    }
-    // The column sums: column 8 c + fl is held by the 16 threads with lane / 4 == fl, added
-    // in thread order (the stages are free again: every thread is past the last barrier).
-    float* red = reinterpret_cast<float*>(product_shared);
+    for (int h = 0; h < 2; ++h)
 #pragma unroll
-    for (int c8 = 0; c8 < kD / 8; ++c8) red[c8 * kWgmmaThreads + tid] = sum[c8];
-    __syncthreads();
-    if (tid < kD) {
-        const int c8 = tid / 8, fl = tid % 8;
-        float total = 0.f;
-        for (int t = 0; t < kWgmmaThreads; ++t)
-            if ((t & 31) / 4 == fl) total += red[c8 * kWgmmaThreads + t];
-        out[2 * kD * kD + kD + tid] = total;
+        for (int i = 0; i < 32; ++i) {
+            const int f = feature + 2 * h + i % 4 / 2, c = 8 * (i / 4) + 2 * tig + i % 2;
+            out[(f / kD) * kD * kD + c * kD + f % kD] = acc[h][i];
+        }
+    // dy's column sums: each of features feature.. + 3 is summed by the four threads of one
+    // gid (lanes differing in tig), added in lane order.
+    if (feature >= kD) {
+        float v[4] = {sum.x, sum.y, sum.z, sum.w};
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            float t = 0.f;
+#pragma unroll
+            for (int l = 0; l < 4; ++l) t += __shfl_sync(0xffffffffu, v[u], 4 * gid + l);
+            v[u] = t;
+        }
+        if (tig == 0)
+            *reinterpret_cast<float4*>(out + 2 * kD * kD + kD + (feature - kD)) =
+                make_float4(v[0], v[1], v[2], v[3]);
     }
 }
 
@@ -575,8 +620,10 @@ inline std::size_t compressed_input_gradient_wgmma_shared_bytes(std::uint32_t k,
 /// epilogue (the kept columns read out of the warp's 16 x 64 tile through shared memory, as
 /// there). A row's 32 chunks sit in order with bit 2 flipped on odd rows, so a quarter warp's
 /// 16-byte fragment reads (two rows, four chunks each) hit distinct banks. Three warpgroups
-/// use 220 KB of shared memory; ptxas serialises their wgmma (too few registers to keep them
-/// in flight, C7511), which costs less than the loads it no longer waits on.
+/// use about 220 KB of shared memory. A's big and small parts live in two sets of registers,
+/// each rewritten only once the group of wgmma that read it is done (one group in flight):
+/// with a single set, or four warpgroups, ptxas lacks the registers to keep the wgmma in
+/// flight and serialises them (C7511).
 template <class I>
 __global__ void __launch_bounds__(kInputGroups * kWgmmaThreads, 1)
     compressed_input_gradient_wgmma(MatRef<float> g, MatRef<float> dy, MatRef<float> w0,
