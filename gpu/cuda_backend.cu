@@ -66,6 +66,18 @@ std::string gib(std::size_t bytes)
     return s.str();
 }
 
+/// x with Phi(x) = p for the standard normal CDF Phi (0 < p < 1), by bisection: where the
+/// top-k select expects the k-th largest of a normalised row (p = 1 - k / d).
+double normal_quantile(double p)
+{
+    double lo = -40, hi = 40;
+    for (int i = 0; i < 100; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
 /// Threads per row for a gather over `width` columns loaded `vec` at a time.
 int threads_per_row(std::uint32_t width, int vec)
 {
@@ -1149,11 +1161,13 @@ private:
                 return false;
             const unsigned blocks = k::blocks_for(x.rows, k::kNormWarps * (32 / int(lanes)),
                                                   unsigned(sms_) * 8);
+            const float quantile =
+                float(normal_quantile(1.0 - double(out.values.cols) / double(x.cols)));
             with_lanes<1, 2, 4, 8>(lanes, [&](auto l) {
                 k::normalize_topk_pack_lanes<decltype(l)::value, I>
                     <<<blocks, 32 * k::kNormWarps, 0, stream_>>>(
                         xm, ptr(gamma), ptr(beta), keep_of(mask), mask.stride, mask.column,
-                        float(mask.scale), mat(stats), mat(out.values), idx);
+                        float(mask.scale), quantile, mat(stats), mat(out.values), idx);
             });
             GSR_CUDA_LAUNCH();
             return true;

@@ -296,16 +296,18 @@ __global__ void normalize_topk_pack_select(MatRef<T> x, const T* gamma, const T*
 /// registers, so a warp selects for 32 / Lanes rows at once where normalize_topk_pack_select
 /// spends a whole warp's ballots on one row per bit. The select counts, in each thread, the
 /// keys at or above a candidate and sums the counts over the row's threads. From the top bit
-/// down a candidate bit stays when at least k keys reach it, and a row is done once exactly k
-/// do; otherwise the candidate left is the k-th largest key. Kept: the keys above it, and of
+/// (or, where a bracket from the row's mean and spread holds the k-th largest key, from the
+/// first bit in which its ends differ) down, a candidate bit stays when at least k keys reach
+/// it, and a row is done once exactly k do; otherwise the candidate left is the k-th largest
+/// key. `quantile` is the standard normal quantile of 1 - k / d. Kept: the keys above it, and of
 /// the keys equal to it the lowest columns, so the set is the rank-counting rule's, bit for
 /// bit. The statistics are the two-pass ones of layernorm_forward_rows4.
 template <int Lanes, class I>
 __global__ void __launch_bounds__(32 * kNormWarps, 3)
     normalize_topk_pack_lanes(MatRef<float> x, const float* gamma, const float* beta,
                               const std::uint8_t* keep, std::uint32_t stride,
-                              std::uint32_t column, float scale, MatRef<float> stats,
-                              MatRef<float> values, I* indices)
+                              std::uint32_t column, float scale, float quantile,
+                              MatRef<float> stats, MatRef<float> values, I* indices)
 {
     constexpr int kCols = 16;
     constexpr float kD = float(kCols * Lanes);
@@ -344,16 +346,41 @@ __global__ void __launch_bounds__(32 * kNormWarps, 3)
                 key[4 * j + u] = order_key(zu);
             }
         }
-        // Invariant: at least k keys reach `prefix`.
+        // A bracket around the k-th largest value from the row's own mean and spread, at
+        // `quantile` spreads above the mean (the normal quantile of 1 - k / d) +- half a
+        // spread: where at least k keys reach key(lo) and fewer than k reach key(hi), the
+        // k-th largest key shares their leading bits, and the select starts below them
+        // (sign and most exponent bits, about 7 of its rounds). Otherwise from the top bit.
+        float s1 = 0.f, s2 = 0.f;
+#pragma unroll
+        for (int u = 0; u < kCols; ++u) s1 += z[u], s2 += z[u] * z[u];
+        const float zm = group_sum<Lanes>(s1) / kD;
+        const float sd = sqrtf(fmaxf(group_sum<Lanes>(s2) / kD - zm * zm, 0.f));
+        const std::uint32_t key_lo = order_key(zm + (quantile - 0.5f) * sd);
+        const std::uint32_t key_hi = order_key(zm + (quantile + 0.5f) * sd);
+        std::uint32_t n_lo = 0, n_hi = 0;
+#pragma unroll
+        for (int u = 0; u < kCols; ++u) n_lo += key[u] >= key_lo, n_hi += key[u] >= key_hi;
+        n_lo = group_sum<Lanes>(n_lo);
+        n_hi = group_sum<Lanes>(n_hi);
+        // Invariant: at least k keys reach `prefix`, and the k-th largest key has its bits
+        // above `top`.
         std::uint32_t prefix = 0;
+        int top = 31;
         bool done = !valid;
-        for (int bit = 31; bit >= 0 && !__all_sync(kAll, done); --bit) {
+        if (n_lo >= k && n_hi < k) { // then key_lo < key_hi
+            top = 31 - __clz(key_lo ^ key_hi);
+            prefix = top == 31 ? 0u : key_lo & ~((2u << top) - 1u);
+            if (n_lo == k) prefix = key_lo, done = true;
+        }
+        for (int bit = __reduce_max_sync(kAll, unsigned(done ? 0 : top));
+             bit >= 0 && !__all_sync(kAll, done); --bit) {
             const std::uint32_t candidate = prefix | (1u << bit);
             std::uint32_t reach = 0;
 #pragma unroll
             for (int u = 0; u < kCols; ++u) reach += key[u] >= candidate;
             reach = group_sum<Lanes>(reach);
-            if (!done && reach >= k) {
+            if (!done && bit <= top && reach >= k) {
                 prefix = candidate;
                 done = reach == k;
             }
