@@ -462,11 +462,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 3)
             const std::uint64_t b_big = wgmma_descriptor(zb + at, kCoreBytes, kGroupBytes);
             const std::uint64_t b_small = wgmma_descriptor(zs + at, kCoreBytes, kGroupBytes);
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                wgmma_m64n64k8_tf32_rs(acc[h], a[t][h].big, b_small);
-                wgmma_m64n64k8_tf32_rs(acc[h], a[t][h].small, b_big);
-                wgmma_m64n64k8_tf32_rs(acc[h], a[t][h].big, b_big);
-            }
+            for (int h = 0; h < 2; ++h) wgmma_m64n64k8_3xtf32(acc[h], a[t][h], b_big, b_small);
         }
         wgmma_commit();
         if (more) {
@@ -726,9 +722,7 @@ __global__ void __launch_bounds__(kInputGroups * kWgmmaThreads, 1)
                 const std::uint64_t b_big = wgmma_descriptor(wb + at, kCoreBytes, kGroupBytes);
                 const std::uint64_t b_small =
                     wgmma_descriptor(wsm + at, kCoreBytes, kGroupBytes);
-                wgmma_m64n64k8_tf32_rs(acc, a[h].big, b_small);
-                wgmma_m64n64k8_tf32_rs(acc, a[h].small, b_big);
-                wgmma_m64n64k8_tf32_rs(acc, a[h].big, b_big);
+                wgmma_m64n64k8_3xtf32(acc, a[h], b_big, b_small);
             }
             wgmma_commit();
         }

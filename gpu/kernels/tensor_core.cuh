@@ -63,11 +63,14 @@ __device__ inline void mma_3xtf32(float (&c)[4], const Tf32Split<4>& a, const Tf
 }
 
 // ---- Hopper's asynchronous warpgroup MMA (sm_90a only) ---------------------------------------
-// wgmma reads both TF32 operands from shared memory, K-major, as core matrices of 8 rows x 4
-// words (128 contiguous bytes); a matrix descriptor gives the start, the byte step between
-// cores along K (leading) and between 8-row groups (stride), here without swizzling. The
-// accumulator of m64nNk8 is mma.m16n8's layout per warp, warp w holding rows 16 w.., and
-// N / 8 tiles of 8 columns: d[4 i .. 4 i + 3] for columns 8 i.. (tensor_core.cuh's C layout).
+// wgmma reads B (and A, or A from registers) as TF32 from shared memory, K-major, as core
+// matrices of 8 rows x 4 words (128 contiguous bytes); a matrix descriptor gives the start, the
+// byte step between cores along K (leading) and between 8-row groups (stride), here without
+// swizzling. A in registers has mma.m16n8k8's A layout per warp, warp w holding rows 16 w..;
+// the accumulator of m64nNk8 is mma.m16n8's C layout per warp, the same rows, and N / 8 tiles
+// of 8 columns: d[4 i .. 4 i + 3] for columns 8 i.. . The registers that a wgmma in flight
+// reads or writes must not change until a wait covers it (ptxas serialises the wgmma, C7511,
+// where it cannot keep them apart).
 // Built only for the sm_90a target; anywhere else these trap, and the backend never calls
 // them there.
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -127,36 +130,6 @@ template <int N> __device__ inline void wgmma_registers(float (&d)[N])
     for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-/// d += a b, one warpgroup's m64n128k8 on TF32 operands given by descriptors.
-__device__ inline void wgmma_m64n128k8_tf32(float (&d)[64], std::uint64_t a, std::uint64_t b)
-{
-#ifdef GSR_WGMMA
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-        "%64, %65, p, 1, 1;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
-          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]),
-          "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]),
-          "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
-          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]),
-          "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]),
-          "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),
-          "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
-          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
-          "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]),
-          "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(a), "l"(b)
-        : "memory");
-#else
-    __trap(); // as mma_tf32
-#endif
-}
-
 /// d += a b, one warpgroup's m64n64k8 with A (TF32) from registers, in mma.m16n8k8's A layout
 /// per warp (warp w holding rows 16 w..), and B given by a descriptor.
 __device__ inline void wgmma_m64n64k8_tf32_rs(float (&d)[32], const std::uint32_t (&a)[4],
@@ -180,6 +153,16 @@ __device__ inline void wgmma_m64n64k8_tf32_rs(float (&d)[32], const std::uint32_
 #else
     __trap(); // as mma_tf32
 #endif
+}
+
+/// d += a b at about FP32's precision (3xTF32, the small cross terms first, as mma_3xtf32):
+/// A's parts from registers, B's big and small parts given by descriptors.
+__device__ inline void wgmma_m64n64k8_3xtf32(float (&d)[32], const Tf32Split<4>& a,
+                                             std::uint64_t b_big, std::uint64_t b_small)
+{
+    wgmma_m64n64k8_tf32_rs(d, a.big, b_small);
+    wgmma_m64n64k8_tf32_rs(d, a.small, b_big);
+    wgmma_m64n64k8_tf32_rs(d, a.big, b_big);
 }
 
 } // namespace gsr::gpu::kernels
