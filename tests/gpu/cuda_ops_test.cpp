@@ -567,14 +567,18 @@ TEST_F(CudaConv, FusedConvolutionOverManyRowTiles)
     // stream of stages (the last ragged): joined dense at d 64 (K 128) and compressed at d 64
     // (K 64) on 70,001 rows, and compressed at d 128 (K 128, two blocks across) on 20,001. The
     // compressed root term runs in the epilogue; d 64 compressed takes S (Z W) instead, and
-    // its backward (from S^T dy) is checked over the same rows. On the grid, sign -1 in place
-    // undoes sign +1 bit for bit, compressed: +1 without S z kept (a reversible forward), -1
-    // keeping it (the recomputation where the backward reads S z).
+    // its backward (from S^T dy) is checked over the same rows, with k 16 and, on 20,001 rows,
+    // k 32 (on Hopper: the kept-entry kernel's entries past the 256 a warp holds in registers,
+    // and the weight gradients on mma.sync). On the grid, sign -1 in place undoes sign +1 bit
+    // for bit, compressed: +1 without S z kept (a reversible forward), -1 keeping it (the
+    // recomputation where the backward reads S z).
     struct Case {
         std::uint32_t n, d;
         bool compressed_z;
+        std::uint32_t k;
     };
-    for (const Case c : {Case{70001, 64, false}, Case{70001, 64, true}, Case{20001, 128, true}}) {
+    for (const Case c : {Case{70001, 64, false, 16}, Case{70001, 64, true, 16},
+                         Case{20001, 64, true, 32}, Case{20001, 128, true, 32}}) {
         ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
         const std::uint32_t n = c.n, d = c.d;
         const GraphInput g = random_dag(n, fresh_seed() + 3);
@@ -584,10 +588,11 @@ TEST_F(CudaConv, FusedConvolutionOverManyRowTiles)
         const Twin in = poisoned(n, 2 * d);
         const Twin z = in.columns(d, d), agg = in.columns(0, d);
         write(z, random(std::size_t(n) * d));
-        const TwinCompressed kept = compressed(n, d, d / 4);
+        const TwinCompressed kept = compressed(n, d, c.k);
         const Twin residual = matrix(n, d), y = poisoned(n, d);
         const std::string name = (c.compressed_z ? "compressed d" : "joined d") +
-                                 std::to_string(d) + " over " + std::to_string(n) + " rows";
+                                 std::to_string(d) + " k " + std::to_string(c.k) + " over " +
+                                 std::to_string(n) + " rows";
         const auto forward = [&](Backend& be, const SageConvWeights& cw, DeviceMatrix zd,
                                  const CompressedRows& zc, const ResidualAdd& add,
                                  DeviceMatrix out, DeviceMatrix ag) {
@@ -604,7 +609,7 @@ TEST_F(CudaConv, FusedConvolutionOverManyRowTiles)
             // blocks take one tile each, so each block walks several tiles (the last ragged);
             // the GPU's S z poisoned, as it is not read.
             const ConvTwin grads = gradients(w);
-            const Twin dy = matrix(n, d), dv = poisoned(n, d / 4);
+            const Twin dy = matrix(n, d), dv = poisoned(n, c.k);
             EXPECT_FALSE(gpu_->compressed_backward_reads_aggregated(w.gpu, kept.gpu, dy.gpu));
             gpu_->fill(agg.gpu, std::numeric_limits<double>::quiet_NaN());
             gpu_->sage_conv_backward(w.gpu, grads.gpu, kept.gpu, agg.gpu, dy.gpu, dv.gpu);
