@@ -94,7 +94,7 @@ __device__ inline void fence_async_shared()
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 #endif
 }
-/// Orders the accumulators' registers before the next wgmma.
+/// Orders this thread's register accesses (accumulators, A fragments) before the next wgmma.
 __device__ inline void wgmma_fence()
 {
 #ifdef GSR_WGMMA
