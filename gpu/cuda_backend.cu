@@ -132,8 +132,9 @@ public:
         // their 3xTF32 tensor-core kernels, and what GPUs before sm_80 (no TF32 mma) run.
         const char* mma = std::getenv("GSR_GPU_MMA");
         fma_only_ = (mma && std::string(mma) == "off") || compute_major_ < 8;
-        // The weight gradients on Hopper's warpgroup MMA where the sm_90a code is built and
-        // the GPU is compute capability 9.0; GSR_GPU_MMA=sync keeps mma.sync (its baseline).
+        // The compressed backward's products on Hopper's warpgroup MMA where the sm_90a code
+        // is built and the GPU is compute capability 9.0; GSR_GPU_MMA=sync keeps mma.sync (its
+        // baseline).
 #ifdef GSR_CUDA_SM90A
         wgmma_ = !fma_only_ && compute_major_ == 9 && compute_minor_ == 0 &&
                  !(mma && std::string(mma) == "sync");
@@ -1600,7 +1601,7 @@ private:
     bool aggregate_first_ = false; ///< GSR_GPU_CONV=aggregate-first: (S Z) W (baseline)
     bool kept_gather_ = false; ///< GSR_GPU_CONV=kept-gather: backward from S z (baseline)
     bool fma_only_ = false; ///< GSR_GPU_MMA=off: no tensor-core kernels (baseline)
-    bool wgmma_ = false;    ///< compressed_weight_gradient_wgmma (sm_90a, one term)
+    bool wgmma_ = false;    ///< the compressed backward's _wgmma kernels (sm_90a, one term)
     struct Occupancy {
         const void* kernel;
         int threads;

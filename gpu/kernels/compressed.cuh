@@ -5,8 +5,8 @@
 // rounding and the residual. (S Z) W wrote S Z, read it back and multiplied it densely.
 // Then the compressed backward from g = S^T dy at d = 64: the weight gradients Z^T [g | dy]
 // and the gradient at the kept entries, each on the FMA pipe (the baseline, and GPUs before
-// sm_80) and on the tensor cores in 3xTF32 (tensor_core.cuh); the weight gradients also on
-// Hopper's warpgroup MMA (sm_90a).
+// sm_80) and on the tensor cores in 3xTF32 (tensor_core.cuh), both also on Hopper's warpgroup
+// MMA (sm_90a).
 #include "kernels/common.cuh"
 #include "kernels/gemm.cuh"
 #include "kernels/graph.cuh"
@@ -471,7 +471,7 @@ __global__ void __launch_bounds__(kWgmmaThreads, 3)
             current = coming;
             coming = b + 2 * kRows < r1 ? load_z(b + 2 * kRows) : none;
         }
-        wgmma_wait_all();
+        wgmma_wait<0>();
         wgmma_registers(acc[0]);
         wgmma_registers(acc[1]);
         fence_async_shared();
@@ -633,16 +633,15 @@ __global__ void __launch_bounds__(kInputGroups * kWgmmaThreads, 1)
     std::uint32_t* wsm = wb + kD * kK;
     const std::uint32_t k = d_values.cols;
     const int warp_id = threadIdx.x / 32;
-    float4* stage = reinterpret_cast<float4*>(wsm + kD * kK) + warp_id * kInputStageChunks;
-    float* ds = reinterpret_cast<float*>(reinterpret_cast<float4*>(wsm + kD * kK) +
-                                         kWarps * kInputStageChunks) +
-                warp_id * 16 * kInputDld;
+    // After the weights: every warp's staging area, then every warp's gradient tile, then
+    // every warp's staged indices (in 16-byte chunks).
+    float4* const stages = reinterpret_cast<float4*>(wsm + kD * kK);
+    float* const tiles = reinterpret_cast<float*>(stages + kWarps * kInputStageChunks);
+    float4* const index_areas = reinterpret_cast<float4*>(tiles + kWarps * 16 * kInputDld);
     const std::uint32_t index_chunks = (16 * k * sizeof(I) + 15) / 16;
-    I* staged_idx = reinterpret_cast<I*>(reinterpret_cast<float4*>(
-                        reinterpret_cast<float*>(reinterpret_cast<float4*>(wsm + kD * kK) +
-                                                 kWarps * kInputStageChunks) +
-                        kWarps * 16 * kInputDld) +
-                    warp_id * index_chunks);
+    float4* stage = stages + warp_id * kInputStageChunks;
+    float* ds = tiles + warp_id * 16 * kInputDld;
+    I* staged_idx = reinterpret_cast<I*>(index_areas + warp_id * index_chunks);
     // Element (n, r) of B (n = kept column, r = position along K) at core (n / 8) * 32 + r / 4,
     // word (n % 8) * 4 + r % 4; position r = 8 s + kk is feature 16 (s / 2) + 4 (kk % 4) +
     // 2 (s % 2) + kk / 4 of [W | W_root]'s rows.
@@ -712,7 +711,7 @@ __global__ void __launch_bounds__(kInputGroups * kWgmmaThreads, 1)
 #pragma unroll
         for (int q = 0; q < kSteps / 2; ++q) {
             Tf32Split<4>(&a)[2] = parts[q % 2];
-            if (q >= 2) wgmma_wait_one();
+            if (q >= 2) wgmma_wait<1>();
             a[0] = Tf32Split<4>({xa[q].x, xb[q].x, xa[q].y, xb[q].y});
             a[1] = Tf32Split<4>({xa[q].z, xb[q].z, xa[q].w, xb[q].w});
             wgmma_fence(); // A's registers (and, the first time, the zeroed accumulators)
@@ -726,7 +725,7 @@ __global__ void __launch_bounds__(kInputGroups * kWgmmaThreads, 1)
             }
             wgmma_commit();
         }
-        wgmma_wait_all();
+        wgmma_wait<0>();
         wgmma_registers(acc);
         // The tile through shared memory, then each kept entry read at its column.
 #pragma unroll

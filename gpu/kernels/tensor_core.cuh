@@ -101,24 +101,18 @@ __device__ inline void wgmma_fence()
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #endif
 }
-/// Closes the group of wgmma issued so far (wgmma_wait_all then waits for every group).
+/// Closes the group of wgmma issued so far (wgmma_wait then waits for the groups).
 __device__ inline void wgmma_commit()
 {
 #ifdef GSR_WGMMA
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 #endif
 }
-__device__ inline void wgmma_wait_all()
+/// Waits until at most InFlight groups of wgmma are still in flight (0: every group done).
+template <int InFlight> __device__ inline void wgmma_wait()
 {
 #ifdef GSR_WGMMA
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-#endif
-}
-/// Waits until at most one group of wgmma is still in flight.
-__device__ inline void wgmma_wait_one()
-{
-#ifdef GSR_WGMMA
-    asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(InFlight) : "memory");
 #endif
 }
 

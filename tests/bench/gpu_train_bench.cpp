@@ -15,7 +15,7 @@
 // --conv-backward-baseline with the compressed backward from the kept S z
 // (GSR_GPU_CONV=kept-gather; and its kernel figures), and --mma-baseline with the compressed
 // backward's products on the FMA pipe (GSR_GPU_MMA=off; and its kernel figures), and
-// --sync-baseline with its weight gradients through mma.sync rather than Hopper's warpgroup
+// --sync-baseline with both of its products through mma.sync rather than Hopper's warpgroup
 // MMA (GSR_GPU_MMA=sync; and its kernel figures), each right after the default.
 // --gemm-baseline runs every case (and the kernel figures) again with every GEMM through
 // cuBLAS, the baseline of the fused tall-narrow GEMM. --order renumbers the graph first
@@ -121,7 +121,7 @@ std::vector<float> labels_of(const nn::GraphInput& g)
 /// entries one at a time (GSR_GPU_GEMM=scalar-root), or the compressed forward as (S Z) W
 /// (GSR_GPU_CONV=aggregate-first), or the compressed backward from the kept S z
 /// (GSR_GPU_CONV=kept-gather), or its products on the FMA pipe (GSR_GPU_MMA=off), or its
-/// weight gradients through mma.sync instead of the warpgroup MMA (GSR_GPU_MMA=sync).
+/// products through mma.sync instead of the warpgroup MMA (GSR_GPU_MMA=sync).
 struct Variant {
     std::vector<nn::TunedKernel> tuned;
     bool offload = false;

@@ -546,8 +546,8 @@ TEST_F(CudaConv, CompressedForwardAndBackward) { check_compressed_conv(); }
 
 /// The same on a backend opened with GSR_GPU_MMA set: "off", the FMA-pipe kernels of the
 /// compressed backward (a benchmark baseline, and what GPUs before sm_80 run); "sync", its
-/// weight gradients through mma.sync where the warpgroup MMA would run (a baseline, and what
-/// GPUs other than compute capability 9.0 run).
+/// products through mma.sync where the warpgroup MMA would run (a baseline, and what GPUs
+/// other than compute capability 9.0 run).
 class CudaConvMma : public CudaConv, public ::testing::WithParamInterface<const char*> {
 protected:
     void SetUp() override
