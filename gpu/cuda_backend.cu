@@ -1414,7 +1414,10 @@ private:
                                                         mat(w.neighbour[0]), w1, u);
                 });
                 GSR_CUDA_LAUNCH();
-                const k::GemmEpilogue<I> ep = conv_epilogue(w, add, &z, idx);
+                // The residual and y pass through once: evict-first hints leave L2 to the
+                // gathered rows of u.
+                k::GemmEpilogue<I> ep = conv_epilogue(w, add, &z, idx);
+                ep.streaming = true;
                 const std::size_t shared =
                     w.root.empty() ? 0 : std::size_t(d_in) * d_out * sizeof(float);
                 const k::CsrRef<float> s0 = csr(*w.graph[0], Transpose::No);

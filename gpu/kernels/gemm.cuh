@@ -35,6 +35,9 @@ template <class I> struct GemmEpilogue {
     /// Kept entries four at a time in one 16-byte load of values and one of 4 indices: set
     /// when every row of values and of idx starts aligned for it (k a multiple of 4).
     bool vector_root = false;
+    /// The residual read and y written with evict-first cache hints (a kernel whose gathers
+    /// should keep L2).
+    bool streaming = false;
 };
 
 /// Four indices in one load (4 or 8 bytes, aligned).
@@ -100,9 +103,18 @@ __device__ inline void conv_epilogue4(float (&v)[4], std::size_t r, std::uint32_
     }
     if (ep.residual.p) {
         const float* res = ep.residual.row(r) + c0;
-        for (int j = 0; j < 4; ++j) v[j] += res[j];
+        if (ep.streaming) {
+            const float4 q = __ldcs(reinterpret_cast<const float4*>(res));
+            v[0] += q.x, v[1] += q.y, v[2] += q.z, v[3] += q.w;
+        } else {
+            for (int j = 0; j < 4; ++j) v[j] += res[j];
+        }
     }
-    *reinterpret_cast<float4*>(y.row(r) + c0) = make_float4(v[0], v[1], v[2], v[3]);
+    float4* out = reinterpret_cast<float4*>(y.row(r) + c0);
+    if (ep.streaming)
+        __stcs(out, make_float4(v[0], v[1], v[2], v[3]));
+    else
+        *out = make_float4(v[0], v[1], v[2], v[3]);
 }
 
 /// Shared memory of gemm_rows for depth K and a compressed root term over W_root's
