@@ -128,6 +128,10 @@ public:
         // GSR_GPU_CONV=kept-gather: the compressed backward from the kept S z, gathering
         // S^T (dy W^T) at the kept columns, the baseline of transposed_conv_backward.
         kept_gather_ = conv && std::string(conv) == "kept-gather";
+        // GSR_GPU_FUSE=off: a reversible block's select and transient convolution as separate
+        // kernels (the product Z W in compressed_product), the baseline of topk_product.
+        const char* fuse = std::getenv("GSR_GPU_FUSE");
+        unfused_ = fuse && std::string(fuse) == "off";
         // GSR_GPU_MMA=off: the compressed backward's products on the FMA pipe, the baseline of
         // their 3xTF32 tensor-core kernels, and what GPUs before sm_80 (no TF32 mma) run.
         const char* mma = std::getenv("GSR_GPU_MMA");
@@ -540,6 +544,16 @@ public:
                     sm, vm, idx);
             GSR_CUDA_LAUNCH();
         });
+    }
+    void normalize_topk_conv_transient(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix beta,
+                                       const DropoutMask& mask, DeviceMatrix stats,
+                                       const CompressedRows& kept, const nn::SageConvWeights& w,
+                                       const nn::ResidualAdd& add, DeviceMatrix y,
+                                       DeviceMatrix scratch) override
+    {
+        if (!topk_product(x, gamma, beta, mask, stats, kept, w, add, y, scratch))
+            Backend::normalize_topk_conv_transient(x, gamma, beta, mask, stats, kept, w, add, y,
+                                                   scratch);
     }
     void normalize_topk_backward(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix stats,
                                  const CompressedRows& kept, DeviceMatrix d_values,
@@ -1143,6 +1157,25 @@ private:
         return true;
     }
 
+    /// The threads a row of normalize_topk_pack_lanes: d / 16 for float rows of d = 16 x a
+    /// power of two up to 128, rows, gamma and beta 16-byte aligned; 0 where it does not apply
+    /// (and under GSR_GPU_TOPK, the baselines).
+    std::uint32_t topk_lanes(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix beta) const
+    {
+        if constexpr (!std::is_same_v<T, float>) {
+            return 0;
+        } else {
+            const std::uint32_t lanes = x.cols / 16;
+            const bool width =
+                x.cols % 16 == 0 && lanes > 0 && lanes <= 8 && (lanes & (lanes - 1)) == 0;
+            if (rank_topk_ || warp_topk_ || !width ||
+                rows4_lanes(x.cols, {mat(x), {ptr(gamma), 1, x.cols, 0},
+                                     {ptr(beta), 1, x.cols, 0}}) == 0)
+                return 0;
+            return lanes;
+        }
+    }
+
     /// normalize_topk_pack through normalize_topk_pack_lanes: float rows of 16, 32, 64 or 128
     /// columns, 16-byte aligned (not under GSR_GPU_TOPK=rank or warp, its baselines); false
     /// when it does not apply.
@@ -1152,14 +1185,9 @@ private:
                          I* idx)
     {
         if constexpr (std::is_same_v<T, float>) {
-            const std::uint32_t lanes = x.cols / 16;
+            const std::uint32_t lanes = topk_lanes(x, gamma, beta);
+            if (lanes == 0) return false;
             const k::MatRef<float> xm = mat(x);
-            const bool width = x.cols % 16 == 0 && lanes > 0 && lanes <= 8 &&
-                               (lanes & (lanes - 1)) == 0;
-            if (rank_topk_ || warp_topk_ || !width ||
-                rows4_lanes(x.cols, {xm, {ptr(gamma), 1, x.cols, 0},
-                                     {ptr(beta), 1, x.cols, 0}}) == 0)
-                return false;
             const unsigned blocks = k::blocks_for(x.rows, k::kNormWarps * (32 / int(lanes)),
                                                   unsigned(sms_) * 8);
             const float quantile =
@@ -1174,6 +1202,49 @@ private:
             return true;
         }
         return false;
+    }
+
+    /// normalize_topk_conv_transient with the product Z W in the select's kernel
+    /// (normalize_topk_pack_lanes with Product), then aggregate_products: for one term and a
+    /// square W of d = 16, 32 or 64 where the select's lanes kernel and conv_products would
+    /// run. y, the kept entries and the statistics get the bits of the two calls. False
+    /// otherwise (and under GSR_GPU_FUSE=off, its baseline), with nothing launched.
+    bool topk_product(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix beta,
+                      const DropoutMask& mask, DeviceMatrix stats, const CompressedRows& kept,
+                      const nn::SageConvWeights& w, const nn::ResidualAdd& add, DeviceMatrix y,
+                      DeviceMatrix scratch)
+    {
+        if constexpr (!std::is_same_v<T, float>) {
+            return false;
+        } else {
+            check_norm(x, gamma, beta, stats);
+            check_compressed(kept, x.rows, x.cols);
+            check_conv(w, kept.rows(), kept.width, add, y, scratch);
+            const std::uint32_t d = x.cols, lanes = topk_lanes(x, gamma, beta);
+            if (unfused_ || lanes == 0 || lanes > 4 || w.terms != 1 || y.cols != d ||
+                !products_apply(w, kept, add, y, scratch))
+                return false;
+            const std::size_t shared = k::topk_product_shared_bytes(d, kept.k(), int(lanes));
+            if (shared > shared_optin_) return false;
+            const float quantile =
+                float(normal_quantile(1.0 - double(kept.values.cols) / double(d)));
+            with_index_type(kept, [&](auto* idx) {
+                using I = std::remove_pointer_t<decltype(idx)>;
+                with_lanes<1, 2, 4>(lanes, [&](auto l) {
+                    const auto kernel = k::normalize_topk_pack_lanes<decltype(l)::value, I, true>;
+                    allow_shared(kernel, shared);
+                    kernel<<<wave_blocks(kernel, 32 * k::kNormWarps, shared, x.rows,
+                                         std::size_t(k::kNormWarps) * (32 / lanes)),
+                             32 * k::kNormWarps, shared, stream_>>>(
+                        mat(x), ptr(gamma), ptr(beta), keep_of(mask), mask.stride, mask.column,
+                        float(mask.scale), quantile, mat(stats), mat(kept.values), idx,
+                        mat(w.neighbour[0]), mat(scratch));
+                });
+                GSR_CUDA_LAUNCH();
+                aggregate_products(w, kept, idx, add, y, scratch);
+            });
+            return true;
+        }
     }
 
     /// The float layernorm backward through norm_backward_rows4 when d = 4 Lanes (Lanes a
@@ -1370,13 +1441,12 @@ private:
         return values.cols % 4 == 0 && values.ld % 4 == 0 && address(values.p) % 16 == 0 &&
                address(idx) % (4 * sizeof(I)) == 0;
     }
-    /// y = residual + sign * grid(sum_t S_t (Z W_t) + Z W_root + bias) through
-    /// compressed_product (u = Z [W_0 | W_1] into `scratch`) and aggregate_products, for float
-    /// rows, one or two terms, d_out = 16, 32 or 64 (terms x d_out <= 128), the weights within
-    /// 48 KB of shared memory and every row 16-byte aligned. False otherwise (and under
-    /// GSR_GPU_CONV=aggregate-first, its baseline), with nothing launched.
-    bool conv_products(const nn::SageConvWeights& w, const CompressedRows& z,
-                       const nn::ResidualAdd& add, DeviceMatrix y, DeviceMatrix scratch)
+    /// Whether the compressed forward can take S (Z W) through compressed_product and
+    /// aggregate_products: float rows, one or two terms, d_out = 16, 32 or 64 (terms x d_out
+    /// <= 128), the weights within 48 KB of shared memory, every row 16-byte aligned; not under
+    /// GSR_GPU_CONV=aggregate-first (its baseline).
+    bool products_apply(const nn::SageConvWeights& w, const CompressedRows& z,
+                        const nn::ResidualAdd& add, DeviceMatrix y, DeviceMatrix scratch) const
     {
         if constexpr (!std::is_same_v<T, float>) {
             return false;
@@ -1390,47 +1460,67 @@ private:
                 lanes < 4 || lanes > 16 ||
                 k::compressed_product_shared_bytes(d_in, cols) > kDefaultSharedBytes)
                 return false;
-            const k::MatRef<float> u = mat(scratch), ym = mat(y);
-            const k::MatRef<float> res = add.residual.empty() ? k::MatRef<float>{}
-                                                                : mat(add.residual);
-            if (!rows_aligned16(u) || !rows_aligned16(ym) || (res.p && !rows_aligned16(res)))
+            if (!rows_aligned16(mat(scratch)) || !rows_aligned16(mat(y)) ||
+                (!add.residual.empty() && !rows_aligned16(mat(add.residual))))
                 return false;
             for (std::uint32_t t = 0; t < terms; ++t)
                 if (w.neighbour[t].cols != d_out || w.neighbour[t].rows != d_in) return false;
-            // Grids of one wave: every block resident, walking rows a wave apart.
-            const auto wave = [&](auto kernel, std::size_t shared, std::uint32_t rows_per_block) {
-                return wave_blocks(kernel, k::kThreads, shared, z.rows(), rows_per_block);
-            };
+            return true;
+        }
+    }
+    /// y = residual + sign * grid(sum_t S_t (Z W_t) + Z W_root + bias) through
+    /// compressed_product (u = Z [W_0 | W_1] into `scratch`) and aggregate_products where
+    /// products_apply; false otherwise, with nothing launched.
+    bool conv_products(const nn::SageConvWeights& w, const CompressedRows& z,
+                       const nn::ResidualAdd& add, DeviceMatrix y, DeviceMatrix scratch)
+    {
+        if constexpr (!std::is_same_v<T, float>) {
+            return false;
+        } else {
+            if (!products_apply(w, z, add, y, scratch)) return false;
+            const std::uint32_t cols = w.terms * y.cols;
             with_index_type(z, [&](auto* idx) {
                 using I = std::remove_pointer_t<decltype(idx)>;
-                const k::MatRef<float> values = mat(z.values);
+                const k::MatRef<float> values = mat(z.values), u = mat(scratch);
                 const bool vector = kept_in_fours(values, idx);
-                const k::MatRef<float> w1 = terms > 1 ? mat(w.neighbour[1]) : k::MatRef<float>{};
-                const std::size_t product_shared = k::compressed_product_shared_bytes(d_in, cols);
+                const k::MatRef<float> w1 =
+                    w.terms > 1 ? mat(w.neighbour[1]) : k::MatRef<float>{};
+                const std::size_t shared = k::compressed_product_shared_bytes(z.width, cols);
                 with_lanes<4, 8, 16, 32>(cols / 4, [&](auto l) {
                     const auto kernel = k::compressed_product<decltype(l)::value, I>;
-                    kernel<<<wave(kernel, product_shared, k::kThreads / (cols / 4)), k::kThreads,
-                             product_shared, stream_>>>(values, idx, vector,
-                                                        mat(w.neighbour[0]), w1, u);
+                    kernel<<<wave_blocks(kernel, k::kThreads, shared, z.rows(),
+                                         k::kThreads / (cols / 4)),
+                             k::kThreads, shared, stream_>>>(values, idx, vector,
+                                                             mat(w.neighbour[0]), w1, u);
                 });
                 GSR_CUDA_LAUNCH();
-                // The residual and y pass through once: evict-first hints leave L2 to the
-                // gathered rows of u.
-                k::GemmEpilogue<I> ep = conv_epilogue(w, add, &z, idx);
-                ep.streaming = true;
-                const std::size_t shared =
-                    w.root.empty() ? 0 : std::size_t(d_in) * d_out * sizeof(float);
-                const k::CsrRef<float> s0 = csr(*w.graph[0], Transpose::No);
-                const k::CsrRef<float> s1 = terms > 1 ? csr(*w.graph[1], Transpose::No) : s0;
-                with_lanes<4, 8, 16>(lanes, [&](auto l) {
-                    const auto kernel = k::aggregate_products<decltype(l)::value, I>;
-                    kernel<<<wave(kernel, shared, k::kThreads / lanes), k::kThreads, shared,
-                             stream_>>>(s0, s1, terms, u, ep, ym);
-                });
-                GSR_CUDA_LAUNCH();
+                aggregate_products(w, z, idx, add, y, scratch);
             });
             return true;
         }
+    }
+    /// The aggregation of conv_products: y from u = Z [W_0 | W_1] in `scratch` and, for the
+    /// root term, the kept entries z.
+    template <class I>
+    void aggregate_products(const nn::SageConvWeights& w, const CompressedRows& z, const I* idx,
+                            const nn::ResidualAdd& add, DeviceMatrix y, DeviceMatrix scratch)
+    {
+        const std::uint32_t lanes = y.cols / 4;
+        // The residual and y pass through once: evict-first hints leave L2 to the gathered
+        // rows of u.
+        k::GemmEpilogue<I> ep = conv_epilogue(w, add, &z, idx);
+        ep.streaming = true;
+        const std::size_t shared =
+            w.root.empty() ? 0 : std::size_t(z.width) * y.cols * sizeof(float);
+        const k::CsrRef<float> s0 = csr(*w.graph[0], Transpose::No);
+        const k::CsrRef<float> s1 = w.terms > 1 ? csr(*w.graph[1], Transpose::No) : s0;
+        with_lanes<4, 8, 16>(lanes, [&](auto l) {
+            const auto kernel = k::aggregate_products<decltype(l)::value, I>;
+            // A grid of one wave: every block resident, walking rows a wave apart.
+            kernel<<<wave_blocks(kernel, k::kThreads, shared, z.rows(), k::kThreads / lanes),
+                     k::kThreads, shared, stream_>>>(s0, s1, w.terms, mat(scratch), ep, mat(y));
+        });
+        GSR_CUDA_LAUNCH();
     }
 
     /// Whether transposed_conv_backward takes these operands: float rows, one or two terms
@@ -1602,6 +1692,7 @@ private:
     bool cublas_only_ = false; ///< GSR_GPU_GEMM=cublas: no gemm_rows (benchmark baseline)
     bool scalar_root_ = false; ///< GSR_GPU_GEMM=scalar-root: root term loaded entry by entry
     bool aggregate_first_ = false; ///< GSR_GPU_CONV=aggregate-first: (S Z) W (baseline)
+    bool unfused_ = false; ///< GSR_GPU_FUSE=off: select and product apart (baseline)
     bool kept_gather_ = false; ///< GSR_GPU_CONV=kept-gather: backward from S z (baseline)
     bool fma_only_ = false; ///< GSR_GPU_MMA=off: no tensor-core kernels (baseline)
     bool wgmma_ = false;    ///< the compressed backward's _wgmma kernels (sm_90a, one term)

@@ -301,6 +301,19 @@ public:
     virtual void normalize_topk_pack(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix beta,
                                      const DropoutMask& mask, DeviceMatrix stats,
                                      const CompressedRows& out) = 0;
+    /// normalize_topk_pack of x into `kept`, then sage_conv_forward_transient of it into y: a
+    /// reversible block's forward (and inverse) through one group function. A backend may
+    /// form part of the convolution in the select's pass; y, kept and stats get the bits of
+    /// the two calls.
+    virtual void normalize_topk_conv_transient(DeviceMatrix x, DeviceMatrix gamma,
+                                               DeviceMatrix beta, const DropoutMask& mask,
+                                               DeviceMatrix stats, const CompressedRows& kept,
+                                               const SageConvWeights& w, const ResidualAdd& add,
+                                               DeviceMatrix y, DeviceMatrix scratch)
+    {
+        normalize_topk_pack(x, gamma, beta, mask, stats, kept);
+        sage_conv_forward_transient(w, kept, add, y, scratch);
+    }
     /// Backward of normalize_topk_pack: the gradient at the kept entries (rows x k, d_values)
     /// goes through the mask and the layernorm into dx = dx_beta dx + ...; dgamma/dbeta +=.
     virtual void normalize_topk_backward(DeviceMatrix x, DeviceMatrix gamma, DeviceMatrix stats,

@@ -170,11 +170,13 @@ void GroupFunction::forward(const ParameterLayout& p, const StepContext& s, Devi
         be.layernorm_relu_forward(x, p[gamma_].value, p[beta_].value, mask, sc.z, sc.stats);
         be.sage_conv_forward(w, sc.z, add, y, sc.aggregated);
     } else {
-        be.normalize_topk_pack(x, p[gamma_].value, p[beta_].value, mask, sc.stats, sc.kept);
-        if (keep == Intermediates::Keep)
+        if (keep == Intermediates::Keep) {
+            be.normalize_topk_pack(x, p[gamma_].value, p[beta_].value, mask, sc.stats, sc.kept);
             be.sage_conv_forward(w, sc.kept, add, y, sc.aggregated);
-        else
-            be.sage_conv_forward_transient(w, sc.kept, add, y, sc.aggregated);
+        } else {
+            be.normalize_topk_conv_transient(x, p[gamma_].value, p[beta_].value, mask, sc.stats,
+                                             sc.kept, w, add, y, sc.aggregated);
+        }
     }
 }
 

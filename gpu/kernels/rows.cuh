@@ -302,18 +302,37 @@ __global__ void normalize_topk_pack_select(MatRef<T> x, const T* gamma, const T*
 /// key. `quantile` is the standard normal quantile of 1 - k / d. Kept: the keys above it, and of
 /// the keys equal to it the lowest columns, so the set is the rank-counting rule's, bit for
 /// bit. The statistics are the two-pass ones of layernorm_forward_rows4.
-template <int Lanes, class I>
+///
+/// With Product, also `product` = Z W for the packed rows Z and a square W (d x d, one term of
+/// the transient convolution; rows x d): compressed_product's sums in its order, so the same
+/// bits as its u. W sits in shared memory (topk_product_shared_bytes); a row's kept entries go
+/// through a per-warp staging area (rows padded apart by a bank) to all of its threads, each
+/// forming 16 columns of the product: chunks of 4 columns sub, sub + Lanes, .., the odd rows
+/// of a warp taking them in the other order of each pair, so that the two rows a quarter warp
+/// reads at once use other banks of W whatever their kept columns.
+template <int Lanes, class I, bool Product = false>
 __global__ void __launch_bounds__(32 * kNormWarps, 3)
     normalize_topk_pack_lanes(MatRef<float> x, const float* gamma, const float* beta,
                               const std::uint8_t* keep, std::uint32_t stride,
                               std::uint32_t column, float scale, float quantile,
-                              MatRef<float> stats, MatRef<float> values, I* indices)
+                              MatRef<float> stats, MatRef<float> values, I* indices,
+                              MatRef<float> w = {}, MatRef<float> product = {})
 {
-    constexpr int kCols = 16;
-    constexpr float kD = float(kCols * Lanes);
+    constexpr int kCols = 16, kWidth = kCols * Lanes, kRowsPerWarp = 32 / Lanes;
+    constexpr float kD = float(kWidth);
     constexpr unsigned kAll = 0xffffffffu;
     const int sub = (threadIdx.x & 31) % Lanes, c0 = sub * kCols;
     const std::uint32_t k = values.cols;
+    extern __shared__ float4 topk_shared[];
+    float* const ws = reinterpret_cast<float*>(topk_shared); // kWidth x kWidth
+    const int row_in_warp = (threadIdx.x & 31) / Lanes, odd = row_in_warp & 1;
+    float2* const stage = reinterpret_cast<float2*>(ws + kWidth * kWidth) +
+                          std::size_t((threadIdx.x >> 5) * kRowsPerWarp + row_in_warp) * (k + 1);
+    if constexpr (Product) {
+        for (int i = threadIdx.x; i < kWidth * kWidth; i += blockDim.x)
+            ws[i] = w(i / kWidth, i % kWidth);
+        __syncthreads();
+    }
     for_warp_rows<Lanes>(x.rows, [&](std::size_t r, bool valid) {
         float z[kCols];
 #pragma unroll
@@ -401,18 +420,56 @@ __global__ void __launch_bounds__(32 * kNormWarps, 3)
             tie_rank += tie;
         }
         std::uint32_t at = group_exclusive_sum<Lanes>(__popc(kept), sub);
+        const std::uint8_t* kr = valid && keep ? keep + r * stride + column + c0 : nullptr;
+        const auto stored = [&](int c) { return kr ? (kr[c] ? z[c] * scale : 0.f) : z[c]; };
+        if constexpr (Product) {
+            // Every lane reaches both warp barriers, rows past the end included.
+            std::uint32_t a = at;
+#pragma unroll
+            for (int c = 0; c < kCols; ++c)
+                if (valid && (kept >> c & 1u))
+                    stage[a++] = make_float2(stored(c), __int_as_float(c0 + c));
+            __syncwarp();
+            if (valid) {
+                float acc[16] = {};
+#pragma unroll 4
+                for (std::uint32_t q = 0; q < k; ++q) {
+                    const float2 e = stage[q];
+                    const int c = __float_as_int(e.y);
+                    const float* wr = ws + c * kWidth;
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) {
+                        const float4 w4 =
+                            *reinterpret_cast<const float4*>(wr + 4 * (sub + Lanes * (i ^ odd)));
+                        acc[4 * i] += e.x * w4.x, acc[4 * i + 1] += e.x * w4.y;
+                        acc[4 * i + 2] += e.x * w4.z, acc[4 * i + 3] += e.x * w4.w;
+                    }
+                }
+#pragma unroll
+                for (int i = 0; i < 4; ++i)
+                    *reinterpret_cast<float4*>(product.row(r) + 4 * (sub + Lanes * (i ^ odd))) =
+                        make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
+            }
+            __syncwarp(); // the stage is written again for the warp's next rows
+        }
         if (!valid) return;
-        const std::uint8_t* kr = keep ? keep + r * stride + column + c0 : nullptr;
         float* vr = values.row(r);
         I* ir = indices + r * k;
 #pragma unroll
-        for (int u = 0; u < kCols; ++u)
-            if (kept >> u & 1u) {
-                vr[at] = kr ? (kr[u] ? z[u] * scale : 0.f) : z[u];
-                ir[at] = I(c0 + u);
+        for (int c = 0; c < kCols; ++c)
+            if (kept >> c & 1u) {
+                vr[at] = stored(c);
+                ir[at] = I(c0 + c);
                 ++at;
             }
     });
+}
+
+/// Dynamic shared memory of normalize_topk_pack_lanes with Product: W, then the staging area.
+inline std::size_t topk_product_shared_bytes(std::uint32_t d, std::uint32_t k, int lanes)
+{
+    return (std::size_t(d) * d + std::size_t(kNormWarps) * (32 / lanes) * (k + 1) * 2) *
+           sizeof(float);
 }
 
 /// The layernorm backward of rows in slabs. dy is dense (idx == nullptr, dy width d) or given

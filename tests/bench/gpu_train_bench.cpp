@@ -16,7 +16,9 @@
 // (GSR_GPU_CONV=kept-gather; and its kernel figures), and --mma-baseline with the compressed
 // backward's products on the FMA pipe (GSR_GPU_MMA=off; and its kernel figures), and
 // --sync-baseline with both of its products through mma.sync rather than Hopper's warpgroup
-// MMA (GSR_GPU_MMA=sync; and its kernel figures), each right after the default.
+// MMA (GSR_GPU_MMA=sync; and its kernel figures), and --fuse-baseline with a reversible
+// block's select and product Z W in separate kernels (GSR_GPU_FUSE=off; and its kernel
+// figures), each right after the default.
 // --gemm-baseline runs every case (and the kernel figures) again with every GEMM through
 // cuBLAS, the baseline of the fused tall-narrow GEMM. --order renumbers the graph first
 // (Leiden communities contiguous, or reverse Cuthill-McKee); --export then writes it so.
@@ -26,7 +28,7 @@
 //                 [--applied FILE] [--offload] [--order community|rcm|original]
 //                 [--topk-baseline] [--topk-warp-baseline]
 //                 [--root-baseline] [--conv-baseline] [--conv-backward-baseline]
-//                 [--mma-baseline] [--sync-baseline] [--gemm-baseline]
+//                 [--mma-baseline] [--sync-baseline] [--fuse-baseline] [--gemm-baseline]
 #include "bench_support.hpp"
 #include "community/community_detection.hpp"
 #include "community/node_order.hpp"
@@ -121,7 +123,8 @@ std::vector<float> labels_of(const nn::GraphInput& g)
 /// entries one at a time (GSR_GPU_GEMM=scalar-root), or the compressed forward as (S Z) W
 /// (GSR_GPU_CONV=aggregate-first), or the compressed backward from the kept S z
 /// (GSR_GPU_CONV=kept-gather), or its products on the FMA pipe (GSR_GPU_MMA=off), or its
-/// products through mma.sync instead of the warpgroup MMA (GSR_GPU_MMA=sync).
+/// products through mma.sync instead of the warpgroup MMA (GSR_GPU_MMA=sync), or a reversible
+/// block's select and product Z W in separate kernels (GSR_GPU_FUSE=off).
 struct Variant {
     std::vector<nn::TunedKernel> tuned;
     bool offload = false;
@@ -133,6 +136,7 @@ struct Variant {
     bool kept_gather = false;
     bool fma_only = false;
     bool mma_sync = false;
+    bool unfused = false;
     std::string tag() const
     {
         std::string t = "ours";
@@ -146,6 +150,7 @@ struct Variant {
         if (kept_gather) t += "+keptgather";
         if (fma_only) t += "+fmaonly";
         if (mma_sync) t += "+mmasync";
+        if (unfused) t += "+unfused";
         return t;
     }
 };
@@ -161,11 +166,13 @@ std::unique_ptr<nn::Backend> backend_with(const Variant& v)
     if (v.kept_gather) ::setenv("GSR_GPU_CONV", "kept-gather", 1);
     if (v.fma_only) ::setenv("GSR_GPU_MMA", "off", 1);
     if (v.mma_sync) ::setenv("GSR_GPU_MMA", "sync", 1);
+    if (v.unfused) ::setenv("GSR_GPU_FUSE", "off", 1);
     auto be = gpu::make_cuda_backend(nn::Precision::Float32);
     ::unsetenv("GSR_GPU_TOPK");
     ::unsetenv("GSR_GPU_GEMM");
     ::unsetenv("GSR_GPU_CONV");
     ::unsetenv("GSR_GPU_MMA");
+    ::unsetenv("GSR_GPU_FUSE");
     for (const std::string& note : be->use_tuned_kernels(v.tuned))
         std::printf("tuned: %s\n", note.c_str());
     return be;
@@ -400,6 +407,15 @@ void kernel_figures(const nn::GraphInput& g, const std::vector<nn::TunedKernel>&
     add("conv forward compressed d 64 k 16, S z not kept", csr + 5 * n * k + 4 * n * d * 2,
         2 * e * d + 4 * n * k * d,
         [&] { be->sage_conv_forward_transient(cw, z, {res, 1.0, 0x1p-16}, y64, agg); });
+    // Both of a reversible block's group-function passes: x in, the statistics and the kept
+    // entries out, then the transient convolution (the product Z W in the select's kernel
+    // unless GSR_GPU_FUSE=off). Minimal bytes: x, the residual and the CSR read, the
+    // statistics, the kept entries and y written.
+    add("normalize + top-k + conv forward compressed d 64 k 16, S z not kept",
+        csr + 4 * n * d * 3 + 5 * n * k + 8 * n, 2 * e * d + 4 * n * k * d, [&] {
+            be->normalize_topk_conv_transient(x64, gamma, beta, {}, stats, z, cw,
+                                              {res, 1.0, 0x1p-16}, y64, agg);
+        });
     add("conv backward dense d 64", csr + 4 * n * d * 4, 2 * e * d + 8 * n * d * d,
         [&] { be->sage_conv_backward(cw, cg, x64, agg, y64, 0.0, dx); });
     // From S^T dy (the default): the whole rows of dy gathered, then k rows of the weights
@@ -502,11 +518,12 @@ int main(int argc, char** argv)
             gsr_baselines.push_back(baseline(&Variant::warp_topk));
         else if (a == "--root-baseline" || a == "--conv-baseline" ||
                  a == "--conv-backward-baseline" || a == "--mma-baseline" ||
-                 a == "--sync-baseline") {
+                 a == "--sync-baseline" || a == "--fuse-baseline") {
             const Variant v = baseline(a == "--root-baseline"   ? &Variant::scalar_root
                                        : a == "--conv-baseline" ? &Variant::aggregate_first
                                        : a == "--mma-baseline"  ? &Variant::fma_only
                                        : a == "--sync-baseline" ? &Variant::mma_sync
+                                       : a == "--fuse-baseline" ? &Variant::unfused
                                                                 : &Variant::kept_gather);
             gsr_baselines.push_back(v);
             kernel_baselines.push_back(v);
@@ -519,7 +536,7 @@ int main(int argc, char** argv)
                                  "[--topk-baseline] [--topk-warp-baseline] "
                                  "[--root-baseline] [--conv-baseline] "
                                  "[--conv-backward-baseline] [--mma-baseline] [--sync-baseline] "
-                                 "[--gemm-baseline]\n");
+                                 "[--fuse-baseline] [--gemm-baseline]\n");
             return 1;
         }
     }

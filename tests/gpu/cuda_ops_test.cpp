@@ -561,6 +561,80 @@ protected:
 TEST_P(CudaConvMma, CompressedForwardAndBackward) { check_compressed_conv(); }
 INSTANTIATE_TEST_SUITE_P(Baselines, CudaConvMma, ::testing::Values("off", "sync"));
 
+TEST_F(CudaConv, TopkAndTransientConvolutionInOnePass)
+{
+    // normalize_topk_conv_transient: at d 16, 32 and 64 with one term the product Z W runs in
+    // the select's kernel; d 128 and two terms take the two calls. Either way y, the kept
+    // entries and the statistics must be the bits of normalize_topk_pack then
+    // sage_conv_forward_transient (a reversible block's inverse undoes its forward only so),
+    // and y must match the float64 CPU's convolution of the kept entries. 3,001 rows: a
+    // warp's last rows past the end; k 5 leaves threads of a row without a kept entry.
+    struct Case {
+        std::uint32_t d, k;
+        bool directed, dropout;
+    };
+    const std::uint32_t n = 3001;
+    const GraphInput g = random_dag(n, fresh_seed() + 4);
+    for (const Case c : {Case{16, 4, false, false}, Case{32, 8, false, true},
+                         Case{64, 16, false, false}, Case{64, 16, false, true},
+                         Case{64, 5, false, true}, Case{64, 16, true, false},
+                         Case{128, 32, false, true}}) {
+        ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
+        const std::uint32_t d = c.d, k = c.k;
+        const AggregationOperators og = upload_aggregation(*gpu_, g, Normalisation::Mean,
+                                                           c.directed);
+        const AggregationOperators oc = upload_aggregation(*cpu_, g, Normalisation::Mean,
+                                                           c.directed);
+        const ConvTwin w = weights(og, oc, d, d, true);
+        const Twin x = matrix(n, d, 2.0), gamma = matrix(1, d), beta = matrix(1, d);
+        const TwinBytes keep{gpu_->alloc_bytes(n * d), cpu_->alloc_bytes(n * d)};
+        gpu_->make_dropout_mask(4, 3, 0.2, keep.gpu, n, d);
+        const DropoutMask mask = c.dropout ? DropoutMask{keep.gpu, d, 0, 1.25} : DropoutMask{};
+        const Twin residual = matrix(n, d, 4.0);
+        gpu_->round_to_grid(residual.gpu, 0x1p-16);
+        cpu_->round_to_grid(residual.cpu, 0x1p-16);
+        const std::uint32_t ib = CompressedRows::index_bytes_for(d);
+        const std::string name = "d" + std::to_string(d) + " k" + std::to_string(k) +
+                                 (c.directed ? " directed" : " union") +
+                                 (c.dropout ? " dropout" : "");
+        // One pass, then the two calls, every output poisoned first.
+        Twin y[2], stats[2], values[2], scratch[2];
+        DeviceBytes indices[2];
+        for (int i = 0; i < 2; ++i) {
+            y[i] = poisoned(n, d);
+            stats[i] = poisoned(n, 2);
+            values[i] = poisoned(n, k);
+            scratch[i] = poisoned(n, oc.terms * d);
+            indices[i] = gpu_->alloc_bytes(std::size_t(n) * k * ib);
+        }
+        const ResidualAdd add{residual.gpu, 1.0, 0x1p-16};
+        const CompressedRows one{values[0].gpu, indices[0], d, ib};
+        const CompressedRows two{values[1].gpu, indices[1], d, ib};
+        gpu_->normalize_topk_conv_transient(x.gpu, gamma.gpu, beta.gpu, mask, stats[0].gpu, one,
+                                            w.gpu, add, y[0].gpu, scratch[0].gpu);
+        gpu_->normalize_topk_pack(x.gpu, gamma.gpu, beta.gpu, mask, stats[1].gpu, two);
+        gpu_->sage_conv_forward_transient(w.gpu, two, add, y[1].gpu, scratch[1].gpu);
+        EXPECT_EQ(gpu_->max_abs_difference(y[0].gpu, y[1].gpu), 0.0) << name;
+        EXPECT_EQ(gpu_->max_abs_difference(stats[0].gpu, stats[1].gpu), 0.0) << name;
+        EXPECT_EQ(gpu_->max_abs_difference(values[0].gpu, values[1].gpu), 0.0) << name;
+        std::vector<std::uint8_t> raw[2];
+        for (int i = 0; i < 2; ++i) {
+            raw[i].resize(std::size_t(n) * k * ib);
+            gpu_->download_bytes(indices[i], raw[i].data(), raw[i].size());
+        }
+        EXPECT_TRUE(raw[0] == raw[1]) << "kept columns " << name;
+        // The float64 reference: the CPU's convolution of the GPU's kept entries.
+        const std::vector<double> v = gpu_values(values[0]);
+        cpu_->upload(values[0].cpu, std::span<const double>(v));
+        const DeviceBytes cpu_indices = cpu_->alloc_bytes(raw[0].size());
+        cpu_->upload_bytes(cpu_indices, raw[0].data(), raw[0].size());
+        const ResidualAdd cpu_add{residual.cpu, 1.0, 0x1p-16};
+        cpu_->sage_conv_forward_transient(w.cpu, {values[0].cpu, cpu_indices, d, ib}, cpu_add,
+                                          y[0].cpu, scratch[0].cpu);
+        expect_close(y[0], 1e-5, "one pass " + name);
+    }
+}
+
 TEST_F(CudaConv, FusedConvolutionOverManyRowTiles)
 {
     // More row tiles than a wave of gemm_rows blocks, so each block walks several tiles in one
