@@ -41,6 +41,18 @@ __device__ inline double round_even(double x) { return rint(x); }
 __device__ inline float rsqrt_exact(float x) { return 1.0f / sqrtf(x); }
 __device__ inline double rsqrt_exact(double x) { return 1.0 / sqrt(x); }
 
+/// The largest of the warp's v (every lane): one instruction from sm_80 on, else shuffles
+/// (a build for older GPUs).
+__device__ inline unsigned warp_max(unsigned v)
+{
+#if __CUDA_ARCH__ >= 800
+    return __reduce_max_sync(0xffffffffu, v);
+#else
+    for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+#endif
+}
+
 template <class T> __device__ inline T warp_sum(T v)
 {
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);

@@ -392,7 +392,7 @@ __global__ void __launch_bounds__(32 * kNormWarps, 3)
             prefix = top == 31 ? 0u : key_lo & ~((2u << top) - 1u);
             if (n_lo == k) prefix = key_lo, done = true;
         }
-        for (int bit = __reduce_max_sync(kAll, unsigned(done ? 0 : top));
+        for (int bit = int(warp_max(unsigned(done ? 0 : top)));
              bit >= 0 && !__all_sync(kAll, done); --bit) {
             const std::uint32_t candidate = prefix | (1u << bit);
             std::uint32_t reach = 0;
