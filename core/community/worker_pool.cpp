@@ -20,16 +20,26 @@ inline void cpu_relax()
 #endif
 }
 
-/// Polls `done` for up to kSpin; true if it became true.
-template <class Done>
-bool spin_until(Done done)
+/// Polls `done` for up to kSpin, or for as long as `hold` says so (yielding the core every
+/// few thousand polls); true if it became true.
+template <class Done, class Hold>
+bool spin_until(Done done, Hold hold)
 {
     const auto deadline = std::chrono::steady_clock::now() + kSpin;
     for (unsigned i = 1;; ++i) {
         if (done()) return true;
         cpu_relax();
-        if ((i & 63) == 0 && std::chrono::steady_clock::now() > deadline) return false;
+        if ((i & 63) != 0) continue;
+        if (!hold()) {
+            if (std::chrono::steady_clock::now() > deadline) return false;
+        } else if ((i & 4095) == 0) {
+            std::this_thread::yield();
+        }
     }
+}
+template <class Done> bool spin_until(Done done)
+{
+    return spin_until(done, [] { return false; });
 }
 
 } // namespace
@@ -54,6 +64,12 @@ WorkerPool::~WorkerPool()
     }
     wake_.notify_all();
     for (auto& t : workers_) t.join();
+}
+
+unsigned WorkerPool::sleeping() const
+{
+    std::lock_guard lock(mutex_);
+    return sleepers_;
 }
 
 void WorkerPool::parallel_for(std::size_t count, std::size_t grain, const Body& body)
@@ -124,10 +140,12 @@ void WorkerPool::worker_loop(unsigned worker)
 {
     std::uint64_t seen = 0;
     for (;;) {
-        const bool fresh = spin_until([&] {
-            return stopping_.load(std::memory_order_relaxed) ||
-                   generation_.load(std::memory_order_acquire) != seen;
-        });
+        const bool fresh = spin_until(
+            [&] {
+                return stopping_.load(std::memory_order_relaxed) ||
+                       generation_.load(std::memory_order_acquire) != seen;
+            },
+            [&] { return holds_.load(std::memory_order_relaxed) > 0; });
         {
             std::unique_lock lock(mutex_);
             if (!fresh) {

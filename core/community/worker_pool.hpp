@@ -25,8 +25,26 @@ public:
     /// Threads that take part in parallel_for, the caller included.
     unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
 
+    /// Workers asleep now (idle past their spin and not held).
+    unsigned sleeping() const;
+
     /// body(begin, end, worker) for chunks [begin, end) of [0, count), each at most `grain` long.
     using Body = std::function<void(std::size_t, std::size_t, unsigned)>;
+
+    /// While a Hold lives, idle workers keep polling for the next job instead of going to
+    /// sleep after a while: for a caller whose short jobs come between sequential stretches
+    /// longer than that while (community detection on a small graph), where waking a
+    /// sleeping thread costs more than the job. They still yield the core now and then.
+    class Hold {
+    public:
+        explicit Hold(WorkerPool& pool) : pool_(pool) { pool_.holds_.fetch_add(1); }
+        ~Hold() { pool_.holds_.fetch_sub(1); }
+        Hold(const Hold&) = delete;
+        Hold& operator=(const Hold&) = delete;
+
+    private:
+        WorkerPool& pool_;
+    };
 
     /// Runs every chunk once and returns when all are done. `worker` < size() names the thread,
     /// for per-thread scratch space. The first exception a chunk throws is rethrown here; chunks
@@ -38,12 +56,13 @@ private:
     void run_chunks(unsigned worker);
 
     std::vector<std::thread> workers_;
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     std::condition_variable wake_;
     std::condition_variable done_;
     // Written under mutex_; atomic so that idle threads can poll them without it.
     std::atomic<std::uint64_t> generation_{0}; ///< bumped for each job
     std::atomic<bool> stopping_{false};
+    std::atomic<unsigned> holds_{0}; ///< live Holds: idle workers do not sleep
     std::atomic<unsigned> finished_{0}; ///< workers that left the current job
     bool job_open_ = false; ///< workers may still join the current job; guarded by mutex_
     unsigned entered_ = 0;  ///< workers that joined the current job; guarded by mutex_

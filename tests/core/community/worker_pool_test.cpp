@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <numeric>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 using gsr::community::WorkerPool;
@@ -56,4 +58,42 @@ TEST(WorkerPool, OneThreadRunsInline)
         total += e - b;
     });
     EXPECT_EQ(total, 100u);
+}
+
+namespace {
+/// Polls `pool.sleeping()` until it equals `want`, for up to two seconds.
+bool sleeping_reaches(const WorkerPool& pool, unsigned want)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (pool.sleeping() != want)
+        if (std::chrono::steady_clock::now() > deadline) return false;
+        else std::this_thread::sleep_for(std::chrono::microseconds(200));
+    return true;
+}
+} // namespace
+
+TEST(WorkerPool, IdleWorkersSleepUnlessHeld)
+{
+    WorkerPool pool(3);
+    auto job = [&] {
+        std::atomic<int> chunks{0};
+        pool.parallel_for(8, 1, [&](std::size_t, std::size_t, unsigned) { ++chunks; });
+        EXPECT_EQ(chunks.load(), 8);
+    };
+    job();
+    // Idle past their spin (well under a second), both workers sleep.
+    ASSERT_TRUE(sleeping_reaches(pool, 2));
+    {
+        WorkerPool::Hold hold(pool);
+        job(); // wakes them; from here on they poll
+        ASSERT_TRUE(sleeping_reaches(pool, 0));
+        for (int i = 0; i < 5; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20)); // 100x the spin
+            EXPECT_EQ(pool.sleeping(), 0u);
+            job();
+        }
+    }
+    // Released, they sleep again once idle.
+    EXPECT_TRUE(sleeping_reaches(pool, 2));
+    job();
 }
