@@ -44,128 +44,234 @@ using I = std::uint8_t;
 
 constexpr int kD = 64, kK = 16, kLanes = 4;
 
-/// Function f + 1's select + product on a row whose 16 columns c0.. this lane holds in z (the
-/// body of normalize_topk_pack_lanes<4, I, true> after its load; no dropout mask).
-template <bool Product>
-__device__ __forceinline__ void select_row(float (&z)[16], std::size_t r, bool valid, int sub, int c0,
-                                           int odd, std::uint32_t k, const float* gamma,
-                                           const float* beta, float quantile,
-                                           k::MatRef<float> stats, k::MatRef<float> values,
-                                           I* indices, const float* ws, float2* stage,
-                                           k::MatRef<float> product)
+/// A copy of the body of normalize_topk_pack_lanes (gpu/kernels/rows.cuh) after its load, for
+/// a row whose 16 columns c0.. this lane holds in z: the fused kernels below select with the
+/// production kernel's bits. (Calling one shared function from both changed the production
+/// kernel's SASS, so the probe keeps a copy.)
+template <int Lanes, bool Product>
+__device__ __forceinline__ void
+select_row(float (&z)[16], std::size_t r, bool valid, int sub, int c0, int odd,
+                        std::uint32_t k, const float* gamma, const float* beta,
+                        const std::uint8_t* keep, std::uint32_t stride, std::uint32_t column,
+                        float scale, float quantile, k::MatRef<float> stats, k::MatRef<float> values,
+                        I* indices, const float* ws, float2* stage, k::MatRef<float> product)
 {
     using namespace gsr::gpu::kernels;
-    constexpr int kCols = 16, kWidth = kCols * kLanes;
-    constexpr float kDf = float(kWidth);
+    constexpr int kCols = 16, kWidth = kCols * Lanes;
+    constexpr float kD = float(kWidth);
     constexpr unsigned kAll = 0xffffffffu;
-        float sm = 0.f;
+    float s = 0.f;
 #pragma unroll
-        for (int q4 = 0; q4 < kCols; ++q4) sm += z[q4];
-        const float mean = group_sum<kLanes>(sm) / kDf;
-        float var = 0.f;
+    for (int u = 0; u < kCols; ++u) s += z[u];
+    const float mean = group_sum<Lanes>(s) / kD;
+    float v = 0.f;
 #pragma unroll
-        for (int q4 = 0; q4 < kCols; ++q4) var += (z[q4] - mean) * (z[q4] - mean);
-        const float rstd = rsqrt_exact(group_sum<kLanes>(var) / kDf + 1e-5f);
-        if (valid && sub == 0) {
-            stats(r, 0) = mean;
-            stats(r, 1) = rstd;
+    for (int u = 0; u < kCols; ++u) v += (z[u] - mean) * (z[u] - mean);
+    const float rstd = rsqrt_exact(group_sum<Lanes>(v) / kD + 1e-5f);
+    if (valid && sub == 0) {
+        stats(r, 0) = mean;
+        stats(r, 1) = rstd;
+    }
+    // gamma and beta from L1 each row: in registers they would cost 32 more a thread.
+    std::uint32_t key[kCols];
+#pragma unroll
+    for (int j = 0; j < kCols / 4; ++j) {
+        const Float4s g = load4(gamma + c0 + 4 * j), b = load4(beta + c0 + 4 * j);
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            float& zu = z[4 * j + u];
+            zu = g.v[u] * ((zu - mean) * rstd) + b.v[u];
+            key[4 * j + u] = order_key(zu);
         }
-        std::uint32_t key[kCols];
+    }
+    // A bracket around the k-th largest value from the row's own mean and spread, at
+    // `quantile` spreads above the mean (the normal quantile of 1 - k / d) +- half a
+    // spread: where at least k keys reach key(lo) and fewer than k reach key(hi), the
+    // k-th largest key shares their leading bits, and the select starts below them
+    // (sign and most exponent bits, about 7 of its rounds). Otherwise from the top bit.
+    float s1 = 0.f, s2 = 0.f;
 #pragma unroll
-        for (int j = 0; j < kCols / 4; ++j) {
-            const Float4s g = load4(gamma + c0 + 4 * j), b = load4(beta + c0 + 4 * j);
+    for (int u = 0; u < kCols; ++u) s1 += z[u], s2 += z[u] * z[u];
+    const float zm = group_sum<Lanes>(s1) / kD;
+    const float sd = sqrtf(fmaxf(group_sum<Lanes>(s2) / kD - zm * zm, 0.f));
+    const std::uint32_t key_lo = order_key(zm + (quantile - 0.5f) * sd);
+    const std::uint32_t key_hi = order_key(zm + (quantile + 0.5f) * sd);
+    std::uint32_t n_lo = 0, n_hi = 0;
 #pragma unroll
-            for (int q4 = 0; q4 < 4; ++q4) {
-                float& zu = z[4 * j + q4];
-                zu = g.v[q4] * ((zu - mean) * rstd) + b.v[q4];
-                key[4 * j + q4] = order_key(zu);
-            }
+    for (int u = 0; u < kCols; ++u) n_lo += key[u] >= key_lo, n_hi += key[u] >= key_hi;
+    n_lo = group_sum<Lanes>(n_lo);
+    n_hi = group_sum<Lanes>(n_hi);
+    // Invariant: at least k keys reach `prefix`, and the k-th largest key has its bits
+    // above `top`.
+    std::uint32_t prefix = 0;
+    int top = 31;
+    bool done = !valid;
+    if (n_lo >= k && n_hi < k) { // then key_lo < key_hi
+        top = 31 - __clz(key_lo ^ key_hi);
+        prefix = top == 31 ? 0u : key_lo & ~((2u << top) - 1u);
+        if (n_lo == k) prefix = key_lo, done = true;
+    }
+    for (int bit = int(warp_max(unsigned(done ? 0 : top)));
+         bit >= 0 && !__all_sync(kAll, done); --bit) {
+        const std::uint32_t candidate = prefix | (1u << bit);
+        std::uint32_t reach = 0;
+#pragma unroll
+        for (int u = 0; u < kCols; ++u) reach += key[u] >= candidate;
+        reach = group_sum<Lanes>(reach);
+        if (!done && bit <= top && reach >= k) {
+            prefix = candidate;
+            done = reach == k;
         }
-        float s1 = 0.f, s2 = 0.f;
+    }
+    std::uint32_t above = 0, ties = 0;
 #pragma unroll
-        for (int q4 = 0; q4 < kCols; ++q4) s1 += z[q4], s2 += z[q4] * z[q4];
-        const float zm = group_sum<kLanes>(s1) / kDf;
-        const float sd = sqrtf(fmaxf(group_sum<kLanes>(s2) / kDf - zm * zm, 0.f));
-        const std::uint32_t key_lo = order_key(zm + (quantile - 0.5f) * sd);
-        const std::uint32_t key_hi = order_key(zm + (quantile + 0.5f) * sd);
-        std::uint32_t n_lo = 0, n_hi = 0;
+    for (int u = 0; u < kCols; ++u) {
+        above += key[u] > prefix;
+        ties += key[u] == prefix;
+    }
+    // Ties kept: the first k - above of the row, in column order.
+    const std::uint32_t tie_slots = k - group_sum<Lanes>(above);
+    std::uint32_t tie_rank = group_exclusive_sum<Lanes>(ties, sub), kept = 0;
 #pragma unroll
-        for (int q4 = 0; q4 < kCols; ++q4) n_lo += key[q4] >= key_lo, n_hi += key[q4] >= key_hi;
-        n_lo = group_sum<kLanes>(n_lo);
-        n_hi = group_sum<kLanes>(n_hi);
-        std::uint32_t prefix = 0;
-        int top = 31;
-        bool done = !valid;
-        if (n_lo >= k && n_hi < k) {
-            top = 31 - __clz(key_lo ^ key_hi);
-            prefix = top == 31 ? 0u : key_lo & ~((2u << top) - 1u);
-            if (n_lo == k) prefix = key_lo, done = true;
-        }
-        for (int bit = int(warp_max(unsigned(done ? 0 : top)));
-             bit >= 0 && !__all_sync(kAll, done); --bit) {
-            const std::uint32_t candidate = prefix | (1u << bit);
-            std::uint32_t reach = 0;
-#pragma unroll
-            for (int q4 = 0; q4 < kCols; ++q4) reach += key[q4] >= candidate;
-            reach = group_sum<kLanes>(reach);
-            if (!done && bit <= top && reach >= k) {
-                prefix = candidate;
-                done = reach == k;
-            }
-        }
-        std::uint32_t above = 0, ties = 0;
-#pragma unroll
-        for (int q4 = 0; q4 < kCols; ++q4) {
-            above += key[q4] > prefix;
-            ties += key[q4] == prefix;
-        }
-        const std::uint32_t tie_slots = k - group_sum<kLanes>(above);
-        std::uint32_t tie_rank = group_exclusive_sum<kLanes>(ties, sub), kept = 0;
-#pragma unroll
-        for (int q4 = 0; q4 < kCols; ++q4) {
-            const bool tie = key[q4] == prefix;
-            if (key[q4] > prefix || (tie && tie_rank < tie_slots)) kept |= 1u << q4;
-            tie_rank += tie;
-        }
-        std::uint32_t at = group_exclusive_sum<kLanes>(__popc(kept), sub);
-        if constexpr (Product) {
-            std::uint32_t a = at;
-#pragma unroll
-            for (int c = 0; c < kCols; ++c)
-                if (valid && (kept >> c & 1u)) stage[a++] = make_float2(z[c], __int_as_float(c0 + c));
-            __syncwarp();
-            if (valid) {
-                float acc[16] = {};
-#pragma unroll 4
-                for (std::uint32_t q = 0; q < k; ++q) {
-                    const float2 e = stage[q];
-                    const int c = __float_as_int(e.y);
-                    const float* wrow = ws + c * kWidth;
-#pragma unroll
-                    for (int i = 0; i < 4; ++i) {
-                        const float4 w4 = *reinterpret_cast<const float4*>(
-                            wrow + 4 * (sub + kLanes * (i ^ odd)));
-                        acc[4 * i] += e.x * w4.x, acc[4 * i + 1] += e.x * w4.y;
-                        acc[4 * i + 2] += e.x * w4.z, acc[4 * i + 3] += e.x * w4.w;
-                    }
-                }
-#pragma unroll
-                for (int i = 0; i < 4; ++i)
-                    *reinterpret_cast<float4*>(product.row(r) + 4 * (sub + kLanes * (i ^ odd))) =
-                        make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
-            }
-            __syncwarp();
-        }
-        if (!valid) return;
-        float* vr = values.row(r);
-        I* ir = indices + r * k;
+    for (int u = 0; u < kCols; ++u) {
+        const bool tie = key[u] == prefix;
+        if (key[u] > prefix || (tie && tie_rank < tie_slots)) kept |= 1u << u;
+        tie_rank += tie;
+    }
+    std::uint32_t at = group_exclusive_sum<Lanes>(__popc(kept), sub);
+    const std::uint8_t* kr = valid && keep ? keep + r * stride + column + c0 : nullptr;
+    const auto stored = [&](int c) { return kr ? (kr[c] ? z[c] * scale : 0.f) : z[c]; };
+    if constexpr (Product) {
+        // Every lane reaches both warp barriers, rows past the end included.
+        std::uint32_t a = at;
 #pragma unroll
         for (int c = 0; c < kCols; ++c)
-            if (kept >> c & 1u) {
-                vr[at] = z[c];
-                ir[at] = I(c0 + c);
-                ++at;
+            if (valid && (kept >> c & 1u))
+                stage[a++] = make_float2(stored(c), __int_as_float(c0 + c));
+        __syncwarp();
+        if (valid) {
+            float acc[16] = {};
+#pragma unroll 4
+            for (std::uint32_t q = 0; q < k; ++q) {
+                const float2 e = stage[q];
+                const int c = __float_as_int(e.y);
+                const float* wr = ws + c * kWidth;
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                    const float4 w4 =
+                        *reinterpret_cast<const float4*>(wr + 4 * (sub + Lanes * (i ^ odd)));
+                    acc[4 * i] += e.x * w4.x, acc[4 * i + 1] += e.x * w4.y;
+                    acc[4 * i + 2] += e.x * w4.z, acc[4 * i + 3] += e.x * w4.w;
+                }
             }
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+                *reinterpret_cast<float4*>(product.row(r) + 4 * (sub + Lanes * (i ^ odd))) =
+                    make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
+        }
+        __syncwarp(); // the stage is written again for the warp's next rows
+    }
+    if (!valid) return;
+    float* vr = values.row(r);
+    I* ir = indices + r * k;
+#pragma unroll
+    for (int c = 0; c < kCols; ++c)
+        if (kept >> c & 1u) {
+            vr[at] = stored(c);
+            ir[at] = I(c0 + c);
+            ++at;
+        }
+}
+
+/// Row r of aggregate_products' result in V columns c0.. a lane: the neighbour sum of u's rows
+/// in batches of Batch edges, the row scale, the compressed root term (W_root at wr, the kept
+/// entries four at a time, `Unroll` groups unrolled), bias, grid, sign and residual, left in z
+/// and stored to y (evict-first when Streaming). The same adds per column as the production
+/// kernel, so the same bits.
+template <int V, int Batch, int Unroll, bool Streaming>
+__device__ __forceinline__ void aggregate_row(const k::CsrRef<float>& s, k::MatRef<float> u,
+                                              const k::GemmEpilogue<I>& ep, const float* wr,
+                                              std::size_t r, int c0, k::MatRef<float> y,
+                                              float (&z)[V])
+{
+    using namespace gsr::gpu::kernels;
+    constexpr int kQ = V / 4;
+#pragma unroll
+    for (int c = 0; c < V; ++c) z[c] = 0.f;
+    const auto add = [&](float w, const float4 (&a)[kQ]) {
+#pragma unroll
+        for (int i = 0; i < kQ; ++i) {
+            z[4 * i] += w * a[i].x, z[4 * i + 1] += w * a[i].y;
+            z[4 * i + 2] += w * a[i].z, z[4 * i + 3] += w * a[i].w;
+        }
+    };
+    const std::uint64_t e1 = s.offsets[r + 1];
+    std::uint64_t e = s.offsets[r];
+    const float* ub = u.p + c0;
+    for (; e + Batch <= e1; e += Batch) {
+        std::uint32_t j[Batch];
+        float w[Batch];
+        float4 a[Batch][kQ];
+#pragma unroll
+        for (int b = 0; b < Batch; ++b) j[b] = __ldg(s.targets + e + b);
+#pragma unroll
+        for (int b = 0; b < Batch; ++b) {
+            w[b] = __ldg(s.cs + j[b]);
+#pragma unroll
+            for (int i = 0; i < kQ; ++i)
+                a[b][i] = __ldg(reinterpret_cast<const float4*>(ub + std::size_t(j[b]) * u.ld + 4 * i));
+        }
+#pragma unroll
+        for (int b = 0; b < Batch; ++b) add(w[b], a[b]);
+    }
+    for (; e < e1; ++e) {
+        const std::uint32_t j0 = __ldg(s.targets + e);
+        float4 a[kQ];
+#pragma unroll
+        for (int i = 0; i < kQ; ++i)
+            a[i] = __ldg(reinterpret_cast<const float4*>(ub + std::size_t(j0) * u.ld + 4 * i));
+        add(__ldg(s.cs + j0), a);
+    }
+    const float scale = s.rs[r];
+#pragma unroll
+    for (int c = 0; c < V; ++c) z[c] = z[c] * scale;
+    const float* vr = ep.values.row(r);
+    const I* ir = ep.idx + r * ep.values.cols;
+#pragma unroll Unroll
+    for (std::uint32_t q = 0; q < ep.values.cols; q += 4) {
+        const float4 v4 = *reinterpret_cast<const float4*>(vr + q);
+        std::uint32_t col[4];
+        load_index4(ir + q, col);
+        const float xv[4] = {v4.x, v4.y, v4.z, v4.w};
+#pragma unroll
+        for (int t = 0; t < 4; ++t) {
+            float4 w4[kQ];
+#pragma unroll
+            for (int i = 0; i < kQ; ++i)
+                w4[i] = *reinterpret_cast<const float4*>(wr + col[t] * kD + c0 + 4 * i);
+            add(xv[t], w4);
+        }
+    }
+    const float* res = ep.residual.row(r) + c0;
+#pragma unroll
+    for (int i = 0; i < kQ; ++i) {
+        const float4 q = __ldcs(reinterpret_cast<const float4*>(res + 4 * i));
+        const float rq[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+        for (int jj = 0; jj < 4; ++jj) {
+            float& v = z[4 * i + jj];
+            v += ep.bias[c0 + 4 * i + jj];
+            v = rintf(v * ep.inverse) * ep.quantum;
+            v *= ep.sign;
+            v += rq[jj];
+        }
+        float4* out = reinterpret_cast<float4*>(y.row(r) + c0 + 4 * i);
+        const float4 o = make_float4(z[4 * i], z[4 * i + 1], z[4 * i + 2], z[4 * i + 3]);
+        if constexpr (Streaming)
+            __stcs(out, o);
+        else
+            *out = o;
+    }
 }
 
 /// Function f's aggregation of the warp's 8 rows (16 lanes a row, two rows at a time) into y,
@@ -217,7 +323,8 @@ __global__ void __launch_bounds__(256, MinBlocks)
 #pragma unroll
             for (int q4 = 0; q4 < 4; ++q4) z[4 * j + q4] = q.v[q4];
         }
-        select_row<Product>(z, r, valid, sub, c0, odd, k, gamma, beta, quantile, stats, values, indices, ws, stage, product);
+        select_row<kLanes, Product>(z, r, valid, sub, c0, odd, k, gamma, beta, nullptr, 0, 0, 1.f,
+                                    quantile, stats, values, indices, ws, stage, product);
     });
 }
 
@@ -246,85 +353,10 @@ __global__ void __launch_bounds__(256, MinBlocks)
     }
     __syncthreads();
     for_warp_rows<kLanes>(y.rows, [&](std::size_t r, bool valid) {
-        float z[kCols];
-#pragma unroll
-        for (int c = 0; c < kCols; ++c) z[c] = 0.f;
-        if (valid) {
-            const std::uint64_t e1 = s.offsets[r + 1];
-            std::uint64_t e = s.offsets[r];
-            const float* ub = u.p + c0;
-            for (; e + 2 <= e1; e += 2) {
-                const std::uint32_t j0 = __ldg(s.targets + e), j1 = __ldg(s.targets + e + 1);
-                const float w0 = __ldg(s.cs + j0), w1 = __ldg(s.cs + j1);
-                float4 a[4], b[4];
-#pragma unroll
-                for (int i = 0; i < 4; ++i) {
-                    a[i] = __ldg(reinterpret_cast<const float4*>(ub + std::size_t(j0) * u.ld + 4 * i));
-                    b[i] = __ldg(reinterpret_cast<const float4*>(ub + std::size_t(j1) * u.ld + 4 * i));
-                }
-#pragma unroll
-                for (int i = 0; i < 4; ++i) {
-                    z[4 * i] += w0 * a[i].x, z[4 * i + 1] += w0 * a[i].y;
-                    z[4 * i + 2] += w0 * a[i].z, z[4 * i + 3] += w0 * a[i].w;
-                }
-#pragma unroll
-                for (int i = 0; i < 4; ++i) {
-                    z[4 * i] += w1 * b[i].x, z[4 * i + 1] += w1 * b[i].y;
-                    z[4 * i + 2] += w1 * b[i].z, z[4 * i + 3] += w1 * b[i].w;
-                }
-            }
-            if (e < e1) {
-                const std::uint32_t j0 = __ldg(s.targets + e);
-                const float w0 = __ldg(s.cs + j0);
-#pragma unroll
-                for (int i = 0; i < 4; ++i) {
-                    const float4 a = __ldg(reinterpret_cast<const float4*>(ub + std::size_t(j0) * u.ld + 4 * i));
-                    z[4 * i] += w0 * a.x, z[4 * i + 1] += w0 * a.y;
-                    z[4 * i + 2] += w0 * a.z, z[4 * i + 3] += w0 * a.w;
-                }
-            }
-            const float scale = s.rs[r];
-#pragma unroll
-            for (int c = 0; c < kCols; ++c) z[c] = z[c] * scale;
-            // The root term, the kept entries in order (add_kept_rows's adds).
-            const float* vr = ep.values.row(r);
-            const I* ir = ep.idx + r * ep.values.cols;
-#pragma unroll 1
-            for (std::uint32_t q = 0; q < ep.values.cols; q += 4) {
-                const float4 v4 = *reinterpret_cast<const float4*>(vr + q);
-                std::uint32_t col[4];
-                load_index4(ir + q, col);
-                const float xv[4] = {v4.x, v4.y, v4.z, v4.w};
-#pragma unroll
-                for (int t = 0; t < 4; ++t) {
-                    const float* wrow = wr + col[t] * kWidth + c0;
-#pragma unroll
-                    for (int i = 0; i < 4; ++i) {
-                        const float4 w4 = *reinterpret_cast<const float4*>(wrow + 4 * i);
-                        z[4 * i] += xv[t] * w4.x, z[4 * i + 1] += xv[t] * w4.y;
-                        z[4 * i + 2] += xv[t] * w4.z, z[4 * i + 3] += xv[t] * w4.w;
-                    }
-                }
-            }
-            const float* res = ep.residual.row(r) + c0;
-#pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                const float4 q = __ldcs(reinterpret_cast<const float4*>(res + 4 * i));
-                const float rq[4] = {q.x, q.y, q.z, q.w};
-#pragma unroll
-                for (int j = 0; j < 4; ++j) {
-                    float& v = z[4 * i + j];
-                    v += ep.bias[c0 + 4 * i + j];
-                    v = rintf(v * ep.inverse) * ep.quantum;
-                    v *= ep.sign;
-                    v += rq[j];
-                }
-                *reinterpret_cast<float4*>(y.row(r) + c0 + 4 * i) =
-                    make_float4(z[4 * i], z[4 * i + 1], z[4 * i + 2], z[4 * i + 3]);
-            }
-        }
-        select_row<Product>(z, r, valid, sub, c0, odd, k, gamma, beta, quantile, stats, values,
-                            indices, ws, stage, product);
+        float z[kCols] = {};
+        if (valid) aggregate_row<kCols, 2, 1, false>(s, u, ep, wr, r, c0, y, z);
+        select_row<kLanes, Product>(z, r, valid, sub, c0, odd, k, gamma, beta, nullptr, 0, 0, 1.f,
+                                    quantile, stats, values, indices, ws, stage, product);
     });
 }
 
@@ -347,79 +379,7 @@ __global__ void __launch_bounds__(256, MinBlocks)
     for_warp_rows<kLanesRow>(y.rows, [&](std::size_t r, bool valid) {
         if (!valid) return;
         float z[V];
-#pragma unroll
-        for (int c = 0; c < V; ++c) z[c] = 0.f;
-        const std::uint64_t e1 = s.offsets[r + 1];
-        std::uint64_t e = s.offsets[r];
-        const float* ub = u.p + c0;
-        for (; e + Batch <= e1; e += Batch) {
-            std::uint32_t j[Batch];
-            float w[Batch];
-            float4 a[Batch][kQ];
-#pragma unroll
-            for (int b = 0; b < Batch; ++b) j[b] = __ldg(s.targets + e + b);
-#pragma unroll
-            for (int b = 0; b < Batch; ++b) {
-                w[b] = __ldg(s.cs + j[b]);
-#pragma unroll
-                for (int i = 0; i < kQ; ++i)
-                    a[b][i] = __ldg(reinterpret_cast<const float4*>(ub + std::size_t(j[b]) * u.ld + 4 * i));
-            }
-#pragma unroll
-            for (int b = 0; b < Batch; ++b)
-#pragma unroll
-                for (int i = 0; i < kQ; ++i) {
-                    z[4 * i] += w[b] * a[b][i].x, z[4 * i + 1] += w[b] * a[b][i].y;
-                    z[4 * i + 2] += w[b] * a[b][i].z, z[4 * i + 3] += w[b] * a[b][i].w;
-                }
-        }
-        for (; e < e1; ++e) {
-            const std::uint32_t j0 = __ldg(s.targets + e);
-            const float w0 = __ldg(s.cs + j0);
-#pragma unroll
-            for (int i = 0; i < kQ; ++i) {
-                const float4 a = __ldg(reinterpret_cast<const float4*>(ub + std::size_t(j0) * u.ld + 4 * i));
-                z[4 * i] += w0 * a.x, z[4 * i + 1] += w0 * a.y;
-                z[4 * i + 2] += w0 * a.z, z[4 * i + 3] += w0 * a.w;
-            }
-        }
-        const float scale = s.rs[r];
-#pragma unroll
-        for (int c = 0; c < V; ++c) z[c] = z[c] * scale;
-        const float* vr = ep.values.row(r);
-        const I* ir = ep.idx + r * kept;
-#pragma unroll 2
-        for (std::uint32_t q = 0; q < kept; q += 4) {
-            const float4 v4 = *reinterpret_cast<const float4*>(vr + q);
-            std::uint32_t col[4];
-            load_index4(ir + q, col);
-            const float xv[4] = {v4.x, v4.y, v4.z, v4.w};
-#pragma unroll
-            for (int t = 0; t < 4; ++t) {
-                const float* wrow = wr + col[t] * kD + c0;
-#pragma unroll
-                for (int i = 0; i < kQ; ++i) {
-                    const float4 w4 = *reinterpret_cast<const float4*>(wrow + 4 * i);
-                    z[4 * i] += xv[t] * w4.x, z[4 * i + 1] += xv[t] * w4.y;
-                    z[4 * i + 2] += xv[t] * w4.z, z[4 * i + 3] += xv[t] * w4.w;
-                }
-            }
-        }
-        const float* res = ep.residual.row(r) + c0;
-#pragma unroll
-        for (int i = 0; i < kQ; ++i) {
-            const float4 q = __ldcs(reinterpret_cast<const float4*>(res + 4 * i));
-            const float rq[4] = {q.x, q.y, q.z, q.w};
-            float o[4];
-#pragma unroll
-            for (int jj = 0; jj < 4; ++jj) {
-                float v = z[4 * i + jj] + ep.bias[c0 + 4 * i + jj];
-                v = rintf(v * ep.inverse) * ep.quantum;
-                v *= ep.sign;
-                o[jj] = v + rq[jj];
-            }
-            __stcs(reinterpret_cast<float4*>(y.row(r) + c0 + 4 * i), make_float4(o[0], o[1], o[2], o[3]));
-        }
+        aggregate_row<V, Batch, 2, true>(s, u, ep, wr, r, c0, y, z);
     });
 }
 
