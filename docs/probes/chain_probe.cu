@@ -285,8 +285,6 @@ __global__ void __launch_bounds__(256, MinBlocks)
 {
     using namespace gsr::gpu::kernels;
     constexpr int kCols = 16, kWidth = kCols * kLanes, kRowsPerWarp = 32 / kLanes;
-    constexpr float kDf = float(kWidth);
-    constexpr unsigned kAll = 0xffffffffu;
     const int lane = threadIdx.x & 31;
     const int sub = lane % kLanes, c0 = sub * kCols;
     const std::uint32_t k = values.cols;
