@@ -1,7 +1,7 @@
 // PROBE (session 17; not built by CMake, kept so that docs/BENCHMARKS.md's figures can be
 // re-made): on hyp's CSR at d 64, k 16 (one term plus a compressed root, uint8 columns),
-//  - `chain` / `chain2`: group function f's aggregation and then, on the rows it just wrote,
-//    function f + 1's select + product in one kernel (chain: the aggregation in
+//  - `fused` (printed chain1 / chain2): group function f's aggregation and then, on the rows
+//    it just wrote, function f + 1's select + product in one kernel (chain1: the aggregation in
 //    aggregate_products' layout, 16 lanes a row, y read back; chain2: in the select's layout,
 //    4 lanes a row, the row kept in registers), against the two kernels training launches
 //    (normalize_topk_pack_lanes<4, I, true>, then aggregate_products<16, I>), in a chain of
@@ -12,7 +12,7 @@
 //   nvcc -std=c++20 -O3 -arch=sm_90a -I core -I gpu --expt-relaxed-constexpr \
 //        docs/probes/chain_probe.cu build/device/lib/libgsr_core.a -lz -o /tmp/chain_probe
 //   /tmp/chain_probe HYP.blif 224 MIN_BLOCKS [1|2] [stop]
-// (MIN_BLOCKS 2, 3 or 4: the fused kernel's launch bound; 1 or 2: chain or chain2; a fifth
+// (MIN_BLOCKS 2, 3 or 4: the fused kernel's launch bound; 1 or 2: chain1 or chain2; a fifth
 // argument stops after the aggregation-only comparison.)
 #include "community/weighted_graph.hpp"
 #include "graph/circuit_graph.hpp"
@@ -274,12 +274,15 @@ __device__ __forceinline__ void aggregate_row(const k::CsrRef<float>& s, k::MatR
     }
 }
 
-/// Function f's aggregation of the warp's 8 rows (16 lanes a row, two rows at a time) into y,
-/// then function f + 1's select + product on those rows (4 lanes a row, as
-/// normalize_topk_pack_lanes<4, I, true>: the same arithmetic, so the same bits).
-template <bool Product, int MinBlocks>
+/// Function f's aggregation of the warp's 8 rows into y, then function f + 1's select +
+/// product on those rows (4 lanes a row, as normalize_topk_pack_lanes<4, I, true>: the same
+/// arithmetic, so the same bits). Not RowInRegisters (chain1): the aggregation in
+/// aggregate_products' layout, 16 lanes a row, two rows at a time, and the select reads y back;
+/// RowInRegisters (chain2): the aggregation in the select's layout, so the row never leaves
+/// registers between the two (y is still stored).
+template <bool Product, int MinBlocks, bool RowInRegisters>
 __global__ void __launch_bounds__(256, MinBlocks)
-    chain(k::CsrRef<float> s, k::MatRef<float> u, k::GemmEpilogue<I> ep, k::MatRef<float> y,
+    fused(k::CsrRef<float> s, k::MatRef<float> u, k::GemmEpilogue<I> ep, k::MatRef<float> y,
           const float* gamma, const float* beta, float quantile, k::MatRef<float> stats,
           k::MatRef<float> values, I* indices, k::MatRef<float> w, k::MatRef<float> product)
 {
@@ -300,59 +303,30 @@ __global__ void __launch_bounds__(256, MinBlocks)
     }
     __syncthreads();
     for_warp_rows<kLanes>(y.rows, [&](std::size_t r, bool valid) {
-        const std::size_t base = r - row_in_warp;
-        const int ac0 = 4 * (lane % 16);
+        float z[kCols] = {};
+        if constexpr (RowInRegisters) {
+            if (valid) aggregate_row<kCols, 2, 1, false>(s, u, ep, wr, r, c0, y, z);
+        } else {
+            const std::size_t base = r - row_in_warp;
+            const int ac0 = 4 * (lane % 16);
 #pragma unroll 1
-        for (int h = 0; h < kRowsPerWarp / 2; ++h) {
-            const std::size_t ra = base + 2 * h + lane / 16;
-            if (ra < y.rows) {
-                float v[4], t[4];
-                neighbour_sum<float, 4>(s, ra, u.p + ac0, u.ld, t);
-                for (int i = 0; i < 4; ++i) v[i] = t[i] * s.rs[ra];
-                conv_epilogue4(v, ra, ac0, ep, wr + ac0, kWidth, y);
+            for (int h = 0; h < kRowsPerWarp / 2; ++h) {
+                const std::size_t ra = base + 2 * h + lane / 16;
+                if (ra < y.rows) {
+                    float v[4], t[4];
+                    neighbour_sum<float, 4>(s, ra, u.p + ac0, u.ld, t);
+                    for (int i = 0; i < 4; ++i) v[i] = t[i] * s.rs[ra];
+                    conv_epilogue4(v, ra, ac0, ep, wr + ac0, kWidth, y);
+                }
+            }
+            __syncwarp();
+#pragma unroll
+            for (int j = 0; j < kCols / 4; ++j) {
+                const Float4s q = valid ? load4(y.row(r) + c0 + 4 * j) : Float4s{};
+#pragma unroll
+                for (int q4 = 0; q4 < 4; ++q4) z[4 * j + q4] = q.v[q4];
             }
         }
-        __syncwarp();
-        const MatRef<float> x = y;
-        float z[kCols];
-#pragma unroll
-        for (int j = 0; j < kCols / 4; ++j) {
-            const Float4s q = valid ? load4(x.row(r) + c0 + 4 * j) : Float4s{};
-#pragma unroll
-            for (int q4 = 0; q4 < 4; ++q4) z[4 * j + q4] = q.v[q4];
-        }
-        select_row<kLanes, Product>(z, r, valid, sub, c0, odd, k, gamma, beta, nullptr, 0, 0, 1.f,
-                                    quantile, stats, values, indices, ws, stage, product);
-    });
-}
-
-/// As chain, but the aggregation in the select's layout: a row per 4 lanes, 16 columns each,
-/// so the row never leaves registers between the two (y is still stored).
-template <bool Product, int MinBlocks>
-__global__ void __launch_bounds__(256, MinBlocks)
-    chain2(k::CsrRef<float> s, k::MatRef<float> u, k::GemmEpilogue<I> ep, k::MatRef<float> y,
-           const float* gamma, const float* beta, float quantile, k::MatRef<float> stats,
-           k::MatRef<float> values, I* indices, k::MatRef<float> w, k::MatRef<float> product)
-{
-    using namespace gsr::gpu::kernels;
-    constexpr int kCols = 16, kWidth = kCols * kLanes, kRowsPerWarp = 32 / kLanes;
-    const int lane = threadIdx.x & 31;
-    const int sub = lane % kLanes, c0 = sub * kCols;
-    const std::uint32_t k = values.cols;
-    extern __shared__ float4 chain_shared[];
-    float* const ws = reinterpret_cast<float*>(chain_shared);
-    float* const wr = ws + kWidth * kWidth;
-    const int row_in_warp = lane / kLanes, odd = row_in_warp & 1;
-    float2* const stage = reinterpret_cast<float2*>(wr + kWidth * kWidth) +
-                          std::size_t((threadIdx.x >> 5) * kRowsPerWarp + row_in_warp) * (k + 1);
-    for (int i = threadIdx.x; i < kWidth * kWidth; i += blockDim.x) {
-        ws[i] = w(i / kWidth, i % kWidth);
-        wr[i] = ep.wroot(i / kWidth, i % kWidth);
-    }
-    __syncthreads();
-    for_warp_rows<kLanes>(y.rows, [&](std::size_t r, bool valid) {
-        float z[kCols] = {};
-        if (valid) aggregate_row<kCols, 2, 1, false>(s, u, ep, wr, r, c0, y, z);
         select_row<kLanes, Product>(z, r, valid, sub, c0, odd, k, gamma, beta, nullptr, 0, 0, 1.f,
                                     quantile, stats, values, indices, ws, stage, product);
     });
@@ -464,8 +438,12 @@ int main(int argc, char** argv)
     const int min_blocks = argc > 3 ? std::atoi(argv[3]) : 3;
     const bool second = argc > 4 && std::atoi(argv[4]) == 2;
     const auto chain_kernel =
-        second ? (min_blocks == 4 ? chain2<true, 4> : min_blocks == 2 ? chain2<true, 2> : chain2<true, 3>)
-               : (min_blocks == 4 ? chain<true, 4> : min_blocks == 2 ? chain<true, 2> : chain<true, 3>);
+        second ? (min_blocks == 4   ? fused<true, 4, true>
+                  : min_blocks == 2 ? fused<true, 2, true>
+                                    : fused<true, 3, true>)
+               : (min_blocks == 4   ? fused<true, 4, false>
+                  : min_blocks == 2 ? fused<true, 2, false>
+                                    : fused<true, 3, false>);
     const std::size_t chain_shared = (2 * kD * kD + 8 * 8 * (kK + 1) * 2) * 4;
     CK(cudaFuncSetAttribute(chain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                             int(chain_shared)));
