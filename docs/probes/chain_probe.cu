@@ -53,7 +53,8 @@ __device__ __forceinline__ void
 select_row(float (&z)[16], std::size_t r, bool valid, int sub, int c0, int odd,
                         std::uint32_t k, const float* gamma, const float* beta,
                         const std::uint8_t* keep, std::uint32_t stride, std::uint32_t column,
-                        float scale, float quantile, k::MatRef<float> stats, k::MatRef<float> values,
+                        float scale, float quantile, k::MatRef<float> stats,
+                        k::MatRef<float> values,
                         I* indices, const float* ws, float2* stage, k::MatRef<float> product)
 {
     using namespace gsr::gpu::kernels;
@@ -219,7 +220,8 @@ __device__ __forceinline__ void aggregate_row(const k::CsrRef<float>& s, k::MatR
             w[b] = __ldg(s.cs + j[b]);
 #pragma unroll
             for (int i = 0; i < kQ; ++i)
-                a[b][i] = __ldg(reinterpret_cast<const float4*>(ub + std::size_t(j[b]) * u.ld + 4 * i));
+                a[b][i] = __ldg(
+                    reinterpret_cast<const float4*>(ub + std::size_t(j[b]) * u.ld + 4 * i));
         }
 #pragma unroll
         for (int b = 0; b < Batch; ++b) add(w[b], a[b]);
@@ -413,7 +415,8 @@ int main(int argc, char** argv)
     Buf ya = dev_random(nd, rng, 1.f), yb = dev_random(nd, rng, 1.f);
     Buf u[2] = {dev_random(nd, rng, 1.f), dev_random(nd, rng, 1.f)};
     Buf vals[2] = {dev_random(nk, rng, 1.f), dev_random(nk, rng, 1.f)};
-    Buf st[2] = {dev_random(2 * std::size_t(n), rng, 1.f), dev_random(2 * std::size_t(n), rng, 1.f)};
+    Buf st[2] = {dev_random(2 * std::size_t(n), rng, 1.f),
+                 dev_random(2 * std::size_t(n), rng, 1.f)};
     Buf w = dev_random(kD * kD, rng, 0.125f), wroot = dev_random(kD * kD, rng, 0.125f);
     Buf bias = dev_random(kD, rng, 0.1f), gamma = dev_random(kD, rng, 0.1f),
         beta = dev_random(kD, rng, 0.1f);
@@ -449,11 +452,14 @@ int main(int argc, char** argv)
                             int(chain_shared)));
     const unsigned select_blocks = std::min<unsigned>(wave(select_kernel, 256, select_shared, sms),
                                                       (n + 63) / 64);
-    const unsigned agg_blocks = std::min<unsigned>(wave(agg_kernel, 256, agg_shared, sms), (n + 15) / 16);
-    const unsigned chain_blocks = std::min<unsigned>(wave(chain_kernel, 256, chain_shared, sms), (n + 63) / 64);
+    const unsigned agg_blocks =
+        std::min<unsigned>(wave(agg_kernel, 256, agg_shared, sms), (n + 15) / 16);
+    const unsigned chain_blocks =
+        std::min<unsigned>(wave(chain_kernel, 256, chain_shared, sms), (n + 63) / 64);
     cudaFuncAttributes fa{};
     CK(cudaFuncGetAttributes(&fa, chain_kernel));
-    std::printf("chain%s, min blocks %d: blocks select %u agg %u chain %u (chain %d regs, %d B local, %zu B shared)\n",
+    std::printf("chain%s, min blocks %d: blocks select %u agg %u chain %u (chain %d regs, "
+                "%d B local, %zu B shared)\n",
                 second ? "2" : "1", min_blocks, select_blocks, agg_blocks, chain_blocks, fa.numRegs,
                 int(fa.localSizeBytes), chain_shared);
 
@@ -517,7 +523,8 @@ int main(int argc, char** argv)
     const auto ya2 = download(ya), yb2 = download(yb), u2 = download(u[1]), v2 = download(vals[1]);
     const auto i2 = download_idx(1);
     const auto same = [](const auto& a, const auto& b) {
-        return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0;
+        return a.size() == b.size() &&
+               std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0;
     };
     std::printf("bits equal: y %d, u %d, values %d, columns %d, y after %d\n", same(ya1, ya2),
                 same(u1, u2), same(v1, v2), same(i1, i2), same(yb1, yb2));
@@ -531,7 +538,8 @@ int main(int argc, char** argv)
         const auto ref = download(ya);
         struct Wide {
             const char* name;
-            void (*kernel)(k::CsrRef<float>, k::MatRef<float>, k::GemmEpilogue<I>, k::MatRef<float>);
+            void (*kernel)(k::CsrRef<float>, k::MatRef<float>, k::GemmEpilogue<I>,
+                           k::MatRef<float>);
             int lanes;
         };
         const Wide wides[] = {{"wide V8 B4 mb4", aggregate_wide<8, 4, 4>, 8},
@@ -566,12 +574,14 @@ int main(int argc, char** argv)
             int per_sm = 0;
             CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, wd.kernel, 256, shared));
             const unsigned blocks = std::min<unsigned>(unsigned(per_sm * sms),
-                                                       unsigned((n + 256 / wd.lanes - 1) / (256 / wd.lanes)));
+                                                       unsigned((n + 256 / wd.lanes - 1) /
+                                                                (256 / wd.lanes)));
             cudaFuncAttributes at{};
             CK(cudaFuncGetAttributes(&at, wd.kernel));
             CK(cudaMemset(yb.p, 0xff, nd * 4));
             const auto launch = [&] {
-                wd.kernel<<<blocks, 256, shared>>>(s, u[0].mat(n, kD), epilogue(0, true), yb.mat(n, kD));
+                wd.kernel<<<blocks, 256, shared>>>(s, u[0].mat(n, kD), epilogue(0, true),
+                                                   yb.mat(n, kD));
             };
             launch();
             CK(cudaDeviceSynchronize());
