@@ -1127,7 +1127,8 @@ std::size_t Detector::split_disconnected(std::vector<std::uint32_t>& membership)
 CommunityResult Detector::run()
 {
     // The phases' jobs alternate with sequential stretches (small levels move one node at a
-    // time) longer than a worker's spin: held, the workers are never woken from sleep here.
+    // time) longer than a worker's spin: held, a worker woken by the first job polls for the
+    // rest of the detection instead of being put to sleep and woken again for every job.
     const WorkerPool::Hold hold(pool_);
     const std::size_t n = g0_.node_count();
     if (!(options_.resolution > 0) || !std::isfinite(options_.resolution))
