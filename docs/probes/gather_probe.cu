@@ -1,0 +1,424 @@
+// PROBE (session 18; not built by CMake, kept so that docs/BENCHMARKS.md's figures can be
+// re-made): on hyp's CSR at d 64, k 16 (one term plus a compressed root, uint8 columns), the
+// backward's recomputation of a group function followed by the compressed backward's first
+// step, g = S^T dy, as training launches them (normalize_topk_pack_lanes<4, I, true>,
+// aggregate_products<16, I>, then spmm<float, 4> over the transposed pattern) against the
+// same with aggregate_products_gather<Batch, MinBlocks> (below), which gathers u and dy in
+// one pass over each row's neighbours; then the aggregation alone with Batch edges in flight
+// (aggregate_batch) against aggregate_products. A chain of F functions, each way
+// alternating, 8 rounds (the first dropped); every variant is checked to give the separate
+// kernels' bits (outputs poisoned).
+// On the device machine, after `cmake --build build/device --target gsr_core` (see
+// .ci/device.sh for the configure line):
+//   nvcc -std=c++20 -O3 -arch=sm_90a -I core -I gpu --expt-relaxed-constexpr \
+//        docs/probes/gather_probe.cu build/device/lib/libgsr_core.a -lz -o /tmp/gather_probe
+//   /tmp/gather_probe HYP.blif 224
+#include "community/weighted_graph.hpp"
+#include "graph/circuit_graph.hpp"
+#include "netlist/readers.hpp"
+
+#include "kernels/compressed.cuh"
+#include "kernels/rows.cuh"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+using namespace gsr;
+namespace k = gsr::gpu::kernels;
+using I = std::uint8_t;
+
+#define CK(x)                                                                                    \
+    do {                                                                                         \
+        cudaError_t e_ = (x);                                                                    \
+        if (e_ != cudaSuccess) {                                                                 \
+            std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,                      \
+                         cudaGetErrorString(e_));                                               \
+            std::exit(1);                                                                        \
+        }                                                                                        \
+    } while (0)
+
+constexpr int kD = 64, kK = 16, kLanes = 4;
+
+struct Buf {
+    float* p = nullptr;
+    std::size_t n = 0;
+    k::MatRef<float> mat(std::uint32_t rows, std::uint32_t cols) const
+    {
+        return {p, rows, cols, cols};
+    }
+};
+
+Buf dev_random(std::size_t n, std::mt19937& rng, float scale)
+{
+    std::normal_distribution<float> nd(0.f, scale);
+    std::vector<float> h(n);
+    for (auto& v : h) v = nd(rng);
+    Buf b{nullptr, n};
+    CK(cudaMalloc(&b.p, n * sizeof(float)));
+    CK(cudaMemcpy(b.p, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    return b;
+}
+
+template <class Kernel> unsigned wave(Kernel kernel, int threads, std::size_t shared, int sms)
+{
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared));
+    return unsigned(std::max(per_sm, 1) * sms);
+}
+
+std::vector<float> download(const Buf& b)
+{
+    std::vector<float> h(b.n);
+    CK(cudaMemcpy(h.data(), b.p, b.n * 4, cudaMemcpyDeviceToHost));
+    return h;
+}
+
+/// neighbour_sum (gpu/kernels/graph.cuh) of two matrices over one pattern at once: acc_a
+/// from a with s's column scales, acc_b from b with cs_b, each in neighbour_sum's order (so
+/// each gets its bits), the targets loaded once for both, Batch edges' rows of both in flight.
+template <int Batch>
+__device__ inline void neighbour_sums(const k::CsrRef<float>& s, const float* cs_b,
+                                      std::size_t r, const float* a, std::size_t lda,
+                                      const float* b, std::size_t ldb, float (&acc_a)[4],
+                                      float (&acc_b)[4])
+{
+    for (int i = 0; i < 4; ++i) acc_a[i] = acc_b[i] = 0.f;
+    float va[4], vb[4];
+    const std::uint64_t e1 = s.offsets[r + 1];
+    std::uint64_t e = s.offsets[r];
+    for (; e + Batch <= e1; e += Batch) {
+        std::uint32_t j[Batch];
+        float wa[Batch], wb[Batch], ra[Batch][4], rb[Batch][4];
+        for (int u = 0; u < Batch; ++u) j[u] = __ldg(s.targets + e + u);
+        for (int u = 0; u < Batch; ++u) {
+            wa[u] = __ldg(s.cs + j[u]);
+            wb[u] = __ldg(cs_b + j[u]);
+            k::load_vec<float, 4>(a + j[u] * lda, ra[u]);
+            k::load_vec<float, 4>(b + j[u] * ldb, rb[u]);
+        }
+        for (int u = 0; u < Batch; ++u)
+            for (int i = 0; i < 4; ++i) {
+                acc_a[i] += wa[u] * ra[u][i];
+                acc_b[i] += wb[u] * rb[u][i];
+            }
+    }
+    for (; e < e1; ++e) {
+        const std::uint32_t j = __ldg(s.targets + e);
+        const float wa = __ldg(s.cs + j), wb = __ldg(cs_b + j);
+        k::load_vec<float, 4>(a + j * lda, va);
+        k::load_vec<float, 4>(b + j * ldb, vb);
+        for (int i = 0; i < 4; ++i) {
+            acc_a[i] += wa * va[i];
+            acc_b[i] += wb * vb[i];
+        }
+    }
+}
+
+/// aggregate_products<16, I> for one term over a symmetric pattern (st: s's transpose, the
+/// same offsets and targets, the scales swapped) that also gathers the compressed backward's
+/// g = S^T dy in the same pass over each row's neighbours (no self loops: mean aggregation).
+/// y gets aggregate_products' bits and g spmm's (alpha 1, beta 0).
+template <int Batch, int MinBlocks>
+__global__ void __launch_bounds__(256, MinBlocks)
+    aggregate_products_gather(k::CsrRef<float> s, k::CsrRef<float> st, k::MatRef<float> u,
+                              k::GemmEpilogue<I> ep, k::MatRef<float> y, k::MatRef<float> dy,
+                              k::MatRef<float> g)
+{
+    extern __shared__ float4 probe_shared[];
+    float* wr = reinterpret_cast<float*>(probe_shared);
+    for (std::uint32_t i = threadIdx.x; i < ep.wroot.rows * 64; i += blockDim.x)
+        wr[i] = ep.wroot(i / 64, i % 64);
+    __syncthreads();
+    const int sub = threadIdx.x % 16, per_block = blockDim.x / 16;
+    const std::uint32_t c0 = 4 * sub;
+    for (std::size_t r = blockIdx.x * std::size_t(per_block) + threadIdx.x / 16; r < y.rows;
+         r += std::size_t(gridDim.x) * per_block) {
+        float v[4], t[4];
+        neighbour_sums<Batch>(s, st.cs, r, u.p + c0, u.ld, dy.p + c0, dy.ld, v, t);
+        const float scale = st.rs[r];
+        *reinterpret_cast<float4*>(g.row(r) + c0) =
+            make_float4(t[0] * scale, t[1] * scale, t[2] * scale, t[3] * scale);
+        for (int i = 0; i < 4; ++i) v[i] *= s.rs[r];
+        k::conv_epilogue4(v, r, c0, ep, wr + c0, 64, y);
+    }
+}
+
+/// aggregate_products<16, I> (one term) with Batch edges in flight and a launch bound of
+/// MinBlocks blocks an SM: the same sums in the same order.
+template <int Batch, int MinBlocks>
+__global__ void __launch_bounds__(256, MinBlocks)
+    aggregate_batch(k::CsrRef<float> s, k::MatRef<float> u, k::GemmEpilogue<I> ep,
+                    k::MatRef<float> y)
+{
+    extern __shared__ float4 probe_shared[];
+    float* wr = reinterpret_cast<float*>(probe_shared);
+    for (std::uint32_t i = threadIdx.x; i < ep.wroot.rows * 64; i += blockDim.x)
+        wr[i] = ep.wroot(i / 64, i % 64);
+    __syncthreads();
+    const int sub = threadIdx.x % 16, per_block = blockDim.x / 16;
+    const std::uint32_t c0 = 4 * sub;
+    for (std::size_t r = blockIdx.x * std::size_t(per_block) + threadIdx.x / 16; r < y.rows;
+         r += std::size_t(gridDim.x) * per_block) {
+        float v[4] = {0, 0, 0, 0}, vb[Batch][4];
+        const std::uint64_t e1 = s.offsets[r + 1];
+        std::uint64_t e = s.offsets[r];
+        for (; e + Batch <= e1; e += Batch) {
+            std::uint32_t j[Batch];
+            float w[Batch];
+            for (int q = 0; q < Batch; ++q) j[q] = __ldg(s.targets + e + q);
+            for (int q = 0; q < Batch; ++q) {
+                w[q] = __ldg(s.cs + j[q]);
+                k::load_vec<float, 4>(u.p + c0 + j[q] * u.ld, vb[q]);
+            }
+            for (int q = 0; q < Batch; ++q)
+                for (int i = 0; i < 4; ++i) v[i] += w[q] * vb[q][i];
+        }
+        for (; e < e1; ++e) {
+            const std::uint32_t j = __ldg(s.targets + e);
+            const float w = __ldg(s.cs + j);
+            k::load_vec<float, 4>(u.p + c0 + j * u.ld, vb[0]);
+            for (int i = 0; i < 4; ++i) v[i] += w * vb[0][i];
+        }
+        for (int i = 0; i < 4; ++i) v[i] *= s.rs[r];
+        k::conv_epilogue4(v, r, c0, ep, wr + c0, 64, y);
+    }
+}
+
+int main(int argc, char** argv)
+{
+    const char* file = argc > 1 ? argv[1] : ".deps/data/netlists/epfl/arithmetic/hyp_from_aig.blif";
+    const int functions = argc > 2 ? std::atoi(argv[2]) : 224;
+    const auto circuit = netlist::load_netlist(file);
+    const auto cg = graph::build_graph(circuit);
+    const community::WeightedGraph g = community::project_undirected(cg, nullptr);
+    const std::uint32_t n = std::uint32_t(g.node_count());
+    std::printf("graph %s: %u nodes, %zu entries\n", file, n, g.entry_count());
+    // Mean aggregation: S = D^-1 A (rs 1 / degree, cs 1); S^T: the same pattern, scales swapped.
+    std::vector<float> rs(n), cs(n, 1.f);
+    for (std::uint32_t i = 0; i < n; ++i) rs[i] = g.degree(i) ? 1.f / float(g.degree(i)) : 0.f;
+    std::vector<std::uint32_t> targets(g.targets.begin(), g.targets.end());
+    std::uint64_t* d_off;
+    std::uint32_t* d_tgt;
+    float *d_rs, *d_cs;
+    CK(cudaMalloc(&d_off, g.offsets.size() * 8));
+    CK(cudaMalloc(&d_tgt, targets.size() * 4));
+    CK(cudaMalloc(&d_rs, n * 4));
+    CK(cudaMalloc(&d_cs, n * 4));
+    CK(cudaMemcpy(d_off, g.offsets.data(), g.offsets.size() * 8, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_tgt, targets.data(), targets.size() * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_rs, rs.data(), n * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_cs, cs.data(), n * 4, cudaMemcpyHostToDevice));
+    const k::CsrRef<float> s{d_off, d_tgt, d_rs, d_cs, n, false};
+    const k::CsrRef<float> st{d_off, d_tgt, d_cs, d_rs, n, false};
+
+    std::mt19937 rng(18);
+    const std::size_t nd = std::size_t(n) * kD, nk = std::size_t(n) * kK;
+    Buf x0 = dev_random(nd, rng, 1.f);
+    Buf ys[2] = {dev_random(nd, rng, 1.f), dev_random(nd, rng, 1.f)};
+    Buf dys[2] = {dev_random(nd, rng, 0.01f), dev_random(nd, rng, 0.01f)};
+    Buf gs[2] = {dev_random(nd, rng, 1.f), dev_random(nd, rng, 1.f)};
+    Buf u = dev_random(nd, rng, 1.f), vals = dev_random(nk, rng, 1.f);
+    Buf stats = dev_random(2 * std::size_t(n), rng, 1.f);
+    Buf w = dev_random(kD * kD, rng, 0.125f), wroot = dev_random(kD * kD, rng, 0.125f);
+    Buf bias = dev_random(kD, rng, 0.1f), gamma = dev_random(kD, rng, 0.1f),
+        beta = dev_random(kD, rng, 0.1f);
+    {
+        std::vector<float> one(kD, 1.f);
+        for (auto& v : one) v += 0.1f * std::normal_distribution<float>(0.f, 1.f)(rng);
+        CK(cudaMemcpy(gamma.p, one.data(), kD * 4, cudaMemcpyHostToDevice));
+    }
+    I* idx;
+    CK(cudaMalloc(&idx, nk));
+    const float quantile = 0.6744898f; // normal quantile of 1 - 16 / 64
+    int sms = 0;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+
+    const auto select_kernel = k::normalize_topk_pack_lanes<kLanes, I, true>;
+    const std::size_t select_shared = k::topk_product_shared_bytes(kD, kK, kLanes);
+    CK(cudaFuncSetAttribute(select_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            int(select_shared)));
+    const unsigned select_blocks = std::min<unsigned>(wave(select_kernel, 256, select_shared, sms),
+                                                      (n + 63) / 64);
+    const auto agg_kernel = k::aggregate_products<16, I>;
+    const std::size_t agg_shared = kD * kD * 4;
+    const unsigned agg_blocks =
+        std::min<unsigned>(wave(agg_kernel, 256, agg_shared, sms), (n + 15) / 16);
+    const unsigned spmm_blocks = k::blocks_for(n, 256 / 16, unsigned(sms) * 32);
+
+    const auto epilogue = [&](const Buf& y) {
+        k::GemmEpilogue<I> ep;
+        ep.bias = bias.p;
+        ep.values = vals.mat(n, kK);
+        ep.idx = idx;
+        ep.wroot = wroot.mat(kD, kD);
+        ep.vector_root = true;
+        ep.residual = y.mat(n, kD); // the recomputation: y = y - f, in place
+        ep.sign = -1.f;
+        ep.quantum = 0x1p-16f;
+        ep.inverse = 65536.f;
+        ep.streaming = true;
+        return ep;
+    };
+    const auto select = [&](const Buf& x) {
+        select_kernel<<<select_blocks, 256, select_shared>>>(
+            x.mat(n, kD), gamma.p, beta.p, nullptr, 0, 0, 1.f, quantile, stats.mat(n, 2),
+            vals.mat(n, kK), idx, w.mat(kD, kD), u.mat(n, kD));
+    };
+    const auto separate = [&](const Buf& y, const Buf& dy, const Buf& gt) {
+        agg_kernel<<<agg_blocks, 256, agg_shared>>>(s, s, 1, u.mat(n, kD), epilogue(y),
+                                                    y.mat(n, kD));
+        k::spmm<float, 4><<<spmm_blocks, 256>>>(st, 1.f, dy.mat(n, kD), 0.f, gt.mat(n, kD), 16);
+    };
+    using Fused = void (*)(k::CsrRef<float>, k::CsrRef<float>, k::MatRef<float>,
+                           k::GemmEpilogue<I>, k::MatRef<float>, k::MatRef<float>,
+                           k::MatRef<float>);
+    struct Variant {
+        const char* name;
+        Fused kernel;
+    };
+    const Variant variants[] = {{"batch 4, 6 blocks", aggregate_products_gather<4, 6>},
+                                {"batch 4, 5 blocks", aggregate_products_gather<4, 5>},
+                                {"batch 4, 4 blocks", aggregate_products_gather<4, 4>},
+                                {"batch 6, 4 blocks", aggregate_products_gather<6, 4>},
+                                {"batch 8, 4 blocks", aggregate_products_gather<8, 4>},
+                                {"batch 8, 3 blocks", aggregate_products_gather<8, 3>}};
+    const int only = argc > 3 ? std::atoi(argv[3]) : -1;
+
+    const auto same = [](const std::vector<float>& a, const std::vector<float>& b) {
+        return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
+    };
+    // Bits: one function from x0 each way, y starting from the same values, outputs poisoned.
+    const std::vector<float> y_start = download(ys[0]);
+    const auto reset = [&] {
+        CK(cudaMemcpy(ys[0].p, y_start.data(), nd * 4, cudaMemcpyHostToDevice));
+        CK(cudaMemset(gs[0].p, 0xff, nd * 4));
+        CK(cudaMemset(u.p, 0xff, nd * 4));
+    };
+    reset();
+    select(x0);
+    separate(ys[0], dys[0], gs[0]);
+    CK(cudaDeviceSynchronize());
+    const auto y_ref = download(ys[0]), g_ref = download(gs[0]);
+
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    for (int vi = 0; vi < 6; ++vi) {
+        if (only >= 0 && only != vi) continue;
+        const Variant& v = variants[vi];
+        CK(cudaFuncSetAttribute(v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                int(agg_shared)));
+        const unsigned blocks =
+            std::min<unsigned>(wave(v.kernel, 256, agg_shared, sms), (n + 15) / 16);
+        const auto fused = [&](const Buf& y, const Buf& dy, const Buf& gt) {
+            v.kernel<<<blocks, 256, agg_shared>>>(s, st, u.mat(n, kD), epilogue(y), y.mat(n, kD),
+                                                  dy.mat(n, kD), gt.mat(n, kD));
+        };
+        reset();
+        select(x0);
+        fused(ys[0], dys[0], gs[0]);
+        CK(cudaDeviceSynchronize());
+        const bool y_same = same(y_ref, download(ys[0])), g_same = same(g_ref, download(gs[0]));
+        cudaFuncAttributes fa{}, aa{};
+        CK(cudaFuncGetAttributes(&fa, v.kernel));
+        CK(cudaFuncGetAttributes(&aa, agg_kernel));
+        std::printf("%s: bits equal y %d g %d; %d regs (aggregate_products %d), %u blocks "
+                    "(aggregate_products %u, spmm %u)\n",
+                    v.name, y_same, g_same, fa.numRegs, aa.numRegs, blocks, agg_blocks,
+                    spmm_blocks);
+
+        // A chain of `functions`: select on the last y, then the aggregation (+ gather).
+        std::vector<double> t_sep, t_fused;
+        for (int round = 0; round < 8; ++round) {
+            for (int way = 0; way < 2; ++way) {
+                CK(cudaEventRecord(e0));
+                for (int f = 0; f < functions; ++f) {
+                    const Buf& y = ys[f & 1];
+                    select(ys[(f + 1) & 1]);
+                    if (way == 0)
+                        separate(y, dys[f & 1], gs[f & 1]);
+                    else
+                        fused(y, dys[f & 1], gs[f & 1]);
+                }
+                CK(cudaEventRecord(e1));
+                CK(cudaEventSynchronize(e1));
+                CK(cudaGetLastError());
+                float ms = 0;
+                CK(cudaEventElapsedTime(&ms, e0, e1));
+                if (round > 0) (way ? t_fused : t_sep).push_back(ms / functions);
+            }
+        }
+        std::sort(t_sep.begin(), t_sep.end());
+        std::sort(t_fused.begin(), t_fused.end());
+        std::printf("%s: per function (select + aggregation + gather, median of 7): separate "
+                    "%.4f ms, fused %.4f ms, ratio %.3fx (ranges %.4f-%.4f, %.4f-%.4f)\n",
+                    v.name, t_sep[3], t_fused[3], t_sep[3] / t_fused[3], t_sep.front(),
+                    t_sep.back(), t_fused.front(), t_fused.back());
+    }
+    // The aggregation alone (no gather), as training's forward runs it: select, then
+    // aggregate_products<16> against aggregate_batch<Batch, MinBlocks>, bits and time.
+    using Agg = void (*)(k::CsrRef<float>, k::MatRef<float>, k::GemmEpilogue<I>,
+                         k::MatRef<float>);
+    struct AggVariant {
+        const char* name;
+        Agg kernel;
+    };
+    const AggVariant aggs[] = {{"aggregation batch 4, 6 blocks", aggregate_batch<4, 6>},
+                               {"aggregation batch 4, 4 blocks", aggregate_batch<4, 4>},
+                               {"aggregation batch 8, 4 blocks", aggregate_batch<8, 4>},
+                               {"aggregation batch 8, 3 blocks", aggregate_batch<8, 3>},
+                               {"aggregation batch 6, 5 blocks", aggregate_batch<6, 5>}};
+    reset();
+    select(x0);
+    agg_kernel<<<agg_blocks, 256, agg_shared>>>(s, s, 1, u.mat(n, kD), epilogue(ys[0]),
+                                                ys[0].mat(n, kD));
+    CK(cudaDeviceSynchronize());
+    const auto y_agg = download(ys[0]);
+    for (const AggVariant& a : aggs) {
+        CK(cudaFuncSetAttribute(a.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                int(agg_shared)));
+        const unsigned blocks =
+            std::min<unsigned>(wave(a.kernel, 256, agg_shared, sms), (n + 15) / 16);
+        const auto run = [&](const Buf& y) {
+            a.kernel<<<blocks, 256, agg_shared>>>(s, u.mat(n, kD), epilogue(y), y.mat(n, kD));
+        };
+        reset();
+        select(x0);
+        run(ys[0]);
+        CK(cudaDeviceSynchronize());
+        cudaFuncAttributes fa{};
+        CK(cudaFuncGetAttributes(&fa, a.kernel));
+        std::printf("%s: bits equal %d, %d regs, %u blocks\n", a.name,
+                    same(y_agg, download(ys[0])), fa.numRegs, blocks);
+        std::vector<double> t_old, t_new;
+        for (int round = 0; round < 8; ++round) {
+            for (int way = 0; way < 2; ++way) {
+                CK(cudaEventRecord(e0));
+                for (int f = 0; f < functions; ++f) {
+                    const Buf& y = ys[f & 1];
+                    select(ys[(f + 1) & 1]);
+                    if (way == 0)
+                        agg_kernel<<<agg_blocks, 256, agg_shared>>>(
+                            s, s, 1, u.mat(n, kD), epilogue(y), y.mat(n, kD));
+                    else
+                        run(y);
+                }
+                CK(cudaEventRecord(e1));
+                CK(cudaEventSynchronize(e1));
+                CK(cudaGetLastError());
+                float ms = 0;
+                CK(cudaEventElapsedTime(&ms, e0, e1));
+                if (round > 0) (way ? t_new : t_old).push_back(ms / functions);
+            }
+        }
+        std::sort(t_old.begin(), t_old.end());
+        std::sort(t_new.begin(), t_new.end());
+        std::printf("%s: per function (select + aggregation, median of 7): aggregate_products "
+                    "%.4f ms, variant %.4f ms, ratio %.3fx\n",
+                    a.name, t_old[3], t_new[3], t_old[3] / t_new[3]);
+    }
+    return 0;
+}
