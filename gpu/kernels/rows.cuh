@@ -86,6 +86,25 @@ template <int Lanes> __device__ inline std::uint32_t group_exclusive_sum(std::ui
     return inclusive - v;
 }
 
+/// How many of the keys v[0..N) reach c (unsigned, v >= c): the carries out of v + (2^32 - c),
+/// added up by the carry chain, two instructions a key where a compare and a conditional
+/// increment took three. Every key reaches c = 0.
+template <int N>
+__device__ inline std::uint32_t count_reaching(const std::uint32_t (&v)[N], std::uint32_t c)
+{
+    if (c == 0) return N;
+    const std::uint32_t minus_c = 0u - c;
+    std::uint32_t n = 0;
+#pragma unroll
+    for (int u = 0; u < N; ++u) {
+        std::uint32_t sum;
+        asm("add.cc.u32 %0, %2, %3;\n\taddc.u32 %1, %1, 0;"
+            : "=r"(sum), "+r"(n)
+            : "r"(v[u]), "r"(minus_c));
+    }
+    return n;
+}
+
 /// layernorm_forward for float rows d = 4 Lanes wide (Lanes a power of two up to 32): Lanes
 /// threads take a row, four columns each through 16-byte loads, so a warp normalises 32 / Lanes
 /// rows at once; the one-warp-per-row kernel leaves lanes idle on narrow rows (d = 64 gives each
@@ -309,7 +328,8 @@ __global__ void normalize_topk_pack_select(MatRef<T> x, const T* gamma, const T*
 /// through a per-warp staging area (rows padded apart by a bank) to all of its threads, each
 /// forming 16 columns of the product: chunks of 4 columns sub, sub + Lanes, .., the odd rows
 /// of a warp taking them in the other order of each pair, so that the two rows a quarter warp
-/// reads at once use other banks of W whatever their kept columns.
+/// reads at once use other banks of W whatever their kept columns. The packed row is then
+/// written from the staging area, k / Lanes slots a thread.
 template <int Lanes, class I, bool Product = false>
 __global__ void __launch_bounds__(32 * kNormWarps, 3)
     normalize_topk_pack_lanes(MatRef<float> x, const float* gamma, const float* beta,
@@ -377,11 +397,8 @@ __global__ void __launch_bounds__(32 * kNormWarps, 3)
         const float sd = sqrtf(fmaxf(group_sum<Lanes>(s2) / kD - zm * zm, 0.f));
         const std::uint32_t key_lo = order_key(zm + (quantile - 0.5f) * sd);
         const std::uint32_t key_hi = order_key(zm + (quantile + 0.5f) * sd);
-        std::uint32_t n_lo = 0, n_hi = 0;
-#pragma unroll
-        for (int u = 0; u < kCols; ++u) n_lo += key[u] >= key_lo, n_hi += key[u] >= key_hi;
-        n_lo = group_sum<Lanes>(n_lo);
-        n_hi = group_sum<Lanes>(n_hi);
+        const std::uint32_t n_lo = group_sum<Lanes>(count_reaching(key, key_lo));
+        const std::uint32_t n_hi = group_sum<Lanes>(count_reaching(key, key_hi));
         // Invariant: at least k keys reach `prefix`, and the k-th largest key has its bits
         // above `top`.
         std::uint32_t prefix = 0;
@@ -395,40 +412,40 @@ __global__ void __launch_bounds__(32 * kNormWarps, 3)
         for (int bit = int(warp_max(unsigned(done ? 0 : top)));
              bit >= 0 && !__all_sync(kAll, done); --bit) {
             const std::uint32_t candidate = prefix | (1u << bit);
-            std::uint32_t reach = 0;
-#pragma unroll
-            for (int u = 0; u < kCols; ++u) reach += key[u] >= candidate;
-            reach = group_sum<Lanes>(reach);
+            const std::uint32_t reach = group_sum<Lanes>(count_reaching(key, candidate));
             if (!done && bit <= top && reach >= k) {
                 prefix = candidate;
                 done = reach == k;
             }
         }
-        std::uint32_t above = 0, ties = 0;
+        // The columns above the k-th largest key and those equal to it, as bit masks.
+        std::uint32_t kept = 0, ties = 0;
 #pragma unroll
         for (int u = 0; u < kCols; ++u) {
-            above += key[u] > prefix;
-            ties += key[u] == prefix;
+            if (key[u] > prefix) kept |= 1u << u;
+            if (key[u] == prefix) ties |= 1u << u;
         }
-        // Ties kept: the first k - above of the row, in column order.
-        const std::uint32_t tie_slots = k - group_sum<Lanes>(above);
-        std::uint32_t tie_rank = group_exclusive_sum<Lanes>(ties, sub), kept = 0;
-#pragma unroll
-        for (int u = 0; u < kCols; ++u) {
-            const bool tie = key[u] == prefix;
-            if (key[u] > prefix || (tie && tie_rank < tie_slots)) kept |= 1u << u;
-            tie_rank += tie;
+        // Ties kept: the first k - above of the row, in column order, so this thread's lowest
+        // (usually none or one).
+        const std::uint32_t tie_slots = k - group_sum<Lanes>(std::uint32_t(__popc(kept)));
+        const std::uint32_t tie_rank = group_exclusive_sum<Lanes>(__popc(ties), sub);
+        for (std::uint32_t m = tie_rank < tie_slots ? tie_slots - tie_rank : 0; m > 0 && ties;
+             --m) {
+            kept |= ties & (0u - ties);
+            ties &= ties - 1u;
         }
         std::uint32_t at = group_exclusive_sum<Lanes>(__popc(kept), sub);
         const std::uint8_t* kr = valid && keep ? keep + r * stride + column + c0 : nullptr;
         const auto stored = [&](int c) { return kr ? (kr[c] ? z[c] * scale : 0.f) : z[c]; };
         if constexpr (Product) {
-            // Every lane reaches both warp barriers, rows past the end included.
-            std::uint32_t a = at;
+            // Every lane reaches both warp barriers, rows past the end included. Each kept
+            // entry's slot from the count of kept columns below it: predicated stores, where
+            // a running slot made a branch per column.
 #pragma unroll
             for (int c = 0; c < kCols; ++c)
                 if (valid && (kept >> c & 1u))
-                    stage[a++] = make_float2(stored(c), __int_as_float(c0 + c));
+                    stage[at + __popc(kept & ((1u << c) - 1u))] =
+                        make_float2(stored(c), __int_as_float(c0 + c));
             __syncwarp();
             if (valid) {
                 float acc[16] = {};
@@ -449,8 +466,17 @@ __global__ void __launch_bounds__(32 * kNormWarps, 3)
                 for (int i = 0; i < 4; ++i)
                     *reinterpret_cast<float4*>(product.row(r) + 4 * (sub + Lanes * (i ^ odd))) =
                         make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
+                // The packed row from the stage, slots sub, sub + Lanes, .. a thread.
+                float* vr = values.row(r);
+                I* ir = indices + r * k;
+                for (std::uint32_t q = sub; q < k; q += Lanes) {
+                    const float2 e = stage[q];
+                    vr[q] = e.x;
+                    ir[q] = I(__float_as_int(e.y));
+                }
             }
             __syncwarp(); // the stage is written again for the warp's next rows
+            return;
         }
         if (!valid) return;
         float* vr = values.row(r);
