@@ -652,6 +652,14 @@ __global__ void norm_backward_rows4(MatRef<float> x, const float* gamma, MatRef<
         const bool valid = r < r1;
         Float4s xv{}, g{}, d{};
         float mean = 0, rstd = 0;
+        // The row's own loads first, so that their latency overlaps the kept entries' (an
+        // index, then its value and mask byte) rather than following it.
+        if (valid) {
+            xv = load4(x.row(r) + c);
+            mean = stats(r, 0);
+            rstd = stats(r, 1);
+            if (dx_beta != 0.f) d = load4(dx.row(r) + c);
+        }
         if (kept.values.p) {
             const std::uint8_t* kr =
                 valid && kept.keep ? kept.keep + r * kept.stride + kept.column : nullptr;
@@ -659,10 +667,7 @@ __global__ void norm_backward_rows4(MatRef<float> x, const float* gamma, MatRef<
                                       valid, kept.values, kept.idx, kr, kept.scale);
         }
         if (valid) {
-            xv = load4(x.row(r) + c);
             if (!kept.values.p) g = load4(dy.row(r) + c);
-            mean = stats(r, 0);
-            rstd = stats(r, 1);
             if (gate.p) {
                 const Float4s y = load4(gate.row(r) + c);
                 for (int j = 0; j < 4; ++j)
@@ -675,7 +680,6 @@ __global__ void norm_backward_rows4(MatRef<float> x, const float* gamma, MatRef<
                     g.v[j] = t > 0.f && (!kr || kr[j]) ? g.v[j] * gate_scale : 0.f;
                 }
             }
-            if (dx_beta != 0.f) d = load4(dx.row(r) + c);
         }
         float xhat[4], sum_g = 0, sum_gx = 0;
         for (int j = 0; j < 4; ++j) {
