@@ -7,7 +7,9 @@
 // 8 rounds (the first dropped): the two kernels one after the other on one stream as
 // training runs them, against both streams at once with the select's grid capped at S blocks
 // an SM and the backward's at B (its slabs). Results are compared bit for bit (outputs
-// poisoned). On the device machine:
+// poisoned). Last, each kernel alone (the A/B of session 18's select and top-k backward
+// changes: the probe built twice, once with an include directory holding the previous
+// kernels/rows.cuh ahead of gpu/, the two binaries run alternately). On the device machine:
 //   nvcc -std=c++20 -O3 -arch=sm_90a -I core -I gpu --expt-relaxed-constexpr \
 //        docs/probes/overlap_probe.cu -o /tmp/overlap_probe
 //   /tmp/overlap_probe 224
