@@ -20,6 +20,7 @@
 
 #include "kernels/compressed.cuh"
 #include "kernels/rows.cuh"
+#include "probe_support.cuh"
 
 #include <algorithm>
 #include <cmath>
@@ -31,16 +32,6 @@
 using namespace gsr;
 namespace k = gsr::gpu::kernels;
 using I = std::uint8_t;
-
-#define CK(x)                                                                                    \
-    do {                                                                                         \
-        cudaError_t e_ = (x);                                                                    \
-        if (e_ != cudaSuccess) {                                                                 \
-            std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,                      \
-                         cudaGetErrorString(e_));                                               \
-            std::exit(1);                                                                        \
-        }                                                                                        \
-    } while (0)
 
 constexpr int kD = 64, kK = 16, kLanes = 4;
 
@@ -355,33 +346,6 @@ __global__ void __launch_bounds__(256, MinBlocks)
         float z[V];
         aggregate_row<V, Batch, 2, true>(s, u, ep, wr, r, c0, y, z);
     });
-}
-
-struct Buf {
-    float* p = nullptr;
-    std::size_t n = 0;
-    k::MatRef<float> mat(std::uint32_t rows, std::uint32_t cols) const
-    {
-        return {p, rows, cols, cols};
-    }
-};
-
-Buf dev_random(std::size_t n, std::mt19937& rng, float scale)
-{
-    std::normal_distribution<float> nd(0.f, scale);
-    std::vector<float> h(n);
-    for (auto& v : h) v = nd(rng);
-    Buf b{nullptr, n};
-    CK(cudaMalloc(&b.p, n * sizeof(float)));
-    CK(cudaMemcpy(b.p, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    return b;
-}
-
-template <class Kernel> unsigned wave(Kernel kernel, int threads, std::size_t shared, int sms)
-{
-    int per_sm = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared));
-    return unsigned(std::max(per_sm, 1) * sms);
 }
 
 int main(int argc, char** argv)

@@ -19,62 +19,15 @@
 
 #include "kernels/compressed.cuh"
 #include "kernels/rows.cuh"
+#include "probe_support.cuh"
 
-#include <algorithm>
-#include <cstdio>
 #include <cstring>
-#include <random>
-#include <vector>
 
 using namespace gsr;
 namespace k = gsr::gpu::kernels;
 using I = std::uint8_t;
 
-#define CK(x)                                                                                    \
-    do {                                                                                         \
-        cudaError_t e_ = (x);                                                                    \
-        if (e_ != cudaSuccess) {                                                                 \
-            std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,                      \
-                         cudaGetErrorString(e_));                                               \
-            std::exit(1);                                                                        \
-        }                                                                                        \
-    } while (0)
-
 constexpr int kD = 64, kK = 16, kLanes = 4;
-
-struct Buf {
-    float* p = nullptr;
-    std::size_t n = 0;
-    k::MatRef<float> mat(std::uint32_t rows, std::uint32_t cols) const
-    {
-        return {p, rows, cols, cols};
-    }
-};
-
-Buf dev_random(std::size_t n, std::mt19937& rng, float scale)
-{
-    std::normal_distribution<float> nd(0.f, scale);
-    std::vector<float> h(n);
-    for (auto& v : h) v = nd(rng);
-    Buf b{nullptr, n};
-    CK(cudaMalloc(&b.p, n * sizeof(float)));
-    CK(cudaMemcpy(b.p, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    return b;
-}
-
-template <class Kernel> unsigned wave(Kernel kernel, int threads, std::size_t shared, int sms)
-{
-    int per_sm = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared));
-    return unsigned(std::max(per_sm, 1) * sms);
-}
-
-std::vector<float> download(const Buf& b)
-{
-    std::vector<float> h(b.n);
-    CK(cudaMemcpy(h.data(), b.p, b.n * 4, cudaMemcpyDeviceToHost));
-    return h;
-}
 
 /// neighbour_sum (gpu/kernels/graph.cuh) of two matrices over one pattern at once: acc_a
 /// from a with s's column scales, acc_b from b with cs_b, each in neighbour_sum's order (so
@@ -303,9 +256,6 @@ int main(int argc, char** argv)
     CK(cudaDeviceSynchronize());
     const auto y_ref = download(ys[0]), g_ref = download(gs[0]);
 
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     for (int vi = 0; vi < 6; ++vi) {
         if (only >= 0 && only != vi) continue;
         const Variant& v = variants[vi];
@@ -331,28 +281,16 @@ int main(int argc, char** argv)
                     spmm_blocks);
 
         // A chain of `functions`: select on the last y, then the aggregation (+ gather).
-        std::vector<double> t_sep, t_fused;
-        for (int round = 0; round < 8; ++round) {
-            for (int way = 0; way < 2; ++way) {
-                CK(cudaEventRecord(e0));
-                for (int f = 0; f < functions; ++f) {
-                    const Buf& y = ys[f & 1];
-                    select(ys[(f + 1) & 1]);
-                    if (way == 0)
-                        separate(y, dys[f & 1], gs[f & 1]);
-                    else
-                        fused(y, dys[f & 1], gs[f & 1]);
-                }
-                CK(cudaEventRecord(e1));
-                CK(cudaEventSynchronize(e1));
-                CK(cudaGetLastError());
-                float ms = 0;
-                CK(cudaEventElapsedTime(&ms, e0, e1));
-                if (round > 0) (way ? t_fused : t_sep).push_back(ms / functions);
-            }
-        }
-        std::sort(t_sep.begin(), t_sep.end());
-        std::sort(t_fused.begin(), t_fused.end());
+        const TwoWays t = time_two_ways(functions, [&](int way, int f) {
+            const Buf& y = ys[f & 1];
+            select(ys[(f + 1) & 1]);
+            if (way == 0)
+                separate(y, dys[f & 1], gs[f & 1]);
+            else
+                fused(y, dys[f & 1], gs[f & 1]);
+        });
+        const std::vector<double>& t_sep = t.first;
+        const std::vector<double>& t_fused = t.second;
         std::printf("%s: per function (select + aggregation + gather, median of 7): separate "
                     "%.4f ms, fused %.4f ms, ratio %.3fx (ranges %.4f-%.4f, %.4f-%.4f)\n",
                     v.name, t_sep[3], t_fused[3], t_sep[3] / t_fused[3], t_sep.front(),
@@ -393,29 +331,17 @@ int main(int argc, char** argv)
         CK(cudaFuncGetAttributes(&fa, a.kernel));
         std::printf("%s: bits equal %d, %d regs, %u blocks\n", a.name,
                     same(y_agg, download(ys[0])), fa.numRegs, blocks);
-        std::vector<double> t_old, t_new;
-        for (int round = 0; round < 8; ++round) {
-            for (int way = 0; way < 2; ++way) {
-                CK(cudaEventRecord(e0));
-                for (int f = 0; f < functions; ++f) {
-                    const Buf& y = ys[f & 1];
-                    select(ys[(f + 1) & 1]);
-                    if (way == 0)
-                        agg_kernel<<<agg_blocks, 256, agg_shared>>>(
-                            s, s, 1, u.mat(n, kD), epilogue(y), y.mat(n, kD));
-                    else
-                        run(y);
-                }
-                CK(cudaEventRecord(e1));
-                CK(cudaEventSynchronize(e1));
-                CK(cudaGetLastError());
-                float ms = 0;
-                CK(cudaEventElapsedTime(&ms, e0, e1));
-                if (round > 0) (way ? t_new : t_old).push_back(ms / functions);
-            }
-        }
-        std::sort(t_old.begin(), t_old.end());
-        std::sort(t_new.begin(), t_new.end());
+        const TwoWays t = time_two_ways(functions, [&](int way, int f) {
+            const Buf& y = ys[f & 1];
+            select(ys[(f + 1) & 1]);
+            if (way == 0)
+                agg_kernel<<<agg_blocks, 256, agg_shared>>>(s, s, 1, u.mat(n, kD), epilogue(y),
+                                                            y.mat(n, kD));
+            else
+                run(y);
+        });
+        const std::vector<double>& t_old = t.first;
+        const std::vector<double>& t_new = t.second;
         std::printf("%s: per function (select + aggregation, median of 7): aggregate_products "
                     "%.4f ms, variant %.4f ms, ratio %.3fx\n",
                     a.name, t_old[3], t_new[3], t_old[3] / t_new[3]);

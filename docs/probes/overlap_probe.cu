@@ -14,55 +14,15 @@
 //        docs/probes/overlap_probe.cu -o /tmp/overlap_probe
 //   /tmp/overlap_probe 224
 #include "kernels/rows.cuh"
+#include "probe_support.cuh"
 
-#include <algorithm>
-#include <cstdio>
 #include <cstring>
-#include <random>
-#include <vector>
 
 namespace k = gsr::gpu::kernels;
 using I = std::uint8_t;
 
-#define CK(x)                                                                                    \
-    do {                                                                                         \
-        cudaError_t e_ = (x);                                                                    \
-        if (e_ != cudaSuccess) {                                                                 \
-            std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,                      \
-                         cudaGetErrorString(e_));                                               \
-            std::exit(1);                                                                        \
-        }                                                                                        \
-    } while (0)
-
 constexpr int kD = 64, kK = 16;
 constexpr std::uint32_t kRows = 214591;
-
-struct Buf {
-    float* p = nullptr;
-    std::size_t n = 0;
-    k::MatRef<float> mat(std::uint32_t rows, std::uint32_t cols) const
-    {
-        return {p, rows, cols, cols};
-    }
-};
-
-Buf dev_random(std::size_t n, std::mt19937& rng, float scale)
-{
-    std::normal_distribution<float> nd(0.f, scale);
-    std::vector<float> h(n);
-    for (auto& v : h) v = nd(rng);
-    Buf b{nullptr, n};
-    CK(cudaMalloc(&b.p, n * sizeof(float)));
-    CK(cudaMemcpy(b.p, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    return b;
-}
-
-std::vector<float> download(const Buf& b)
-{
-    std::vector<float> h(b.n);
-    CK(cudaMemcpy(h.data(), b.p, b.n * 4, cudaMemcpyDeviceToHost));
-    return h;
-}
 
 int main(int argc, char** argv)
 {
@@ -114,10 +74,8 @@ int main(int argc, char** argv)
     cudaStream_t s1, s2;
     CK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
     CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
-    cudaEvent_t joined, e0, e1;
+    cudaEvent_t joined;
     CK(cudaEventCreateWithFlags(&joined, cudaEventDisableTiming));
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
 
     const auto select = [&](cudaStream_t s, unsigned blocks) {
         select_kernel<<<blocks, 256, select_shared, s>>>(
@@ -184,42 +142,26 @@ int main(int argc, char** argv)
                           std::memcmp(v_ref.data(), download(v_f).data(), nk * 4) == 0 &&
                           std::memcmp(p_ref.data(), download(partial).data(),
                                       std::size_t(full_slabs) * 2 * kD * 4) == 0;
-        std::vector<double> t_seq, t_con;
-        for (int round = 0; round < 8; ++round) {
-            for (int way = 0; way < 2; ++way) {
-                CK(cudaEventRecord(e0, s1));
-                for (int f = 0; f < functions; ++f)
-                    run_pair(way == 1, way ? sel : full_select, way ? slabs : full_slabs);
-                CK(cudaEventRecord(e1, s1));
-                CK(cudaEventSynchronize(e1));
-                CK(cudaGetLastError());
-                float ms = 0;
-                CK(cudaEventElapsedTime(&ms, e0, e1));
-                if (round > 0) (way ? t_con : t_seq).push_back(ms / functions);
-            }
-        }
-        std::sort(t_seq.begin(), t_seq.end());
-        std::sort(t_con.begin(), t_con.end());
+        const TwoWays t = time_two_ways(
+            functions,
+            [&](int way, int) {
+                run_pair(way == 1, way ? sel : full_select, way ? slabs : full_slabs);
+            },
+            s1);
+        const std::vector<double>& t_seq = t.first;
+        const std::vector<double>& t_con = t.second;
         std::printf("select %d blocks an SM, backward %d slabs an SM (bits at full slabs equal "
                     "%d): per pair one stream %.4f ms, two streams %.4f ms, ratio %.3fx\n",
                     c.select_per_sm, c.slabs_per_sm, same, t_seq[3], t_con[3],
                     t_seq[3] / t_con[3]);
     }
-    // Each kernel alone, for reference.
+    // Each kernel alone, for reference (the two ways are the same here).
     for (int which = 0; which < 2; ++which) {
-        std::vector<double> t;
-        for (int round = 0; round < 8; ++round) {
-            CK(cudaEventRecord(e0, s1));
-            for (int f = 0; f < functions; ++f)
-                which ? backward(s1, full_slabs) : select(s1, full_select);
-            CK(cudaEventRecord(e1, s1));
-            CK(cudaEventSynchronize(e1));
-            float ms = 0;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            if (round > 0) t.push_back(ms / functions);
-        }
-        std::sort(t.begin(), t.end());
-        std::printf("%s alone: %.4f ms\n", which ? "top-k backward" : "select + product", t[3]);
+        const TwoWays t = time_two_ways(
+            functions,
+            [&](int, int) { which ? backward(s1, full_slabs) : select(s1, full_select); }, s1);
+        std::printf("%s alone: %.4f ms\n", which ? "top-k backward" : "select + product",
+                    t.first[3]);
     }
     return 0;
 }

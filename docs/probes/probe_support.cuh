@@ -1,0 +1,90 @@
+#pragma once
+// The probes' shared harness (docs/probes/*.cu: each built alone with nvcc, none by CMake):
+// checked CUDA calls, device buffers of random floats, a grid of one wave of resident blocks,
+// and two ways of the same work timed alternately.
+#include "kernels/common.cuh"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#define CK(x)                                                                                    \
+    do {                                                                                         \
+        cudaError_t e_ = (x);                                                                    \
+        if (e_ != cudaSuccess) {                                                                 \
+            std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,                      \
+                         cudaGetErrorString(e_));                                               \
+            std::exit(1);                                                                        \
+        }                                                                                        \
+    } while (0)
+
+/// n floats on the device.
+struct Buf {
+    float* p = nullptr;
+    std::size_t n = 0;
+    gsr::gpu::kernels::MatRef<float> mat(std::uint32_t rows, std::uint32_t cols) const
+    {
+        return {p, rows, cols, cols};
+    }
+};
+
+/// n normal floats of standard deviation `scale`.
+inline Buf dev_random(std::size_t n, std::mt19937& rng, float scale)
+{
+    std::normal_distribution<float> nd(0.f, scale);
+    std::vector<float> h(n);
+    for (auto& v : h) v = nd(rng);
+    Buf b{nullptr, n};
+    CK(cudaMalloc(&b.p, n * sizeof(float)));
+    CK(cudaMemcpy(b.p, h.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    return b;
+}
+
+inline std::vector<float> download(const Buf& b)
+{
+    std::vector<float> h(b.n);
+    CK(cudaMemcpy(h.data(), b.p, b.n * sizeof(float), cudaMemcpyDeviceToHost));
+    return h;
+}
+
+/// Blocks of `threads` that `kernel` keeps resident on `sms` SMs at once.
+template <class Kernel> unsigned wave(Kernel kernel, int threads, std::size_t shared, int sms)
+{
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared));
+    return unsigned(std::max(per_sm, 1) * sms);
+}
+
+/// Milliseconds per item of two ways of the same `items` items (launch(way, item) queues one
+/// on `stream`), alternating way 0 and way 1 for 8 rounds, the first dropped: sorted, so the
+/// median is [3].
+struct TwoWays {
+    std::vector<double> first, second;
+};
+template <class Launch>
+TwoWays time_two_ways(int items, Launch&& launch, cudaStream_t stream = nullptr)
+{
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    TwoWays t;
+    for (int round = 0; round < 8; ++round) {
+        for (int way = 0; way < 2; ++way) {
+            CK(cudaEventRecord(e0, stream));
+            for (int i = 0; i < items; ++i) launch(way, i);
+            CK(cudaEventRecord(e1, stream));
+            CK(cudaEventSynchronize(e1));
+            CK(cudaGetLastError());
+            float ms = 0;
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            if (round > 0) (way ? t.second : t.first).push_back(ms / items);
+        }
+    }
+    std::sort(t.first.begin(), t.first.end());
+    std::sort(t.second.begin(), t.second.end());
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    return t;
+}
