@@ -14,13 +14,9 @@
 //   /tmp/chain_probe HYP.blif 224 MIN_BLOCKS [1|2] [stop]
 // (MIN_BLOCKS 2, 3 or 4: the fused kernel's launch bound; 1 or 2: chain1 or chain2; a fifth
 // argument stops after the aggregation-only comparison.)
-#include "community/weighted_graph.hpp"
-#include "graph/circuit_graph.hpp"
-#include "netlist/readers.hpp"
-
 #include "kernels/compressed.cuh"
 #include "kernels/rows.cuh"
-#include "probe_support.cuh"
+#include "probe_graph.cuh"
 
 #include <algorithm>
 #include <cmath>
@@ -352,26 +348,9 @@ int main(int argc, char** argv)
 {
     const char* file = argc > 1 ? argv[1] : ".deps/data/netlists/epfl/arithmetic/hyp_from_aig.blif";
     const int functions = argc > 2 ? std::atoi(argv[2]) : 224;
-    const auto circuit = netlist::load_netlist(file);
-    const auto cg = graph::build_graph(circuit);
-    const community::WeightedGraph g = community::project_undirected(cg, nullptr);
-    const std::uint32_t n = std::uint32_t(g.node_count());
-    std::printf("graph %s: %u nodes, %zu entries\n", file, n, g.entry_count());
-    std::vector<float> rs(n), cs(n, 1.f);
-    for (std::uint32_t i = 0; i < n; ++i) rs[i] = g.degree(i) ? 1.f / float(g.degree(i)) : 0.f;
-    std::vector<std::uint32_t> targets(g.targets.begin(), g.targets.end());
-    std::uint64_t* d_off;
-    std::uint32_t* d_tgt;
-    float *d_rs, *d_cs;
-    CK(cudaMalloc(&d_off, g.offsets.size() * 8));
-    CK(cudaMalloc(&d_tgt, targets.size() * 4));
-    CK(cudaMalloc(&d_rs, n * 4));
-    CK(cudaMalloc(&d_cs, n * 4));
-    CK(cudaMemcpy(d_off, g.offsets.data(), g.offsets.size() * 8, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d_tgt, targets.data(), targets.size() * 4, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d_rs, rs.data(), n * 4, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d_cs, cs.data(), n * 4, cudaMemcpyHostToDevice));
-    const k::CsrRef<float> s{d_off, d_tgt, d_rs, d_cs, n, false};
+    const MeanAggregation graph = upload_mean_aggregation(file);
+    const k::CsrRef<float> s = graph.s;
+    const std::uint32_t n = graph.n;
 
     std::mt19937 rng(17);
     const std::size_t nd = std::size_t(n) * kD, nk = std::size_t(n) * kK;

@@ -13,13 +13,9 @@
 //   nvcc -std=c++20 -O3 -arch=sm_90a -I core -I gpu --expt-relaxed-constexpr \
 //        docs/probes/gather_probe.cu build/device/lib/libgsr_core.a -lz -o /tmp/gather_probe
 //   /tmp/gather_probe HYP.blif 224
-#include "community/weighted_graph.hpp"
-#include "graph/circuit_graph.hpp"
-#include "netlist/readers.hpp"
-
 #include "kernels/compressed.cuh"
 #include "kernels/rows.cuh"
-#include "probe_support.cuh"
+#include "probe_graph.cuh"
 
 #include <cstring>
 
@@ -70,6 +66,16 @@ __device__ inline void neighbour_sums(const k::CsrRef<float>& s, const float* cs
     }
 }
 
+/// W_root (64 x 64) copied to `wr` in shared memory by the whole block, as aggregate_products
+/// does; returns wr.
+__device__ inline float* stage_root_weights(const k::GemmEpilogue<I>& ep, float* wr)
+{
+    for (std::uint32_t i = threadIdx.x; i < ep.wroot.rows * 64; i += blockDim.x)
+        wr[i] = ep.wroot(i / 64, i % 64);
+    __syncthreads();
+    return wr;
+}
+
 /// aggregate_products<16, I> for one term over a symmetric pattern (st: s's transpose, the
 /// same offsets and targets, the scales swapped) that also gathers the compressed backward's
 /// g = S^T dy in the same pass over each row's neighbours (no self loops: mean aggregation).
@@ -81,10 +87,7 @@ __global__ void __launch_bounds__(256, MinBlocks)
                               k::MatRef<float> g)
 {
     extern __shared__ float4 probe_shared[];
-    float* wr = reinterpret_cast<float*>(probe_shared);
-    for (std::uint32_t i = threadIdx.x; i < ep.wroot.rows * 64; i += blockDim.x)
-        wr[i] = ep.wroot(i / 64, i % 64);
-    __syncthreads();
+    float* const wr = stage_root_weights(ep, reinterpret_cast<float*>(probe_shared));
     const int sub = threadIdx.x % 16, per_block = blockDim.x / 16;
     const std::uint32_t c0 = 4 * sub;
     for (std::size_t r = blockIdx.x * std::size_t(per_block) + threadIdx.x / 16; r < y.rows;
@@ -107,10 +110,7 @@ __global__ void __launch_bounds__(256, MinBlocks)
                     k::MatRef<float> y)
 {
     extern __shared__ float4 probe_shared[];
-    float* wr = reinterpret_cast<float*>(probe_shared);
-    for (std::uint32_t i = threadIdx.x; i < ep.wroot.rows * 64; i += blockDim.x)
-        wr[i] = ep.wroot(i / 64, i % 64);
-    __syncthreads();
+    float* const wr = stage_root_weights(ep, reinterpret_cast<float*>(probe_shared));
     const int sub = threadIdx.x % 16, per_block = blockDim.x / 16;
     const std::uint32_t c0 = 4 * sub;
     for (std::size_t r = blockIdx.x * std::size_t(per_block) + threadIdx.x / 16; r < y.rows;
@@ -144,28 +144,9 @@ int main(int argc, char** argv)
 {
     const char* file = argc > 1 ? argv[1] : ".deps/data/netlists/epfl/arithmetic/hyp_from_aig.blif";
     const int functions = argc > 2 ? std::atoi(argv[2]) : 224;
-    const auto circuit = netlist::load_netlist(file);
-    const auto cg = graph::build_graph(circuit);
-    const community::WeightedGraph g = community::project_undirected(cg, nullptr);
-    const std::uint32_t n = std::uint32_t(g.node_count());
-    std::printf("graph %s: %u nodes, %zu entries\n", file, n, g.entry_count());
-    // Mean aggregation: S = D^-1 A (rs 1 / degree, cs 1); S^T: the same pattern, scales swapped.
-    std::vector<float> rs(n), cs(n, 1.f);
-    for (std::uint32_t i = 0; i < n; ++i) rs[i] = g.degree(i) ? 1.f / float(g.degree(i)) : 0.f;
-    std::vector<std::uint32_t> targets(g.targets.begin(), g.targets.end());
-    std::uint64_t* d_off;
-    std::uint32_t* d_tgt;
-    float *d_rs, *d_cs;
-    CK(cudaMalloc(&d_off, g.offsets.size() * 8));
-    CK(cudaMalloc(&d_tgt, targets.size() * 4));
-    CK(cudaMalloc(&d_rs, n * 4));
-    CK(cudaMalloc(&d_cs, n * 4));
-    CK(cudaMemcpy(d_off, g.offsets.data(), g.offsets.size() * 8, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d_tgt, targets.data(), targets.size() * 4, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d_rs, rs.data(), n * 4, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d_cs, cs.data(), n * 4, cudaMemcpyHostToDevice));
-    const k::CsrRef<float> s{d_off, d_tgt, d_rs, d_cs, n, false};
-    const k::CsrRef<float> st{d_off, d_tgt, d_cs, d_rs, n, false};
+    const MeanAggregation graph = upload_mean_aggregation(file);
+    const k::CsrRef<float> s = graph.s, st = graph.st;
+    const std::uint32_t n = graph.n;
 
     std::mt19937 rng(18);
     const std::size_t nd = std::size_t(n) * kD, nk = std::size_t(n) * kK;
