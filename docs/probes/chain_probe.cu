@@ -34,7 +34,9 @@ constexpr int kD = 64, kK = 16, kLanes = 4;
 /// A copy of the body of normalize_topk_pack_lanes (gpu/kernels/rows.cuh) after its load, for
 /// a row whose 16 columns c0.. this lane holds in z: the fused kernels below select with the
 /// production kernel's bits. (Calling one shared function from both changed the production
-/// kernel's SASS, so the probe keeps a copy.)
+/// kernel's SASS, so the probe keeps a copy: of session 17's kernel. Session 18 reworked the
+/// production kernel's counts and stores, with the same outputs, so the bit checks hold and
+/// the probe's timings are of the older select.)
 template <int Lanes, bool Product>
 __device__ __forceinline__ void
 select_row(float (&z)[16], std::size_t r, bool valid, int sub, int c0, int odd,
