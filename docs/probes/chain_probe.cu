@@ -365,22 +365,14 @@ int main(int argc, char** argv)
     Buf w = dev_random(kD * kD, rng, 0.125f), wroot = dev_random(kD * kD, rng, 0.125f);
     Buf bias = dev_random(kD, rng, 0.1f), gamma = dev_random(kD, rng, 0.1f),
         beta = dev_random(kD, rng, 0.1f);
-    {
-        std::vector<float> one(kD, 1.f);
-        for (auto& v : one) v += 0.1f * std::normal_distribution<float>(0.f, 1.f)(rng);
-        CK(cudaMemcpy(gamma.p, one.data(), kD * 4, cudaMemcpyHostToDevice));
-    }
+    fill_near_one(gamma, rng);
     I* idx[2];
     CK(cudaMalloc(&idx[0], nk));
     CK(cudaMalloc(&idx[1], nk));
     const float quantile = 0.6744898f; // normal quantile of 1 - 16 / 64
-    int sms = 0;
-    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-
+    const int sms = sm_count();
     const auto select_kernel = k::normalize_topk_pack_lanes<kLanes, I, true>;
     const std::size_t select_shared = k::topk_product_shared_bytes(kD, kK, kLanes);
-    CK(cudaFuncSetAttribute(select_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                            int(select_shared)));
     const auto agg_kernel = k::aggregate_products<16, I>;
     const std::size_t agg_shared = kD * kD * 4;
     const int min_blocks = argc > 3 ? std::atoi(argv[3]) : 3;
@@ -393,14 +385,9 @@ int main(int argc, char** argv)
                   : min_blocks == 2 ? fused<true, 2, false>
                                     : fused<true, 3, false>);
     const std::size_t chain_shared = (2 * kD * kD + 8 * 8 * (kK + 1) * 2) * 4;
-    CK(cudaFuncSetAttribute(chain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                            int(chain_shared)));
-    const unsigned select_blocks = std::min<unsigned>(wave(select_kernel, 256, select_shared, sms),
-                                                      (n + 63) / 64);
-    const unsigned agg_blocks =
-        std::min<unsigned>(wave(agg_kernel, 256, agg_shared, sms), (n + 15) / 16);
-    const unsigned chain_blocks =
-        std::min<unsigned>(wave(chain_kernel, 256, chain_shared, sms), (n + 63) / 64);
+    const unsigned select_blocks = resident_grid(select_kernel, select_shared, n, 64, sms);
+    const unsigned agg_blocks = resident_grid(agg_kernel, agg_shared, n, 16, sms);
+    const unsigned chain_blocks = resident_grid(chain_kernel, chain_shared, n, 64, sms);
     cudaFuncAttributes fa{};
     CK(cudaFuncGetAttributes(&fa, chain_kernel));
     std::printf("chain%s, min blocks %d: blocks select %u agg %u chain %u (chain %d regs, "
@@ -516,11 +503,7 @@ int main(int argc, char** argv)
         std::printf("aggregate_products<16>: %.4f ms\n", base);
         for (const Wide& wd : wides) {
             const std::size_t shared = kD * kD * 4;
-            int per_sm = 0;
-            CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, wd.kernel, 256, shared));
-            const unsigned blocks = std::min<unsigned>(unsigned(per_sm * sms),
-                                                       unsigned((n + 256 / wd.lanes - 1) /
-                                                                (256 / wd.lanes)));
+            const unsigned blocks = resident_grid(wd.kernel, shared, n, 256 / wd.lanes, sms);
             cudaFuncAttributes at{};
             CK(cudaFuncGetAttributes(&at, wd.kernel));
             CK(cudaMemset(yb.p, 0xff, nd * 4));

@@ -159,27 +159,17 @@ int main(int argc, char** argv)
     Buf w = dev_random(kD * kD, rng, 0.125f), wroot = dev_random(kD * kD, rng, 0.125f);
     Buf bias = dev_random(kD, rng, 0.1f), gamma = dev_random(kD, rng, 0.1f),
         beta = dev_random(kD, rng, 0.1f);
-    {
-        std::vector<float> one(kD, 1.f);
-        for (auto& v : one) v += 0.1f * std::normal_distribution<float>(0.f, 1.f)(rng);
-        CK(cudaMemcpy(gamma.p, one.data(), kD * 4, cudaMemcpyHostToDevice));
-    }
+    fill_near_one(gamma, rng);
     I* idx;
     CK(cudaMalloc(&idx, nk));
     const float quantile = 0.6744898f; // normal quantile of 1 - 16 / 64
-    int sms = 0;
-    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-
+    const int sms = sm_count();
     const auto select_kernel = k::normalize_topk_pack_lanes<kLanes, I, true>;
     const std::size_t select_shared = k::topk_product_shared_bytes(kD, kK, kLanes);
-    CK(cudaFuncSetAttribute(select_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                            int(select_shared)));
-    const unsigned select_blocks = std::min<unsigned>(wave(select_kernel, 256, select_shared, sms),
-                                                      (n + 63) / 64);
+    const unsigned select_blocks = resident_grid(select_kernel, select_shared, n, 64, sms);
     const auto agg_kernel = k::aggregate_products<16, I>;
     const std::size_t agg_shared = kD * kD * 4;
-    const unsigned agg_blocks =
-        std::min<unsigned>(wave(agg_kernel, 256, agg_shared, sms), (n + 15) / 16);
+    const unsigned agg_blocks = resident_grid(agg_kernel, agg_shared, n, 16, sms);
     const unsigned spmm_blocks = k::blocks_for(n, 256 / 16, unsigned(sms) * 32);
 
     const auto epilogue = [&](const Buf& y) {
@@ -209,11 +199,7 @@ int main(int argc, char** argv)
     using Fused = void (*)(k::CsrRef<float>, k::CsrRef<float>, k::MatRef<float>,
                            k::GemmEpilogue<I>, k::MatRef<float>, k::MatRef<float>,
                            k::MatRef<float>);
-    struct Variant {
-        const char* name;
-        Fused kernel;
-    };
-    const Variant variants[] = {{"batch 4, 6 blocks", aggregate_products_gather<4, 6>},
+    const Named<Fused> variants[] = {{"batch 4, 6 blocks", aggregate_products_gather<4, 6>},
                                 {"batch 4, 5 blocks", aggregate_products_gather<4, 5>},
                                 {"batch 4, 4 blocks", aggregate_products_gather<4, 4>},
                                 {"batch 6, 4 blocks", aggregate_products_gather<6, 4>},
@@ -239,11 +225,8 @@ int main(int argc, char** argv)
 
     for (int vi = 0; vi < 6; ++vi) {
         if (only >= 0 && only != vi) continue;
-        const Variant& v = variants[vi];
-        CK(cudaFuncSetAttribute(v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                int(agg_shared)));
-        const unsigned blocks =
-            std::min<unsigned>(wave(v.kernel, 256, agg_shared, sms), (n + 15) / 16);
+        const Named<Fused>& v = variants[vi];
+        const unsigned blocks = resident_grid(v.kernel, agg_shared, n, 16, sms);
         const auto fused = [&](const Buf& y, const Buf& dy, const Buf& gt) {
             v.kernel<<<blocks, 256, agg_shared>>>(s, st, u.mat(n, kD), epilogue(y), y.mat(n, kD),
                                                   dy.mat(n, kD), gt.mat(n, kD));
@@ -281,11 +264,7 @@ int main(int argc, char** argv)
     // aggregate_products<16> against aggregate_batch<Batch, MinBlocks>, bits and time.
     using Agg = void (*)(k::CsrRef<float>, k::MatRef<float>, k::GemmEpilogue<I>,
                          k::MatRef<float>);
-    struct AggVariant {
-        const char* name;
-        Agg kernel;
-    };
-    const AggVariant aggs[] = {{"aggregation batch 4, 6 blocks", aggregate_batch<4, 6>},
+    const Named<Agg> aggs[] = {{"aggregation batch 4, 6 blocks", aggregate_batch<4, 6>},
                                {"aggregation batch 4, 4 blocks", aggregate_batch<4, 4>},
                                {"aggregation batch 8, 4 blocks", aggregate_batch<8, 4>},
                                {"aggregation batch 8, 3 blocks", aggregate_batch<8, 3>},
@@ -296,11 +275,8 @@ int main(int argc, char** argv)
                                                 ys[0].mat(n, kD));
     CK(cudaDeviceSynchronize());
     const auto y_agg = download(ys[0]);
-    for (const AggVariant& a : aggs) {
-        CK(cudaFuncSetAttribute(a.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                int(agg_shared)));
-        const unsigned blocks =
-            std::min<unsigned>(wave(a.kernel, 256, agg_shared, sms), (n + 15) / 16);
+    for (const Named<Agg>& a : aggs) {
+        const unsigned blocks = resident_grid(a.kernel, agg_shared, n, 16, sms);
         const auto run = [&](const Buf& y) {
             a.kernel<<<blocks, 256, agg_shared>>>(s, u.mat(n, kD), epilogue(y), y.mat(n, kD));
         };

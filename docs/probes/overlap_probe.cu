@@ -40,16 +40,11 @@ int main(int argc, char** argv)
     Buf u = dev_random(nd, rng, 1.f), dx = dev_random(nd, rng, 0.01f);
     Buf w = dev_random(kD * kD, rng, 0.125f), gamma = dev_random(kD, rng, 0.1f),
         beta = dev_random(kD, rng, 0.1f);
-    {
-        std::vector<float> one(kD, 1.f);
-        for (auto& v : one) v += 0.1f * std::normal_distribution<float>(0.f, 1.f)(rng);
-        CK(cudaMemcpy(gamma.p, one.data(), kD * 4, cudaMemcpyHostToDevice));
-    }
+    fill_near_one(gamma, rng);
     I *i_f, *i_g;
     CK(cudaMalloc(&i_f, nk));
     CK(cudaMalloc(&i_g, nk));
-    int sms = 0;
-    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const int sms = sm_count();
     const std::size_t max_slabs = std::size_t(sms) * 8;
     Buf partial{nullptr, max_slabs * 2 * kD};
     CK(cudaMalloc(&partial.p, partial.n * 4));

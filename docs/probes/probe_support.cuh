@@ -42,6 +42,20 @@ inline Buf dev_random(std::size_t n, std::mt19937& rng, float scale)
     return b;
 }
 
+/// Overwrites b with 1 + N(0, 0.1) (LayerNorm scales near one).
+inline void fill_near_one(Buf& b, std::mt19937& rng)
+{
+    std::vector<float> h(b.n, 1.f);
+    for (auto& v : h) v += 0.1f * std::normal_distribution<float>(0.f, 1.f)(rng);
+    CK(cudaMemcpy(b.p, h.data(), b.n * sizeof(float), cudaMemcpyHostToDevice));
+}
+
+/// A kernel variant with the name its figures are printed under.
+template <class Kernel> struct Named {
+    const char* name;
+    Kernel kernel;
+};
+
 inline std::vector<float> download(const Buf& b)
 {
     std::vector<float> h(b.n);
@@ -55,6 +69,25 @@ template <class Kernel> unsigned wave(Kernel kernel, int threads, std::size_t sh
     int per_sm = 0;
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared));
     return unsigned(std::max(per_sm, 1) * sms);
+}
+
+inline int sm_count()
+{
+    int sms = 0;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    return sms;
+}
+
+/// The grid training launches for `kernel` (blocks of 256 threads, `shared` bytes of dynamic
+/// shared memory, allowed here): one wave of resident blocks, or fewer where `rows` at
+/// `rows_per_block` a block need fewer.
+template <class Kernel>
+unsigned resident_grid(Kernel kernel, std::size_t shared, std::size_t rows, int rows_per_block,
+                       int sms)
+{
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+    const std::size_t needed = (rows + rows_per_block - 1) / rows_per_block;
+    return unsigned(std::min<std::size_t>(wave(kernel, 256, shared, sms), needed));
 }
 
 /// Milliseconds per item of two ways of the same `items` items (launch(way, item) queues one
