@@ -167,14 +167,15 @@ public:
     void synchronize() const { GSR_CUDA(cudaStreamSynchronize(stream_)); }
     std::size_t bytes_held() const
     {
-        return block_ ? arena_.capacity() + kWorkspaceBytes + kCublasWorkspaceBytes : 0;
+        return block_ ? arena_.capacity() + kWorkspaceBytes + kCublasWorkspaceBytes + kCounterBytes
+                      : 0;
     }
 
     void reserve(std::size_t bytes) override
     {
         bytes = nn::Arena::align_up(bytes);
         if (block_ && bytes <= arena_.capacity()) return;
-        const std::size_t total = bytes + kWorkspaceBytes + kCublasWorkspaceBytes;
+        const std::size_t total = bytes + kWorkspaceBytes + kCublasWorkspaceBytes + kCounterBytes;
         void* fresh = nullptr;
         const cudaError_t e = cudaMalloc(&fresh, total);
         if (e == cudaErrorMemoryAllocation) {
@@ -203,6 +204,9 @@ public:
         workspace_ = base + bytes;
         GSR_CUDA(blas_lib_->set_workspace(blas_, workspace_ + kWorkspaceBytes,
                                           kCublasWorkspaceBytes));
+        counters_ =
+            reinterpret_cast<unsigned*>(workspace_ + kWorkspaceBytes + kCublasWorkspaceBytes);
+        GSR_CUDA(cudaMemsetAsync(counters_, 0, kCounterBytes, stream_));
     }
 
     void reserve_host(std::size_t bytes) override
@@ -1516,9 +1520,10 @@ private:
         const k::CsrRef<float> s1 = w.terms > 1 ? csr(*w.graph[1], Transpose::No) : s0;
         with_lanes<4, 8, 16>(lanes, [&](auto l) {
             const auto kernel = k::aggregate_products<decltype(l)::value, I>;
-            // A grid of one wave: every block resident, walking rows a wave apart.
+            // A grid of one wave: every block resident, its warps taking rows from a counter.
             kernel<<<wave_blocks(kernel, k::kThreads, shared, z.rows(), k::kThreads / lanes),
-                     k::kThreads, shared, stream_>>>(s0, s1, w.terms, mat(scratch), ep, mat(y));
+                     k::kThreads, shared, stream_>>>(s0, s1, w.terms, mat(scratch), ep, mat(y),
+                                                     counters_);
         });
         GSR_CUDA_LAUNCH();
     }
@@ -1711,6 +1716,9 @@ private:
     std::byte* host_ = nullptr;        ///< mapped pinned host block (host address)
     std::byte* host_device_ = nullptr; ///< its device address
     std::byte* workspace_ = nullptr;
+    /// Zero between launches: a kernel that takes rows from them (for_taken_rows) zeroes
+    /// them again at its end.
+    unsigned* counters_ = nullptr;
     double* host_scalars_ = nullptr;
 };
 

@@ -387,6 +387,7 @@ int main(int argc, char** argv)
     const std::size_t chain_shared = (2 * kD * kD + 8 * 8 * (kK + 1) * 2) * 4;
     const unsigned select_blocks = resident_grid(select_kernel, select_shared, n, 64, sms);
     const unsigned agg_blocks = resident_grid(agg_kernel, agg_shared, n, 16, sms);
+    unsigned* const counters = device_counters();
     const unsigned chain_blocks = resident_grid(chain_kernel, chain_shared, n, 64, sms);
     cudaFuncAttributes fa{};
     CK(cudaFuncGetAttributes(&fa, chain_kernel));
@@ -416,7 +417,7 @@ int main(int argc, char** argv)
     };
     const auto aggregate = [&](int p, const Buf& y) {
         agg_kernel<<<agg_blocks, 256, agg_shared>>>(s, s, 1, u[p].mat(n, kD), epilogue(p, true),
-                                                    y.mat(n, kD));
+                                                    y.mat(n, kD), counters);
     };
     const auto chained = [&](int p, const Buf& y) { // aggregate function p, select p ^ 1 on y
         chain_kernel<<<chain_blocks, 256, chain_shared>>>(

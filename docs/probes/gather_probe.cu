@@ -66,16 +66,6 @@ __device__ inline void neighbour_sums(const k::CsrRef<float>& s, const float* cs
     }
 }
 
-/// W_root (64 x 64) copied to `wr` in shared memory by the whole block, as aggregate_products
-/// does; returns wr.
-__device__ inline float* stage_root_weights(const k::GemmEpilogue<I>& ep, float* wr)
-{
-    for (std::uint32_t i = threadIdx.x; i < ep.wroot.rows * 64; i += blockDim.x)
-        wr[i] = ep.wroot(i / 64, i % 64);
-    __syncthreads();
-    return wr;
-}
-
 /// aggregate_products<16, I> for one term over a symmetric pattern (st: s's transpose, the
 /// same offsets and targets, the scales swapped) that also gathers the compressed backward's
 /// g = S^T dy in the same pass over each row's neighbours (no self loops: mean aggregation).
@@ -170,6 +160,7 @@ int main(int argc, char** argv)
     const auto agg_kernel = k::aggregate_products<16, I>;
     const std::size_t agg_shared = kD * kD * 4;
     const unsigned agg_blocks = resident_grid(agg_kernel, agg_shared, n, 16, sms);
+    unsigned* const counters = device_counters();
     const unsigned spmm_blocks = k::blocks_for(n, 256 / 16, unsigned(sms) * 32);
 
     const auto epilogue = [&](const Buf& y) {
@@ -193,7 +184,7 @@ int main(int argc, char** argv)
     };
     const auto separate = [&](const Buf& y, const Buf& dy, const Buf& gt) {
         agg_kernel<<<agg_blocks, 256, agg_shared>>>(s, s, 1, u.mat(n, kD), epilogue(y),
-                                                    y.mat(n, kD));
+                                                    y.mat(n, kD), counters);
         k::spmm<float, 4><<<spmm_blocks, 256>>>(st, 1.f, dy.mat(n, kD), 0.f, gt.mat(n, kD), 16);
     };
     using Fused = void (*)(k::CsrRef<float>, k::CsrRef<float>, k::MatRef<float>,
@@ -272,7 +263,7 @@ int main(int argc, char** argv)
     reset();
     select(x0);
     agg_kernel<<<agg_blocks, 256, agg_shared>>>(s, s, 1, u.mat(n, kD), epilogue(ys[0]),
-                                                ys[0].mat(n, kD));
+                                                ys[0].mat(n, kD), counters);
     CK(cudaDeviceSynchronize());
     const auto y_agg = download(ys[0]);
     for (const Named<Agg>& a : aggs) {
@@ -293,7 +284,7 @@ int main(int argc, char** argv)
             select(ys[(f + 1) & 1]);
             if (way == 0)
                 agg_kernel<<<agg_blocks, 256, agg_shared>>>(s, s, 1, u.mat(n, kD), epilogue(y),
-                                                            y.mat(n, kD));
+                                                            y.mat(n, kD), counters);
             else
                 run(y);
         });

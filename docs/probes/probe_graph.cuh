@@ -6,6 +6,7 @@
 #include "graph/circuit_graph.hpp"
 #include "netlist/readers.hpp"
 
+#include "kernels/gemm.cuh"
 #include "probe_support.cuh"
 
 struct MeanAggregation {
@@ -35,4 +36,16 @@ inline MeanAggregation upload_mean_aggregation(const char* file)
     CK(cudaMemcpy(d_rs, rs.data(), n * 4, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(d_cs, cs.data(), n * 4, cudaMemcpyHostToDevice));
     return {{d_off, d_tgt, d_rs, d_cs, n, false}, {d_off, d_tgt, d_cs, d_rs, n, false}, n};
+}
+
+/// W_root (64 x 64) copied to `wr` in shared memory by the whole block, as aggregate_products
+/// does; returns wr.
+template <class I>
+__device__ inline float* stage_root_weights(const gsr::gpu::kernels::GemmEpilogue<I>& ep,
+                                            float* wr)
+{
+    for (std::uint32_t i = threadIdx.x; i < ep.wroot.rows * 64; i += blockDim.x)
+        wr[i] = ep.wroot(i / 64, i % 64);
+    __syncthreads();
+    return wr;
 }

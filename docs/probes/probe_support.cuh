@@ -56,6 +56,16 @@ template <class Kernel> struct Named {
     Kernel kernel;
 };
 
+/// Two zeroed unsigned on the device: the counters aggregate_products takes rows from
+/// (for_taken_rows zeroes them again at the end of each launch).
+inline unsigned* device_counters()
+{
+    unsigned* c = nullptr;
+    CK(cudaMalloc(&c, 2 * sizeof(unsigned)));
+    CK(cudaMemset(c, 0, 2 * sizeof(unsigned)));
+    return c;
+}
+
 inline std::vector<float> download(const Buf& b)
 {
     std::vector<float> h(b.n);

@@ -49,9 +49,12 @@ __global__ void compressed_product(MatRef<float> values, const I* idx, bool vect
 /// y = residual + sign * grid(S_0 u_0 (+ S_1 u_1) + Z W_root + bias), u = [u_0 | u_1] from
 /// compressed_product (rows x terms d_out, d_out = 4 Lanes): a row per Lanes threads, four
 /// columns each; W_root (d_in x d_out) in shared memory when the epilogue has a root term.
+/// A grid of one wave; warps take at least four rows at a time from `counter` (two unsigned,
+/// zero before the launch and after it: for_taken_rows).
 template <int Lanes, class I>
 __global__ void aggregate_products(CsrRef<float> s0, CsrRef<float> s1, std::uint32_t terms,
-                                   MatRef<float> u, GemmEpilogue<I> ep, MatRef<float> y)
+                                   MatRef<float> u, GemmEpilogue<I> ep, MatRef<float> y,
+                                   unsigned* counter)
 {
     extern __shared__ float4 product_shared[];
     constexpr std::uint32_t kCols = 4 * Lanes;
@@ -61,10 +64,9 @@ __global__ void aggregate_products(CsrRef<float> s0, CsrRef<float> s1, std::uint
         for (std::uint32_t i = threadIdx.x; i < ep.wroot.rows * kCols; i += blockDim.x)
             wr[i] = ep.wroot(i / kCols, i % kCols);
     __syncthreads();
-    const int sub = threadIdx.x % Lanes, per_block = blockDim.x / Lanes;
-    const std::uint32_t c0 = 4 * sub;
-    for (std::size_t r = blockIdx.x * std::size_t(per_block) + threadIdx.x / Lanes; r < y.rows;
-         r += std::size_t(gridDim.x) * per_block) {
+    const std::uint32_t c0 = 4 * (threadIdx.x % Lanes);
+    constexpr int kPasses = Lanes > 8 ? 4 * Lanes / 32 : 1; // four rows or more a take
+    for_taken_rows<Lanes, kPasses>(y.rows, counter, [&](std::size_t r) {
         // Each term's neighbour sum (as spmm) times its row scale.
         float v[4], t[4];
         neighbour_sum<float, 4>(s0, r, u.p + c0, u.ld, t);
@@ -74,7 +76,7 @@ __global__ void aggregate_products(CsrRef<float> s0, CsrRef<float> s1, std::uint
             for (int i = 0; i < 4; ++i) v[i] += t[i] * s1.rs[r];
         }
         conv_epilogue4(v, r, c0, ep, root ? wr + c0 : nullptr, kCols, y);
-    }
+    });
 }
 
 /// The compressed convolution's gradient at the kept entries, from the transposed aggregates

@@ -212,7 +212,8 @@ double train_steps(const nn::GraphInput& g, const std::vector<float>& labels,
                     variant.tag().c_str(), model.c_str(), layers, hidden, cfg.groups,
                     cfg.topk, median(ms), *std::min_element(ms.begin(), ms.end()),
                     m.measured_peak_bytes(),
-                    m.measured_peak_bytes() + gpu::kWorkspaceBytes + gpu::kCublasWorkspaceBytes,
+                    m.measured_peak_bytes() + gpu::kWorkspaceBytes + gpu::kCublasWorkspaceBytes +
+                        gpu::kCounterBytes,
                     m.memory_report().host_bytes, first, last,
                     (unsigned long long)m.backend().tuned_launches());
         std::fflush(stdout);

@@ -635,6 +635,42 @@ TEST_F(CudaConv, TopkAndTransientConvolutionInOnePass)
     }
 }
 
+TEST_F(CudaConv, TransientConvolutionOverHubRowsLaunchAfterLaunch)
+{
+    // The compressed forward's aggregation hands its rows to warps from a counter that each
+    // launch leaves at zero for the next (for_taken_rows). A graph whose first 24 rows have
+    // about 1,700 neighbours each and the rest a few, then a small graph, then the hubs again,
+    // on one backend: every launch must cover every row once (outputs poisoned), against the
+    // float64 CPU. d 16, 32 and 64 (four, two and one take sizes of rows a warp), one term
+    // (union) and two (directed).
+    const GraphInput hubs = hub_dag(40001, 24, fresh_seed() + 5);
+    const GraphInput small = random_dag(3001, fresh_seed() + 6);
+    struct Case {
+        std::uint32_t d;
+        bool directed;
+    };
+    for (const Case c : {Case{16, false}, Case{32, false}, Case{64, false}, Case{64, true}})
+        for (const GraphInput* g : {&hubs, &small, &hubs}) {
+            ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
+            const std::uint32_t n = std::uint32_t(g->node_count), d = c.d, k = d / 4;
+            const AggregationOperators og = upload_aggregation(*gpu_, *g, Normalisation::Mean,
+                                                               c.directed);
+            const AggregationOperators oc = upload_aggregation(*cpu_, *g, Normalisation::Mean,
+                                                               c.directed);
+            const ConvTwin w = weights(og, oc, d, d, true);
+            const TwinCompressed z = compressed(n, d, k);
+            const Twin residual = matrix(n, d), y = poisoned(n, d);
+            const Twin scratch = poisoned(n, oc.terms * d);
+            gpu_->sage_conv_forward_transient(w.gpu, z.gpu, {residual.gpu, 1.0, 0.0}, y.gpu,
+                                              scratch.gpu);
+            cpu_->sage_conv_forward_transient(w.cpu, z.cpu, {residual.cpu, 1.0, 0.0}, y.cpu,
+                                              scratch.cpu);
+            expect_close(y, 1e-5, "transient forward d" + std::to_string(d) +
+                                      (c.directed ? " directed" : " union") + " over " +
+                                      std::to_string(n) + " rows");
+        }
+}
+
 TEST_F(CudaConv, FusedConvolutionOverManyRowTiles)
 {
     // More row tiles than a wave of gemm_rows blocks, so each block walks several tiles in one

@@ -192,6 +192,25 @@ inline GraphInput random_dag(std::size_t nodes, std::uint64_t seed)
     return g;
 }
 
+/// random_dag with hubs: every node from `hubs` on also takes a driver among the first `hubs`
+/// nodes, so those have about nodes / hubs neighbours each where the rest have a few (as a
+/// circuit's primary inputs do).
+inline GraphInput hub_dag(std::size_t nodes, std::size_t hubs, std::uint64_t seed)
+{
+    GraphInput g = random_dag(nodes, seed);
+    std::mt19937_64 rng(seed + 1);
+    GraphInput h = g;
+    h.fanin_targets.clear();
+    h.fanin_offsets.assign(1, 0);
+    for (std::size_t v = 0; v < nodes; ++v) {
+        for (std::uint64_t e = g.fanin_offsets[v]; e < g.fanin_offsets[v + 1]; ++e)
+            h.fanin_targets.push_back(g.fanin_targets[e]);
+        if (v >= hubs) h.fanin_targets.push_back(std::uint32_t(rng() % hubs));
+        h.fanin_offsets.push_back(h.fanin_targets.size());
+    }
+    return h;
+}
+
 /// The operator kinds every SpMM test covers: mean over the union of fan-in and fan-out, mean
 /// over each direction, and GCN's symmetric normalisation with self loops.
 struct OperatorCase {
