@@ -1519,10 +1519,11 @@ private:
         const k::CsrRef<float> s0 = csr(*w.graph[0], Transpose::No);
         const k::CsrRef<float> s1 = w.terms > 1 ? csr(*w.graph[1], Transpose::No) : s0;
         with_lanes<4, 8, 16>(lanes, [&](auto l) {
-            const auto kernel = k::aggregate_products<decltype(l)::value, I>;
+            const auto kernel = w.terms > 1 ? k::aggregate_products<decltype(l)::value, 2, I>
+                                            : k::aggregate_products<decltype(l)::value, 1, I>;
             // A grid of one wave: every block resident, its warps taking rows from a counter.
             kernel<<<wave_blocks(kernel, k::kThreads, shared, z.rows(), k::kThreads / lanes),
-                     k::kThreads, shared, stream_>>>(s0, s1, w.terms, mat(scratch), ep, mat(y),
+                     k::kThreads, shared, stream_>>>(s0, s1, mat(scratch), ep, mat(y),
                                                      counters_);
         });
         GSR_CUDA_LAUNCH();

@@ -4,7 +4,7 @@
 //    it just wrote, function f + 1's select + product in one kernel (chain1: the aggregation in
 //    aggregate_products' layout, 16 lanes a row, y read back; chain2: in the select's layout,
 //    4 lanes a row, the row kept in registers), against the two kernels training launches
-//    (normalize_topk_pack_lanes<4, I, true>, then aggregate_products<16, I>), in a chain of
+//    (normalize_topk_pack_lanes<4, I, true>, then aggregate_products<16, 1, I>), in a chain of
 //    224 functions;
 //  - `aggregate_wide<V, Batch, MinBlocks>`: aggregate_products with V columns a lane.
 // Every variant is checked to give the production kernels' bits. On the device machine, after
@@ -373,7 +373,7 @@ int main(int argc, char** argv)
     const int sms = sm_count();
     const auto select_kernel = k::normalize_topk_pack_lanes<kLanes, I, true>;
     const std::size_t select_shared = k::topk_product_shared_bytes(kD, kK, kLanes);
-    const auto agg_kernel = k::aggregate_products<16, I>;
+    const auto agg_kernel = k::aggregate_products<16, 1, I>;
     const std::size_t agg_shared = kD * kD * 4;
     const int min_blocks = argc > 3 ? std::atoi(argv[3]) : 3;
     const bool second = argc > 4 && std::atoi(argv[4]) == 2;
@@ -416,7 +416,7 @@ int main(int argc, char** argv)
             vals[p].mat(n, kK), idx[p], w.mat(kD, kD), u[p].mat(n, kD));
     };
     const auto aggregate = [&](int p, const Buf& y) {
-        agg_kernel<<<agg_blocks, 256, agg_shared>>>(s, s, 1, u[p].mat(n, kD), epilogue(p, true),
+        agg_kernel<<<agg_blocks, 256, agg_shared>>>(s, s, u[p].mat(n, kD), epilogue(p, true),
                                                     y.mat(n, kD), counters);
     };
     const auto chained = [&](int p, const Buf& y) { // aggregate function p, select p ^ 1 on y

@@ -2,7 +2,7 @@
 // re-made): on hyp's CSR at d 64, k 16 (one term plus a compressed root, uint8 columns), the
 // backward's recomputation of a group function followed by the compressed backward's first
 // step, g = S^T dy, as training launches them (normalize_topk_pack_lanes<4, I, true>,
-// aggregate_products<16, I>, then spmm<float, 4> over the transposed pattern) against the
+// aggregate_products<16, 1, I>, then spmm<float, 4> over the transposed pattern) against the
 // same with aggregate_products_gather<Batch, MinBlocks> (below), which gathers u and dy in
 // one pass over each row's neighbours; then the aggregation alone with Batch edges in flight
 // (aggregate_batch) against aggregate_products. A chain of F functions, each way
@@ -66,7 +66,7 @@ __device__ inline void neighbour_sums(const k::CsrRef<float>& s, const float* cs
     }
 }
 
-/// aggregate_products<16, I> for one term over a symmetric pattern (st: s's transpose, the
+/// aggregate_products<16, 1, I> for one term over a symmetric pattern (st: s's transpose, the
 /// same offsets and targets, the scales swapped) that also gathers the compressed backward's
 /// g = S^T dy in the same pass over each row's neighbours (no self loops: mean aggregation).
 /// y gets aggregate_products' bits and g spmm's (alpha 1, beta 0).
@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(256, MinBlocks)
     }
 }
 
-/// aggregate_products<16, I> (one term) with Batch edges in flight and a launch bound of
+/// aggregate_products<16, 1, I> (one term) with Batch edges in flight and a launch bound of
 /// MinBlocks blocks an SM: the same sums in the same order.
 template <int Batch, int MinBlocks>
 __global__ void __launch_bounds__(256, MinBlocks)
@@ -157,7 +157,7 @@ int main(int argc, char** argv)
     const auto select_kernel = k::normalize_topk_pack_lanes<kLanes, I, true>;
     const std::size_t select_shared = k::topk_product_shared_bytes(kD, kK, kLanes);
     const unsigned select_blocks = resident_grid(select_kernel, select_shared, n, 64, sms);
-    const auto agg_kernel = k::aggregate_products<16, I>;
+    const auto agg_kernel = k::aggregate_products<16, 1, I>;
     const std::size_t agg_shared = kD * kD * 4;
     const unsigned agg_blocks = resident_grid(agg_kernel, agg_shared, n, 16, sms);
     unsigned* const counters = device_counters();
@@ -183,7 +183,7 @@ int main(int argc, char** argv)
             vals.mat(n, kK), idx, w.mat(kD, kD), u.mat(n, kD));
     };
     const auto separate = [&](const Buf& y, const Buf& dy, const Buf& gt) {
-        agg_kernel<<<agg_blocks, 256, agg_shared>>>(s, s, 1, u.mat(n, kD), epilogue(y),
+        agg_kernel<<<agg_blocks, 256, agg_shared>>>(s, s, u.mat(n, kD), epilogue(y),
                                                     y.mat(n, kD), counters);
         k::spmm<float, 4><<<spmm_blocks, 256>>>(st, 1.f, dy.mat(n, kD), 0.f, gt.mat(n, kD), 16);
     };
@@ -262,7 +262,7 @@ int main(int argc, char** argv)
                                {"aggregation batch 6, 5 blocks", aggregate_batch<6, 5>}};
     reset();
     select(x0);
-    agg_kernel<<<agg_blocks, 256, agg_shared>>>(s, s, 1, u.mat(n, kD), epilogue(ys[0]),
+    agg_kernel<<<agg_blocks, 256, agg_shared>>>(s, s, u.mat(n, kD), epilogue(ys[0]),
                                                 ys[0].mat(n, kD), counters);
     CK(cudaDeviceSynchronize());
     const auto y_agg = download(ys[0]);
@@ -283,7 +283,7 @@ int main(int argc, char** argv)
             const Buf& y = ys[f & 1];
             select(ys[(f + 1) & 1]);
             if (way == 0)
-                agg_kernel<<<agg_blocks, 256, agg_shared>>>(s, s, 1, u.mat(n, kD), epilogue(y),
+                agg_kernel<<<agg_blocks, 256, agg_shared>>>(s, s, u.mat(n, kD), epilogue(y),
                                                             y.mat(n, kD), counters);
             else
                 run(y);

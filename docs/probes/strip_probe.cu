@@ -1,18 +1,18 @@
 // PROBE (session 19; not built by CMake, kept so that docs/BENCHMARKS.md's figures can be
 // re-made): on hyp's CSR at d 64, k 16 (one term plus a compressed root, uint8 columns), the
-// forward's aggregation as training launches it (aggregate_products<16, I>: a grid of one
-// wave, warps taking four rows at a time from a counter, for_taken_rows) against other ways
-// of handing out its rows: a wave apart (the kernel before session 19), taken two or eight
-// at a time, and warp strips (a warp takes R consecutive rows, loads their offsets and row
-// scales in one load and their edges' targets and column scales into shared memory in
-// coalesced loads, then walks its rows two at a time with every gather address ready), the
-// strips handed out a wave apart or from a counter. Each over all rows, then over the rows
-// from 256 on (without hyp's primary inputs, about 130 neighbours each). Then the backward's
-// transposed gather (spmm<float, 4>, 16 lanes a row) against strips. The same sums in the
-// same order: every variant is checked to give the production kernel's bits (outputs
-// poisoned). A chain of F functions (the select + product, then the aggregation), each way
-// alternating, 8 rounds (the first dropped). On the device machine, after `cmake --build
-// build/device --target gsr_core` (see .ci/device.sh for the configure line):
+// forward's aggregation as training launches it (aggregate_products<16, 1, I>: a grid of one
+// wave whose warps take strips of four rows from a counter, for_taken_strips; a strip's
+// offsets and row scales in one load, its edges' targets and column scales in shared memory,
+// load_strip, so a row's gathers need not wait on its CSR entries) against other ways of
+// handing out its rows: a wave apart (the kernel before session 19), rows taken 2, 4 (the
+// session's first version) or 8 at a time, each row's CSR entries loaded for the row, and
+// strips of 8, taken or a wave apart. Each over all rows, then over the rows from 256 on
+// (without hyp's primary inputs, about 130 neighbours each). Then the backward's transposed
+// gather (spmm<float, 4>, 16 lanes a row) against strips. The same sums in the same order:
+// every variant is checked to give the production kernel's bits (outputs poisoned). A chain
+// of F functions (the select + product, then the aggregation), each way alternating, 8
+// rounds (the first dropped). On the device machine, after `cmake --build build/device
+// --target gsr_core` (see .ci/device.sh for the configure line):
 //   nvcc -std=c++20 -O3 -arch=sm_90a -I core -I gpu --expt-relaxed-constexpr \
 //        docs/probes/strip_probe.cu build/device/lib/libgsr_core.a -lz -o /tmp/strip_probe
 //   /tmp/strip_probe HYP.blif 224
@@ -27,100 +27,10 @@ namespace k = gsr::gpu::kernels;
 using I = std::uint8_t;
 
 constexpr int kD = 64, kK = 16, kLanes = 4;
-constexpr int kWarps = 8;         ///< warps a block of 256 threads
-constexpr int kWindow = 4 * 32;   ///< edges of a strip held in shared memory
+constexpr int kWarps = 8; ///< warps a block of 256 threads
 
-/// The strip walk. Conv: y = aggregate_products' result (root term, bias, grid, sign,
-/// residual from ep); otherwise y = S x (spmm with alpha 1, beta 0). Dynamic: strips taken
-/// from counter[0] (zeroed again at the end, as for_taken_rows does), else a wave apart.
-template <int R, int MinBlocks, bool Conv, bool Dynamic>
-__global__ void __launch_bounds__(256, MinBlocks)
-    aggregate_strips(k::CsrRef<float> s, k::MatRef<float> u, k::GemmEpilogue<I> ep,
-                     k::MatRef<float> y, unsigned* counter)
-{
-    static_assert(R % 2 == 0 && R < 32, "a strip's offsets come from one warp load");
-    extern __shared__ float4 probe_shared[];
-    __shared__ std::uint32_t window_j[kWarps][kWindow];
-    __shared__ float window_w[kWarps][kWindow];
-    float* const wr = Conv ? stage_root_weights(ep, reinterpret_cast<float*>(probe_shared))
-                           : nullptr;
-    constexpr unsigned kAll = 0xffffffffu;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, half = lane >> 4;
-    const std::uint32_t c0 = 4 * (lane & 15);
-    std::uint32_t* const wj = window_j[warp];
-    float* const ww = window_w[warp];
-    const std::size_t n = y.rows;
-    const auto take = [&]() -> std::size_t {
-        unsigned t = 0;
-        if (lane == 0) t = atomicAdd(counter, 1u);
-        return std::size_t(__shfl_sync(0xffffffffu, t, 0)) * R;
-    };
-    for (std::size_t r0 = Dynamic ? take() : (blockIdx.x * std::size_t(kWarps) + warp) * R;
-         r0 < n; r0 = Dynamic ? take() : r0 + std::size_t(gridDim.x) * kWarps * R) {
-        const int rows = int(min(std::size_t(R), n - r0));
-        const std::uint64_t off = lane <= rows ? s.offsets[r0 + lane] : 0;
-        const float rs = lane < rows ? s.rs[r0 + lane] : 0.f;
-        const std::uint64_t eb = __shfl_sync(kAll, off, 0);
-        const std::uint64_t ee = __shfl_sync(kAll, off, rows);
-        const std::uint32_t held = std::uint32_t(min(ee - eb, std::uint64_t(kWindow)));
-        for (std::uint32_t q = lane; q < held; q += 32) {
-            const std::uint32_t j = __ldg(s.targets + eb + q);
-            wj[q] = j;
-            ww[q] = __ldg(s.cs + j);
-        }
-        __syncwarp();
-        for (int p = 0; p < rows; p += 2) {
-            const int rl = p + half;
-            const bool valid = rl < rows;
-            const std::uint64_t b = __shfl_sync(kAll, off, valid ? rl : 0) - eb;
-            const std::uint64_t end = __shfl_sync(kAll, off, valid ? rl + 1 : 0) - eb;
-            const std::uint64_t e = valid ? end : b;
-            const float scale = __shfl_sync(kAll, rs, valid ? rl : 0);
-            const std::size_t r = r0 + rl;
-            float acc[4] = {0.f, 0.f, 0.f, 0.f};
-            const auto edge = [&](std::uint64_t q, std::uint32_t& j, float& w) {
-                if (q < kWindow) {
-                    j = wj[q], w = ww[q];
-                } else {
-                    j = __ldg(s.targets + eb + q);
-                    w = __ldg(s.cs + j);
-                }
-            };
-            std::uint64_t q = b;
-            for (; q + k::kEdgeBatch <= e; q += k::kEdgeBatch) {
-                std::uint32_t j[k::kEdgeBatch];
-                float w[k::kEdgeBatch], vb[k::kEdgeBatch][4];
-                for (int t = 0; t < k::kEdgeBatch; ++t) edge(q + t, j[t], w[t]);
-                for (int t = 0; t < k::kEdgeBatch; ++t)
-                    k::load_vec<float, 4>(u.p + c0 + j[t] * u.ld, vb[t]);
-                for (int t = 0; t < k::kEdgeBatch; ++t)
-                    for (int i = 0; i < 4; ++i) acc[i] += w[t] * vb[t][i];
-            }
-            for (; q < e; ++q) {
-                std::uint32_t j;
-                float w, v[4];
-                edge(q, j, w);
-                k::load_vec<float, 4>(u.p + c0 + j * u.ld, v);
-                for (int i = 0; i < 4; ++i) acc[i] += w * v[i];
-            }
-            if (!valid) continue;
-            for (int i = 0; i < 4; ++i) acc[i] *= scale;
-            if (Conv)
-                k::conv_epilogue4(acc, r, c0, ep, wr + c0, 64, y);
-            else
-                *reinterpret_cast<float4*>(y.row(r) + c0) =
-                    make_float4(acc[0], acc[1], acc[2], acc[3]);
-        }
-        __syncwarp();
-    }
-    if (Dynamic && lane == 0 &&
-        atomicAdd(counter + 1, 1u) == gridDim.x * (blockDim.x / 32) - 1) {
-        counter[0] = 0;
-        counter[1] = 0;
-    }
-}
-
-/// The row sums and epilogue of aggregate_products<16, I> (one term).
+/// The row sums and epilogue of aggregate_products<16, 1, I> (one term), the row's CSR entries
+/// loaded for the row (neighbour_sum), as before session 19.
 __device__ inline void aggregate_row(const k::CsrRef<float>& s, k::MatRef<float> u,
                                      const k::GemmEpilogue<I>& ep, k::MatRef<float> y,
                                      const float* wr, std::size_t r)
@@ -132,8 +42,7 @@ __device__ inline void aggregate_row(const k::CsrRef<float>& s, k::MatRef<float>
     k::conv_epilogue4(v, r, c0, ep, wr + c0, 64, y);
 }
 
-/// aggregate_products<16, I> with its rows handed out as before session 19: a half warp's
-/// rows a wave apart.
+/// aggregate_products<16, 1, I> before session 19: a half warp's rows a wave apart.
 __global__ void aggregate_interleaved(k::CsrRef<float> s, k::MatRef<float> u,
                                       k::GemmEpilogue<I> ep, k::MatRef<float> y, unsigned*)
 {
@@ -145,15 +54,65 @@ __global__ void aggregate_interleaved(k::CsrRef<float> s, k::MatRef<float> u,
         aggregate_row(s, u, ep, y, wr, r);
 }
 
-/// aggregate_products<16, I> with Passes x 2 rows a take.
-template <int Passes>
+/// Session 19's first version: rows taken R at a time from the counter, each row's CSR entries
+/// loaded for the row.
+template <int R>
 __global__ void aggregate_taken(k::CsrRef<float> s, k::MatRef<float> u, k::GemmEpilogue<I> ep,
                                 k::MatRef<float> y, unsigned* counter)
 {
     extern __shared__ float4 probe_shared[];
     float* const wr = stage_root_weights(ep, reinterpret_cast<float*>(probe_shared));
-    k::for_taken_rows<16, Passes>(y.rows, counter,
-                                  [&](std::size_t r) { aggregate_row(s, u, ep, y, wr, r); });
+    k::for_taken_strips<R>(y.rows, counter, [&](std::size_t r0, int count) {
+        for (int i = (threadIdx.x & 31) / 16; i < count; i += 2) aggregate_row(s, u, ep, y, wr, r0 + i);
+    });
+}
+
+/// Strips of R rows through load_strip and strip_sum as aggregate_products takes them, handed
+/// out from the counter (Dynamic) or a wave apart. Conv: aggregate_products' epilogue (one
+/// term); otherwise y = S x (spmm with alpha 1, beta 0).
+template <int R, int MinBlocks, bool Conv, bool Dynamic>
+__global__ void __launch_bounds__(256, MinBlocks)
+    aggregate_strips(k::CsrRef<float> s, k::MatRef<float> u, k::GemmEpilogue<I> ep,
+                     k::MatRef<float> y, unsigned* counter)
+{
+    static_assert(R % 2 == 0 && R < 32, "a strip's offsets come from one warp load");
+    extern __shared__ float4 probe_shared[];
+    __shared__ std::uint32_t window_j[kWarps][k::kStripEdges];
+    __shared__ float window_w[kWarps][k::kStripEdges];
+    float* const wr = Conv ? stage_root_weights(ep, reinterpret_cast<float*>(probe_shared))
+                           : nullptr;
+    constexpr unsigned kAll = 0xffffffffu;
+    const int warp = threadIdx.x >> 5, half = (threadIdx.x & 31) >> 4;
+    const std::uint32_t c0 = 4 * (threadIdx.x & 15);
+    std::uint32_t* const wj = window_j[warp];
+    float* const ww = window_w[warp];
+    const auto strip = [&](std::size_t r0, int count) {
+        const k::Strip st = k::load_strip(s, r0, count, wj, ww);
+        for (int p = 0; p < count; p += 2) {
+            const int i = p + half;
+            const bool valid = i < count;
+            const int lane = valid ? i : 0;
+            const std::uint64_t b = __shfl_sync(kAll, st.offset, lane) - st.first;
+            const std::uint64_t e = __shfl_sync(kAll, st.offset, lane + 1) - st.first;
+            const float scale = __shfl_sync(kAll, st.scale, lane);
+            float acc[4];
+            k::strip_sum<4>(s, st, valid ? b : e, e, r0 + i, valid, u.p + c0, u.ld, wj, ww, acc);
+            if (!valid) continue;
+            for (int c = 0; c < 4; ++c) acc[c] *= scale;
+            if (Conv)
+                k::conv_epilogue4(acc, r0 + i, c0, ep, wr + c0, 64, y);
+            else
+                *reinterpret_cast<float4*>(y.row(r0 + i) + c0) =
+                    make_float4(acc[0], acc[1], acc[2], acc[3]);
+        }
+    };
+    if (Dynamic) {
+        k::for_taken_strips<R>(y.rows, counter, strip);
+        return;
+    }
+    for (std::size_t r0 = (blockIdx.x * std::size_t(kWarps) + warp) * R; r0 < y.rows;
+         r0 += std::size_t(gridDim.x) * kWarps * R)
+        strip(r0, int(min(std::size_t(R), y.rows - r0)));
 }
 
 int main(int argc, char** argv)
@@ -182,7 +141,7 @@ int main(int argc, char** argv)
     const auto select_kernel = k::normalize_topk_pack_lanes<kLanes, I, true>;
     const std::size_t select_shared = k::topk_product_shared_bytes(kD, kK, kLanes);
     const unsigned select_blocks = resident_grid(select_kernel, select_shared, n, 64, sms);
-    const auto agg_kernel = k::aggregate_products<16, I>;
+    const auto agg_kernel = k::aggregate_products<16, 1, I>;
     const std::size_t agg_shared = kD * kD * 4;
     const unsigned agg_blocks = resident_grid(agg_kernel, agg_shared, n, 16, sms);
     const unsigned spmm_blocks = k::blocks_for(n, 256 / 16, unsigned(sms) * 32);
@@ -244,9 +203,9 @@ int main(int argc, char** argv)
     }
     const Named<Kernel> aggs[] = {
         {"a wave apart (before session 19)", aggregate_interleaved},
-        {"taken 2 at a time", aggregate_taken<1>},
-        {"taken 8 at a time", aggregate_taken<4>},
-        {"strips of 4, taken", aggregate_strips<4, 5, true, true>},
+        {"rows taken 4 at a time (session 19's first version)", aggregate_taken<4>},
+        {"rows taken 2 at a time", aggregate_taken<2>},
+        {"rows taken 8 at a time", aggregate_taken<8>},
         {"strips of 8, taken", aggregate_strips<8, 5, true, true>},
         {"strips of 8, a wave apart", aggregate_strips<8, 5, true, false>}};
     const int only = argc > 3 ? std::atoi(argv[3]) : -1;
@@ -254,7 +213,7 @@ int main(int argc, char** argv)
         int vi = -1;
         const k::CsrRef<float> sk = tail(s, skip);
         const auto production = [&](const Buf& y) {
-            agg_kernel<<<agg_blocks, 256, agg_shared>>>(sk, sk, 1, u.mat(n, kD),
+            agg_kernel<<<agg_blocks, 256, agg_shared>>>(sk, sk, u.mat(n, kD),
                                                         epilogue_from(y, skip),
                                                         rows_from(y.mat(n, kD), skip), counter);
         };
@@ -290,7 +249,7 @@ int main(int argc, char** argv)
                     run(y);
             });
             std::printf("rows from %u, %s: per function (select + aggregation, median of 7): "
-                        "aggregate_products %.4f ms, strips %.4f ms, ratio %.3fx\n",
+                        "aggregate_products %.4f ms, variant %.4f ms, ratio %.3fx\n",
                         skip, a.name, t.first[3], t.second[3], t.first[3] / t.second[3]);
         }
     }

@@ -59,25 +59,19 @@ template <class T> __device__ inline T warp_sum(T v)
     return v;
 }
 
-/// f(r) for each row r of `rows` that this thread's group of Lanes threads takes, for a grid
-/// of one wave over rows of unequal cost (a graph's: hyp's primary inputs have about 130
-/// neighbours, most rows four): a warp takes Passes x 32 / Lanes consecutive rows at a time,
-/// its first take by its place in the grid and the next ones from counter[0], so a warp that
-/// drew costly rows draws fewer of the rest. counter[0] and counter[1] (the warps finished)
-/// start at zero; the last warp to finish zeroes them again for the next launch. Every lane
-/// of a warp calls it together; f may not shuffle across the warp.
-template <int Lanes, int Passes, class F>
-__device__ inline void for_taken_rows(std::size_t rows, unsigned* counter, F&& f)
+/// For a grid of one wave over rows of unequal cost (a graph's: hyp's primary inputs have about
+/// 130 neighbours, most rows four): each warp takes Take consecutive rows at a time, its first
+/// take by its place in the grid and the next ones from counter[0], so a warp that drew costly
+/// rows draws fewer of the rest, and calls f(r0, count) with every lane (rows r0 .. r0 +
+/// count, count = Take but at the end). counter[0] and counter[1] (the warps finished) start
+/// at zero; the last warp to finish zeroes them again for the next launch.
+template <int Take, class F>
+__device__ inline void for_taken_strips(std::size_t rows, unsigned* counter, F&& f)
 {
-    constexpr std::size_t kPerWarp = 32 / Lanes, kTake = Passes * kPerWarp;
     const unsigned lane = threadIdx.x & 31, warps = gridDim.x * (blockDim.x >> 5);
     std::size_t take = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-    while (take * kTake < rows) {
-        for (std::size_t pass = 0; pass < Passes; ++pass) {
-            const std::size_t r = take * kTake + pass * kPerWarp + lane / Lanes;
-            if (r >= rows) break;
-            f(r);
-        }
+    while (take * Take < rows) {
+        f(take * Take, int(min(std::size_t(Take), rows - take * Take)));
         unsigned t = 0;
         if (lane == 0) t = atomicAdd(counter, 1u);
         take = std::size_t(warps) + __shfl_sync(0xffffffffu, t, 0);

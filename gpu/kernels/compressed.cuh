@@ -49,33 +49,56 @@ __global__ void compressed_product(MatRef<float> values, const I* idx, bool vect
 /// y = residual + sign * grid(S_0 u_0 (+ S_1 u_1) + Z W_root + bias), u = [u_0 | u_1] from
 /// compressed_product (rows x terms d_out, d_out = 4 Lanes): a row per Lanes threads, four
 /// columns each; W_root (d_in x d_out) in shared memory when the epilogue has a root term.
-/// A grid of one wave; warps take at least four rows at a time from `counter` (two unsigned,
-/// zero before the launch and after it: for_taken_rows).
-template <int Lanes, class I>
-__global__ void aggregate_products(CsrRef<float> s0, CsrRef<float> s1, std::uint32_t terms,
-                                   MatRef<float> u, GemmEpilogue<I> ep, MatRef<float> y,
-                                   unsigned* counter)
+/// A grid of one wave; warps take strips of four rows or more (8 at d_out 16) from `counter`
+/// (two unsigned, zero before the launch and after it: for_taken_strips), each term's strip
+/// loaded with load_strip, so a row's gathers issue without waiting on its CSR entries.
+/// Terms: 1 or 2 (s1 unused with one).
+template <int Lanes, int Terms, class I>
+__global__ void __launch_bounds__(kThreads, Terms > 1 ? 4 : 5)
+    aggregate_products(CsrRef<float> s0, CsrRef<float> s1, MatRef<float> u, GemmEpilogue<I> ep,
+                       MatRef<float> y, unsigned* counter)
 {
     extern __shared__ float4 product_shared[];
+    __shared__ std::uint32_t strip_targets[Terms][kThreads / 32][kStripEdges];
+    __shared__ float strip_scales[Terms][kThreads / 32][kStripEdges];
     constexpr std::uint32_t kCols = 4 * Lanes;
+    constexpr int kGroups = 32 / Lanes;                     // rows a warp at once
+    constexpr int kPasses = kGroups >= 4 ? 1 : 4 / kGroups; // four rows or more a strip
+    constexpr unsigned kAll = 0xffffffffu;
     float* wr = reinterpret_cast<float*>(product_shared);
     const bool root = ep.values.p != nullptr;
     if (root)
         for (std::uint32_t i = threadIdx.x; i < ep.wroot.rows * kCols; i += blockDim.x)
             wr[i] = ep.wroot(i / kCols, i % kCols);
     __syncthreads();
+    const int warp = threadIdx.x >> 5, group = (threadIdx.x & 31) / Lanes;
     const std::uint32_t c0 = 4 * (threadIdx.x % Lanes);
-    constexpr int kPasses = Lanes > 8 ? 4 * Lanes / 32 : 1; // four rows or more a take
-    for_taken_rows<Lanes, kPasses>(y.rows, counter, [&](std::size_t r) {
-        // Each term's neighbour sum (as spmm) times its row scale.
-        float v[4], t[4];
-        neighbour_sum<float, 4>(s0, r, u.p + c0, u.ld, t);
-        for (int i = 0; i < 4; ++i) v[i] = t[i] * s0.rs[r];
-        if (terms > 1) {
-            neighbour_sum<float, 4>(s1, r, u.p + kCols + c0, u.ld, t);
-            for (int i = 0; i < 4; ++i) v[i] += t[i] * s1.rs[r];
+    for_taken_strips<kGroups * kPasses>(y.rows, counter, [&](std::size_t r0, int count) {
+        Strip st[Terms];
+#pragma unroll
+        for (int t = 0; t < Terms; ++t)
+            st[t] = load_strip(t == 0 ? s0 : s1, r0, count, strip_targets[t][warp],
+                               strip_scales[t][warp]);
+        // Each term's neighbour sum (as spmm) times its row scale, then the epilogue, a row at
+        // a time.
+#pragma unroll 1
+        for (int i = group; i < kPasses * kGroups; i += kGroups) {
+            const bool valid = i < count;
+            const int lane = valid ? i : 0;
+            float v[4];
+#pragma unroll
+            for (int t = 0; t < Terms; ++t) {
+                const std::uint64_t b = __shfl_sync(kAll, st[t].offset, lane) - st[t].first;
+                const std::uint64_t e = __shfl_sync(kAll, st[t].offset, lane + 1) - st[t].first;
+                const float scale = __shfl_sync(kAll, st[t].scale, lane);
+                float acc[4];
+                strip_sum<4>(t == 0 ? s0 : s1, st[t], valid ? b : e, e, r0 + i, valid,
+                             u.p + t * kCols + c0, u.ld, strip_targets[t][warp],
+                             strip_scales[t][warp], acc);
+                for (int c = 0; c < 4; ++c) v[c] = t == 0 ? acc[c] * scale : v[c] + acc[c] * scale;
+            }
+            if (valid) conv_epilogue4(v, r0 + i, c0, ep, root ? wr + c0 : nullptr, kCols, y);
         }
-        conv_epilogue4(v, r, c0, ep, root ? wr + c0 : nullptr, kCols, y);
     });
 }
 

@@ -74,6 +74,83 @@ __device__ inline void neighbour_sum(const CsrRef<T>& s, std::size_t r, const T*
     }
 }
 
+/// Edges of a strip (below) whose targets and column scales a warp holds in shared memory.
+inline constexpr int kStripEdges = 128;
+
+/// A warp's strip of `count` (< 32) consecutive rows of s from r0, for sums whose gathers need
+/// not wait on the row's offsets and then its targets: lane i holds offsets[r0 + i] (i <=
+/// count) and rs[r0 + i] (i < count), each in one load for the strip, and the targets and
+/// column scales of the strip's first kStripEdges edges are copied to the warp's window in
+/// shared memory (wj, ww) in coalesced loads. Every lane of the warp calls it.
+struct Strip {
+    std::uint64_t offset = 0; ///< this lane's row offset
+    float scale = 0.0f;       ///< this lane's row scale
+    std::uint64_t first = 0;  ///< the strip's first edge
+    std::uint32_t held = 0;   ///< edges in the window
+};
+__device__ inline Strip load_strip(const CsrRef<float>& s, std::size_t r0, int count,
+                                   std::uint32_t* wj, float* ww)
+{
+    constexpr unsigned kAll = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    Strip st;
+    st.offset = lane <= count ? s.offsets[r0 + lane] : 0;
+    st.scale = lane < count ? s.rs[r0 + lane] : 0.0f;
+    st.first = __shfl_sync(kAll, st.offset, 0);
+    const std::uint64_t last = __shfl_sync(kAll, st.offset, count);
+    st.held = std::uint32_t(min(last - st.first, std::uint64_t(kStripEdges)));
+    __syncwarp(); // every lane is done with the window's last strip
+    for (std::uint32_t q = lane; q < st.held; q += 32) {
+        const std::uint32_t j = __ldg(s.targets + st.first + q);
+        wj[q] = j;
+        ww[q] = __ldg(s.cs + j);
+    }
+    __syncwarp();
+    return st;
+}
+
+/// neighbour_sum<float, V> (the same adds in the same order) of row r of a strip over its
+/// edges [b, e) counted from the strip's first: targets and scales from the window where it
+/// holds them. No self loop if !valid (a row past the strip's end, with b == e).
+template <int V>
+__device__ inline void strip_sum(const CsrRef<float>& s, const Strip& st, std::uint64_t b,
+                                 std::uint64_t e, std::size_t r, bool valid, const float* x,
+                                 std::size_t ld, const std::uint32_t* wj, const float* ww,
+                                 float (&acc)[V])
+{
+    for (int i = 0; i < V; ++i) acc[i] = 0.0f;
+    const auto edge = [&](std::uint64_t q, std::uint32_t& j, float& w) {
+        if (q < st.held) {
+            j = wj[q], w = ww[q];
+        } else {
+            j = __ldg(s.targets + st.first + q);
+            w = __ldg(s.cs + j);
+        }
+    };
+    std::uint64_t q = b;
+    for (; q + kEdgeBatch <= e; q += kEdgeBatch) {
+        std::uint32_t j[kEdgeBatch];
+        float w[kEdgeBatch], vb[kEdgeBatch][V];
+        for (int t = 0; t < kEdgeBatch; ++t) edge(q + t, j[t], w[t]);
+        for (int t = 0; t < kEdgeBatch; ++t) load_vec<float, V>(x + j[t] * ld, vb[t]);
+        for (int t = 0; t < kEdgeBatch; ++t)
+            for (int i = 0; i < V; ++i) acc[i] += w[t] * vb[t][i];
+    }
+    float v[V];
+    for (; q < e; ++q) {
+        std::uint32_t j;
+        float w;
+        edge(q, j, w);
+        load_vec<float, V>(x + j * ld, v);
+        for (int i = 0; i < V; ++i) acc[i] += w * v[i];
+    }
+    if (s.self_loop && valid) {
+        const float w = s.cs[r];
+        load_vec<float, V>(x + r * ld, v);
+        for (int i = 0; i < V; ++i) acc[i] += w * v[i];
+    }
+}
+
 /// y = alpha S x + beta y (beta 0: y not read). V: elements per load; cols % V == 0.
 template <class T, int V>
 __global__ void spmm(CsrRef<T> s, T alpha, MatRef<T> x, T beta, MatRef<T> y, int tpr)
