@@ -1627,7 +1627,9 @@ private:
                                                             mat(w.root), idx, mat(d_values));
                 } else if (wgmma && wgmma_shared <= shared_optin_ &&
                            std::uintptr_t(idx) % 16 == 0) {
-                    const auto input = k::compressed_input_gradient_wgmma<I>;
+                    const auto input = d_values.cols == 16
+                                           ? k::compressed_input_gradient_wgmma<I, 16>
+                                           : k::compressed_input_gradient_wgmma<I, 0>;
                     allow_shared(input, wgmma_shared);
                     const int threads = k::kInputGroups * k::kWgmmaThreads;
                     input<<<wave_blocks(input, threads, wgmma_shared, n, 64 * k::kInputGroups),

@@ -84,13 +84,13 @@ __global__ void __launch_bounds__(kThreads, Terms > 1 ? 4 : 5)
 #pragma unroll 1
         for (int i = group; i < kPasses * kGroups; i += kGroups) {
             const bool valid = i < count;
-            const int lane = valid ? i : 0;
+            const int from = valid ? i : 0;
             float v[4];
 #pragma unroll
             for (int t = 0; t < Terms; ++t) {
-                const std::uint64_t b = __shfl_sync(kAll, st[t].offset, lane) - st[t].first;
-                const std::uint64_t e = __shfl_sync(kAll, st[t].offset, lane + 1) - st[t].first;
-                const float scale = __shfl_sync(kAll, st[t].scale, lane);
+                const std::uint64_t b = __shfl_sync(kAll, st[t].offset, from) - st[t].first;
+                const std::uint64_t e = __shfl_sync(kAll, st[t].offset, from + 1) - st[t].first;
+                const float scale = __shfl_sync(kAll, st[t].scale, from);
                 float acc[4];
                 strip_sum<4>(t == 0 ? s0 : s1, st[t], valid ? b : e, e, r0 + i, valid,
                              u.p + t * kCols + c0, u.ld, strip_targets[t][warp],
@@ -644,8 +644,9 @@ inline std::size_t compressed_input_gradient_wgmma_shared_bytes(std::uint32_t k,
 /// use about 220 KB of shared memory. A's big and small parts live in two sets of registers,
 /// each rewritten only once the group of wgmma that read it is done (one group in flight):
 /// with a single set, or four warpgroups, ptxas lacks the registers to keep the wgmma in
-/// flight and serialises them (C7511).
-template <class I>
+/// flight and serialises them (C7511). Kept: k known when compiled (16, d / 4: a kept entry's
+/// row and place are then a shift and a mask), or 0 for k = d_values.cols.
+template <class I, int Kept>
 __global__ void __launch_bounds__(kInputGroups * kWgmmaThreads, 1)
     compressed_input_gradient_wgmma(MatRef<float> g, MatRef<float> dy, MatRef<float> w0,
                                     MatRef<float> wroot, const I* idx, MatRef<float> d_values)
@@ -656,7 +657,7 @@ __global__ void __launch_bounds__(kInputGroups * kWgmmaThreads, 1)
     extern __shared__ float4 product_shared[];
     std::uint32_t* wb = reinterpret_cast<std::uint32_t*>(product_shared);
     std::uint32_t* wsm = wb + kD * kK;
-    const std::uint32_t k = d_values.cols;
+    const std::uint32_t k = Kept > 0 ? std::uint32_t(Kept) : d_values.cols;
     const int warp_id = threadIdx.x / 32;
     // After the weights: every warp's staging area, then every warp's gradient tile, then
     // every warp's staged indices (in 16-byte chunks).
