@@ -1719,8 +1719,8 @@ private:
     std::byte* host_ = nullptr;        ///< mapped pinned host block (host address)
     std::byte* host_device_ = nullptr; ///< its device address
     std::byte* workspace_ = nullptr;
-    /// Zero between launches: a kernel that takes rows from them (for_taken_rows) zeroes
-    /// them again at its end.
+    /// Zero between launches: a kernel that takes rows from them (for_taken_strips) zeroes
+    /// them again at its end. Such kernels run on stream_, one at a time.
     unsigned* counters_ = nullptr;
     double* host_scalars_ = nullptr;
 };

@@ -16,7 +16,7 @@ namespace gsr::gpu {
 /// Bytes of the fixed workspace beside the arena (part of the one allocation and of the peak).
 inline constexpr std::size_t kWorkspaceBytes = std::size_t(32) << 20;
 inline constexpr std::size_t kCublasWorkspaceBytes = std::size_t(8) << 20;
-/// Bytes of the kernels' counters (for_taken_rows's), after the cuBLAS workspace.
+/// Bytes of the kernels' counters (for_taken_strips's), after the cuBLAS workspace.
 inline constexpr std::size_t kCounterBytes = 256;
 /// The widest row the row kernels accept.
 inline constexpr std::uint32_t kMaxWidth = 1024;

@@ -57,7 +57,7 @@ template <class Kernel> struct Named {
 };
 
 /// Two zeroed unsigned on the device: the counters aggregate_products takes rows from
-/// (for_taken_rows zeroes them again at the end of each launch).
+/// (for_taken_strips zeroes them again at the end of each launch).
 inline unsigned* device_counters()
 {
     unsigned* c = nullptr;

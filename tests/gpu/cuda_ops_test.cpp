@@ -637,12 +637,13 @@ TEST_F(CudaConv, TopkAndTransientConvolutionInOnePass)
 
 TEST_F(CudaConv, TransientConvolutionOverHubRowsLaunchAfterLaunch)
 {
-    // The compressed forward's aggregation hands its rows to warps from a counter that each
-    // launch leaves at zero for the next (for_taken_rows). A graph whose first 24 rows have
-    // about 1,700 neighbours each and the rest a few, then a small graph, then the hubs again,
-    // on one backend: every launch must cover every row once (outputs poisoned), against the
-    // float64 CPU. d 16, 32 and 64 (four, two and one take sizes of rows a warp), one term
-    // (union) and two (directed).
+    // The compressed forward's aggregation hands strips of rows to warps from a counter that
+    // each launch leaves at zero for the next (for_taken_strips). A graph whose first 24 rows
+    // have about 1,700 neighbours each (past the 128 edges a strip holds in shared memory) and
+    // the rest a few, then a small graph, then the hubs again, on one backend: every launch
+    // must cover every row once (outputs poisoned), against the float64 CPU. d 16, 32 and 64
+    // (strips of 8, 4 and 4 rows, 8, 4 and 2 of them at once), one term (union) and two
+    // (directed).
     const GraphInput hubs = hub_dag(40001, 24, fresh_seed() + 5);
     const GraphInput small = random_dag(3001, fresh_seed() + 6);
     struct Case {
