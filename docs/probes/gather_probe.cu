@@ -17,13 +17,12 @@
 #include "kernels/rows.cuh"
 #include "probe_graph.cuh"
 
-#include <cstring>
 
 using namespace gsr;
 namespace k = gsr::gpu::kernels;
 using I = std::uint8_t;
 
-constexpr int kD = 64, kK = 16, kLanes = 4;
+constexpr int kD = 64;
 
 /// neighbour_sum (gpu/kernels/graph.cuh) of two matrices over one pattern at once: acc_a
 /// from a with s's column scales, acc_b from b with cs_b, each in neighbour_sum's order (so
@@ -139,52 +138,17 @@ int main(int argc, char** argv)
     const std::uint32_t n = graph.n;
 
     std::mt19937 rng(18);
-    const std::size_t nd = std::size_t(n) * kD, nk = std::size_t(n) * kK;
+    const std::size_t nd = std::size_t(n) * kD;
     Buf x0 = dev_random(nd, rng, 1.f);
     Buf ys[2] = {dev_random(nd, rng, 1.f), dev_random(nd, rng, 1.f)};
     Buf dys[2] = {dev_random(nd, rng, 0.01f), dev_random(nd, rng, 0.01f)};
     Buf gs[2] = {dev_random(nd, rng, 1.f), dev_random(nd, rng, 1.f)};
-    Buf u = dev_random(nd, rng, 1.f), vals = dev_random(nk, rng, 1.f);
-    Buf stats = dev_random(2 * std::size_t(n), rng, 1.f);
-    Buf w = dev_random(kD * kD, rng, 0.125f), wroot = dev_random(kD * kD, rng, 0.125f);
-    Buf bias = dev_random(kD, rng, 0.1f), gamma = dev_random(kD, rng, 0.1f),
-        beta = dev_random(kD, rng, 0.1f);
-    fill_near_one(gamma, rng);
-    I* idx;
-    CK(cudaMalloc(&idx, nk));
-    const float quantile = 0.6744898f; // normal quantile of 1 - 16 / 64
+    const GroupFunctionKernels gf(n, rng);
+    const Buf& u = gf.u;
     const int sms = sm_count();
-    const auto select_kernel = k::normalize_topk_pack_lanes<kLanes, I, true>;
-    const std::size_t select_shared = k::topk_product_shared_bytes(kD, kK, kLanes);
-    const unsigned select_blocks = resident_grid(select_kernel, select_shared, n, 64, sms);
-    const auto agg_kernel = k::aggregate_products<16, 1, I>;
-    const std::size_t agg_shared = kD * kD * 4;
-    const unsigned agg_blocks = resident_grid(agg_kernel, agg_shared, n, 16, sms);
-    unsigned* const counters = device_counters();
     const unsigned spmm_blocks = k::blocks_for(n, 256 / 16, unsigned(sms) * 32);
-
-    const auto epilogue = [&](const Buf& y) {
-        k::GemmEpilogue<I> ep;
-        ep.bias = bias.p;
-        ep.values = vals.mat(n, kK);
-        ep.idx = idx;
-        ep.wroot = wroot.mat(kD, kD);
-        ep.vector_root = true;
-        ep.residual = y.mat(n, kD); // the recomputation: y = y - f, in place
-        ep.sign = -1.f;
-        ep.quantum = 0x1p-16f;
-        ep.inverse = 65536.f;
-        ep.streaming = true;
-        return ep;
-    };
-    const auto select = [&](const Buf& x) {
-        select_kernel<<<select_blocks, 256, select_shared>>>(
-            x.mat(n, kD), gamma.p, beta.p, nullptr, 0, 0, 1.f, quantile, stats.mat(n, 2),
-            vals.mat(n, kK), idx, w.mat(kD, kD), u.mat(n, kD));
-    };
     const auto separate = [&](const Buf& y, const Buf& dy, const Buf& gt) {
-        agg_kernel<<<agg_blocks, 256, agg_shared>>>(s, s, u.mat(n, kD), epilogue(y),
-                                                    y.mat(n, kD), counters);
+        gf.aggregate(s, y);
         k::spmm<float, 4><<<spmm_blocks, 256>>>(st, 1.f, dy.mat(n, kD), 0.f, gt.mat(n, kD), 16);
     };
     using Fused = void (*)(k::CsrRef<float>, k::CsrRef<float>, k::MatRef<float>,
@@ -198,9 +162,6 @@ int main(int argc, char** argv)
                                 {"batch 8, 3 blocks", aggregate_products_gather<8, 3>}};
     const int only = argc > 3 ? std::atoi(argv[3]) : -1;
 
-    const auto same = [](const std::vector<float>& a, const std::vector<float>& b) {
-        return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
-    };
     // Bits: one function from x0 each way, y starting from the same values, outputs poisoned.
     const std::vector<float> y_start = download(ys[0]);
     const auto reset = [&] {
@@ -209,7 +170,7 @@ int main(int argc, char** argv)
         CK(cudaMemset(u.p, 0xff, nd * 4));
     };
     reset();
-    select(x0);
+    gf.select(x0);
     separate(ys[0], dys[0], gs[0]);
     CK(cudaDeviceSynchronize());
     const auto y_ref = download(ys[0]), g_ref = download(gs[0]);
@@ -217,28 +178,28 @@ int main(int argc, char** argv)
     for (int vi = 0; vi < 6; ++vi) {
         if (only >= 0 && only != vi) continue;
         const Named<Fused>& v = variants[vi];
-        const unsigned blocks = resident_grid(v.kernel, agg_shared, n, 16, sms);
+        const unsigned blocks = resident_grid(v.kernel, gf.agg_shared, n, 16, sms);
         const auto fused = [&](const Buf& y, const Buf& dy, const Buf& gt) {
-            v.kernel<<<blocks, 256, agg_shared>>>(s, st, u.mat(n, kD), epilogue(y), y.mat(n, kD),
+            v.kernel<<<blocks, 256, gf.agg_shared>>>(s, st, u.mat(n, kD), gf.epilogue(y), y.mat(n, kD),
                                                   dy.mat(n, kD), gt.mat(n, kD));
         };
         reset();
-        select(x0);
+        gf.select(x0);
         fused(ys[0], dys[0], gs[0]);
         CK(cudaDeviceSynchronize());
-        const bool y_same = same(y_ref, download(ys[0])), g_same = same(g_ref, download(gs[0]));
+        const bool y_same = same_bits(y_ref, download(ys[0])), g_same = same_bits(g_ref, download(gs[0]));
         cudaFuncAttributes fa{}, aa{};
         CK(cudaFuncGetAttributes(&fa, v.kernel));
-        CK(cudaFuncGetAttributes(&aa, agg_kernel));
+        CK(cudaFuncGetAttributes(&aa, gf.aggregate_kernel()));
         std::printf("%s: bits equal y %d g %d; %d regs (aggregate_products %d), %u blocks "
                     "(aggregate_products %u, spmm %u)\n",
-                    v.name, y_same, g_same, fa.numRegs, aa.numRegs, blocks, agg_blocks,
+                    v.name, y_same, g_same, fa.numRegs, aa.numRegs, blocks, gf.agg_blocks,
                     spmm_blocks);
 
         // A chain of `functions`: select on the last y, then the aggregation (+ gather).
         const TwoWays t = time_two_ways(functions, [&](int way, int f) {
             const Buf& y = ys[f & 1];
-            select(ys[(f + 1) & 1]);
+            gf.select(ys[(f + 1) & 1]);
             if (way == 0)
                 separate(y, dys[f & 1], gs[f & 1]);
             else
@@ -261,30 +222,28 @@ int main(int argc, char** argv)
                                {"aggregation batch 8, 3 blocks", aggregate_batch<8, 3>},
                                {"aggregation batch 6, 5 blocks", aggregate_batch<6, 5>}};
     reset();
-    select(x0);
-    agg_kernel<<<agg_blocks, 256, agg_shared>>>(s, s, u.mat(n, kD), epilogue(ys[0]),
-                                                ys[0].mat(n, kD), counters);
+    gf.select(x0);
+    gf.aggregate(s, ys[0]);
     CK(cudaDeviceSynchronize());
     const auto y_agg = download(ys[0]);
     for (const Named<Agg>& a : aggs) {
-        const unsigned blocks = resident_grid(a.kernel, agg_shared, n, 16, sms);
+        const unsigned blocks = resident_grid(a.kernel, gf.agg_shared, n, 16, sms);
         const auto run = [&](const Buf& y) {
-            a.kernel<<<blocks, 256, agg_shared>>>(s, u.mat(n, kD), epilogue(y), y.mat(n, kD));
+            a.kernel<<<blocks, 256, gf.agg_shared>>>(s, u.mat(n, kD), gf.epilogue(y), y.mat(n, kD));
         };
         reset();
-        select(x0);
+        gf.select(x0);
         run(ys[0]);
         CK(cudaDeviceSynchronize());
         cudaFuncAttributes fa{};
         CK(cudaFuncGetAttributes(&fa, a.kernel));
         std::printf("%s: bits equal %d, %d regs, %u blocks\n", a.name,
-                    same(y_agg, download(ys[0])), fa.numRegs, blocks);
+                    same_bits(y_agg, download(ys[0])), fa.numRegs, blocks);
         const TwoWays t = time_two_ways(functions, [&](int way, int f) {
             const Buf& y = ys[f & 1];
-            select(ys[(f + 1) & 1]);
+            gf.select(ys[(f + 1) & 1]);
             if (way == 0)
-                agg_kernel<<<agg_blocks, 256, agg_shared>>>(s, s, u.mat(n, kD), epilogue(y),
-                                                            y.mat(n, kD), counters);
+                gf.aggregate(s, y);
             else
                 run(y);
         });

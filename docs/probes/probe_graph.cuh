@@ -1,12 +1,14 @@
 #pragma once
 // A netlist's undirected graph on the device as the mean aggregation the probes gather over
 // (S = D^-1 A: row scale 1 / degree, column scale 1), and S^T over the same arrays with the
-// scales swapped. Links gsr_core (see each probe's header).
+// scales swapped; a reversible block's group function on it as training launches it. Links
+// gsr_core (see each probe's header).
 #include "community/weighted_graph.hpp"
 #include "graph/circuit_graph.hpp"
 #include "netlist/readers.hpp"
 
-#include "kernels/gemm.cuh"
+#include "kernels/compressed.cuh"
+#include "kernels/rows.cuh"
 #include "probe_support.cuh"
 
 struct MeanAggregation {
@@ -49,3 +51,75 @@ __device__ inline float* stage_root_weights(const gsr::gpu::kernels::GemmEpilogu
     __syncthreads();
     return wr;
 }
+
+/// A reversible block's group function at d 64, k 16 (uint8 columns) over n rows, as training
+/// launches it: the select + product (normalize_topk_pack_lanes<4, uint8, true>: statistics,
+/// kept entries and u = Z W), then the aggregation (aggregate_products<16, 1, uint8>) with the
+/// recomputation's epilogue (y = y - f in place, on the grid). Random weights and operands.
+struct GroupFunctionKernels {
+    using I = std::uint8_t;
+    static constexpr int kD = 64, kK = 16, kLanes = 4;
+    std::uint32_t n;
+    Buf u, vals, stats, w, wroot, bias, gamma, beta;
+    I* idx = nullptr;
+    unsigned* counters = device_counters();
+    std::size_t select_shared = gsr::gpu::kernels::topk_product_shared_bytes(kD, kK, kLanes);
+    std::size_t agg_shared = kD * kD * 4;
+    unsigned select_blocks = 0, agg_blocks = 0;
+
+    static auto select_kernel()
+    {
+        return gsr::gpu::kernels::normalize_topk_pack_lanes<kLanes, I, true>;
+    }
+    static auto aggregate_kernel() { return gsr::gpu::kernels::aggregate_products<16, 1, I>; }
+
+    GroupFunctionKernels(std::uint32_t rows, std::mt19937& rng) : n(rows)
+    {
+        const std::size_t nd = std::size_t(n) * kD, nk = std::size_t(n) * kK;
+        u = dev_random(nd, rng, 1.f);
+        vals = dev_random(nk, rng, 1.f);
+        stats = dev_random(2 * std::size_t(n), rng, 1.f);
+        w = dev_random(kD * kD, rng, 0.125f);
+        wroot = dev_random(kD * kD, rng, 0.125f);
+        bias = dev_random(kD, rng, 0.1f);
+        gamma = dev_random(kD, rng, 0.1f);
+        beta = dev_random(kD, rng, 0.1f);
+        fill_near_one(gamma, rng);
+        CK(cudaMalloc(&idx, nk));
+        const int sms = sm_count();
+        select_blocks = resident_grid(select_kernel(), select_shared, n, 64, sms);
+        agg_blocks = resident_grid(aggregate_kernel(), agg_shared, n, 16, sms);
+    }
+    /// The recomputation's epilogue on y, in place.
+    gsr::gpu::kernels::GemmEpilogue<I> epilogue(const Buf& y) const
+    {
+        gsr::gpu::kernels::GemmEpilogue<I> ep;
+        ep.bias = bias.p;
+        ep.values = vals.mat(n, kK);
+        ep.idx = idx;
+        ep.wroot = wroot.mat(kD, kD);
+        ep.vector_root = true;
+        ep.residual = y.mat(n, kD);
+        ep.sign = -1.f;
+        ep.quantum = 0x1p-16f;
+        ep.inverse = 65536.f;
+        ep.streaming = true;
+        return ep;
+    }
+    void select(const Buf& x) const
+    {
+        const float quantile = 0.6744898f; // normal quantile of 1 - 16 / 64
+        select_kernel()<<<select_blocks, 256, select_shared>>>(
+            x.mat(n, kD), gamma.p, beta.p, nullptr, 0, 0, 1.f, quantile, stats.mat(n, 2),
+            vals.mat(n, kK), idx, w.mat(kD, kD), u.mat(n, kD));
+    }
+    void aggregate(gsr::gpu::kernels::CsrRef<float> s, gsr::gpu::kernels::GemmEpilogue<I> ep,
+                   gsr::gpu::kernels::MatRef<float> y) const
+    {
+        aggregate_kernel()<<<agg_blocks, 256, agg_shared>>>(s, s, u.mat(n, kD), ep, y, counters);
+    }
+    void aggregate(gsr::gpu::kernels::CsrRef<float> s, const Buf& y) const
+    {
+        aggregate(s, epilogue(y), y.mat(n, kD));
+    }
+};

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -64,6 +65,12 @@ inline unsigned* device_counters()
     CK(cudaMalloc(&c, 2 * sizeof(unsigned)));
     CK(cudaMemset(c, 0, 2 * sizeof(unsigned)));
     return c;
+}
+
+/// Whether two downloads hold the same bits.
+inline bool same_bits(const std::vector<float>& a, const std::vector<float>& b)
+{
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
 }
 
 inline std::vector<float> download(const Buf& b)

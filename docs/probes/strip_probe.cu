@@ -20,13 +20,12 @@
 #include "kernels/rows.cuh"
 #include "probe_graph.cuh"
 
-#include <cstring>
 
 using namespace gsr;
 namespace k = gsr::gpu::kernels;
 using I = std::uint8_t;
 
-constexpr int kD = 64, kK = 16, kLanes = 4;
+constexpr int kD = 64, kK = 16;
 constexpr int kWarps = 8; ///< warps a block of 256 threads
 
 /// The row sums and epilogue of aggregate_products<16, 1, I> (one term), the row's CSR entries
@@ -124,50 +123,14 @@ int main(int argc, char** argv)
     const std::uint32_t n = graph.n;
 
     std::mt19937 rng(19);
-    const std::size_t nd = std::size_t(n) * kD, nk = std::size_t(n) * kK;
+    const std::size_t nd = std::size_t(n) * kD;
     Buf x0 = dev_random(nd, rng, 1.f);
     Buf ys[2] = {dev_random(nd, rng, 1.f), dev_random(nd, rng, 1.f)};
     Buf dy = dev_random(nd, rng, 0.01f), g = dev_random(nd, rng, 1.f);
-    Buf u = dev_random(nd, rng, 1.f), vals = dev_random(nk, rng, 1.f);
-    Buf stats = dev_random(2 * std::size_t(n), rng, 1.f);
-    Buf w = dev_random(kD * kD, rng, 0.125f), wroot = dev_random(kD * kD, rng, 0.125f);
-    Buf bias = dev_random(kD, rng, 0.1f), gamma = dev_random(kD, rng, 0.1f),
-        beta = dev_random(kD, rng, 0.1f);
-    fill_near_one(gamma, rng);
-    I* idx;
-    CK(cudaMalloc(&idx, nk));
-    const float quantile = 0.6744898f; // normal quantile of 1 - 16 / 64
+    const GroupFunctionKernels gf(n, rng);
+    const Buf& u = gf.u;
     const int sms = sm_count();
-    const auto select_kernel = k::normalize_topk_pack_lanes<kLanes, I, true>;
-    const std::size_t select_shared = k::topk_product_shared_bytes(kD, kK, kLanes);
-    const unsigned select_blocks = resident_grid(select_kernel, select_shared, n, 64, sms);
-    const auto agg_kernel = k::aggregate_products<16, 1, I>;
-    const std::size_t agg_shared = kD * kD * 4;
-    const unsigned agg_blocks = resident_grid(agg_kernel, agg_shared, n, 16, sms);
     const unsigned spmm_blocks = k::blocks_for(n, 256 / 16, unsigned(sms) * 32);
-
-    const auto epilogue = [&](const Buf& y) {
-        k::GemmEpilogue<I> ep;
-        ep.bias = bias.p;
-        ep.values = vals.mat(n, kK);
-        ep.idx = idx;
-        ep.wroot = wroot.mat(kD, kD);
-        ep.vector_root = true;
-        ep.residual = y.mat(n, kD); // the recomputation: y = y - f, in place
-        ep.sign = -1.f;
-        ep.quantum = 0x1p-16f;
-        ep.inverse = 65536.f;
-        ep.streaming = true;
-        return ep;
-    };
-    const auto select = [&](const Buf& x) {
-        select_kernel<<<select_blocks, 256, select_shared>>>(
-            x.mat(n, kD), gamma.p, beta.p, nullptr, 0, 0, 1.f, quantile, stats.mat(n, 2),
-            vals.mat(n, kK), idx, w.mat(kD, kD), u.mat(n, kD));
-    };
-    const auto same = [](const std::vector<float>& a, const std::vector<float>& b) {
-        return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
-    };
     const std::vector<float> y_start = download(ys[0]);
     const auto reset = [&] {
         CK(cudaMemcpy(ys[0].p, y_start.data(), nd * 4, cudaMemcpyHostToDevice));
@@ -175,7 +138,7 @@ int main(int argc, char** argv)
     };
     using Kernel = void (*)(k::CsrRef<float>, k::MatRef<float>, k::GemmEpilogue<I>,
                             k::MatRef<float>, unsigned*);
-    unsigned* const counter = device_counters();
+    unsigned* const counter = gf.counters;
     // Rows from `skip` on only (skip 256: without hyp's primary inputs), both ways.
     const auto tail = [&](k::CsrRef<float> c, std::uint32_t skip) {
         c.offsets += skip, c.rs += skip, c.rows -= skip;
@@ -186,7 +149,7 @@ int main(int argc, char** argv)
         return m;
     };
     const auto epilogue_from = [&](const Buf& y, std::uint32_t skip) {
-        k::GemmEpilogue<I> ep = epilogue(y);
+        k::GemmEpilogue<I> ep = gf.epilogue(y);
         ep.values = rows_from(ep.values, skip);
         ep.idx += std::size_t(skip) * kK;
         ep.residual = rows_from(ep.residual, skip);
@@ -213,36 +176,34 @@ int main(int argc, char** argv)
         int vi = -1;
         const k::CsrRef<float> sk = tail(s, skip);
         const auto production = [&](const Buf& y) {
-            agg_kernel<<<agg_blocks, 256, agg_shared>>>(sk, sk, u.mat(n, kD),
-                                                        epilogue_from(y, skip),
-                                                        rows_from(y.mat(n, kD), skip), counter);
+            gf.aggregate(sk, epilogue_from(y, skip), rows_from(y.mat(n, kD), skip));
         };
         reset();
-        select(x0);
+        gf.select(x0);
         production(ys[0]);
         CK(cudaDeviceSynchronize());
         const auto y_ref = download(ys[0]);
         for (const Named<Kernel>& a : aggs) {
             if (only >= 0 && only != ++vi) continue;
-            const unsigned blocks = resident_grid(a.kernel, agg_shared, n, 16, sms);
+            const unsigned blocks = resident_grid(a.kernel, gf.agg_shared, n, 16, sms);
             const auto run = [&](const Buf& y) {
-                a.kernel<<<blocks, 256, agg_shared>>>(sk, u.mat(n, kD), epilogue_from(y, skip),
+                a.kernel<<<blocks, 256, gf.agg_shared>>>(sk, u.mat(n, kD), epilogue_from(y, skip),
                                                       rows_from(y.mat(n, kD), skip), counter);
             };
             reset();
-            select(x0);
+            gf.select(x0);
             run(ys[0]);
             CK(cudaDeviceSynchronize());
             cudaFuncAttributes fa{}, pa{};
             CK(cudaFuncGetAttributes(&fa, a.kernel));
-            CK(cudaFuncGetAttributes(&pa, agg_kernel));
+            CK(cudaFuncGetAttributes(&pa, gf.aggregate_kernel()));
             std::printf("rows from %u, %s: bits equal %d, %d regs (aggregate_products %d), %u "
                         "blocks (%u)\n",
-                        skip, a.name, same(y_ref, download(ys[0])), fa.numRegs, pa.numRegs,
-                        blocks, agg_blocks);
+                        skip, a.name, same_bits(y_ref, download(ys[0])), fa.numRegs, pa.numRegs,
+                        blocks, gf.agg_blocks);
             const TwoWays t = time_two_ways(functions, [&](int way, int f) {
                 const Buf& y = ys[f & 1];
-                select(ys[(f + 1) & 1]);
+                gf.select(ys[(f + 1) & 1]);
                 if (way == 0)
                     production(y);
                 else
@@ -277,7 +238,7 @@ int main(int argc, char** argv)
         cudaFuncAttributes fa{};
         CK(cudaFuncGetAttributes(&fa, a.kernel));
         std::printf("%s: bits equal %d, %d regs, %u blocks (spmm %u)\n", a.name,
-                    same(g_ref, download(g)), fa.numRegs, blocks, spmm_blocks);
+                    same_bits(g_ref, download(g)), fa.numRegs, blocks, spmm_blocks);
         const TwoWays t = time_two_ways(functions, [&](int way, int) {
             if (way == 0)
                 spmm();
