@@ -8,7 +8,9 @@
 // session's first version) or 8 at a time, each row's CSR entries loaded for the row, and
 // strips of 8, taken or a wave apart. Each over all rows, then over the rows from 256 on
 // (without hyp's primary inputs, about 130 neighbours each). Then the backward's transposed
-// gather (spmm<float, 4>, 16 lanes a row) against strips. The same sums in the same order:
+// gather (spmm<float, 4>, 16 lanes a row) against strips, taken by a wave of blocks or one a
+// warp over a grid of every row (the last two gather variants added after session 19's
+// device time was spent: not yet run). The same sums in the same order:
 // every variant is checked to give the production kernel's bits (outputs poisoned). A chain
 // of F functions (the select + product, then the aggregation), each way alternating, 8
 // rounds (the first dropped). On the device machine, after `cmake --build build/device
@@ -223,11 +225,22 @@ int main(int argc, char** argv)
     spmm();
     CK(cudaDeviceSynchronize());
     const auto g_ref = download(g);
-    const Named<Kernel> gathers[] = {
-        {"gather strips of 8, taken", aggregate_strips<8, 6, false, true>},
-        {"gather strips of 4, taken", aggregate_strips<4, 6, false, true>}};
-    for (const Named<Kernel>& a : gathers) {
-        const unsigned blocks = resident_grid(a.kernel, 0, n, 16, sms);
+    // Strips taken from the counter by a wave of blocks (at 6 blocks an SM, 40 registers,
+    // spilling; at 4, without), or one strip a warp over a grid of every row (R = 4: 32
+    // rows a block), as spmm's grid covers every row.
+    struct Gather {
+        const char* name;
+        Kernel kernel;
+        bool every_row;
+    };
+    const Gather gathers[] = {
+        {"gather strips of 8, taken, 6 blocks", aggregate_strips<8, 6, false, true>, false},
+        {"gather strips of 4, taken, 6 blocks", aggregate_strips<4, 6, false, true>, false},
+        {"gather strips of 4, taken, 4 blocks", aggregate_strips<4, 4, false, true>, false},
+        {"gather strips of 4, a warp each", aggregate_strips<4, 4, false, false>, true}};
+    for (const Gather& a : gathers) {
+        const unsigned blocks =
+            a.every_row ? unsigned((n + 32 - 1) / 32) : resident_grid(a.kernel, 0, n, 16, sms);
         const auto run = [&] {
             a.kernel<<<blocks, 256>>>(st, dy.mat(n, kD), k::GemmEpilogue<I>{}, g.mat(n, kD),
                                       counter);
