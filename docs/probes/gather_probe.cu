@@ -77,10 +77,8 @@ __global__ void __launch_bounds__(256, MinBlocks)
 {
     extern __shared__ float4 probe_shared[];
     float* const wr = stage_root_weights(ep, reinterpret_cast<float*>(probe_shared));
-    const int sub = threadIdx.x % 16, per_block = blockDim.x / 16;
-    const std::uint32_t c0 = 4 * sub;
-    for (std::size_t r = blockIdx.x * std::size_t(per_block) + threadIdx.x / 16; r < y.rows;
-         r += std::size_t(gridDim.x) * per_block) {
+    const std::uint32_t c0 = 4 * (threadIdx.x % 16);
+    for_rows_wave_apart(y.rows, [&](std::size_t r) {
         float v[4], t[4];
         neighbour_sums<Batch>(s, st.cs, r, u.p + c0, u.ld, dy.p + c0, dy.ld, v, t);
         const float scale = st.rs[r];
@@ -88,7 +86,7 @@ __global__ void __launch_bounds__(256, MinBlocks)
             make_float4(t[0] * scale, t[1] * scale, t[2] * scale, t[3] * scale);
         for (int i = 0; i < 4; ++i) v[i] *= s.rs[r];
         k::conv_epilogue4(v, r, c0, ep, wr + c0, 64, y);
-    }
+    });
 }
 
 /// aggregate_products<16, 1, I> (one term) with Batch edges in flight and a launch bound of
@@ -100,10 +98,8 @@ __global__ void __launch_bounds__(256, MinBlocks)
 {
     extern __shared__ float4 probe_shared[];
     float* const wr = stage_root_weights(ep, reinterpret_cast<float*>(probe_shared));
-    const int sub = threadIdx.x % 16, per_block = blockDim.x / 16;
-    const std::uint32_t c0 = 4 * sub;
-    for (std::size_t r = blockIdx.x * std::size_t(per_block) + threadIdx.x / 16; r < y.rows;
-         r += std::size_t(gridDim.x) * per_block) {
+    const std::uint32_t c0 = 4 * (threadIdx.x % 16);
+    for_rows_wave_apart(y.rows, [&](std::size_t r) {
         float v[4] = {0, 0, 0, 0}, vb[Batch][4];
         const std::uint64_t e1 = s.offsets[r + 1];
         std::uint64_t e = s.offsets[r];
@@ -126,21 +122,16 @@ __global__ void __launch_bounds__(256, MinBlocks)
         }
         for (int i = 0; i < 4; ++i) v[i] *= s.rs[r];
         k::conv_epilogue4(v, r, c0, ep, wr + c0, 64, y);
-    }
+    });
 }
 
 int main(int argc, char** argv)
 {
-    const char* file = argc > 1 ? argv[1] : ".deps/data/netlists/epfl/arithmetic/hyp_from_aig.blif";
-    const int functions = argc > 2 ? std::atoi(argv[2]) : 224;
-    const MeanAggregation graph = upload_mean_aggregation(file);
+    ProbeStart start = probe_start(argc, argv, 18);
+    auto& [graph, functions, rng, x0, ys] = start;
     const k::CsrRef<float> s = graph.s, st = graph.st;
     const std::uint32_t n = graph.n;
-
-    std::mt19937 rng(18);
     const std::size_t nd = std::size_t(n) * kD;
-    Buf x0 = dev_random(nd, rng, 1.f);
-    Buf ys[2] = {dev_random(nd, rng, 1.f), dev_random(nd, rng, 1.f)};
     Buf dys[2] = {dev_random(nd, rng, 0.01f), dev_random(nd, rng, 0.01f)};
     Buf gs[2] = {dev_random(nd, rng, 1.f), dev_random(nd, rng, 1.f)};
     const GroupFunctionKernels gf(n, rng);

@@ -123,3 +123,35 @@ struct GroupFunctionKernels {
         aggregate(s, epilogue(y), y.mat(n, kD));
     }
 };
+
+/// f(r) for each row this thread's half warp takes when half warps take their rows a wave
+/// apart (aggregate_products before session 19); the thread's columns are 4 (threadIdx.x % 16)
+/// onwards.
+template <class F> __device__ inline void for_rows_wave_apart(std::size_t rows, F&& f)
+{
+    const int per_block = blockDim.x / 16;
+    for (std::size_t r = blockIdx.x * std::size_t(per_block) + threadIdx.x / 16; r < rows;
+         r += std::size_t(gridDim.x) * per_block)
+        f(r);
+}
+
+/// What the graph probes start from: the netlist (argv[1], hyp by default) as a mean
+/// aggregation, the chain's length (argv[2], 224 by default), a random generator of `seed`,
+/// and random x0 and two y buffers of n x 64.
+struct ProbeStart {
+    MeanAggregation graph;
+    int functions;
+    std::mt19937 rng;
+    Buf x0, ys[2];
+};
+inline ProbeStart probe_start(int argc, char** argv, unsigned seed)
+{
+    const char* file = argc > 1 ? argv[1] : ".deps/data/netlists/epfl/arithmetic/hyp_from_aig.blif";
+    ProbeStart p{upload_mean_aggregation(file), argc > 2 ? std::atoi(argv[2]) : 224,
+                 std::mt19937(seed), {}, {}};
+    const std::size_t nd = std::size_t(p.graph.n) * 64;
+    p.x0 = dev_random(nd, p.rng, 1.f);
+    p.ys[0] = dev_random(nd, p.rng, 1.f);
+    p.ys[1] = dev_random(nd, p.rng, 1.f);
+    return p;
+}

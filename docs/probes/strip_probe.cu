@@ -49,10 +49,7 @@ __global__ void aggregate_interleaved(k::CsrRef<float> s, k::MatRef<float> u,
 {
     extern __shared__ float4 probe_shared[];
     float* const wr = stage_root_weights(ep, reinterpret_cast<float*>(probe_shared));
-    const int per_block = blockDim.x / 16;
-    for (std::size_t r = blockIdx.x * std::size_t(per_block) + threadIdx.x / 16; r < y.rows;
-         r += std::size_t(gridDim.x) * per_block)
-        aggregate_row(s, u, ep, y, wr, r);
+    for_rows_wave_apart(y.rows, [&](std::size_t r) { aggregate_row(s, u, ep, y, wr, r); });
 }
 
 /// Session 19's first version: rows taken R at a time from the counter, each row's CSR entries
@@ -118,16 +115,11 @@ __global__ void __launch_bounds__(256, MinBlocks)
 
 int main(int argc, char** argv)
 {
-    const char* file = argc > 1 ? argv[1] : ".deps/data/netlists/epfl/arithmetic/hyp_from_aig.blif";
-    const int functions = argc > 2 ? std::atoi(argv[2]) : 224;
-    const MeanAggregation graph = upload_mean_aggregation(file);
+    ProbeStart start = probe_start(argc, argv, 19);
+    auto& [graph, functions, rng, x0, ys] = start;
     const k::CsrRef<float> s = graph.s, st = graph.st;
     const std::uint32_t n = graph.n;
-
-    std::mt19937 rng(19);
     const std::size_t nd = std::size_t(n) * kD;
-    Buf x0 = dev_random(nd, rng, 1.f);
-    Buf ys[2] = {dev_random(nd, rng, 1.f), dev_random(nd, rng, 1.f)};
     Buf dy = dev_random(nd, rng, 0.01f), g = dev_random(nd, rng, 1.f);
     const GroupFunctionKernels gf(n, rng);
     const Buf& u = gf.u;
