@@ -1234,8 +1234,12 @@ private:
                 float(normal_quantile(1.0 - double(kept.values.cols) / double(d)));
             with_index_type(kept, [&](auto* idx) {
                 using I = std::remove_pointer_t<decltype(idx)>;
+                // The select walks its rows from the last down, aggregate_products takes its
+                // strips from row 0 up: it first reads the rows of u and the kept entries that
+                // were written last, while L2 still holds them.
                 with_lanes<1, 2, 4>(lanes, [&](auto l) {
-                    const auto kernel = k::normalize_topk_pack_lanes<decltype(l)::value, I, true>;
+                    const auto kernel =
+                        k::normalize_topk_pack_lanes<decltype(l)::value, I, true, true>;
                     allow_shared(kernel, shared);
                     kernel<<<wave_blocks(kernel, 32 * k::kNormWarps, shared, x.rows,
                                          std::size_t(k::kNormWarps) * (32 / lanes)),

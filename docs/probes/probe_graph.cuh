@@ -53,8 +53,9 @@ __device__ inline float* stage_root_weights(const gsr::gpu::kernels::GemmEpilogu
 }
 
 /// A reversible block's group function at d 64, k 16 (uint8 columns) over n rows, as training
-/// launches it: the select + product (normalize_topk_pack_lanes<4, uint8, true>: statistics,
-/// kept entries and u = Z W), then the aggregation (aggregate_products<16, 1, uint8>) with the
+/// launches it: the select + product (normalize_topk_pack_lanes<4, uint8, true, true>:
+/// statistics, kept entries and u = Z W, rows from the last down; from row 0 up before session
+/// 20), then the aggregation (aggregate_products<16, 1, uint8>) with the
 /// recomputation's epilogue (y = y - f in place, on the grid). Random weights and operands.
 struct GroupFunctionKernels {
     using I = std::uint8_t;
@@ -69,7 +70,7 @@ struct GroupFunctionKernels {
 
     static auto select_kernel()
     {
-        return gsr::gpu::kernels::normalize_topk_pack_lanes<kLanes, I, true>;
+        return gsr::gpu::kernels::normalize_topk_pack_lanes<kLanes, I, true, true>;
     }
     static auto aggregate_kernel() { return gsr::gpu::kernels::aggregate_products<16, 1, I>; }
 

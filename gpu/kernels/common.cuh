@@ -88,8 +88,10 @@ __device__ inline void for_taken_strips(std::size_t rows, unsigned* counter, F&&
 /// f(r, valid) for each row r of `rows` that this thread's group of Lanes threads takes: a
 /// warp takes 32 / Lanes rows at a time, the warps of the grid a stride apart. Every lane of a
 /// warp stays to the end (valid is false for rows past it), so the groups may shuffle and
-/// vote across the whole warp; f returns to skip the rest of a row.
-template <int Lanes, class F> __device__ inline void for_warp_rows(std::size_t rows, F&& f)
+/// vote across the whole warp; f returns to skip the rest of a row. Descending: row r stands
+/// for rows - 1 - r, so the grid walks the rows from the last down.
+template <int Lanes, bool Descending = false, class F>
+__device__ inline void for_warp_rows(std::size_t rows, F&& f)
 {
     constexpr int kRowsPerWarp = 32 / Lanes;
     const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x >> 5);
@@ -97,7 +99,7 @@ template <int Lanes, class F> __device__ inline void for_warp_rows(std::size_t r
                             kRowsPerWarp;
          base < rows; base += warps * kRowsPerWarp) {
         const std::size_t r = base + (threadIdx.x & 31) / Lanes;
-        f(r, r < rows);
+        f(Descending && r < rows ? rows - 1 - r : r, r < rows);
     }
 }
 

@@ -330,7 +330,10 @@ __global__ void normalize_topk_pack_select(MatRef<T> x, const T* gamma, const T*
 /// of a warp taking them in the other order of each pair, so that the two rows a quarter warp
 /// reads at once use other banks of W whatever their kept columns. The packed row is then
 /// written from the staging area, k / Lanes slots a thread.
-template <int Lanes, class I, bool Product = false>
+///
+/// Descending: the warps walk the rows from the last down (for_warp_rows), so that a kernel
+/// walking them from row 0 up next finds the rows written last still in L2.
+template <int Lanes, class I, bool Product = false, bool Descending = false>
 __global__ void __launch_bounds__(32 * kNormWarps, 3)
     normalize_topk_pack_lanes(MatRef<float> x, const float* gamma, const float* beta,
                               const std::uint8_t* keep, std::uint32_t stride,
@@ -353,7 +356,7 @@ __global__ void __launch_bounds__(32 * kNormWarps, 3)
             ws[i] = w(i / kWidth, i % kWidth);
         __syncthreads();
     }
-    for_warp_rows<Lanes>(x.rows, [&](std::size_t r, bool valid) {
+    for_warp_rows<Lanes, Descending>(x.rows, [&](std::size_t r, bool valid) {
         float z[kCols];
 #pragma unroll
         for (int j = 0; j < kCols / 4; ++j) {
