@@ -213,10 +213,7 @@ int main(int argc, char** argv)
                                {"aggregation batch 8, 3 blocks", aggregate_batch<8, 3>},
                                {"aggregation batch 6, 5 blocks", aggregate_batch<6, 5>}};
     reset();
-    gf.select(x0);
-    gf.aggregate(s, ys[0]);
-    CK(cudaDeviceSynchronize());
-    const auto y_agg = download(ys[0]);
+    const auto y_agg = one_function(gf, s, x0, ys[0]);
     for (const Named<Agg>& a : aggs) {
         const unsigned blocks = resident_grid(a.kernel, gf.agg_shared, n, 16, sms);
         const auto run = [&](const Buf& y) {

@@ -188,10 +188,7 @@ int main(int argc, char** argv)
         {"mode 3, 4 blocks", aggregate_pipelined<3, 4>},
         {"mode 3, 3 blocks", aggregate_pipelined<3, 3>}};
     reset();
-    gf.select(x0);
-    gf.aggregate(s, ys[0]);
-    CK(cudaDeviceSynchronize());
-    const auto y_ref = download(ys[0]);
+    const auto y_ref = one_function(gf, s, x0, ys[0]);
     const int only = argc > 3 ? std::atoi(argv[3]) : -1;
     int vi = -1;
     for (const Named<Kernel>& v : variants) {

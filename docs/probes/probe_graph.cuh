@@ -125,6 +125,17 @@ struct GroupFunctionKernels {
     }
 };
 
+/// y after one group function of training's kernels on x over s, downloaded.
+inline std::vector<float> one_function(const GroupFunctionKernels& gf,
+                                       const gsr::gpu::kernels::CsrRef<float>& s, const Buf& x,
+                                       const Buf& y)
+{
+    gf.select(x);
+    gf.aggregate(s, y);
+    CK(cudaDeviceSynchronize());
+    return download(y);
+}
+
 /// f(r) for each row this thread's half warp takes when half warps take their rows a wave
 /// apart (aggregate_products before session 19); the thread's columns are 4 (threadIdx.x % 16)
 /// onwards.
