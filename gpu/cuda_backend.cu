@@ -1053,10 +1053,25 @@ private:
     void combine(const T* partial, std::uint32_t slabs, std::size_t stride, T alpha, T beta,
                  k::MatRef<T> out)
     {
-        const std::size_t n = std::size_t(out.rows) * out.cols;
-        if (n == 0) return;
-        k::combine_slabs<<<unsigned(ceil_div(n, 32)), dim3(32, k::kCombineRows), 0, stream_>>>(
-            partial, slabs, stride, alpha, beta, out);
+        combine(partial, slabs, stride, alpha, beta, {{0, out}});
+    }
+    /// The slabs' parts at each offset combined into their outputs, in one launch.
+    void combine(const T* partial, std::uint32_t slabs, std::size_t stride, T alpha, T beta,
+                 std::initializer_list<std::pair<std::size_t, k::MatRef<T>>> outputs)
+    {
+        k::CombineOutputs<T> o;
+        GSR_GPU_REQUIRE(outputs.size() <= std::size_t(o.kMax), "too many outputs to combine");
+        for (const auto& [offset, out] : outputs) {
+            const std::size_t n = std::size_t(out.rows) * out.cols;
+            if (n == 0) continue;
+            o.offset[o.count] = offset;
+            o.out[o.count] = out;
+            o.first_block[o.count + 1] = o.first_block[o.count] + unsigned(ceil_div(n, 32));
+            ++o.count;
+        }
+        if (o.count == 0) return;
+        k::combine_slabs<<<o.first_block[o.count], dim3(32, k::kCombineRows), 0, stream_>>>(
+            partial, slabs, stride, alpha, beta, o);
         GSR_CUDA_LAUNCH();
     }
 
@@ -1114,8 +1129,7 @@ private:
     {
         const T* partial = reinterpret_cast<const T*>(workspace_);
         const std::size_t d = dgamma.cols;
-        combine(partial, slabs, 2 * d, T(1), T(1), mat(dgamma));
-        combine(partial + d, slabs, 2 * d, T(1), T(1), mat(dbeta));
+        combine(partial, slabs, 2 * d, T(1), T(1), {{0, mat(dgamma)}, {d, mat(dbeta)}});
     }
 
     /// Lanes for the four-column row kernels: d / 4 when that is a power of two up to 32 and
@@ -1608,12 +1622,20 @@ private:
                 weights<<<blocks, weights_threads, weights_shared, stream_>>>(
                     mat(g), mat(dy), mat(z.values), idx, per_block, partial);
                 GSR_CUDA_LAUNCH();
-                for (std::uint32_t t = 0; t <= terms; ++t)
-                    combine(partial + std::size_t(t) * d * d, blocks, stride, 1.0f, 1.0f,
-                            mat(t < terms ? grads.neighbour[t] : grads.root));
-                if (!grads.bias.empty())
-                    combine(partial + std::size_t(terms + 1) * d * d + terms * d, blocks, stride,
-                            1.0f, 1.0f, mat(grads.bias));
+                // The slabs' parts, d x d a term then the root's, then the bias's column sums,
+                // added in one launch (empty outputs are left out).
+                const std::size_t dd = std::size_t(d) * d;
+                const auto part = [&](std::uint32_t t) {
+                    return t < terms    ? mat(grads.neighbour[t])
+                           : t == terms ? mat(grads.root)
+                                        : k::MatRef<float>{};
+                };
+                combine(partial, blocks, stride, 1.0f, 1.0f,
+                        {{0, part(0)},
+                         {dd, part(1)},
+                         {2 * dd, part(2)},
+                         {(terms + 1) * dd + terms * d,
+                          grads.bias.empty() ? k::MatRef<float>{} : mat(grads.bias)}});
                 // The gradient at the kept entries: 64 rows a warpgroup on the warpgroup MMA,
                 // 16 rows a warp on mma.sync, or (the baseline) a row per 16 threads; the
                 // weights in shared memory.

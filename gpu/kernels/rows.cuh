@@ -765,18 +765,35 @@ __global__ void column_sum_slabs(MatRef<T> x, std::size_t rows_per_slab, T* part
 
 inline constexpr int kCombineRows = 32; ///< thread rows splitting the slabs in combine_slabs
 
-/// out = beta out + alpha sum_s partial[s * stride ..] (each out-shaped, dense). A block takes
-/// 32 outputs (threadIdx.x, coalesced); its kCombineRows thread rows sum every kCombineRows-th
-/// slab each, then one row adds their sums in row order: a fixed order, so the same bits on
-/// every run, and enough loads in flight when a reduction has many slabs and few outputs (a
-/// thread per output summing ~800 slabs in turn waited on one load after another).
+/// The outputs of one combine_slabs launch, each its own part of every slab: output j sums
+/// the slabs from partial + offset[j] into out[j], with blocks first_block[j] up to
+/// first_block[j + 1] (32 outputs a block).
+template <class T> struct CombineOutputs {
+    static constexpr int kMax = 4; ///< a convolution's weights: two terms, the root and the bias
+    std::size_t offset[kMax] = {};
+    MatRef<T> out[kMax];
+    unsigned first_block[kMax + 1] = {};
+    int count = 0;
+};
+
+/// out = beta out + alpha sum_s partial[s * stride ..] (each out-shaped, dense) for each output
+/// of `outputs`. A block takes 32 outputs (threadIdx.x, coalesced); its kCombineRows thread
+/// rows sum every kCombineRows-th slab each, then one row adds their sums in row order: a fixed
+/// order, so the same bits on every run, and enough loads in flight when a reduction has many
+/// slabs and few outputs (a thread per output summing ~800 slabs in turn waited on one load
+/// after another). The outputs share a launch: a step's weight gradients are several small
+/// reductions of one kernel's slabs, each too short to be worth a launch of its own.
 template <class T>
 __global__ void combine_slabs(const T* partial, std::uint32_t slabs, std::size_t stride,
-                              T alpha, T beta, MatRef<T> out)
+                              T alpha, T beta, CombineOutputs<T> outputs)
 {
     __shared__ T sums[kCombineRows][33];
+    int j = 0;
+    while (j + 1 < outputs.count && blockIdx.x >= outputs.first_block[j + 1]) ++j;
+    const MatRef<T> out = outputs.out[j];
+    partial += outputs.offset[j];
     const std::size_t n = std::size_t(out.rows) * out.cols;
-    const std::size_t i = blockIdx.x * std::size_t(32) + threadIdx.x;
+    const std::size_t i = (blockIdx.x - outputs.first_block[j]) * std::size_t(32) + threadIdx.x;
     T s = T(0);
     if (i < n)
         for (std::uint32_t k = threadIdx.y; k < slabs; k += kCombineRows)
