@@ -227,19 +227,8 @@ int main(int argc, char** argv)
         CK(cudaFuncGetAttributes(&fa, a.kernel));
         std::printf("%s: bits equal %d, %d regs, %u blocks\n", a.name,
                     same_bits(y_agg, download(ys[0])), fa.numRegs, blocks);
-        const TwoWays t = time_two_ways(functions, [&](int way, int f) {
-            const Buf& y = ys[f & 1];
-            gf.select(ys[(f + 1) & 1]);
-            if (way == 0)
-                gf.aggregate(s, y);
-            else
-                run(y);
-        });
-        const std::vector<double>& t_old = t.first;
-        const std::vector<double>& t_new = t.second;
-        std::printf("%s: per function (select + aggregation, median of 7): aggregate_products "
-                    "%.4f ms, variant %.4f ms, ratio %.3fx\n",
-                    a.name, t_old[3], t_new[3], t_old[3] / t_new[3]);
+        compare_aggregations(a.name, gf, functions, ys, [&](const Buf& y) { gf.aggregate(s, y); },
+                             run);
     }
     return 0;
 }

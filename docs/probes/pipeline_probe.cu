@@ -209,17 +209,8 @@ int main(int argc, char** argv)
                     "(%u)\n",
                     v.name, same_bits(y_ref, download(ys[0])), fa.numRegs, fa.localSizeBytes,
                     pa.numRegs, blocks, gf.agg_blocks);
-        const TwoWays t = time_two_ways(functions, [&](int way, int f) {
-            const Buf& y = ys[f & 1];
-            gf.select(ys[(f + 1) & 1]);
-            if (way == 0)
-                gf.aggregate(s, y);
-            else
-                run(y);
-        });
-        std::printf("%s: per function (select + aggregation, median of 7): aggregate_products "
-                    "%.4f ms, variant %.4f ms, ratio %.3fx\n",
-                    v.name, t.first[3], t.second[3], t.first[3] / t.second[3]);
+        compare_aggregations(v.name, gf, functions, ys, [&](const Buf& y) { gf.aggregate(s, y); },
+                             run);
     }
     return 0;
 }

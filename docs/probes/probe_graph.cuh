@@ -136,6 +136,26 @@ inline std::vector<float> one_function(const GroupFunctionKernels& gf,
     return download(y);
 }
 
+/// A chain of `functions` group functions (the select + product, then the aggregation into
+/// ys[f % 2] from the other y) with training's aggregation, `training(y)`, against the same
+/// chain with `variant(y)`, alternating (time_two_ways); prints the medians under `label`.
+template <class Training, class Variant>
+void compare_aggregations(const char* label, const GroupFunctionKernels& gf, int functions,
+                          const Buf (&ys)[2], Training&& training, Variant&& variant)
+{
+    const TwoWays t = time_two_ways(functions, [&](int way, int f) {
+        const Buf& y = ys[f & 1];
+        gf.select(ys[(f + 1) & 1]);
+        if (way == 0)
+            training(y);
+        else
+            variant(y);
+    });
+    std::printf("%s: per function (select + aggregation, median of 7): aggregate_products %.4f "
+                "ms, variant %.4f ms, ratio %.3fx\n",
+                label, t.first[3], t.second[3], t.first[3] / t.second[3]);
+}
+
 /// f(r) for each row this thread's half warp takes when half warps take their rows a wave
 /// apart (aggregate_products before session 19); the thread's columns are 4 (threadIdx.x % 16)
 /// onwards.

@@ -195,17 +195,9 @@ int main(int argc, char** argv)
                         "blocks (%u)\n",
                         skip, a.name, same_bits(y_ref, download(ys[0])), fa.numRegs, pa.numRegs,
                         blocks, gf.agg_blocks);
-            const TwoWays t = time_two_ways(functions, [&](int way, int f) {
-                const Buf& y = ys[f & 1];
-                gf.select(ys[(f + 1) & 1]);
-                if (way == 0)
-                    production(y);
-                else
-                    run(y);
-            });
-            std::printf("rows from %u, %s: per function (select + aggregation, median of 7): "
-                        "aggregate_products %.4f ms, variant %.4f ms, ratio %.3fx\n",
-                        skip, a.name, t.first[3], t.second[3], t.first[3] / t.second[3]);
+            char label[128];
+            std::snprintf(label, sizeof label, "rows from %u, %s", skip, a.name);
+            compare_aggregations(label, gf, functions, ys, production, run);
         }
     }
 
