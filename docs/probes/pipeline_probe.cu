@@ -75,15 +75,12 @@ __global__ void __launch_bounds__(256, MinBlocks)
     const auto pass = [&](const k::Strip& st, std::size_t r0, int count, int p, int b) {
         const int i = p + half;
         const bool valid = i < count;
-        const int from = valid ? i : 0;
-        const std::uint64_t bo = __shfl_sync(kAll, st.offset, from) - st.first;
-        const std::uint64_t eo = __shfl_sync(kAll, st.offset, from + 1) - st.first;
-        const float scale = __shfl_sync(kAll, st.scale, from);
+        const k::StripRow row = st.row(i, valid);
         float acc[4];
-        k::strip_sum<4>(s, st, valid ? bo : eo, eo, r0 + i, valid, u.p + c0, u.ld,
-                        window_j[b][warp], window_w[b][warp], acc);
+        k::strip_sum<4>(s, st, row, r0 + i, valid, u.p + c0, u.ld, window_j[b][warp],
+                        window_w[b][warp], acc);
         if (valid) {
-            for (int c = 0; c < 4; ++c) acc[c] *= scale;
+            for (int c = 0; c < 4; ++c) acc[c] *= row.scale;
             k::conv_epilogue4(acc, r0 + i, c0, ep, wr + c0, 64, y);
         }
     };

@@ -79,7 +79,6 @@ __global__ void __launch_bounds__(256, MinBlocks)
     __shared__ float window_w[kWarps][k::kStripEdges];
     float* const wr = Conv ? stage_root_weights(ep, reinterpret_cast<float*>(probe_shared))
                            : nullptr;
-    constexpr unsigned kAll = 0xffffffffu;
     const int warp = threadIdx.x >> 5, half = (threadIdx.x & 31) >> 4;
     const std::uint32_t c0 = 4 * (threadIdx.x & 15);
     std::uint32_t* const wj = window_j[warp];
@@ -89,14 +88,11 @@ __global__ void __launch_bounds__(256, MinBlocks)
         for (int p = 0; p < count; p += 2) {
             const int i = p + half;
             const bool valid = i < count;
-            const int lane = valid ? i : 0;
-            const std::uint64_t b = __shfl_sync(kAll, st.offset, lane) - st.first;
-            const std::uint64_t e = __shfl_sync(kAll, st.offset, lane + 1) - st.first;
-            const float scale = __shfl_sync(kAll, st.scale, lane);
+            const k::StripRow row = st.row(i, valid);
             float acc[4];
-            k::strip_sum<4>(s, st, valid ? b : e, e, r0 + i, valid, u.p + c0, u.ld, wj, ww, acc);
+            k::strip_sum<4>(s, st, row, r0 + i, valid, u.p + c0, u.ld, wj, ww, acc);
             if (!valid) continue;
-            for (int c = 0; c < 4; ++c) acc[c] *= scale;
+            for (int c = 0; c < 4; ++c) acc[c] *= row.scale;
             if (Conv)
                 k::conv_epilogue4(acc, r0 + i, c0, ep, wr + c0, 64, y);
             else

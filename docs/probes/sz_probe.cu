@@ -29,7 +29,6 @@ __global__ void __launch_bounds__(256, MinBlocks)
     gather_kept_strips(k::CsrRef<float> s, k::MatRef<float> values, const I* idx,
                        k::MatRef<float> a, unsigned* counter)
 {
-    constexpr unsigned kAll = 0xffffffffu;
     __shared__ std::uint32_t window_j[kWarps][k::kStripEdges];
     __shared__ float window_w[kWarps][k::kStripEdges];
     __shared__ float4 sums[kWarps][2][kD / 4];
@@ -51,10 +50,9 @@ __global__ void __launch_bounds__(256, MinBlocks)
         for (int p = 0; p < count; p += 2) {
             const int i = p + half;
             const bool valid = i < count;
-            const int lane = valid ? i : 0;
-            const std::uint64_t b = __shfl_sync(kAll, st.offset, lane) - st.first;
-            const std::uint64_t e = __shfl_sync(kAll, st.offset, lane + 1) - st.first;
-            const float scale = __shfl_sync(kAll, st.scale, lane);
+            const k::StripRow row = st.row(i, valid);
+            const std::uint64_t b = row.b, e = row.e;
+            const float scale = row.scale;
             if (!valid) continue;
             sums[warp][half][q] = make_float4(0.f, 0.f, 0.f, 0.f);
             __syncwarp(mask);

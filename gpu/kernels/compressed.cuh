@@ -64,7 +64,6 @@ __global__ void __launch_bounds__(kThreads, Terms > 1 ? 4 : 5)
     constexpr std::uint32_t kCols = 4 * Lanes;
     constexpr int kGroups = 32 / Lanes;                     // rows a warp at once
     constexpr int kPasses = kGroups >= 4 ? 1 : 4 / kGroups; // four rows or more a strip
-    constexpr unsigned kAll = 0xffffffffu;
     float* wr = reinterpret_cast<float*>(product_shared);
     const bool root = ep.values.p != nullptr;
     if (root)
@@ -84,18 +83,15 @@ __global__ void __launch_bounds__(kThreads, Terms > 1 ? 4 : 5)
 #pragma unroll 1
         for (int i = group; i < kPasses * kGroups; i += kGroups) {
             const bool valid = i < count;
-            const int from = valid ? i : 0;
             float v[4];
 #pragma unroll
             for (int t = 0; t < Terms; ++t) {
-                const std::uint64_t b = __shfl_sync(kAll, st[t].offset, from) - st[t].first;
-                const std::uint64_t e = __shfl_sync(kAll, st[t].offset, from + 1) - st[t].first;
-                const float scale = __shfl_sync(kAll, st[t].scale, from);
+                const StripRow w = st[t].row(i, valid);
                 float acc[4];
-                strip_sum<4>(t == 0 ? s0 : s1, st[t], valid ? b : e, e, r0 + i, valid,
-                             u.p + t * kCols + c0, u.ld, strip_targets[t][warp],
-                             strip_scales[t][warp], acc);
-                for (int c = 0; c < 4; ++c) v[c] = t == 0 ? acc[c] * scale : v[c] + acc[c] * scale;
+                strip_sum<4>(t == 0 ? s0 : s1, st[t], w, r0 + i, valid, u.p + t * kCols + c0,
+                             u.ld, strip_targets[t][warp], strip_scales[t][warp], acc);
+                for (int c = 0; c < 4; ++c)
+                    v[c] = t == 0 ? acc[c] * w.scale : v[c] + acc[c] * w.scale;
             }
             if (valid) conv_epilogue4(v, r0 + i, c0, ep, root ? wr + c0 : nullptr, kCols, y);
         }

@@ -39,43 +39,69 @@ __device__ inline unsigned group_mask(int tpr)
 /// (rows have about four neighbours in circuit graphs). The adds keep CSR order.
 inline constexpr int kEdgeBatch = 4;
 
+/// acc[0..V) += w x(j, ..) over edges [b, e) as edge(q, j, w) gives each one's row j and
+/// scale w; `x` is column c0 of row 0, rows ld apart. kEdgeBatch edges at a time, every
+/// target and scale, then every row, loaded before any add.
+template <class T, int V, class Edge>
+__device__ inline void gather_rows(std::uint64_t b, std::uint64_t e, const T* x,
+                                   std::size_t ld, const Edge& edge, T (&acc)[V])
+{
+    std::uint64_t q = b;
+    for (; q + kEdgeBatch <= e; q += kEdgeBatch) {
+        std::uint32_t j[kEdgeBatch];
+        T w[kEdgeBatch], vb[kEdgeBatch][V];
+        for (int u = 0; u < kEdgeBatch; ++u) edge(q + u, j[u], w[u]);
+        for (int u = 0; u < kEdgeBatch; ++u) load_vec<T, V>(x + j[u] * ld, vb[u]);
+        for (int u = 0; u < kEdgeBatch; ++u)
+            for (int i = 0; i < V; ++i) acc[i] += w[u] * vb[u][i];
+    }
+    T v[V];
+    for (; q < e; ++q) {
+        std::uint32_t j;
+        T w;
+        edge(q, j, w);
+        load_vec<T, V>(x + j * ld, v);
+        for (int i = 0; i < V; ++i) acc[i] += w * v[i];
+    }
+}
+
+/// acc += cs[r] x(r, c0..): row r's self loop, where s has them.
+template <class T, int V>
+__device__ inline void add_self_loop(const CsrRef<T>& s, std::size_t r, const T* x,
+                                     std::size_t ld, T (&acc)[V])
+{
+    if (!s.self_loop) return;
+    T v[V];
+    const T w = s.cs[r];
+    load_vec<T, V>(x + r * ld, v);
+    for (int i = 0; i < V; ++i) acc[i] += w * v[i];
+}
+
 /// acc[0..V) = sum_j cs[j] x(j, c0..) over row r's neighbours and its self loop, not yet
-/// scaled by rs[r]: `x` is column c0 of row 0, rows ld apart. Neighbours in CSR order,
-/// kEdgeBatch at a time with every target, then every scale and row, loaded before any add.
+/// scaled by rs[r]: `x` is column c0 of row 0, rows ld apart. Neighbours in CSR order
+/// (gather_rows).
 template <class T, int V>
 __device__ inline void neighbour_sum(const CsrRef<T>& s, std::size_t r, const T* x,
                                      std::size_t ld, T (&acc)[V])
 {
     for (int i = 0; i < V; ++i) acc[i] = T(0);
-    T v[V];
-    const std::uint64_t e1 = s.offsets[r + 1];
-    std::uint64_t e = s.offsets[r];
-    for (; e + kEdgeBatch <= e1; e += kEdgeBatch) {
-        std::uint32_t j[kEdgeBatch];
-        T w[kEdgeBatch], vb[kEdgeBatch][V];
-        for (int u = 0; u < kEdgeBatch; ++u) j[u] = __ldg(s.targets + e + u);
-        for (int u = 0; u < kEdgeBatch; ++u) {
-            w[u] = __ldg(s.cs + j[u]);
-            load_vec<T, V>(x + j[u] * ld, vb[u]);
-        }
-        for (int u = 0; u < kEdgeBatch; ++u)
-            for (int i = 0; i < V; ++i) acc[i] += w[u] * vb[u][i];
-    }
-    for (; e < e1; ++e) {
-        const std::uint32_t j = __ldg(s.targets + e);
-        const T w = __ldg(s.cs + j);
-        load_vec<T, V>(x + j * ld, v);
-        for (int i = 0; i < V; ++i) acc[i] += w * v[i];
-    }
-    if (s.self_loop) {
-        const T w = s.cs[r];
-        load_vec<T, V>(x + r * ld, v);
-        for (int i = 0; i < V; ++i) acc[i] += w * v[i];
-    }
+    gather_rows<T, V>(s.offsets[r], s.offsets[r + 1], x, ld,
+                      [&](std::uint64_t q, std::uint32_t& j, T& w) {
+                          j = __ldg(s.targets + q);
+                          w = __ldg(s.cs + j);
+                      },
+                      acc);
+    add_self_loop<T, V>(s, r, x, ld, acc);
 }
 
 /// Edges of a strip (below) whose targets and column scales a warp holds in shared memory.
 inline constexpr int kStripEdges = 128;
+
+/// A row of a strip: its edges [b, e) counted from the strip's first, and its row scale.
+struct StripRow {
+    std::uint64_t b = 0, e = 0;
+    float scale = 0.0f;
+};
 
 /// A warp's strip of `count` (< 32) consecutive rows of s from r0, for sums whose gathers need
 /// not wait on the row's offsets and then its targets: lane i holds offsets[r0 + i] (i <=
@@ -87,6 +113,20 @@ struct Strip {
     float scale = 0.0f;       ///< this lane's row scale
     std::uint64_t first = 0;  ///< the strip's first edge
     std::uint32_t held = 0;   ///< edges in the window
+
+    /// Row i of the strip from the lanes that hold it, its edge range empty where !valid (a
+    /// row past the strip's end). Every lane of the warp calls it.
+    __device__ StripRow row(int i, bool valid) const
+    {
+        constexpr unsigned kAll = 0xffffffffu;
+        const int from = valid ? i : 0;
+        StripRow w;
+        const std::uint64_t b = __shfl_sync(kAll, offset, from) - first;
+        w.e = __shfl_sync(kAll, offset, from + 1) - first;
+        w.b = valid ? b : w.e;
+        w.scale = __shfl_sync(kAll, scale, from);
+        return w;
+    }
 };
 __device__ inline Strip load_strip(const CsrRef<float>& s, std::size_t r0, int count,
                                    std::uint32_t* wj, float* ww)
@@ -110,45 +150,25 @@ __device__ inline Strip load_strip(const CsrRef<float>& s, std::size_t r0, int c
 }
 
 /// neighbour_sum<float, V> (the same adds in the same order) of row r of a strip over its
-/// edges [b, e) counted from the strip's first: targets and scales from the window where it
-/// holds them. No self loop if !valid (a row past the strip's end, with b == e).
+/// edges [w.b, w.e): targets and scales from the window where it holds them. No self loop if
+/// !valid (a row past the strip's end).
 template <int V>
-__device__ inline void strip_sum(const CsrRef<float>& s, const Strip& st, std::uint64_t b,
-                                 std::uint64_t e, std::size_t r, bool valid, const float* x,
-                                 std::size_t ld, const std::uint32_t* wj, const float* ww,
-                                 float (&acc)[V])
+__device__ inline void strip_sum(const CsrRef<float>& s, const Strip& st, const StripRow& w,
+                                 std::size_t r, bool valid, const float* x, std::size_t ld,
+                                 const std::uint32_t* wj, const float* ww, float (&acc)[V])
 {
     for (int i = 0; i < V; ++i) acc[i] = 0.0f;
-    const auto edge = [&](std::uint64_t q, std::uint32_t& j, float& w) {
-        if (q < st.held) {
-            j = wj[q], w = ww[q];
-        } else {
-            j = __ldg(s.targets + st.first + q);
-            w = __ldg(s.cs + j);
-        }
-    };
-    std::uint64_t q = b;
-    for (; q + kEdgeBatch <= e; q += kEdgeBatch) {
-        std::uint32_t j[kEdgeBatch];
-        float w[kEdgeBatch], vb[kEdgeBatch][V];
-        for (int t = 0; t < kEdgeBatch; ++t) edge(q + t, j[t], w[t]);
-        for (int t = 0; t < kEdgeBatch; ++t) load_vec<float, V>(x + j[t] * ld, vb[t]);
-        for (int t = 0; t < kEdgeBatch; ++t)
-            for (int i = 0; i < V; ++i) acc[i] += w[t] * vb[t][i];
-    }
-    float v[V];
-    for (; q < e; ++q) {
-        std::uint32_t j;
-        float w;
-        edge(q, j, w);
-        load_vec<float, V>(x + j * ld, v);
-        for (int i = 0; i < V; ++i) acc[i] += w * v[i];
-    }
-    if (s.self_loop && valid) {
-        const float w = s.cs[r];
-        load_vec<float, V>(x + r * ld, v);
-        for (int i = 0; i < V; ++i) acc[i] += w * v[i];
-    }
+    gather_rows<float, V>(w.b, w.e, x, ld,
+                          [&](std::uint64_t q, std::uint32_t& j, float& scale) {
+                              if (q < st.held) {
+                                  j = wj[q], scale = ww[q];
+                              } else {
+                                  j = __ldg(s.targets + st.first + q);
+                                  scale = __ldg(s.cs + j);
+                              }
+                          },
+                          acc);
+    if (valid) add_self_loop<float, V>(s, r, x, ld, acc);
 }
 
 /// y = alpha S x + beta y (beta 0: y not read). V: elements per load; cols % V == 0.
