@@ -11,7 +11,7 @@
 // first). On the device machine (after `bash .ci/device.sh build` for gsr_core):
 //   nvcc -std=c++20 -O3 -arch=sm_90a -I core -I gpu --expt-relaxed-constexpr \
 //        docs/probes/spmm_select_probe.cu build/device/lib/libgsr_core.a -lz -o /tmp/ssp
-//   /tmp/ssp .deps/data/netlists/epfl/arithmetic/hyp_from_aig.blif 224
+//   /tmp/ssp [NETLIST (hyp)] [FUNCTIONS (224)]
 #include "kernels/graph.cuh"
 #include "probe_graph.cuh"
 
@@ -24,16 +24,11 @@ constexpr int kD = 64, kK = 16;
 
 int main(int argc, char** argv)
 {
-    if (argc < 2) {
-        std::fprintf(stderr, "usage: %s NETLIST [FUNCTIONS]\n", argv[0]);
-        return 2;
-    }
-    const MeanAggregation a = upload_mean_aggregation(argv[1]);
-    const int functions = argc > 2 ? std::atoi(argv[2]) : 224;
+    ProbeStart start = probe_start(argc, argv, 21);
+    auto& [a, functions, rng, x, ys] = start;
+    const Buf& dy = ys[0];
     const std::uint32_t n = a.n;
     const std::size_t nd = std::size_t(n) * kD, nk = std::size_t(n) * kK;
-    std::mt19937 rng(21);
-    Buf x = dev_random(nd, rng, 1.f), dy = dev_random(nd, rng, 1.f);
     Buf g{nullptr, nd}, u{nullptr, nd}, vals{nullptr, nk};
     CK(cudaMalloc(&g.p, nd * 4));
     CK(cudaMalloc(&u.p, nd * 4));
