@@ -107,6 +107,15 @@ unsigned resident_grid(Kernel kernel, std::size_t shared, std::size_t rows, int 
     return unsigned(std::min<std::size_t>(wave(kernel, 256, shared, sms), needed));
 }
 
+/// `out` after `run()` (which writes it), poisoned first.
+template <class Run> std::vector<float> poisoned_output(const Buf& out, Run&& run)
+{
+    CK(cudaMemset(out.p, 0xff, out.n * sizeof(float)));
+    run();
+    CK(cudaDeviceSynchronize());
+    return download(out);
+}
+
 /// Milliseconds per item of two ways of the same `items` items (launch(way, item) queues one
 /// on `stream`), alternating way 0 and way 1 for 8 rounds, the first dropped: sorted, so the
 /// median is [3].
@@ -137,4 +146,21 @@ TwoWays time_two_ways(int items, Launch&& launch, cudaStream_t stream = nullptr)
     CK(cudaEventDestroy(e0));
     CK(cudaEventDestroy(e1));
     return t;
+}
+
+/// `first()` against `second()` (each queuing one item), alternating (time_two_ways) over
+/// `items` items; prints the medians as "label: per `item` (median of 7): first_name X ms,
+/// second_name Y ms, ratio X / Y".
+template <class First, class Second>
+void print_two_ways(const char* label, const char* item, const char* first_name,
+                    const char* second_name, int items, First&& first, Second&& second)
+{
+    const TwoWays t = time_two_ways(items, [&](int way, int) {
+        if (way == 0)
+            first();
+        else
+            second();
+    });
+    std::printf("%s: per %s (median of 7): %s %.4f ms, %s %.4f ms, ratio %.3fx\n", label, item,
+                first_name, t.first[3], second_name, t.second[3], t.first[3] / t.second[3]);
 }

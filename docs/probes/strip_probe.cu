@@ -201,10 +201,7 @@ int main(int argc, char** argv)
     const auto spmm = [&] {
         k::spmm<float, 4><<<spmm_blocks, 256>>>(st, 1.f, dy.mat(n, kD), 0.f, g.mat(n, kD), 16);
     };
-    CK(cudaMemset(g.p, 0xff, nd * 4));
-    spmm();
-    CK(cudaDeviceSynchronize());
-    const auto g_ref = download(g);
+    const auto g_ref = poisoned_output(g, spmm);
     // Strips taken from the counter by a wave of blocks (at 6 blocks an SM, 40 registers,
     // spilling; at 4, without), or one strip a warp over a grid of every row (R = 4: 32
     // rows a block), as spmm's grid covers every row.
@@ -225,21 +222,12 @@ int main(int argc, char** argv)
             a.kernel<<<blocks, 256>>>(st, dy.mat(n, kD), k::GemmEpilogue<I>{}, g.mat(n, kD),
                                       counter);
         };
-        CK(cudaMemset(g.p, 0xff, nd * 4));
-        run();
-        CK(cudaDeviceSynchronize());
+        const bool same = same_bits(g_ref, poisoned_output(g, run));
         cudaFuncAttributes fa{};
         CK(cudaFuncGetAttributes(&fa, a.kernel));
-        std::printf("%s: bits equal %d, %d regs, %u blocks (spmm %u)\n", a.name,
-                    same_bits(g_ref, download(g)), fa.numRegs, blocks, spmm_blocks);
-        const TwoWays t = time_two_ways(functions, [&](int way, int) {
-            if (way == 0)
-                spmm();
-            else
-                run();
-        });
-        std::printf("%s: per gather (median of 7): spmm %.4f ms, strips %.4f ms, ratio %.3fx\n",
-                    a.name, t.first[3], t.second[3], t.first[3] / t.second[3]);
+        std::printf("%s: bits equal %d, %d regs, %u blocks (spmm %u)\n", a.name, same,
+                    fa.numRegs, blocks, spmm_blocks);
+        print_two_ways(a.name, "gather", "spmm", "strips", functions, spmm, run);
     }
     return 0;
 }
