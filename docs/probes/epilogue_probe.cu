@@ -98,7 +98,6 @@ int main(int argc, char** argv)
     auto& [graph, functions, rng, x0, ys] = start;
     const k::CsrRef<float> s = graph.s;
     const std::uint32_t n = graph.n;
-    const std::size_t nd = std::size_t(n) * kD;
     const GroupFunctionKernels gf(n, rng);
     using Kernel = void (*)(k::CsrRef<float>, k::MatRef<float>, k::GemmEpilogue<I>,
                             k::MatRef<float>, unsigned*);
@@ -113,23 +112,12 @@ int main(int argc, char** argv)
             a.kernel<<<blocks, 256, gf.agg_shared>>>(s, gf.u.mat(n, kD), gf.epilogue(y),
                                                      y.mat(n, kD), gf.counters);
         };
-        const auto outputs = [&](bool variant) {
-            CK(cudaMemcpy(ys[0].p, y_start.data(), nd * 4, cudaMemcpyHostToDevice));
-            CK(cudaMemset(gf.u.p, 0xff, nd * 4));
-            gf.select(x0);
-            if (variant)
-                fixed(ys[0]);
-            else
-                gf.aggregate(s, ys[0]);
-            CK(cudaDeviceSynchronize());
-            return download(ys[0]);
-        };
         cudaFuncAttributes fa{}, pa{};
         CK(cudaFuncGetAttributes(&fa, a.kernel));
         CK(cudaFuncGetAttributes(&pa, gf.aggregate_kernel()));
         std::printf("%s: bits equal %d, %d regs (aggregate_products %d), %u blocks (%u)\n",
-                    a.name, same_bits(outputs(false), outputs(true)), fa.numRegs, pa.numRegs,
-                    blocks, gf.agg_blocks);
+                    a.name, same_aggregation(gf, s, x0, ys[0], y_start, fixed), fa.numRegs,
+                    pa.numRegs, blocks, gf.agg_blocks);
         for (int round = 0; round < 2; ++round)
             compare_aggregations(a.name, gf, functions, ys,
                                  [&](const Buf& y) { gf.aggregate(s, y); }, fixed);

@@ -156,6 +156,58 @@ void compare_aggregations(const char* label, const GroupFunctionKernels& gf, int
                 label, t.first[3], t.second[3], t.first[3] / t.second[3]);
 }
 
+/// Whether `variant(y)` leaves y with the bits of training's aggregation, each after one
+/// select + product of x over s with y restored to y_start and u poisoned first.
+template <class Variant>
+bool same_aggregation(const GroupFunctionKernels& gf, const gsr::gpu::kernels::CsrRef<float>& s,
+                      const Buf& x, const Buf& y, const std::vector<float>& y_start,
+                      Variant&& variant)
+{
+    const auto output = [&](bool with_variant) {
+        CK(cudaMemcpy(y.p, y_start.data(), y.n * sizeof(float), cudaMemcpyHostToDevice));
+        CK(cudaMemset(gf.u.p, 0xff, gf.u.n * sizeof(float)));
+        gf.select(x);
+        if (with_variant)
+            variant(y);
+        else
+            gf.aggregate(s, y);
+        CK(cudaDeviceSynchronize());
+        return download(y);
+    };
+    return same_bits(output(false), output(true));
+}
+
+/// Rows r0 .. r0 + count (count < 32) of a strip as aggregate_products<16, 1, I> sums them:
+/// the strip loaded into the warp's window (wj, ww) by load_strip, a half warp a row, four
+/// columns a thread, each row's neighbour sums times its row scale; then, with Conv, the
+/// convolution epilogue (W_root staged at wr), or else y = S u. Every lane of the warp calls it.
+template <bool Conv, class I>
+__device__ inline void sum_strip(const gsr::gpu::kernels::CsrRef<float>& s, std::size_t r0,
+                                 int count, gsr::gpu::kernels::MatRef<float> u,
+                                 const gsr::gpu::kernels::GemmEpilogue<I>& ep, const float* wr,
+                                 gsr::gpu::kernels::MatRef<float> y, std::uint32_t* wj,
+                                 float* ww)
+{
+    namespace k = gsr::gpu::kernels;
+    const int half = (threadIdx.x & 31) >> 4;
+    const std::uint32_t c0 = 4 * (threadIdx.x & 15);
+    const k::Strip st = k::load_strip(s, r0, count, wj, ww);
+    for (int p = 0; p < count; p += 2) {
+        const int i = p + half;
+        const bool valid = i < count;
+        const k::StripRow row = st.row(i, valid);
+        float acc[4];
+        k::strip_sum<4>(s, st, row, r0 + i, valid, u.p + c0, u.ld, wj, ww, acc);
+        if (!valid) continue;
+        for (int c = 0; c < 4; ++c) acc[c] *= row.scale;
+        if (Conv)
+            k::conv_epilogue4(acc, r0 + i, c0, ep, wr + c0, 64, y);
+        else
+            *reinterpret_cast<float4*>(y.row(r0 + i) + c0) =
+                make_float4(acc[0], acc[1], acc[2], acc[3]);
+    }
+}
+
 /// f(r) for each row this thread's half warp takes when half warps take their rows a wave
 /// apart (aggregate_products before session 19); the thread's columns are 4 (threadIdx.x % 16)
 /// onwards.

@@ -42,30 +42,14 @@ __global__ void __launch_bounds__(256, MinBlocks)
     __syncthreads();
     float* const wr = Conv ? stage_root_weights(ep, reinterpret_cast<float*>(probe_shared))
                            : nullptr;
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, half = lane >> 4;
-    const std::uint32_t c0 = 4 * (lane & 15);
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     std::uint32_t* const wj = window_j[warp];
     float* const ww = window_w[warp];
     const std::size_t begin = bounds[blockIdx.x], end = bounds[blockIdx.x + 1];
     for (unsigned take = warp;;) {
         const std::size_t r0 = begin + std::size_t(take) * 4;
         if (r0 >= end) break;
-        const int count = int(min(std::size_t(4), end - r0));
-        const k::Strip st = k::load_strip(s, r0, count, wj, ww);
-        for (int p = 0; p < count; p += 2) {
-            const int i = p + half;
-            const bool valid = i < count;
-            const k::StripRow row = st.row(i, valid);
-            float acc[4];
-            k::strip_sum<4>(s, st, row, r0 + i, valid, u.p + c0, u.ld, wj, ww, acc);
-            if (!valid) continue;
-            for (int c = 0; c < 4; ++c) acc[c] *= row.scale;
-            if (Conv)
-                k::conv_epilogue4(acc, r0 + i, c0, ep, wr + c0, 64, y);
-            else
-                *reinterpret_cast<float4*>(y.row(r0 + i) + c0) =
-                    make_float4(acc[0], acc[1], acc[2], acc[3]);
-        }
+        sum_strip<Conv>(s, r0, int(min(std::size_t(4), end - r0)), u, ep, wr, y, wj, ww);
         unsigned t = 0;
         if (lane == 0) t = atomicAdd(&taken, 1u);
         take = kWarps + __shfl_sync(kAll, t, 0);
@@ -122,21 +106,11 @@ int main(int argc, char** argv)
             v.kernel<<<blocks, 256, gf.agg_shared>>>(s, gf.u.mat(n, kD), gf.epilogue(y),
                                                      y.mat(n, kD), bounds);
         };
-        const auto outputs = [&](bool variant) {
-            CK(cudaMemcpy(ys[0].p, y_start.data(), nd * 4, cudaMemcpyHostToDevice));
-            CK(cudaMemset(gf.u.p, 0xff, nd * 4));
-            gf.select(x0);
-            if (variant)
-                ranges(ys[0]);
-            else
-                gf.aggregate(s, ys[0]);
-            CK(cudaDeviceSynchronize());
-            return download(ys[0]);
-        };
         cudaFuncAttributes fa{};
         CK(cudaFuncGetAttributes(&fa, v.kernel));
         std::printf("%s: bits equal %d, %d regs, %u blocks (training's %u)\n", v.name,
-                    same_bits(outputs(false), outputs(true)), fa.numRegs, blocks, gf.agg_blocks);
+                    same_aggregation(gf, s, x0, ys[0], y_start, ranges), fa.numRegs, blocks,
+                    gf.agg_blocks);
         for (int round = 0; round < 2; ++round)
             compare_aggregations(v.name, gf, functions, ys,
                                  [&](const Buf& y) { gf.aggregate(s, y); }, ranges);
@@ -150,9 +124,10 @@ int main(int argc, char** argv)
         k::spmm<float, 4><<<spmm_blocks, 256>>>(st, 1.f, dy.mat(n, kD), 0.f, g.mat(n, kD), 16);
     };
     const auto g_ref = poisoned_output(g, spmm);
-    const Variant gathers[] = {{"gather ranges, 5 blocks an SM, one wave", aggregate_ranges<5, false>, 1},
-                               {"gather ranges, 5 blocks an SM, 4 waves", aggregate_ranges<5, false>, 4},
-                               {"gather ranges, 6 blocks an SM, 4 waves", aggregate_ranges<6, false>, 4}};
+    const Variant gathers[] = {
+        {"gather ranges, 5 blocks an SM, one wave", aggregate_ranges<5, false>, 1},
+        {"gather ranges, 5 blocks an SM, 4 waves", aggregate_ranges<5, false>, 4},
+        {"gather ranges, 6 blocks an SM, 4 waves", aggregate_ranges<6, false>, 4}};
     for (const Variant& v : gathers) {
         const unsigned blocks = v.waves * resident_grid(v.kernel, 0, n, 16, sms);
         std::uint32_t* const bounds = range_bounds(st, blocks);

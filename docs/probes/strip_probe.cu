@@ -79,26 +79,11 @@ __global__ void __launch_bounds__(256, MinBlocks)
     __shared__ float window_w[kWarps][k::kStripEdges];
     float* const wr = Conv ? stage_root_weights(ep, reinterpret_cast<float*>(probe_shared))
                            : nullptr;
-    const int warp = threadIdx.x >> 5, half = (threadIdx.x & 31) >> 4;
-    const std::uint32_t c0 = 4 * (threadIdx.x & 15);
+    const int warp = threadIdx.x >> 5;
     std::uint32_t* const wj = window_j[warp];
     float* const ww = window_w[warp];
     const auto strip = [&](std::size_t r0, int count) {
-        const k::Strip st = k::load_strip(s, r0, count, wj, ww);
-        for (int p = 0; p < count; p += 2) {
-            const int i = p + half;
-            const bool valid = i < count;
-            const k::StripRow row = st.row(i, valid);
-            float acc[4];
-            k::strip_sum<4>(s, st, row, r0 + i, valid, u.p + c0, u.ld, wj, ww, acc);
-            if (!valid) continue;
-            for (int c = 0; c < 4; ++c) acc[c] *= row.scale;
-            if (Conv)
-                k::conv_epilogue4(acc, r0 + i, c0, ep, wr + c0, 64, y);
-            else
-                *reinterpret_cast<float4*>(y.row(r0 + i) + c0) =
-                    make_float4(acc[0], acc[1], acc[2], acc[3]);
-        }
+        sum_strip<Conv>(s, r0, count, u, ep, wr, y, wj, ww);
     };
     if (Dynamic) {
         k::for_taken_strips<R>(y.rows, counter, strip);
