@@ -181,7 +181,9 @@ bool same_aggregation(const GroupFunctionKernels& gf, const gsr::gpu::kernels::C
 /// the strip loaded into the warp's window (wj, ww) by load_strip, a half warp a row, four
 /// columns a thread, each row's neighbour sums times its row scale; then, with Conv, the
 /// convolution epilogue (W_root staged at wr), or else y = S u. Every lane of the warp calls it.
-template <bool Conv, class I>
+/// Prefetch: first the rows of u that the window's edges gather, asked into L1
+/// (prefetch.global.L1, two 128-byte lines a row), so that the second pair of rows finds them.
+template <bool Conv, class I, bool Prefetch = false>
 __device__ inline void sum_strip(const gsr::gpu::kernels::CsrRef<float>& s, std::size_t r0,
                                  int count, gsr::gpu::kernels::MatRef<float> u,
                                  const gsr::gpu::kernels::GemmEpilogue<I>& ep, const float* wr,
@@ -192,6 +194,10 @@ __device__ inline void sum_strip(const gsr::gpu::kernels::CsrRef<float>& s, std:
     const int half = (threadIdx.x & 31) >> 4;
     const std::uint32_t c0 = 4 * (threadIdx.x & 15);
     const k::Strip st = k::load_strip(s, r0, count, wj, ww);
+    if constexpr (Prefetch)
+        for (std::uint32_t q = threadIdx.x & 31; q < 2 * st.held; q += 32)
+            asm volatile("prefetch.global.L1 [%0];" ::"l"(u.p + std::size_t(wj[q >> 1]) * u.ld +
+                                                          32 * (q & 1)));
     for (int p = 0; p < count; p += 2) {
         const int i = p + half;
         const bool valid = i < count;
