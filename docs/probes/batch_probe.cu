@@ -18,7 +18,6 @@ using namespace gsr;
 namespace k = gsr::gpu::kernels;
 using I = std::uint8_t;
 
-constexpr int kD = 64;
 constexpr int kWarps = 8; ///< warps a block of 256 threads
 
 /// acc = the strip row's neighbour sums (strip_sum) with B edges a batch.
@@ -88,36 +87,13 @@ __global__ void __launch_bounds__(256, M)
 int main(int argc, char** argv)
 {
     ProbeStart start = probe_start(argc, argv, 22);
-    auto& [graph, functions, rng, x0, ys] = start;
-    const k::CsrRef<float> s = graph.s;
-    const std::uint32_t n = graph.n;
-    const GroupFunctionKernels gf(n, rng);
-    using Kernel = void (*)(k::CsrRef<float>, k::MatRef<float>, k::GemmEpilogue<I>,
-                            k::MatRef<float>, unsigned*);
-    const Named<Kernel> variants[] = {
-        {"batch 4, 5 blocks (training's shape)", aggregate_batched<4, 5>},
-        {"batch 2, 6 blocks", aggregate_batched<2, 6>},
-        {"batch 3, 6 blocks", aggregate_batched<3, 6>},
-        {"batch 2, 7 blocks", aggregate_batched<2, 7>},
-        {"batch 1, 8 blocks", aggregate_batched<1, 8>},
-        {"batch 4, 6 blocks", aggregate_batched<4, 6>}};
-    const std::vector<float> y_start = download(ys[0]);
-    for (const Named<Kernel>& a : variants) {
-        CK(cudaFuncSetAttribute(a.kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                int(cudaSharedmemCarveoutMaxShared)));
-        const unsigned blocks = resident_grid(a.kernel, gf.agg_shared, n, 16, sm_count());
-        const auto variant = [&](const Buf& y) {
-            a.kernel<<<blocks, 256, gf.agg_shared>>>(s, gf.u.mat(n, kD), gf.epilogue(y),
-                                                     y.mat(n, kD), gf.counters);
-        };
-        cudaFuncAttributes fa{};
-        CK(cudaFuncGetAttributes(&fa, a.kernel));
-        std::printf("%s: bits equal %d, %d regs, %zu B local, %u blocks (training's %u)\n",
-                    a.name, same_aggregation(gf, s, x0, ys[0], y_start, variant), fa.numRegs,
-                    std::size_t(fa.localSizeBytes), blocks, gf.agg_blocks);
-        for (int round = 0; round < 2; ++round)
-            compare_aggregations(a.name, gf, functions, ys,
-                                 [&](const Buf& y) { gf.aggregate(s, y); }, variant);
-    }
+    const GroupFunctionKernels gf(start.graph.n, start.rng);
+    compare_aggregation_kernels(start, gf,
+                                {{"batch 4, 5 blocks (training's shape)", aggregate_batched<4, 5>},
+                                 {"batch 2, 6 blocks", aggregate_batched<2, 6>},
+                                 {"batch 3, 6 blocks", aggregate_batched<3, 6>},
+                                 {"batch 2, 7 blocks", aggregate_batched<2, 7>},
+                                 {"batch 1, 8 blocks", aggregate_batched<1, 8>},
+                                 {"batch 4, 6 blocks", aggregate_batched<4, 6>}}, true);
     return 0;
 }

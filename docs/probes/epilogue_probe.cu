@@ -95,32 +95,11 @@ __global__ void __launch_bounds__(k::kThreads, MinBlocks)
 int main(int argc, char** argv)
 {
     ProbeStart start = probe_start(argc, argv, 22);
-    auto& [graph, functions, rng, x0, ys] = start;
-    const k::CsrRef<float> s = graph.s;
-    const std::uint32_t n = graph.n;
-    const GroupFunctionKernels gf(n, rng);
-    using Kernel = void (*)(k::CsrRef<float>, k::MatRef<float>, k::GemmEpilogue<I>,
-                            k::MatRef<float>, unsigned*);
-    const Named<Kernel> variants[] = {
-        {"k known, unrolled, 5 blocks", aggregate_fixed<kK, 5, true>},
-        {"k known, unrolled, 4 blocks", aggregate_fixed<kK, 4, true>},
-        {"k known, fours not unrolled, 5 blocks", aggregate_fixed<kK, 5, false>}};
-    const std::vector<float> y_start = download(ys[0]);
-    for (const Named<Kernel>& a : variants) {
-        const unsigned blocks = resident_grid(a.kernel, gf.agg_shared, n, 16, sm_count());
-        const auto fixed = [&](const Buf& y) {
-            a.kernel<<<blocks, 256, gf.agg_shared>>>(s, gf.u.mat(n, kD), gf.epilogue(y),
-                                                     y.mat(n, kD), gf.counters);
-        };
-        cudaFuncAttributes fa{}, pa{};
-        CK(cudaFuncGetAttributes(&fa, a.kernel));
-        CK(cudaFuncGetAttributes(&pa, gf.aggregate_kernel()));
-        std::printf("%s: bits equal %d, %d regs (aggregate_products %d), %u blocks (%u)\n",
-                    a.name, same_aggregation(gf, s, x0, ys[0], y_start, fixed), fa.numRegs,
-                    pa.numRegs, blocks, gf.agg_blocks);
-        for (int round = 0; round < 2; ++round)
-            compare_aggregations(a.name, gf, functions, ys,
-                                 [&](const Buf& y) { gf.aggregate(s, y); }, fixed);
-    }
+    const GroupFunctionKernels gf(start.graph.n, start.rng);
+    compare_aggregation_kernels(start, gf,
+                                {{"k known, unrolled, 5 blocks", aggregate_fixed<kK, 5, true>},
+                                 {"k known, unrolled, 4 blocks", aggregate_fixed<kK, 4, true>},
+                                 {"k known, fours not unrolled, 5 blocks",
+                                  aggregate_fixed<kK, 5, false>}});
     return 0;
 }

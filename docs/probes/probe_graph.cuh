@@ -245,3 +245,41 @@ inline ProbeStart probe_start(int argc, char** argv, unsigned seed)
     p.ys[1] = dev_random(nd, p.rng, 1.f);
     return p;
 }
+
+/// An aggregation kernel launched as training's aggregate_products<16, 1, uint8> (one term):
+/// (s, u, the epilogue, y, the row counters).
+using AggregationKernel =
+    void (*)(gsr::gpu::kernels::CsrRef<float>, gsr::gpu::kernels::MatRef<float>,
+             gsr::gpu::kernels::GemmEpilogue<std::uint8_t>, gsr::gpu::kernels::MatRef<float>,
+             unsigned*);
+
+/// Each variant on a grid of one wave (gf.agg_shared bytes of shared memory; with
+/// `most_shared`, the carveout at its most, so that registers alone bound the blocks): its
+/// bits against training's aggregation (same_aggregation), registers and local bytes, then two
+/// rounds of compare_aggregations over the probe's chain.
+inline void compare_aggregation_kernels(const ProbeStart& p, const GroupFunctionKernels& gf,
+                                        std::initializer_list<Named<AggregationKernel>> variants,
+                                        bool most_shared = false)
+{
+    const std::uint32_t n = gf.n;
+    const gsr::gpu::kernels::CsrRef<float>& s = p.graph.s;
+    const std::vector<float> y_start = download(p.ys[0]);
+    for (const Named<AggregationKernel>& a : variants) {
+        if (most_shared)
+            CK(cudaFuncSetAttribute(a.kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    int(cudaSharedmemCarveoutMaxShared)));
+        const unsigned blocks = resident_grid(a.kernel, gf.agg_shared, n, 16, sm_count());
+        const auto variant = [&](const Buf& y) {
+            a.kernel<<<blocks, 256, gf.agg_shared>>>(s, gf.u.mat(n, 64), gf.epilogue(y),
+                                                     y.mat(n, 64), gf.counters);
+        };
+        cudaFuncAttributes fa{};
+        CK(cudaFuncGetAttributes(&fa, a.kernel));
+        std::printf("%s: bits equal %d, %d regs, %zu B local, %u blocks (training's %u)\n",
+                    a.name, same_aggregation(gf, s, p.x0, p.ys[0], y_start, variant), fa.numRegs,
+                    std::size_t(fa.localSizeBytes), blocks, gf.agg_blocks);
+        for (int round = 0; round < 2; ++round)
+            compare_aggregations(a.name, gf, p.functions, p.ys,
+                                 [&](const Buf& y) { gf.aggregate(s, y); }, variant);
+    }
+}

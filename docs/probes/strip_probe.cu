@@ -85,13 +85,12 @@ __global__ void __launch_bounds__(256, MinBlocks)
     const auto strip = [&](std::size_t r0, int count) {
         sum_strip<Conv>(s, r0, count, u, ep, wr, y, wj, ww);
     };
-    if (Dynamic) {
+    if constexpr (Dynamic)
         k::for_taken_strips<R>(y.rows, counter, strip);
-        return;
-    }
-    for (std::size_t r0 = (blockIdx.x * std::size_t(kWarps) + warp) * R; r0 < y.rows;
-         r0 += std::size_t(gridDim.x) * kWarps * R)
-        strip(r0, int(min(std::size_t(R), y.rows - r0)));
+    else
+        for (std::size_t r0 = (blockIdx.x * std::size_t(kWarps) + warp) * R; r0 < y.rows;
+             r0 += std::size_t(gridDim.x) * kWarps * R)
+            strip(r0, int(min(std::size_t(R), y.rows - r0)));
 }
 
 int main(int argc, char** argv)
