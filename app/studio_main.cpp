@@ -10,7 +10,9 @@
 #include "canvas/canvas_panel.hpp"
 #include "canvas/graph_canvas.hpp"
 #include "mainwindow/main_window.hpp"
+#include "panels/communities_panel.hpp"
 #include "panels/panel_screenshot.hpp"
+#include "panels/studio_panels.hpp"
 #include "models/netlist_summary_model.hpp"
 #include "studio_application.hpp"
 #include "util/diagnostics.hpp"
@@ -187,6 +189,10 @@ int main(int argc, char** argv)
         // Where OpenGL is there, the Graph tab shows the layout settled rather than starting.
         if (loaded && window.canvasPanel())
             loaded = window.canvasPanel()->openNow(file, kScreenshotIterations);
+        // The docks read the graph and list its communities off the UI thread: wait for them.
+        const QDeadlineTimer detected(30000);
+        while (loaded && !detected.hasExpired() && !window.panels()->communities()->result())
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
         show_and_settle(window);
         return save_image(window.grab().toImage(), options->out_png) && loaded ? 0 : 1;
     }

@@ -91,6 +91,52 @@ private slots:
         QVERIFY(scene->placement.empty()); // Verilog: no placement
     }
 
+    void withCommunitiesKeepsTheGraphAndRebuildsTheSuperGraphs()
+    {
+        const auto scene = build_canvas_scene(sample());
+        QVERIFY(scene);
+        gsr::community::CommunityOptions o;
+        o.method = gsr::community::Method::Louvain;
+        o.resolution = 0.5;
+        o.seed = 7;
+        const auto louvain = gsr::community::detect_communities(scene->undirected, o);
+        QVERIFY(louvain);
+        QVERIFY(louvain->membership != scene->communities.membership);
+
+        const auto other = with_communities(*scene, *louvain, "Louvain");
+        QVERIFY(other);
+        QCOMPARE(other->node_count(), scene->node_count());
+        QCOMPARE(other->edge_nodes, scene->edge_nodes);
+        QCOMPARE(other->signal_probability, scene->signal_probability);
+        QCOMPARE(other->communities.membership, louvain->membership);
+        QCOMPARE(other->community_method, std::string("Louvain"));
+        // Every node and all the weight in the new super-graph, one per level.
+        const SuperGraph& s = other->super_graph;
+        QCOMPARE(s.community_count(), std::size_t(louvain->community_count));
+        std::uint64_t nodes = 0;
+        double weight = 0;
+        for (std::uint32_t n : s.sizes) nodes += n;
+        for (double w : s.internal) weight += w;
+        for (const auto& e : s.edges) weight += e.weight;
+        QCOMPARE(nodes, std::uint64_t(scene->node_count()));
+        QCOMPARE(weight, scene->undirected.total_weight());
+        QCOMPARE(other->level_graphs.size(), louvain->levels.size());
+        for (std::size_t l = 0; l < louvain->levels.size(); ++l)
+            QCOMPARE(other->level_graphs[l].community_count(),
+                     std::size_t(louvain->levels[l].community_count));
+        // The legend names the method; the original scene is unchanged.
+        ColourInputs in;
+        in.mode = ColourMode::Community;
+        QCOMPARE(legend(*other, in).title,
+                 std::to_string(louvain->community_count) + " communities (Louvain)");
+        QCOMPARE(legend(*scene, in).title,
+                 std::to_string(scene->communities.community_count) + " communities (Leiden)");
+
+        auto wrong = *louvain;
+        wrong.membership.pop_back();
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, with_communities(*scene, wrong, "Louvain"));
+    }
+
     void signalProbabilityOfC17()
     {
         // Random vectors: a primary input is 1 half the time, NAND(a, b) of two inputs 3/4.

@@ -5,6 +5,9 @@
 #include "canvas/graph_canvas.hpp"
 #include "canvas/layout_runner.hpp"
 #include "mainwindow/main_window.hpp"
+#include "panels/communities_panel.hpp"
+#include "panels/community_table_model.hpp"
+#include "panels/studio_panels.hpp"
 #include "summary/summary_overview.hpp"
 #include "view_test_support.hpp"
 
@@ -70,6 +73,55 @@ private slots:
 
         w.close();
         QCOMPARE(panel->layoutRunner(), nullptr); // cancelled and gone: no thread left
+    }
+
+    void communitiesPanelAndCanvasShowOnePartition()
+    {
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        w.resize(1000, 700);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QSignalSpy finished(&w, &MainWindow::loadFinished);
+        w.openFile(QString::fromStdString(gsr::bundled_sample_path()));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        CanvasPanel* panel = w.canvasPanel();
+        QVERIFY2(panel, qPrintable(w.messages().join(QLatin1Char('\n'))));
+        GraphCanvas* canvas = panel->canvas();
+        QTRY_VERIFY_WITH_TIMEOUT(canvas->scene() != nullptr, 60000);
+
+        // Once loaded, the Communities table lists the communities the canvas is coloured by.
+        gsr::views::CommunitiesPanel* communities = w.panels()->communities();
+        QTRY_VERIFY_WITH_TIMEOUT(communities->result().has_value(), 60000);
+        QCOMPARE(communities->result()->membership, canvas->scene()->communities.membership);
+        QCOMPARE(communities->model()->rowCount(),
+                 int(canvas->scene()->communities.community_count));
+
+        // Another method and resolution there: the canvas is coloured by the new partition,
+        // and no node moves.
+        LayoutRunner* runner = panel->layoutRunner();
+        QVERIFY(runner);
+        runner->stop();
+        QTRY_VERIFY_WITH_TIMEOUT(!runner->isRunning(), 10000);
+        QTest::qWait(50); // the last snapshot
+        const std::vector<Vec2> before = canvas->positions();
+        const auto* shown = canvas->scene();
+        communities->setOptions(gsr::community::Method::Louvain, 0.5, 7);
+        QVERIFY(communities->detectNow());
+        const auto& m = communities->result()->membership;
+        QVERIFY(m != shown->communities.membership);
+        QTRY_VERIFY_WITH_TIMEOUT(canvas->scene() != shown, 20000);
+        QCOMPARE(canvas->scene()->communities.membership, m);
+        QCOMPARE(canvas->scene()->community_method, std::string("Louvain"));
+        QCOMPARE(canvas->positions().size(), before.size());
+        for (std::size_t v = 0; v < before.size(); ++v) {
+            QCOMPARE(canvas->positions()[v].x, before[v].x);
+            QCOMPARE(canvas->positions()[v].y, before[v].y);
+            QCOMPARE(canvas->nodeColours()[v], categorical_colour(m[v]));
+        }
+        QCOMPARE(w.messages().filter(QStringLiteral("from the Communities panel (Louvain")).size(),
+                 1);
+        w.close();
     }
 };
 

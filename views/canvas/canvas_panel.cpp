@@ -82,6 +82,9 @@ void CanvasPanel::abandon()
     if (cancel_) cancel_->store(true);
     cancel_.reset();
     job_ = 0;
+    preparing_.clear();
+    pending_ = {};
+    ++communities_job_; // a scene being made with other communities is dropped
     if (runner_) {
         canvas_->setLayoutRunner(nullptr);
         runner_->cancel();
@@ -97,6 +100,7 @@ void CanvasPanel::open(const QString& path)
     abandon();
     const std::uint64_t job = next_job_++;
     job_ = job;
+    preparing_ = path;
     cancel_ = std::make_shared<std::atomic<bool>>(false);
     status_->setText(tr("Preparing the graph of %1\u2026").arg(QFileInfo(path).fileName()));
     pages_->setCurrentWidget(status_);
@@ -107,8 +111,10 @@ void CanvasPanel::open(const QString& path)
         watcher->deleteLater();
         if (job != job_) return; // abandoned
         job_ = 0;
+        preparing_.clear();
         cancel_.reset();
         if (!p.scene) {
+            pending_ = {};
             status_->setText(tr("No graph: %1").arg(p.error));
             if (!p.error.isEmpty()) Q_EMIT failed(path, p.error);
             return;
@@ -116,6 +122,7 @@ void CanvasPanel::open(const QString& path)
         show(p.scene, p.scene->placement, true);
         Q_EMIT message(scene_line(*p.scene));
         Q_EMIT sceneReady(path);
+        applyPending();
     });
     // The flag is shared: the worker may outlive this panel's interest in it.
     const std::shared_ptr<std::atomic<bool>> flag = cancel_;
@@ -140,6 +147,53 @@ bool CanvasPanel::openNow(const QString& path, int iterations)
     Q_EMIT message(scene_line(*p.scene));
     Q_EMIT sceneReady(path);
     return true;
+}
+
+void CanvasPanel::applyCommunities(const QString& path,
+                                   std::shared_ptr<const community::CommunityResult> result,
+                                   const QString& method)
+{
+    if (!result) return;
+    if (job_ != 0 && preparing_ == path) { // shown once the preparation ends
+        pending_ = {path, std::move(result), method};
+        return;
+    }
+    const std::shared_ptr<const CanvasScene> scene = canvas_->sharedScene();
+    if (!scene || scene->path != QFile::encodeName(path).toStdString()) return;
+    const std::string label = method.toStdString();
+    if (scene->communities.membership == result->membership && scene->community_method == label)
+        return;
+    const std::uint64_t job = ++communities_job_;
+    auto* watcher = new QFutureWatcher<std::shared_ptr<const CanvasScene>>(this);
+    connect(watcher, &QFutureWatcher<std::shared_ptr<const CanvasScene>>::finished, this,
+            [this, watcher, job, scene] {
+                const std::shared_ptr<const CanvasScene> next = watcher->result();
+                watcher->deleteLater();
+                // Dropped when another file was opened, or other communities came since.
+                if (job != communities_job_ || canvas_->sharedScene() != scene || !next) return;
+                canvas_->setCommunities(next);
+                Q_EMIT message(tr("Graph of %1: coloured by %2 communities from the Communities "
+                                  "panel (%3, modularity %4)")
+                                   .arg(QFileInfo(QString::fromStdString(next->path)).fileName())
+                                   .arg(next->communities.community_count)
+                                   .arg(QString::fromStdString(next->community_method))
+                                   .arg(next->communities.modularity, 0, 'f', 3));
+            });
+    watcher->setFuture(QtConcurrent::run(
+        [scene, result, label]() -> std::shared_ptr<const CanvasScene> {
+            try {
+                return with_communities(*scene, *result, label);
+            } catch (const std::invalid_argument&) {
+                return nullptr; // a partition of another graph: nothing to show
+            }
+        }));
+}
+
+void CanvasPanel::applyPending()
+{
+    PendingCommunities p = std::move(pending_);
+    pending_ = {};
+    if (p.result) applyCommunities(p.path, std::move(p.result), p.method);
 }
 
 void CanvasPanel::show(std::shared_ptr<const CanvasScene> scene,

@@ -3,9 +3,11 @@
 // reads it again, detects communities (Leiden, seed 1) and simulates signal probability in the
 // thread pool (build_canvas_scene), then shows the scene coloured by community and starts
 // ForceAtlas2 on a LayoutRunner. A newer open or cancel() abandons a preparation in flight.
+// Communities found in the Communities panel colour it instead (applyCommunities).
 #include "canvas/canvas_scene.hpp"
 #include "layout/force_atlas2.hpp"
 
+#include <QString>
 #include <QWidget>
 
 #include <atomic>
@@ -42,6 +44,14 @@ public:
     bool openNow(const QString& path, int iterations);
     /// @brief Abandons the preparation in flight and stops the layout.
     void cancel();
+    /// @brief Colours the graph of `path` by `result` (found by `method`, "Leiden" or
+    /// "Louvain", in the Communities panel) where the canvas shows it, or as soon as its
+    /// preparation in flight ends: the scene with those communities is made off the UI thread,
+    /// then shown without moving a node (GraphCanvas::setCommunities). A partition the canvas
+    /// shows already, or one of another file, changes nothing.
+    void applyCommunities(const QString& path,
+                          std::shared_ptr<const community::CommunityResult> result,
+                          const QString& method);
 
 signals:
     void sceneReady(const QString& path);
@@ -53,12 +63,22 @@ private:
     void show(std::shared_ptr<const CanvasScene> scene, std::vector<layout::Point2> start,
               bool run);
     void abandon();
+    /// The communities waiting for the preparation of their file (applyCommunities).
+    struct PendingCommunities {
+        QString path;
+        std::shared_ptr<const community::CommunityResult> result;
+        QString method;
+    };
+    void applyPending();
 
     GraphCanvas* canvas_ = nullptr;
     LayoutRunner* runner_ = nullptr;
     QLabel* status_ = nullptr;
     QStackedLayout* pages_ = nullptr;
     std::uint64_t job_ = 0, next_job_ = 1;
+    QString preparing_; ///< the file of the preparation in flight
+    PendingCommunities pending_;
+    std::uint64_t communities_job_ = 0; ///< of the last applyCommunities that makes a scene
     std::shared_ptr<std::atomic<bool>> cancel_; ///< of the preparation in flight
 };
 

@@ -9,6 +9,8 @@
 #include "util/diagnostics.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <unordered_map>
 
 namespace gsr::views::canvas {
@@ -127,6 +129,26 @@ void simulate_signal_probability(CanvasScene& s, unsigned threads)
     }
 }
 
+/// Puts `communities` into the scene with the super-graph of the final partition and of each
+/// level; false (the scene half made) once `cancelled()` says so.
+template <class Cancelled>
+bool set_communities(CanvasScene& s, community::CommunityResult communities,
+                     const Cancelled& cancelled)
+{
+    s.communities = std::move(communities);
+    s.super_graph = build_super_graph(s.undirected, s.communities.membership,
+                                      s.communities.community_count);
+    s.level_graphs.clear();
+    for (std::size_t l = 0; l < s.communities.levels.size() && !cancelled(); ++l) {
+        const community::CommunityLevel& level = s.communities.levels[l];
+        s.level_graphs.push_back(l + 1 == s.communities.levels.size()
+                                     ? s.super_graph
+                                     : build_super_graph(s.undirected, level.membership,
+                                                         level.community_count));
+    }
+    return !cancelled();
+}
+
 } // namespace
 
 std::shared_ptr<const CanvasScene> build_canvas_scene(const std::string& path,
@@ -158,22 +180,29 @@ std::shared_ptr<const CanvasScene> build_canvas_scene(const std::string& path,
     auto communities = community::detect_communities(s->undirected, co);
     community::release_detection_memory(); // one detection per scene: keep no memory for more
     if (!communities) return nullptr;
-    s->communities = std::move(*communities);
-    s->super_graph = build_super_graph(s->undirected, s->communities.membership,
-                                       s->communities.community_count);
-    for (std::size_t l = 0; l < s->communities.levels.size() && !cancelled(); ++l) {
-        const community::CommunityLevel& level = s->communities.levels[l];
-        s->level_graphs.push_back(l + 1 == s->communities.levels.size()
-                                      ? s->super_graph
-                                      : build_super_graph(s->undirected, level.membership,
-                                                          level.community_count));
-    }
-    if (cancelled()) return nullptr;
+    if (!set_communities(*s, std::move(*communities), cancelled)) return nullptr;
 
     if (options.simulate) simulate_signal_probability(*s, options.threads);
     s->placement = layout::placement_positions(
         s->circuit, s->graph, layout::default_extent(s->node_count()), options.layout_seed);
     if (cancelled()) return nullptr;
+    return s;
+}
+
+std::shared_ptr<const CanvasScene> with_communities(const CanvasScene& scene,
+                                                    community::CommunityResult communities,
+                                                    std::string method)
+{
+    if (communities.membership.size() != scene.node_count())
+        throw std::invalid_argument("with_communities: a partition of " +
+                                    std::to_string(communities.membership.size()) +
+                                    " nodes for a scene of " + std::to_string(scene.node_count()));
+    for (const community::CommunityLevel& level : communities.levels)
+        if (level.membership.size() != scene.node_count())
+            throw std::invalid_argument("with_communities: a level of another graph");
+    auto s = std::make_shared<CanvasScene>(scene);
+    s->community_method = std::move(method);
+    set_communities(*s, std::move(communities), [] { return false; });
     return s;
 }
 

@@ -5,6 +5,7 @@
 // community super-graph drawn at low detail. No Qt and no GL here, so it is testable alone.
 //
 //   CanvasScene            the data            build_canvas_scene   file -> scene
+//                                              with_communities     scene + another partition
 //   SuperGraph             one node per community, edges merged with summed weights
 //   community_centroids    where each community's node goes, from the current positions
 #include "community/community_detection.hpp"
@@ -52,6 +53,7 @@ struct CanvasScene {
     community::WeightedGraph undirected;   ///< what communities and the layout work on
     std::vector<std::uint32_t> edge_nodes; ///< each undirected edge once: u, v, u, v, ...
     community::CommunityResult communities;
+    std::string community_method = "Leiden"; ///< how `communities` were found, for the legend
     SuperGraph super_graph; ///< of communities.membership
     /// Of each level of communities.levels (finest first, the last is super_graph's), for
     /// the canvas's finer levels of detail; empty when the scene was not built with them.
@@ -82,5 +84,13 @@ struct SceneOptions {
 /// cannot be read or a graph without edges; returns null when `options.cancel` was set.
 std::shared_ptr<const CanvasScene> build_canvas_scene(const std::string& path,
                                                       const SceneOptions& options = {});
+
+/// A copy of `scene` whose communities are `communities` (a partition of its nodes found by
+/// `method`, "Leiden" or "Louvain"), their super-graphs built again: the canvas shows it in
+/// place of the scene without moving a node. Throws std::invalid_argument when the partition
+/// is not of the scene's nodes.
+std::shared_ptr<const CanvasScene> with_communities(const CanvasScene& scene,
+                                                    community::CommunityResult communities,
+                                                    std::string method);
 
 } // namespace gsr::views::canvas

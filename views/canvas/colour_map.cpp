@@ -179,8 +179,9 @@ Legend legend(const CanvasScene& scene, const ColourInputs& in, std::size_t max_
         std::vector<std::string> names(count);
         for (std::uint32_t c : m) ++counts[c];
         for (std::uint32_t c = 0; c < count; ++c) names[c] = "community " + std::to_string(c);
-        return categorical_legend(std::to_string(count) + " communities (Leiden)", counts, names,
-                                  max_entries);
+        return categorical_legend(std::to_string(count) + " communities (" +
+                                      scene.community_method + ")",
+                                  counts, names, max_entries);
     }
     case ColourMode::CellType: {
         std::vector<std::size_t> counts(scene.graph.type_names.size(), 0);

@@ -229,6 +229,24 @@ void GraphCanvas::setScene(std::shared_ptr<const CanvasScene> scene)
     Q_EMIT selectionChanged();
 }
 
+void GraphCanvas::setCommunities(std::shared_ptr<const CanvasScene> scene)
+{
+    if (!scene_ || !scene || scene->node_count() != scene_->node_count()) {
+        setScene(std::move(scene));
+        return;
+    }
+    scene_ = std::move(scene);
+    if (hovered_.kind == Pick::Kind::Community) setHovered({}); // a node stays hovered
+    colour_.community_level = -1;
+    levels_.reset(scene_->communities, scene_->super_graph, scene_->level_graphs);
+    agg_key_ = {};
+    detail_key_ = {};
+    level_colours_level_ = -2;
+    recolour();
+    markPositionsChanged(); // the levels' centroids are of the new communities
+    update();
+}
+
 void GraphCanvas::setPositions(const std::vector<layout::Point2>& positions)
 {
     if (!scene_ || positions.size() != scene_->node_count()) return;

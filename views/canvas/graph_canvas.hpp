@@ -79,6 +79,10 @@ public:
     void setScene(std::shared_ptr<const CanvasScene> scene);
     const CanvasScene* scene() const { return scene_.get(); }
     std::shared_ptr<const CanvasScene> sharedScene() const { return scene_; }
+    /// Shows `scene`, the current scene with other communities (with_communities): nodes,
+    /// positions, view and selection stay; the colours and the community levels follow the
+    /// new partition. A scene of another node count is shown as setScene does.
+    void setCommunities(std::shared_ptr<const CanvasScene> scene);
     /// Layout positions (one per node; ignored while the placement view is shown).
     void setPositions(const std::vector<layout::Point2>& positions);
     /// The positions drawn now (layout or placement).

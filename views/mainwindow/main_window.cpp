@@ -6,6 +6,7 @@
 #include "loading/netlist_loader.hpp"
 #include "mainwindow/recent_files.hpp"
 #include "models/netlist_summary_model.hpp"
+#include "panels/communities_panel.hpp"
 #include "panels/studio_panels.hpp"
 #include "project/project_session.hpp"
 #include "summary/summary_overview.hpp"
@@ -98,6 +99,15 @@ MainWindow::MainWindow(QWidget* parent)
     };
     connect(panels_, &StudioPanels::communitySelected, this, highlight);
     connect(panels_, &StudioPanels::ruleSelected, this, highlight);
+    // Communities found in the Communities panel colour the canvas too.
+    connect(panels_, &StudioPanels::communitiesDetected, this, [this](const QString& path) {
+        const CommunitiesPanel* panel = panels_->communities();
+        if (!canvas_ || !panel->result()) return;
+        const bool louvain = panel->options().method == community::Method::Louvain;
+        canvas_->applyCommunities(
+            path, std::make_shared<const community::CommunityResult>(*panel->result()),
+            louvain ? QStringLiteral("Louvain") : QStringLiteral("Leiden"));
+    });
     resize(1180, 760);
     updateActions();
     updateTitle();

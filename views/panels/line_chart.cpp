@@ -23,10 +23,14 @@ LineChart::LineChart(const QString& title, const QString& x_title, const QString
     x_axis_->setLabelFormat(QStringLiteral("%d"));
     y_axis_ = new QValueAxis;
     y_axis_->setTitleText(y_title);
+    // Three significant digits: "-1", "0.25", "0.0123" fit a narrow chart, where "%.2f" is
+    // elided ("-1.…") and hides small losses.
+    y_axis_->setLabelFormat(QStringLiteral("%.3g"));
     chart_->addAxis(x_axis_, Qt::AlignBottom);
     chart_->addAxis(y_axis_, Qt::AlignLeft);
     x_axis_->setRange(0, 1);
     y_axis_->setRange(0, 1);
+    setEpochTicks();
     view_ = new QChartView(chart_, parent); // the view owns the chart
     view_->setRenderHint(QPainter::Antialiasing);
     view_->setMinimumHeight(160);
@@ -61,6 +65,7 @@ void LineChart::clearPoints()
     x_lo_ = y_lo_ = std::numeric_limits<double>::infinity();
     x_hi_ = y_hi_ = -x_lo_;
     x_axis_->setRange(0, 1);
+    setEpochTicks();
     if (!fixed_y_) y_axis_->setRange(0, 1);
 }
 
@@ -81,11 +86,21 @@ void LineChart::updateRanges()
 {
     // Whole epochs on x; a margin on y so the extreme points are not cut by the frame.
     x_axis_->setRange(std::floor(x_lo_), std::max(std::ceil(x_hi_), std::floor(x_lo_) + 1));
-    x_axis_->setTickCount(std::clamp(static_cast<int>(x_axis_->max() - x_axis_->min()) + 1, 2, 11));
+    setEpochTicks();
     if (fixed_y_) return;
     const double span = y_hi_ - y_lo_;
     const double pad = span > 0 ? 0.05 * span : std::max(0.05 * std::abs(y_hi_), 0.01);
     y_axis_->setRange(y_lo_ - pad, y_hi_ + pad);
+}
+
+void LineChart::setEpochTicks()
+{
+    // Ticks at the range's start and every `step` epochs from it: with a tick count, 0..1
+    // got five ticks labelled "0 0 0 0 1" and 0..13 eleven at 1.3 epochs.
+    const double span = x_axis_->max() - x_axis_->min();
+    x_axis_->setTickType(QValueAxis::TicksDynamic);
+    x_axis_->setTickAnchor(x_axis_->min());
+    x_axis_->setTickInterval(std::max(1.0, std::ceil(span / 10)));
 }
 
 } // namespace gsr::views

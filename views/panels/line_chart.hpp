@@ -34,9 +34,13 @@ public:
     void clearSeries();
     /// Fixes the y range (correlations: [-1, 1]); otherwise it follows the data.
     void setFixedYRange(double lo, double hi);
+    QValueAxis* xAxis() const { return x_axis_; }
+    QValueAxis* yAxis() const { return y_axis_; }
 
 private:
     void updateRanges();
+    /// Ticks on whole epochs: at most 11 labels, a whole number of epochs apart.
+    void setEpochTicks();
 
     QChart* chart_ = nullptr;
     QChartView* view_ = nullptr;

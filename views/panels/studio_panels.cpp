@@ -303,6 +303,9 @@ void StudioPanels::useGraph(std::shared_ptr<const LoadedGraph> graph)
     // The trainer's features: the one-hot of the cell types, fan-in, fan-out and three flags.
     const nn::GraphShape shape{g.node_count(), g.edge_count(), g.feature_count()};
     communities_->setGraph(graph_);
+    // The table lists the communities as soon as the circuit loads (with the panel's method,
+    // resolution and seed: the canvas's partition while they are the defaults).
+    communities_->detect();
     rules_->setGraph(graph_);
     memory_->setGraphShape(shape, QFileInfo(graph_->path).fileName());
     training_->setGraphShape(shape);

@@ -220,8 +220,12 @@ void TrainingPanel::buildCharts()
     chart->addSeries(diagonal_);
     scatter_x_ = new QValueAxis;
     scatter_x_->setTitleText(tr("true"));
+    // Short labels, and three on x: the chart shares the dock with two others.
+    scatter_x_->setLabelFormat(QStringLiteral("%.3g"));
+    scatter_x_->setTickCount(3);
     scatter_y_ = new QValueAxis;
     scatter_y_->setTitleText(tr("predicted"));
+    scatter_y_->setLabelFormat(QStringLiteral("%.3g"));
     chart->addAxis(scatter_x_, Qt::AlignBottom);
     chart->addAxis(scatter_y_, Qt::AlignLeft);
     for (QAbstractSeries* s : {static_cast<QAbstractSeries*>(scatter_),
