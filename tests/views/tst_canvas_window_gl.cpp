@@ -21,6 +21,22 @@
 using gsr::views::MainWindow;
 using namespace gsr::views::canvas;
 
+namespace {
+
+/// Shows the window and opens the bundled sample in it; false if it did not load in time.
+bool open_sample(MainWindow& w)
+{
+    w.setShowsMessageBoxes(false);
+    w.resize(1000, 700);
+    w.show();
+    if (!QTest::qWaitForWindowExposed(&w)) return false;
+    QSignalSpy finished(&w, &MainWindow::loadFinished);
+    w.openFile(QString::fromStdString(gsr::bundled_sample_path()));
+    return QTest::qWaitFor([&] { return finished.count() == 1; }, 60000);
+}
+
+} // namespace
+
 class TestCanvasWindowGl : public QObject {
     Q_OBJECT
 
@@ -30,14 +46,7 @@ private slots:
     void loadingShowsCommunitiesAndRunsTheLayout()
     {
         MainWindow w;
-        w.setShowsMessageBoxes(false);
-        w.resize(1000, 700);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QSignalSpy finished(&w, &MainWindow::loadFinished);
-        const QString sample = QString::fromStdString(gsr::bundled_sample_path());
-        w.openFile(sample);
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QVERIFY(open_sample(w));
 
         CanvasPanel* panel = w.canvasPanel();
         QVERIFY2(panel, qPrintable(w.messages().join(QLatin1Char('\n'))));
@@ -78,13 +87,7 @@ private slots:
     void communitiesPanelAndCanvasShowOnePartition()
     {
         MainWindow w;
-        w.setShowsMessageBoxes(false);
-        w.resize(1000, 700);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QSignalSpy finished(&w, &MainWindow::loadFinished);
-        w.openFile(QString::fromStdString(gsr::bundled_sample_path()));
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QVERIFY(open_sample(w));
         CanvasPanel* panel = w.canvasPanel();
         QVERIFY2(panel, qPrintable(w.messages().join(QLatin1Char('\n'))));
         GraphCanvas* canvas = panel->canvas();
