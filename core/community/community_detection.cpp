@@ -1215,6 +1215,11 @@ CommunityResult Detector::run()
 
 } // namespace
 
+std::string_view method_name(Method method)
+{
+    return method == Method::Louvain ? "Louvain" : "Leiden";
+}
+
 std::vector<std::uint32_t> number_by_size(std::vector<std::uint32_t>& membership)
 {
     std::uint32_t top = 0;

@@ -16,11 +16,15 @@
 #include <atomic>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace gsr::community {
 
 enum class Method { Leiden, Louvain };
+
+/// "Leiden" or "Louvain", as a legend or a message names the method.
+std::string_view method_name(Method method);
 
 struct CommunityOptions {
     Method method = Method::Leiden;

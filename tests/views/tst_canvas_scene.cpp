@@ -108,13 +108,13 @@ private slots:
         QVERIFY(louvain);
         QVERIFY(louvain->membership != scene->communities.membership);
 
-        const auto other = with_communities(*scene, *louvain, "Louvain");
+        const auto other = with_communities(*scene, *louvain, gsr::community::Method::Louvain);
         QVERIFY(other);
         QCOMPARE(other->node_count(), scene->node_count());
         QCOMPARE(other->edge_nodes, scene->edge_nodes);
         QCOMPARE(other->signal_probability, scene->signal_probability);
         QCOMPARE(other->communities.membership, louvain->membership);
-        QCOMPARE(other->community_method, std::string("Louvain"));
+        QVERIFY(other->community_method == gsr::community::Method::Louvain);
         // Every node and all the weight in the new super-graph, one per level.
         QCOMPARE(other->super_graph.community_count(), std::size_t(louvain->community_count));
         QVERIFY(keeps_every_node_and_weight(*other, other->super_graph));
@@ -132,7 +132,8 @@ private slots:
 
         auto wrong = *louvain;
         wrong.membership.pop_back();
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, with_communities(*scene, wrong, "Louvain"));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 with_communities(*scene, wrong, gsr::community::Method::Louvain));
     }
 
     void signalProbabilityOfC17()

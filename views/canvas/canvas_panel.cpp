@@ -151,7 +151,7 @@ bool CanvasPanel::openNow(const QString& path, int iterations)
 
 void CanvasPanel::applyCommunities(const QString& path,
                                    std::shared_ptr<const community::CommunityResult> result,
-                                   const QString& method)
+                                   community::Method method)
 {
     if (!result) return;
     if (job_ != 0 && preparing_ == path) { // shown once the preparation ends
@@ -160,13 +160,12 @@ void CanvasPanel::applyCommunities(const QString& path,
     }
     const std::shared_ptr<const CanvasScene> scene = canvas_->sharedScene();
     if (!scene || scene->path != QFile::encodeName(path).toStdString()) return;
-    const std::string label = method.toStdString();
-    if (scene->communities.membership == result->membership && scene->community_method == label)
+    if (scene->communities.membership == result->membership && scene->community_method == method)
         return;
     const std::uint64_t job = ++communities_job_;
     auto* watcher = new QFutureWatcher<std::shared_ptr<const CanvasScene>>(this);
     connect(watcher, &QFutureWatcher<std::shared_ptr<const CanvasScene>>::finished, this,
-            [this, watcher, job, scene] {
+            [this, watcher, job, scene, method] {
                 const std::shared_ptr<const CanvasScene> next = watcher->result();
                 watcher->deleteLater();
                 // Dropped when another file was opened, or other communities came since.
@@ -176,13 +175,13 @@ void CanvasPanel::applyCommunities(const QString& path,
                                   "panel (%3, modularity %4)")
                                    .arg(QFileInfo(QString::fromStdString(next->path)).fileName())
                                    .arg(next->communities.community_count)
-                                   .arg(QString::fromStdString(next->community_method))
+                                   .arg(QLatin1String(community::method_name(method)))
                                    .arg(next->communities.modularity, 0, 'f', 3));
             });
     watcher->setFuture(QtConcurrent::run(
-        [scene, result, label]() -> std::shared_ptr<const CanvasScene> {
+        [scene, result, method]() -> std::shared_ptr<const CanvasScene> {
             try {
-                return with_communities(*scene, *result, label);
+                return with_communities(*scene, *result, method);
             } catch (const std::invalid_argument&) {
                 return nullptr; // a partition of another graph: nothing to show
             }

@@ -44,14 +44,14 @@ public:
     bool openNow(const QString& path, int iterations);
     /// @brief Abandons the preparation in flight and stops the layout.
     void cancel();
-    /// @brief Colours the graph of `path` by `result` (found by `method`, "Leiden" or
-    /// "Louvain", in the Communities panel) where the canvas shows it, or as soon as its
-    /// preparation in flight ends: the scene with those communities is made off the UI thread,
-    /// then shown without moving a node (GraphCanvas::setCommunities). A partition the canvas
-    /// shows already, or one of another file, changes nothing.
+    /// @brief Colours the graph of `path` by `result` (found by `method` in the Communities
+    /// panel) where the canvas shows it, or as soon as its preparation in flight ends: the
+    /// scene with those communities is made off the UI thread, then shown without moving a
+    /// node (GraphCanvas::setCommunities). A partition the canvas shows already, or one of
+    /// another file, changes nothing.
     void applyCommunities(const QString& path,
                           std::shared_ptr<const community::CommunityResult> result,
-                          const QString& method);
+                          community::Method method);
 
 signals:
     void sceneReady(const QString& path);
@@ -67,7 +67,7 @@ private:
     struct PendingCommunities {
         QString path;
         std::shared_ptr<const community::CommunityResult> result;
-        QString method;
+        community::Method method = community::Method::Leiden;
     };
     void applyPending();
 

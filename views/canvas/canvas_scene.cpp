@@ -191,7 +191,7 @@ std::shared_ptr<const CanvasScene> build_canvas_scene(const std::string& path,
 
 std::shared_ptr<const CanvasScene> with_communities(const CanvasScene& scene,
                                                     community::CommunityResult communities,
-                                                    std::string method)
+                                                    community::Method method)
 {
     if (communities.membership.size() != scene.node_count())
         throw std::invalid_argument("with_communities: a partition of " +
@@ -201,7 +201,7 @@ std::shared_ptr<const CanvasScene> with_communities(const CanvasScene& scene,
         if (level.membership.size() != scene.node_count())
             throw std::invalid_argument("with_communities: a level of another graph");
     auto s = std::make_shared<CanvasScene>(scene);
-    s->community_method = std::move(method);
+    s->community_method = method;
     set_communities(*s, std::move(communities), [] { return false; });
     return s;
 }

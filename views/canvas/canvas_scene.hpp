@@ -53,7 +53,7 @@ struct CanvasScene {
     community::WeightedGraph undirected;   ///< what communities and the layout work on
     std::vector<std::uint32_t> edge_nodes; ///< each undirected edge once: u, v, u, v, ...
     community::CommunityResult communities;
-    std::string community_method = "Leiden"; ///< how `communities` were found, for the legend
+    community::Method community_method = community::Method::Leiden; ///< how they were found
     SuperGraph super_graph; ///< of communities.membership
     /// Of each level of communities.levels (finest first, the last is super_graph's), for
     /// the canvas's finer levels of detail; empty when the scene was not built with them.
@@ -86,11 +86,10 @@ std::shared_ptr<const CanvasScene> build_canvas_scene(const std::string& path,
                                                       const SceneOptions& options = {});
 
 /// A copy of `scene` whose communities are `communities` (a partition of its nodes found by
-/// `method`, "Leiden" or "Louvain"), their super-graphs built again: the canvas shows it in
-/// place of the scene without moving a node. Throws std::invalid_argument when the partition
-/// is not of the scene's nodes.
+/// `method`), their super-graphs built again: the canvas shows it in place of the scene without
+/// moving a node. Throws std::invalid_argument when the partition is not of the scene's nodes.
 std::shared_ptr<const CanvasScene> with_communities(const CanvasScene& scene,
                                                     community::CommunityResult communities,
-                                                    std::string method);
+                                                    community::Method method);
 
 } // namespace gsr::views::canvas

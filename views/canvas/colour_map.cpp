@@ -180,7 +180,8 @@ Legend legend(const CanvasScene& scene, const ColourInputs& in, std::size_t max_
         for (std::uint32_t c : m) ++counts[c];
         for (std::uint32_t c = 0; c < count; ++c) names[c] = "community " + std::to_string(c);
         return categorical_legend(std::to_string(count) + " communities (" +
-                                      scene.community_method + ")",
+                                      std::string(community::method_name(scene.community_method)) +
+                                      ")",
                                   counts, names, max_entries);
     }
     case ColourMode::CellType: {

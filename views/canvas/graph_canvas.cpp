@@ -215,18 +215,23 @@ void GraphCanvas::setScene(std::shared_ptr<const CanvasScene> scene)
     hovered_ = {};
     predictions_.clear();
     colour_.predictions = {};
-    colour_.community_level = -1;
     edges_dirty_ = flags_dirty_ = true;
     incidence_dirty_ = true;
     auto_fit_ = true;
+    resetCommunities();
+    Q_EMIT selectionChanged();
+}
+
+void GraphCanvas::resetCommunities()
+{
+    colour_.community_level = -1;
     if (scene_) levels_.reset(scene_->communities, scene_->super_graph, scene_->level_graphs);
     else levels_ = {};
     agg_key_ = {};
     detail_key_ = {};
     level_colours_level_ = -2;
     recolour();
-    markPositionsChanged();
-    Q_EMIT selectionChanged();
+    markPositionsChanged(); // also the levels' centroids, which follow the communities
 }
 
 void GraphCanvas::setCommunities(std::shared_ptr<const CanvasScene> scene)
@@ -237,13 +242,7 @@ void GraphCanvas::setCommunities(std::shared_ptr<const CanvasScene> scene)
     }
     scene_ = std::move(scene);
     if (hovered_.kind == Pick::Kind::Community) setHovered({}); // a node stays hovered
-    colour_.community_level = -1;
-    levels_.reset(scene_->communities, scene_->super_graph, scene_->level_graphs);
-    agg_key_ = {};
-    detail_key_ = {};
-    level_colours_level_ = -2;
-    recolour();
-    markPositionsChanged(); // the levels' centroids are of the new communities
+    resetCommunities();
     update();
 }
 

@@ -189,6 +189,9 @@ private:
 
     void onSnapshot();
     void recolour();
+    /// The levels, colours and aggregate caches of scene_'s communities, the final partition
+    /// coloured.
+    void resetCommunities();
     void uploadAggregate(int level);
     void markPositionsChanged();
     void uploadIfNeeded();

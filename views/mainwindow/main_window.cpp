@@ -103,10 +103,9 @@ MainWindow::MainWindow(QWidget* parent)
     connect(panels_, &StudioPanels::communitiesDetected, this, [this](const QString& path) {
         const CommunitiesPanel* panel = panels_->communities();
         if (!canvas_ || !panel->result()) return;
-        const bool louvain = panel->options().method == community::Method::Louvain;
         canvas_->applyCommunities(
             path, std::make_shared<const community::CommunityResult>(*panel->result()),
-            louvain ? QStringLiteral("Louvain") : QStringLiteral("Leiden"));
+            panel->options().method);
     });
     resize(1180, 760);
     updateActions();

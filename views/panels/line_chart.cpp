@@ -28,9 +28,7 @@ LineChart::LineChart(const QString& title, const QString& x_title, const QString
     y_axis_->setLabelFormat(QStringLiteral("%.3g"));
     chart_->addAxis(x_axis_, Qt::AlignBottom);
     chart_->addAxis(y_axis_, Qt::AlignLeft);
-    x_axis_->setRange(0, 1);
-    y_axis_->setRange(0, 1);
-    setEpochTicks();
+    clearPoints(); // the empty chart's ranges
     view_ = new QChartView(chart_, parent); // the view owns the chart
     view_->setRenderHint(QPainter::Antialiasing);
     view_->setMinimumHeight(160);
