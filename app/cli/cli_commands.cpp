@@ -80,7 +80,11 @@ double Args::number(const std::string& flag, double fallback, double lowest, boo
     const bool in_range = exclusive ? d > lowest : d >= lowest;
     if (ec != std::errc{} || end != v.data() + v.size() || !std::isfinite(d) || !in_range) {
         std::string what = "a number";
-        if (std::isfinite(lowest)) what += (exclusive ? " above " : " of at least ") + std::to_string(lowest);
+        if (std::isfinite(lowest)) {
+            char bound[32]; // the shortest text that reads back as `lowest`: 0, not 0.000000
+            const auto written = std::to_chars(bound, bound + sizeof bound, lowest).ptr;
+            what += (exclusive ? " above " : " of at least ") + std::string(bound, written);
+        }
         throw UsageError(flag + " expects " + what + ", got '" + v + "'");
     }
     return d;

@@ -96,6 +96,17 @@ TEST(TrainCommand, ImpossibleConfigurationNamesTheFlag)
     EXPECT_NE(r.err.find("--groups"), std::string::npos) << r.err;
 }
 
+TEST(TrainCommand, NumberBoundsReadAsWritten)
+{
+    // The bound in the message is the shortest text of the number ("above 0", "0.001"), not
+    // std::to_string's six decimals.
+    const auto r = run_gsr("train " + data_arg("netlists/iscas85/bench/c17.bench") + " --test " +
+                           data_arg("netlists/iscas85/bench/c432.bench") + " --db " +
+                           shell_quote(scratch("bounds.gsr").string()) + " --lr -1");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--lr expects a number above 0, got '-1'"), std::string::npos) << r.err;
+}
+
 TEST(TrainCommand, TunedKernelsTakeOnOrOffAndTheCpuRunsWithout)
 {
     const std::string circuits = data_arg("netlists/iscas85/bench/c17.bench") + " --test " +
