@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <unistd.h>
 
 namespace gsr::cli {
@@ -97,7 +98,13 @@ int cmd_communities(const std::vector<std::string>& argv)
     const auto t0 = Clock::now();
     community::WorkerPool pool(o.threads);
     const community::WeightedGraph g = community::project_undirected(c.graph, &pool);
-    const auto r = community::detect_communities(g, o);
+    std::optional<community::CommunityResult> r;
+    try {
+        r = community::detect_communities(g, o);
+    } catch (const Error& e) { // what the circuit lacks (nodes, edges): name the file
+        if (!e.where().file.empty()) throw;
+        throw Error(SourceLocation{a.positionals()[0]}, e.message());
+    }
     const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (!r) throw Error("community detection was cancelled");
 
@@ -141,6 +148,9 @@ int cmd_layout(const std::vector<std::string>& argv)
     const auto t0 = Clock::now();
     community::WorkerPool pool(o.threads);
     const community::WeightedGraph g = community::project_undirected(c.graph, &pool);
+    if (g.node_count() == 0)
+        throw Error(SourceLocation{a.positionals()[0]},
+                    "the circuit has no nodes to lay out (no ports, cells or nets)");
     auto initial = layout::placement_positions(c.circuit, c.graph,
                                                layout::default_extent(g.node_count()), o.seed);
     const bool from_placement = !initial.empty();

@@ -1148,8 +1148,10 @@ CommunityResult Detector::run()
     double two_m = 0;
     for (double k : strength0_) two_m += k;
     if (!(two_m > 0))
-        throw Error("community detection needs edges: the graph's " + std::to_string(n) +
-                    " nodes have none between them");
+        throw Error(n == 1 ? std::string("community detection needs edges: the graph's one "
+                                         "node has none")
+                           : "community detection needs edges: the graph's " + std::to_string(n) +
+                                 " nodes have none between them");
     gamma_scaled_ = options_.resolution / two_m;
     two_m_inverse_ = 1 / two_m;
     // A kept workspace's scratch only grows; acc and the bit sets are all zeros already.

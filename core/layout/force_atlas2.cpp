@@ -90,6 +90,9 @@ ForceAtlas2Layout::ForceAtlas2Layout(const community::WeightedGraph& graph,
     state_->previous_force.assign(n, Point2{});
     state_->window_start = state_->pos;
     snapshot_.positions = state_->pos;
+    // No node or one: nothing to settle (one node's radius is zero, so any drift towards the
+    // gravity centre would read as unbounded movement and the layout would never stop).
+    state_->converged = snapshot_.converged = n <= 1;
 }
 
 ForceAtlas2Layout::~ForceAtlas2Layout() = default;

@@ -236,6 +236,10 @@ private:
 
     void finish()
     {
+        if (inputs_ + outputs_ + gates_ + flip_flops_ == 0) // blank lines and comments only
+            throw Error(SourceLocation{src_.name(), 1, 1},
+                        "expected INPUT(...), OUTPUT(...) or a gate: the file has no bench "
+                        "statements");
         std::int64_t driven = 0, undriven = 0;
         for (NetId n = 0; n < driver_line_.size(); ++n) {
             if (driver_line_[n] != 0) { ++driven; continue; }

@@ -138,7 +138,10 @@ Format detect_format(std::string_view path, std::string_view content, std::strin
         // Only the extension (or nothing) speaks for a format: the content has none of its
         // keywords. Trust the extension so that its reader reports the precise problem.
         if (by_ext != Format::Unknown) return by_ext;
-        if (why) *why = "no netlist keywords found (bench, BLIF, AIGER, Verilog, Liberty, LEF, DEF, SPICE)";
+        if (why)
+            *why = content.find_first_not_of(" \t\r\n") == std::string_view::npos
+                       ? "an empty file"
+                       : "text without the keywords of any of them";
         return Format::Unknown;
     }
     return f;

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <memory>
 
+#include <sys/stat.h>
+
 #ifdef GSR_HAVE_ZLIB
 #include <zlib.h>
 #endif
@@ -21,12 +23,12 @@ std::string read_all(const std::string& path)
 {
     std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
     if (!f) throw Error(SourceLocation{path}, std::string("cannot open file: ") + std::strerror(errno));
+    // A folder opens too, and its "size" is no byte count (ftell can say LONG_MAX).
+    struct stat st {};
+    if (fstat(fileno(f.get()), &st) == 0 && S_ISDIR(st.st_mode))
+        throw Error(SourceLocation{path}, "is a folder, not a file");
     std::string data;
-    if (std::fseek(f.get(), 0, SEEK_END) == 0) {
-        long size = std::ftell(f.get());
-        if (size > 0) data.reserve(static_cast<std::size_t>(size));
-        std::fseek(f.get(), 0, SEEK_SET);
-    }
+    if (S_ISREG(st.st_mode) && st.st_size > 0) data.reserve(static_cast<std::size_t>(st.st_size));
     char buf[1 << 16];
     std::size_t n;
     while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) data.append(buf, n);

@@ -51,6 +51,24 @@ std::int64_t peak_of(const std::string& model, int layers)
 
 } // namespace
 
+TEST(InfoCommand, FoldersAndEmptyFilesAreBadInputNamedAsSuch)
+{
+    // A folder once ran out of memory (exit 3): its ftell size was taken for a byte count.
+    const fs::path folder = scratch("a_folder");
+    fs::create_directories(folder);
+    const auto r = run_gsr("info " + shell_quote(folder.string()));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(folder.string() + ": error: is a folder, not a file"),
+              std::string::npos)
+        << r.err;
+    const fs::path empty = scratch("empty"); // no extension to go by
+    std::ofstream(empty).put('\n');
+    const auto e = run_gsr("info " + shell_quote(empty.string()));
+    EXPECT_EQ(e.exit_code, 2) << e.err;
+    EXPECT_NE(e.err.find(":1:1: error: expected a netlist"), std::string::npos) << e.err;
+    EXPECT_NE(e.err.find("found an empty file"), std::string::npos) << e.err;
+}
+
 TEST(LabelsCommand, ReproducesTheReferenceCsvOfC17)
 {
     const fs::path out = scratch("c17.csv");
@@ -139,6 +157,42 @@ TEST(CommunitiesCommand, NonPositiveResolutionIsRefused)
     const auto r = run_gsr("communities " + data_arg("netlists/itc99/b14.bench") + " --resolution 0");
     EXPECT_NE(r.exit_code, 0);
     EXPECT_NE(r.err.find("resolution"), std::string::npos) << r.err;
+}
+
+TEST(CommunitiesCommand, ACircuitWithoutEdgesIsNamedWithTheReason)
+{
+    const fs::path wires = scratch("wires.bench");
+    std::ofstream(wires) << "INPUT(a)\nINPUT(b)\nOUTPUT(a)\nOUTPUT(b)\n";
+    const auto r = run_gsr("communities " + shell_quote(wires.string()));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(wires.string() + ": error: community detection needs edges: the "
+                                          "graph's 2 nodes have none between them"),
+              std::string::npos)
+        << r.err;
+    const fs::path wire = scratch("wire.bench");
+    std::ofstream(wire) << "INPUT(a)\nOUTPUT(a)\n";
+    const auto one = run_gsr("communities " + shell_quote(wire.string()));
+    EXPECT_EQ(one.exit_code, 2) << one.err;
+    EXPECT_NE(one.err.find("the graph's one node has none"), std::string::npos) << one.err;
+    // The layout of one node is settled at once (it once ran to the iteration limit).
+    const auto layout = run_gsr("layout " + shell_quote(wire.string()) + " --out " +
+                                shell_quote(scratch("wire.csv").string()));
+    EXPECT_EQ(layout.exit_code, 0) << layout.err;
+    EXPECT_NE(layout.out.find("iterations   0 (converged)"), std::string::npos) << layout.out;
+}
+
+TEST(LayoutCommand, AnEmptyCircuitIsNamedAndNothingIsWritten)
+{
+    const fs::path empty = scratch("empty_module.v");
+    std::ofstream(empty) << "module m();\nendmodule\n";
+    const fs::path out = scratch("empty_module.csv");
+    const auto r = run_gsr("layout " + shell_quote(empty.string()) + " --out " +
+                           shell_quote(out.string()));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(empty.string() + ": error: the circuit has no nodes to lay out"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(out));
 }
 
 TEST(LayoutCommand, WritesOnePositionPerNode)

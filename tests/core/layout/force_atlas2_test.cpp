@@ -182,3 +182,32 @@ TEST(ForceAtlas2, RejectsBadInput)
     bad[0].x = NAN;
     EXPECT_THROW(ForceAtlas2Layout(c.weighted, {}, bad), Error);
 }
+
+TEST(ForceAtlas2, NoNodeOrOneIsSettledAtOnce)
+{
+    // One node has a layout radius of zero: its drift towards the gravity centre once read as
+    // unbounded movement, and the layout ran to its iteration limit.
+    for (std::size_t n : {0u, 1u}) {
+        community::WeightedGraph g;
+        g.offsets.assign(n + 1, 0);
+        ForceAtlas2Options o;
+        o.max_iterations = 100;
+        ForceAtlas2Layout layout(g, o, std::vector<Point2>(n, Point2{3, 4}));
+        EXPECT_TRUE(layout.finished()) << n;
+        const auto s = layout.run();
+        ASSERT_TRUE(s) << n;
+        EXPECT_TRUE(s->converged) << n;
+        EXPECT_EQ(s->iteration, 0) << n;
+        ASSERT_EQ(s->positions.size(), n);
+        if (n == 1) EXPECT_EQ(s->positions[0].x, 3);
+    }
+    // Two nodes without an edge still settle (repulsion against gravity) before the limit.
+    community::WeightedGraph two;
+    two.offsets.assign(3, 0);
+    ForceAtlas2Options o;
+    o.max_iterations = 5000;
+    const auto s = ForceAtlas2Layout(two, o).run();
+    ASSERT_TRUE(s);
+    EXPECT_TRUE(s->converged);
+    EXPECT_GT(s->iteration, 0);
+}

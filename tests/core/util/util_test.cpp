@@ -59,6 +59,20 @@ TEST(SourceText, MissingFileIsAnError)
     EXPECT_THROW(SourceText::read_file("/nonexistent/file.v"), Error);
 }
 
+TEST(SourceText, AFolderIsAnErrorNamingIt)
+{
+    // fopen takes a folder, whose ftell can say LONG_MAX: once an allocation of that size.
+    const std::string folder = ::testing::TempDir();
+    try {
+        (void)SourceText::read_file(folder);
+        FAIL() << "read a folder";
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find(folder), std::string::npos) << what;
+        EXPECT_NE(what.find("is a folder, not a file"), std::string::npos) << what;
+    }
+}
+
 TEST(FormatDetection, ContentWinsOverTheExtension)
 {
     using netlist::Format;
@@ -71,4 +85,8 @@ TEST(FormatDetection, ContentWinsOverTheExtension)
     EXPECT_EQ(netlist::detect_format("x.bench", "<!DOCTYPE html><html>404</html>", &why), Format::Unknown);
     EXPECT_NE(why.find("HTML"), std::string::npos);
     EXPECT_EQ(netlist::detect_format("x.bench", std::string("\x7f" "ELF\0\0\0", 7), &why), Format::Unknown);
+    EXPECT_EQ(netlist::detect_format("x", " \n\t\n", &why), Format::Unknown);
+    EXPECT_EQ(why, "an empty file");
+    EXPECT_EQ(netlist::detect_format("x", "hello world\n", &why), Format::Unknown);
+    EXPECT_EQ(why, "text without the keywords of any of them");
 }
