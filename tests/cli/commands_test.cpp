@@ -105,11 +105,21 @@ TEST(TrainCommand, TrainsAndReportsMetricsOnAnUnseenCircuit)
     EXPECT_EQ(nlohmann::json::parse(runs.out).size(), 1u);
 }
 
+namespace {
+
+/// `gsr train` on c17, tested on c432, into the scratch project `db`, with `flags`.
+gsr::test::RunResult train_c17(const std::string& db, const std::string& flags)
+{
+    return run_gsr("train " + data_arg("netlists/iscas85/bench/c17.bench") + " --test " +
+                   data_arg("netlists/iscas85/bench/c432.bench") + " --db " +
+                   shell_quote(scratch(db).string()) + " " + flags);
+}
+
+} // namespace
+
 TEST(TrainCommand, ImpossibleConfigurationNamesTheFlag)
 {
-    const auto r = run_gsr("train " + data_arg("netlists/iscas85/bench/c17.bench") + " --test " +
-                           data_arg("netlists/iscas85/bench/c432.bench") + " --db " +
-                           shell_quote(scratch("bad.gsr").string()) + " --model rev --hidden 32 --groups 3");
+    const auto r = train_c17("bad.gsr", "--model rev --hidden 32 --groups 3");
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("--groups"), std::string::npos) << r.err;
 }
@@ -118,9 +128,7 @@ TEST(TrainCommand, NumberBoundsReadAsWritten)
 {
     // The bound in the message is the shortest text of the number ("above 0", "0.001"), not
     // std::to_string's six decimals.
-    const auto r = run_gsr("train " + data_arg("netlists/iscas85/bench/c17.bench") + " --test " +
-                           data_arg("netlists/iscas85/bench/c432.bench") + " --db " +
-                           shell_quote(scratch("bounds.gsr").string()) + " --lr -1");
+    const auto r = train_c17("bounds.gsr", "--lr -1");
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("--lr expects a number above 0, got '-1'"), std::string::npos) << r.err;
 }
