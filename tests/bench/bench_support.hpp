@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 
 namespace gsr::bench {
@@ -23,6 +24,14 @@ inline std::string load_average()
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.2f %.2f %.2f", l[0], l[1], l[2]);
     return buf;
+}
+
+/// What a benchmark's main returns when its body threw (a data file missing or unreadable, a
+/// bad argument): the message on stderr and exit code 2, where an uncaught exception aborted.
+inline int report_failure(const char* program, const std::exception& e)
+{
+    std::fprintf(stderr, "%s: %s\n", program, e.what());
+    return 2;
 }
 
 } // namespace gsr::bench

@@ -51,7 +51,7 @@ Timed ours(const community::WeightedGraph& g, unsigned threads, int iterations, 
 } // namespace
 
 int main(int argc, char** argv)
-{
+try {
     bool quick = false;
     unsigned threads = 2;
     int runs = 3, iterations = 2;
@@ -133,4 +133,6 @@ int main(int argc, char** argv)
     }
     std::printf("\nload average after: %s\n", load_average().c_str());
     return ok ? 0 : 1;
+} catch (const std::exception& e) {
+    return gsr::bench::report_failure(argv[0], e);
 }

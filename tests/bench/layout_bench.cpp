@@ -31,7 +31,7 @@ community::WeightedGraph load(const std::string& file)
 } // namespace
 
 int main(int argc, char** argv)
-{
+try {
     bool quick = false;
     unsigned threads = 2;
     int iterations = 30;
@@ -115,4 +115,6 @@ int main(int argc, char** argv)
     }
     std::printf("\nload average after: %s\n", load_average().c_str());
     return ok ? 0 : 1;
+} catch (const std::exception& e) {
+    return gsr::bench::report_failure(argv[0], e);
 }

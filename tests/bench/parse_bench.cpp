@@ -1,6 +1,7 @@
 // Parser throughput, scaling and peak memory on generated netlists, and a side-by-side run with
 // `yosys -p read_verilog` on the same 5 MB file. Prints a Markdown table for docs/BENCHMARKS.md.
 //   gsr_bench_parse [--quick] [--sizes MB,MB,...] [--dir DIR] [--yosys-mb N] [--no-yosys]
+#include "bench_support.hpp"
 #include "netlist/readers.hpp"
 #include "netlist_generator.hpp"
 
@@ -102,7 +103,7 @@ std::vector<double> parse_sizes(const std::string& s)
 } // namespace
 
 int main(int argc, char** argv)
-{
+try {
     bool quick = false, yosys = true;
     std::vector<double> sizes = {10, 100};
     double yosys_mb = 5;
@@ -172,4 +173,6 @@ int main(int argc, char** argv)
     }
     fs::remove_all(dir);
     return all_ok ? 0 : 1;
+} catch (const std::exception& e) {
+    return gsr::bench::report_failure(argv[0], e);
 }

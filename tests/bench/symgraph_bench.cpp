@@ -84,7 +84,7 @@ Row run_gnn(const train::Dataset& data, nn::ModelKind kind, std::uint32_t layers
 } // namespace
 
 int main(int argc, char** argv)
-{
+try {
     bool quick = false, all = false;
     std::uint32_t epochs = 150, layers = 32, patience = 30;
     for (int i = 1; i < argc; ++i) {
@@ -200,4 +200,6 @@ int main(int argc, char** argv)
                 "(target >= 10x)\n",
                 gsr_row.to_best_seconds, gsr_row.to_best_seconds / fit_seconds[1]);
     return 0;
+} catch (const std::exception& e) {
+    return gsr::bench::report_failure(argv[0], e);
 }
