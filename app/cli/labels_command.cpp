@@ -172,7 +172,8 @@ int cmd_labels(const std::vector<std::string>& argv)
         }
         if (arrival)
             std::cout << ", max arrival " << arrival->max_arrival
-                      << (arrival->nldm ? " ns (NLDM)" : "");
+                      << (arrival->nldm ? " ns (NLDM)"
+                                        : " (unit-delay model: no Liberty delay tables)");
         std::cout << '\n';
     }
     return 0;

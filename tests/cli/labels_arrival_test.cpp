@@ -90,3 +90,16 @@ TEST(LabelsArrival, InputTransitionNeedsADelayTable)
     EXPECT_NE(r.err.find("--input-transition"), std::string::npos) << r.err;
     fs::remove_all(scratch("x.csv").parent_path());
 }
+
+TEST(LabelsArrival, WithoutDelayTablesTheSummaryNamesTheUnitDelayModel)
+{
+    // The summary's maximum has no unit then: it says which model gave it rather than "ns".
+    const fs::path out = scratch("s27_unit.csv");
+    const auto r = run_gsr("labels " + shell_quote(kIwls + "netlist/s27.v") +
+                           " --target arrival --out " + shell_quote(out.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find(" (unit-delay model: no Liberty delay tables)"), std::string::npos)
+        << r.out;
+    EXPECT_EQ(r.out.find(" ns"), std::string::npos) << r.out;
+    fs::remove_all(out.parent_path());
+}
