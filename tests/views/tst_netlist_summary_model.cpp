@@ -5,7 +5,9 @@
 #include "report/netlist_summary.hpp"
 
 #include <QAbstractItemModelTester>
+#include <QFile>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 using gsr::views::NetlistSummaryModel;
@@ -134,6 +136,18 @@ private slots:
         const QString line = gsr::views::summary_line(s);
         QVERIFY2(line.startsWith(QStringLiteral("c17.bench: bench")), qPrintable(line));
         QVERIFY2(line.contains(QStringLiteral("%1 cells").arg(*s.counts.cells)), qPrintable(line));
+        // One of a kind reads in the singular ("1 inputs" before).
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString wire = dir.filePath(QStringLiteral("wire.bench"));
+        QFile f(wire);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("INPUT(a)\nOUTPUT(a)\n");
+        f.close();
+        const QString one = gsr::views::summary_line(gsr::report::summarize_file(wire.toStdString()));
+        QVERIFY2(one.contains(QStringLiteral("1 input, 1 output, 0 flip-flops, 0 cells, 1 net, "
+                                             "1 graph node, 0 graph edges")),
+                 qPrintable(one));
     }
 
     void durationsReadNaturally()

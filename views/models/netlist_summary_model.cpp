@@ -164,18 +164,19 @@ QString summary_line(const report::NetlistSummary& s)
     QStringList parts;
     parts << QString::fromStdString(s.format);
     if (!s.top.empty()) parts << QObject::tr("top %1").arg(QString::fromStdString(s.top));
-    auto add = [&](const std::optional<std::int64_t>& v, const QString& pattern) {
-        if (v) parts << pattern.arg(*v);
+    auto add = [&](const std::optional<std::int64_t>& v, const QString& one,
+                   const QString& many) {
+        if (v) parts << count_phrase(*v, one, many);
     };
-    add(s.counts.inputs, QStringLiteral("%1 inputs"));
-    add(s.counts.outputs, QStringLiteral("%1 outputs"));
-    add(s.counts.flip_flops, QStringLiteral("%1 flip-flops"));
-    add(s.counts.cells, QStringLiteral("%1 cells"));
-    add(s.counts.nets, QStringLiteral("%1 nets"));
-    add(s.graph_nodes, QStringLiteral("%1 graph nodes"));
-    add(s.graph_edges, QStringLiteral("%1 graph edges"));
-    add(s.max_level, QStringLiteral("max level %1"));
-    parts << QStringLiteral("%1 warnings").arg(warning_total(s));
+    add(s.counts.inputs, QObject::tr("input"), QObject::tr("inputs"));
+    add(s.counts.outputs, QObject::tr("output"), QObject::tr("outputs"));
+    add(s.counts.flip_flops, QObject::tr("flip-flop"), QObject::tr("flip-flops"));
+    add(s.counts.cells, QObject::tr("cell"), QObject::tr("cells"));
+    add(s.counts.nets, QObject::tr("net"), QObject::tr("nets"));
+    add(s.graph_nodes, QObject::tr("graph node"), QObject::tr("graph nodes"));
+    add(s.graph_edges, QObject::tr("graph edge"), QObject::tr("graph edges"));
+    if (s.max_level) parts << QObject::tr("max level %1").arg(*s.max_level);
+    parts << count_phrase(warning_total(s), QObject::tr("warning"), QObject::tr("warnings"));
     parts << format_duration(s.seconds);
     const QString name = QFileInfo(QString::fromStdString(s.path)).fileName();
     return name + QStringLiteral(": ") + parts.join(QStringLiteral(", "));
