@@ -246,7 +246,7 @@ void ForceAtlas2Layout::iterate(State& s, const std::atomic<bool>* cancel)
 std::optional<LayoutSnapshot> ForceAtlas2Layout::step(int iterations,
                                                       const std::atomic<bool>* cancel)
 {
-    if (finished() || iterations <= 0 || graph_.node_count() == 0) return snapshot_;
+    if (finished() || iterations <= 0) return snapshot_; // no node or one: finished at once
     State work = *state_;
     try {
         for (int i = 0; i < iterations; ++i) {
