@@ -188,7 +188,8 @@ int main(int argc, char** argv)
         bool loaded = window.loadFileNow(file);
         // Where OpenGL is there, the Graph tab shows the layout settled rather than starting.
         if (loaded && window.canvasPanel())
-            loaded = window.canvasPanel()->openNow(file, kScreenshotIterations);
+            loaded = window.canvasPanel()->openNow(file, kScreenshotIterations,
+                                                   window.loadedCircuit());
         // The docks read the graph and list its communities off the UI thread: wait for them.
         const QDeadlineTimer detected(30000);
         while (loaded && !detected.hasExpired() && !window.panels()->communities()->result())

@@ -56,4 +56,12 @@ public:
 /// Builds the graph of a circuit; warnings (multiple drivers, undriven sinks, loops) go to `diag`.
 CircuitGraph build_graph(const netlist::Circuit& circuit, Diagnostics* diag = nullptr);
 
+/// A file's circuit and its graph, read once and then shared read-only: the GUI's summary,
+/// graph canvas and panels all use the one that its load made.
+struct LoadedCircuit {
+    std::string path;
+    netlist::Circuit circuit;
+    CircuitGraph graph;
+};
+
 } // namespace gsr::graph

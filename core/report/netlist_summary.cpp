@@ -17,8 +17,10 @@ void take_warnings(NetlistSummary& s, const Diagnostics& d)
 
 } // namespace
 
-NetlistSummary summarize_file(const std::string& path, const std::vector<std::string>& libraries)
+NetlistSummary summarize_file(const std::string& path, const std::vector<std::string>& libraries,
+                              std::shared_ptr<const graph::LoadedCircuit>* loaded)
 {
+    if (loaded) loaded->reset();
     const auto t0 = std::chrono::steady_clock::now();
     NetlistSummary s;
     s.path = path;
@@ -37,9 +39,13 @@ NetlistSummary summarize_file(const std::string& path, const std::vector<std::st
         if (!libraries.empty()) lib = netlist::load_libraries(libraries);
         netlist::LoadOptions opt;
         opt.library = libraries.empty() ? nullptr : &lib;
-        netlist::Circuit c = netlist::load_netlist(src, opt);
+        auto kept = std::make_shared<graph::LoadedCircuit>();
+        kept->path = path;
+        netlist::Circuit& c = kept->circuit;
+        c = netlist::load_netlist(src, opt);
         Diagnostics graph_diag;
-        const graph::CircuitGraph g = graph::build_graph(c, &graph_diag);
+        kept->graph = graph::build_graph(c, &graph_diag);
+        const graph::CircuitGraph& g = kept->graph;
         s.format = c.format;
         s.top = c.top;
         s.counts = c.counts;
@@ -50,6 +56,7 @@ NetlistSummary summarize_file(const std::string& path, const std::vector<std::st
         if (!libraries.empty()) take_warnings(s, lib.diagnostics);
         take_warnings(s, c.diagnostics);
         take_warnings(s, graph_diag);
+        if (loaded) *loaded = std::move(kept);
     }
     s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return s;

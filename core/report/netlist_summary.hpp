@@ -5,9 +5,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace gsr::graph {
+struct LoadedCircuit;
+}
 
 namespace gsr::report {
 
@@ -25,7 +30,11 @@ struct NetlistSummary {
 
 /// Reads any supported file (a netlist, or a Liberty/LEF library) and summarises it.
 /// `libraries` give pin directions for cell instances. Throws gsr::Error on bad input.
-NetlistSummary summarize_file(const std::string& path, const std::vector<std::string>& libraries = {});
+/// With `loaded`, a netlist's circuit and graph are kept there for the caller (a library
+/// leaves it null), so that nothing reads the file again.
+NetlistSummary summarize_file(const std::string& path,
+                              const std::vector<std::string>& libraries = {},
+                              std::shared_ptr<const graph::LoadedCircuit>* loaded = nullptr);
 
 /// The JSON object of `gsr info --json`: format, top, inputs, outputs, flip_flops, cells, nets,
 /// graph_nodes, graph_edges, max_level, warnings (+ ports and format-specific extras).

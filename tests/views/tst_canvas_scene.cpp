@@ -166,7 +166,7 @@ private slots:
         QVERIFY(scene);
         QCOMPARE(scene->placement.size(), scene->node_count());
         const auto expected = gsr::layout::placement_positions(
-            scene->circuit, scene->graph, gsr::layout::default_extent(scene->node_count()), 1);
+            scene->circuit(), scene->graph(), gsr::layout::default_extent(scene->node_count()), 1);
         QCOMPARE(scene->placement.size(), expected.size());
         for (std::size_t v = 0; v < expected.size(); ++v) {
             QCOMPARE(scene->placement[v].x, expected[v].x);
@@ -192,8 +192,9 @@ private slots:
         in.mode = ColourMode::Level;
         const auto level = node_colours(*scene, in);
         for (std::size_t v = 0; v < scene->node_count(); ++v)
-            if (scene->graph.level[v] == 0) QCOMPARE(level[v], ramp_colour(0));
-            else if (scene->graph.level[v] == scene->graph.max_level) QCOMPARE(level[v], ramp_colour(1));
+            if (scene->graph().level[v] == 0) QCOMPARE(level[v], ramp_colour(0));
+            else if (scene->graph().level[v] == scene->graph().max_level)
+                QCOMPARE(level[v], ramp_colour(1));
 
         in.mode = ColourMode::PredictionError;
         QVERIFY(!unavailable_reason(*scene, in).empty()); // no predictions yet
@@ -209,7 +210,7 @@ private slots:
         std::size_t counted = 0;
         for (const auto& e : types.entries) counted += e.count;
         QCOMPARE(counted, scene->node_count());
-        QCOMPARE(types.entries.size(), scene->graph.type_names.size());
+        QCOMPARE(types.entries.size(), scene->graph().type_names.size());
     }
 
     void cameraRoundTripsAndZoomsAboutThePoint()

@@ -4,6 +4,7 @@
 #include "canvas/canvas_panel.hpp"
 #include "canvas/graph_canvas.hpp"
 #include "canvas/layout_runner.hpp"
+#include "loading/shared_detection.hpp"
 #include "mainwindow/main_window.hpp"
 #include "panels/communities_panel.hpp"
 #include "panels/community_table_model.hpp"
@@ -86,6 +87,7 @@ private slots:
 
     void communitiesPanelAndCanvasShowOnePartition()
     {
+        const std::size_t runs_before = gsr::views::shared_detection_runs();
         MainWindow w;
         QVERIFY(open_sample(w));
         CanvasPanel* panel = w.canvasPanel();
@@ -99,6 +101,12 @@ private slots:
         QCOMPARE(communities->result()->membership, canvas->scene()->communities.membership);
         QCOMPARE(communities->model()->rowCount(),
                  int(canvas->scene()->communities.community_count));
+        // The file was read once, by the load, and the partition detected once for both.
+        QVERIFY(w.loadedCircuit());
+        QCOMPARE(canvas->scene()->loaded, w.loadedCircuit());
+        QCOMPARE(communities->graph()->circuit, w.loadedCircuit());
+        QCOMPARE(w.panels()->graph()->circuit, w.loadedCircuit());
+        QCOMPARE(gsr::views::shared_detection_runs() - runs_before, std::size_t{1});
 
         // Another method and resolution there: the canvas is coloured by the new partition,
         // and no node moves.
@@ -111,6 +119,7 @@ private slots:
         const auto* shown = canvas->scene();
         communities->setOptions(gsr::community::Method::Louvain, 0.5, 7);
         QVERIFY(communities->detectNow());
+        QCOMPARE(gsr::views::shared_detection_runs() - runs_before, std::size_t{2});
         const auto& m = communities->result()->membership;
         QVERIFY(m != shown->communities.membership);
         QTRY_VERIFY_WITH_TIMEOUT(canvas->scene() != shown, 20000);

@@ -99,7 +99,7 @@ private slots:
         o.resolution = 0.5;
         o.seed = 7;
         const auto expected = gsr::community::detect_communities(
-            gsr::community::project_undirected(graph->graph), o);
+            gsr::community::project_undirected(graph->graph()), o);
         QVERIFY(expected.has_value());
         QCOMPARE(panel.result()->membership, expected->membership);
         QCOMPARE(panel.model()->rowCount(), int(expected->community_count));
@@ -116,8 +116,8 @@ private slots:
             internal += panel.model()->statsOf(r).internal_edges;
             external += panel.model()->statsOf(r).external_edges;
         }
-        QCOMPARE(nodes, std::uint64_t(graph->graph.node_count()));
-        QCOMPARE(internal + external / 2, std::uint64_t(graph->graph.edge_count()));
+        QCOMPARE(nodes, std::uint64_t(graph->graph().node_count()));
+        QCOMPARE(internal + external / 2, std::uint64_t(graph->graph().edge_count()));
     }
 
     void selectingARowEmitsItsNodes()

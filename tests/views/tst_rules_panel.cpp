@@ -90,7 +90,7 @@ private slots:
                  qulonglong(expected.rules().rules[0].support));
 
         const std::vector<std::uint32_t> assignment = expected.assign(graph);
-        QCOMPARE(assignment.size(), panel.graph()->graph.node_count());
+        QCOMPARE(assignment.size(), panel.graph()->graph().node_count());
         QSignalSpy selected(&panel, &RulesPanel::ruleSelected);
         std::size_t covered = 0;
         for (int row = 0; row < panel.model()->rowCount(); ++row) {

@@ -185,10 +185,10 @@ void GraphCanvas::drawHoverCard()
         ImGui::Separator();
         ImGui::Text("node       %zu", v);
         ImGui::Text("type       %s", scene_->node_type(v).c_str());
-        ImGui::Text("level      %u", scene_->graph.level[v]);
+        ImGui::Text("level      %u", scene_->graph().level[v]);
         ImGui::Text("community  %u", scene_->communities.membership[v]);
-        ImGui::Text("fan-in %zu  fan-out %zu", scene_->graph.fanin.degree(graph::NodeId(v)),
-                    scene_->graph.fanout.degree(graph::NodeId(v)));
+        ImGui::Text("fan-in %zu  fan-out %zu", scene_->graph().fanin.degree(graph::NodeId(v)),
+                    scene_->graph().fanout.degree(graph::NodeId(v)));
         if (!scene_->signal_probability.empty())
             ImGui::Text("P(1)       %.3f", scene_->signal_probability[v]);
         if (predictions_.size() == scene_->node_count())

@@ -23,13 +23,15 @@ struct Prepared {
     QString error;
 };
 
-Prepared prepare(const QString& path, const std::atomic<bool>* cancel)
+Prepared prepare(const QString& path, std::shared_ptr<const graph::LoadedCircuit> circuit,
+                 const std::atomic<bool>* cancel)
 {
     Prepared out;
     try {
         SceneOptions o;
         o.cancel = cancel;
-        out.scene = build_canvas_scene(QFile::encodeName(path).toStdString(), o);
+        out.scene = circuit ? build_canvas_scene(std::move(circuit), o)
+                            : build_canvas_scene(QFile::encodeName(path).toStdString(), o);
     } catch (const Error& e) {
         out.error = QString::fromStdString(e.what());
     } catch (const std::bad_alloc&) {
@@ -95,7 +97,7 @@ void CanvasPanel::abandon()
 
 void CanvasPanel::cancel() { abandon(); }
 
-void CanvasPanel::open(const QString& path)
+void CanvasPanel::open(const QString& path, std::shared_ptr<const graph::LoadedCircuit> circuit)
 {
     abandon();
     const std::uint64_t job = next_job_++;
@@ -126,13 +128,15 @@ void CanvasPanel::open(const QString& path)
     });
     // The flag is shared: the worker may outlive this panel's interest in it.
     const std::shared_ptr<std::atomic<bool>> flag = cancel_;
-    watcher->setFuture(QtConcurrent::run([path, flag] { return prepare(path, flag.get()); }));
+    watcher->setFuture(QtConcurrent::run(
+        [path, circuit, flag] { return prepare(path, circuit, flag.get()); }));
 }
 
-bool CanvasPanel::openNow(const QString& path, int iterations)
+bool CanvasPanel::openNow(const QString& path, int iterations,
+                          std::shared_ptr<const graph::LoadedCircuit> circuit)
 {
     abandon();
-    const Prepared p = prepare(path, nullptr);
+    const Prepared p = prepare(path, std::move(circuit), nullptr);
     if (!p.scene) {
         status_->setText(tr("No graph: %1").arg(p.error));
         Q_EMIT failed(path, p.error);

@@ -36,12 +36,14 @@ public:
     /// ForceAtlas2 as the canvas runs it: seed 1, the core defaults otherwise.
     static layout::ForceAtlas2Options layoutOptions();
 
-    /// @brief Prepares `path` in the background, then shows it and starts the layout.
-    void open(const QString& path);
+    /// @brief Prepares `path` in the background, then shows it and starts the layout. With
+    /// `circuit` (the file read already, by the window's load) the file is not read again.
+    void open(const QString& path, std::shared_ptr<const graph::LoadedCircuit> circuit = {});
     /// @brief Prepares `path` on the calling thread and runs the layout there for at most
     /// `iterations` (or until it converges), for screenshots and tests. The runner is made,
     /// from the settled positions, but not started. False (after failed()) on error.
-    bool openNow(const QString& path, int iterations);
+    bool openNow(const QString& path, int iterations,
+                 std::shared_ptr<const graph::LoadedCircuit> circuit = {});
     /// @brief Abandons the preparation in flight and stops the layout.
     void cancel();
     /// @brief Colours the graph of `path` by `result` (found by `method` in the Communities

@@ -1,6 +1,7 @@
 #include "canvas/canvas_scene.hpp"
 
 #include "community/worker_pool.hpp"
+#include "loading/shared_detection.hpp"
 #include "labels/logic_simulator.hpp"
 #include "labels/net_structure.hpp"
 #include "layout/force_atlas2.hpp"
@@ -75,10 +76,11 @@ std::vector<layout::Point2> community_centroids(std::span<const layout::Point2> 
 
 std::string CanvasScene::node_name(std::size_t v) const
 {
-    const std::int64_t id = graph.cell_of[v];
-    if (id >= 0) return std::string(circuit.cell_name(circuit.cells[std::size_t(id)]));
-    const netlist::Port& port = circuit.ports[std::size_t(-id - 1)];
-    return std::string(circuit.names.view(port.name));
+    const netlist::Circuit& c = circuit();
+    const std::int64_t id = graph().cell_of[v];
+    if (id >= 0) return std::string(c.cell_name(c.cells[std::size_t(id)]));
+    const netlist::Port& port = c.ports[std::size_t(-id - 1)];
+    return std::string(c.names.view(port.name));
 }
 
 namespace {
@@ -88,7 +90,7 @@ namespace {
 void simulate_signal_probability(CanvasScene& s, unsigned threads)
 {
     try {
-        const labels::NetStructure structure = labels::build_net_structure(s.circuit);
+        const labels::NetStructure structure = labels::build_net_structure(s.circuit());
         labels::SimulationOptions o;
         o.threads = threads;
         if (structure.flip_flops > 0) {
@@ -100,18 +102,18 @@ void simulate_signal_probability(CanvasScene& s, unsigned threads)
             o.mode = labels::SimulationMode::Random;
             o.vectors = 8192;
         }
-        const labels::LogicSimulator simulator(s.circuit, structure);
+        const labels::LogicSimulator simulator(s.circuit(), structure);
         const labels::SimulationResult r = simulator.run(o);
         if (r.total == 0) throw Error("the simulation drew no samples");
         std::vector<float> p(s.node_count(), 0.0f);
         for (std::size_t v = 0; v < s.node_count(); ++v) {
-            const std::int64_t id = s.graph.cell_of[v];
+            const std::int64_t id = s.graph().cell_of[v];
             netlist::NetId net = netlist::kNoNet;
             if (id >= 0) {
                 const auto outs = structure.outputs(netlist::CellId(id));
                 if (!outs.empty()) net = outs.front();
             } else {
-                net = s.circuit.ports[std::size_t(-id - 1)].net;
+                net = s.circuit().ports[std::size_t(-id - 1)].net;
             }
             if (net != netlist::kNoNet && net < r.ones.size())
                 p[v] = float(double(r.ones[net]) / double(r.total));
@@ -154,15 +156,24 @@ bool set_communities(CanvasScene& s, community::CommunityResult communities,
 std::shared_ptr<const CanvasScene> build_canvas_scene(const std::string& path,
                                                       const SceneOptions& options)
 {
+    auto loaded = std::make_shared<graph::LoadedCircuit>();
+    loaded->path = path;
+    loaded->circuit = netlist::load_netlist(path);
+    loaded->graph = graph::build_graph(loaded->circuit);
+    return build_canvas_scene(std::move(loaded), options);
+}
+
+std::shared_ptr<const CanvasScene>
+build_canvas_scene(std::shared_ptr<const graph::LoadedCircuit> loaded, const SceneOptions& options)
+{
     auto cancelled = [&] { return options.cancel && options.cancel->load(); };
     auto s = std::make_shared<CanvasScene>();
-    s->path = path;
-    s->circuit = netlist::load_netlist(path);
-    s->graph = graph::build_graph(s->circuit);
+    s->path = loaded->path;
+    s->loaded = std::move(loaded);
     if (cancelled()) return nullptr;
 
     community::WorkerPool pool(options.threads);
-    s->undirected = community::project_undirected(s->graph, &pool);
+    s->undirected = community::project_undirected(s->graph(), &pool);
     s->edge_nodes.reserve(s->undirected.entry_count());
     for (std::size_t u = 0; u < s->undirected.node_count(); ++u)
         for (std::uint64_t e = s->undirected.offsets[u]; e < s->undirected.offsets[u + 1]; ++e)
@@ -177,14 +188,15 @@ std::shared_ptr<const CanvasScene> build_canvas_scene(const std::string& path,
     co.resolution = options.resolution;
     co.threads = options.threads;
     co.cancel = options.cancel;
-    auto communities = community::detect_communities(s->undirected, co);
+    // Shared: the Communities panel asks the same of this circuit at its default settings.
+    auto communities = detect_shared(s->loaded, s->undirected, co);
     community::release_detection_memory(); // one detection per scene: keep no memory for more
     if (!communities) return nullptr;
     if (!set_communities(*s, std::move(*communities), cancelled)) return nullptr;
 
     if (options.simulate) simulate_signal_probability(*s, options.threads);
     s->placement = layout::placement_positions(
-        s->circuit, s->graph, layout::default_extent(s->node_count()), options.layout_seed);
+        s->circuit(), s->graph(), layout::default_extent(s->node_count()), options.layout_seed);
     if (cancelled()) return nullptr;
     return s;
 }

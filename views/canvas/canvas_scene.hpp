@@ -48,8 +48,10 @@ std::vector<layout::Point2> community_centroids(std::span<const layout::Point2> 
 
 struct CanvasScene {
     std::string path;
-    netlist::Circuit circuit;
-    graph::CircuitGraph graph;
+    /// The circuit and its graph, shared with whoever else read them (the window's load).
+    std::shared_ptr<const graph::LoadedCircuit> loaded;
+    const netlist::Circuit& circuit() const { return loaded->circuit; }
+    const graph::CircuitGraph& graph() const { return loaded->graph; }
     community::WeightedGraph undirected;   ///< what communities and the layout work on
     std::vector<std::uint32_t> edge_nodes; ///< each undirected edge once: u, v, u, v, ...
     community::CommunityResult communities;
@@ -63,12 +65,15 @@ struct CanvasScene {
     std::string signal_probability_note;   ///< why it is missing, else how it was made
     std::vector<layout::Point2> placement; ///< per node from DEF; empty without placement
 
-    std::size_t node_count() const { return graph.node_count(); }
+    std::size_t node_count() const { return graph().node_count(); }
     std::size_t edge_count() const { return edge_nodes.size() / 2; }
     /// The instance name of a cell, the port name of a primary input.
     std::string node_name(std::size_t v) const;
     /// The cell type ("PI" for primary inputs).
-    const std::string& node_type(std::size_t v) const { return graph.type_names[graph.type[v]]; }
+    const std::string& node_type(std::size_t v) const
+    {
+        return graph().type_names[graph().type[v]];
+    }
 };
 
 struct SceneOptions {
@@ -84,6 +89,10 @@ struct SceneOptions {
 /// cannot be read or a graph without edges; returns null when `options.cancel` was set.
 std::shared_ptr<const CanvasScene> build_canvas_scene(const std::string& path,
                                                       const SceneOptions& options = {});
+/// The same from a circuit read already (the window's load): the file is not read again.
+std::shared_ptr<const CanvasScene>
+build_canvas_scene(std::shared_ptr<const graph::LoadedCircuit> loaded,
+                   const SceneOptions& options = {});
 
 /// A copy of `scene` whose communities are `communities` (a partition of its nodes found by
 /// `method`), their super-graphs built again: the canvas shows it in place of the scene without

@@ -142,11 +142,11 @@ std::vector<Rgba> node_colours(const CanvasScene& scene, const ColourInputs& in)
         break;
     }
     case ColourMode::CellType:
-        for (std::size_t v = 0; v < n; ++v) out[v] = categorical_colour(scene.graph.type[v]);
+        for (std::size_t v = 0; v < n; ++v) out[v] = categorical_colour(scene.graph().type[v]);
         break;
     case ColourMode::Level: {
-        const double top = std::max<std::uint32_t>(1, scene.graph.max_level);
-        for (std::size_t v = 0; v < n; ++v) out[v] = ramp_colour(scene.graph.level[v] / top);
+        const double top = std::max<std::uint32_t>(1, scene.graph().max_level);
+        for (std::size_t v = 0; v < n; ++v) out[v] = ramp_colour(scene.graph().level[v] / top);
         break;
     }
     case ColourMode::SignalProbability:
@@ -185,16 +185,16 @@ Legend legend(const CanvasScene& scene, const ColourInputs& in, std::size_t max_
                                   counts, names, max_entries);
     }
     case ColourMode::CellType: {
-        std::vector<std::size_t> counts(scene.graph.type_names.size(), 0);
-        for (std::uint32_t t : scene.graph.type) ++counts[t];
-        return categorical_legend("cell type", counts, scene.graph.type_names, max_entries);
+        std::vector<std::size_t> counts(scene.graph().type_names.size(), 0);
+        for (std::uint32_t t : scene.graph().type) ++counts[t];
+        return categorical_legend("cell type", counts, scene.graph().type_names, max_entries);
     }
     case ColourMode::Level: {
         Legend l;
         l.title = "logic level";
         l.continuous = true;
         l.low = "0";
-        l.high = std::to_string(std::max<std::uint32_t>(1, scene.graph.max_level));
+        l.high = std::to_string(std::max<std::uint32_t>(1, scene.graph().max_level));
         return l;
     }
     case ColourMode::SignalProbability: {

@@ -16,7 +16,8 @@ LoadOutcome load_netlist(const QString& path)
     LoadOutcome out;
     out.path = path;
     try {
-        out.summary = report::summarize_file(QFile::encodeName(path).toStdString());
+        out.summary =
+            report::summarize_file(QFile::encodeName(path).toStdString(), {}, &out.circuit);
     } catch (const Error& e) {
         out.error = QString::fromStdString(e.what());
     } catch (const std::bad_alloc&) {
@@ -79,7 +80,7 @@ void NetlistLoader::finish(std::uint64_t job, const LoadOutcome& outcome)
     }
     current_job_ = 0;
     current_path_.clear();
-    if (outcome.summary) Q_EMIT loaded(*outcome.summary);
+    if (outcome.summary) Q_EMIT loaded(*outcome.summary, outcome.circuit);
     else Q_EMIT failed(outcome.path, outcome.error);
 }
 

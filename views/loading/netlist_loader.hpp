@@ -1,21 +1,25 @@
 #pragma once
 // Reads and summarises netlists off the UI thread. Core's reader cannot be interrupted, so
 // cancelling abandons a load: the worker runs to its end and its result is dropped.
+#include "graph/circuit_graph.hpp"
 #include "report/netlist_summary.hpp"
 
 #include <QObject>
 #include <QString>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 namespace gsr::views {
 
-/// What one load produced: a summary, or a message for people (core's "FILE:LINE:COL: error:
-/// ..." text when the file is at fault).
+/// What one load produced: a summary and, for a netlist, the circuit and graph it was made
+/// from (the canvas and the panels use them rather than read the file again); or a message for
+/// people (core's "FILE:LINE:COL: error: ..." text when the file is at fault).
 struct LoadOutcome {
     QString path;
     std::optional<report::NetlistSummary> summary;
+    std::shared_ptr<const graph::LoadedCircuit> circuit; ///< null for a library
     QString error;
 };
 
@@ -43,7 +47,9 @@ public slots:
 
 signals:
     void started(const QString& path);
-    void loaded(const gsr::report::NetlistSummary& summary);
+    /// `circuit` is null for a library (Liberty, LEF).
+    void loaded(const gsr::report::NetlistSummary& summary,
+                std::shared_ptr<const gsr::graph::LoadedCircuit> circuit);
     void failed(const QString& path, const QString& message);
     void cancelled(const QString& path);
     /// The worker of an abandoned load finished and its outcome was dropped.

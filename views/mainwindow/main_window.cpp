@@ -287,7 +287,7 @@ bool MainWindow::loadFileNow(const QString& path)
     if (loader_->isLoading()) loader_->cancel();
     onLoadStarted(path);
     const LoadOutcome outcome = load_netlist(path);
-    if (outcome.summary) onLoaded(*outcome.summary);
+    if (outcome.summary) onLoaded(*outcome.summary, outcome.circuit);
     else onLoadFailed(path, outcome.error);
     return outcome.summary.has_value();
 }
@@ -302,10 +302,12 @@ void MainWindow::onLoadStarted(const QString& path)
     statusBar()->clearMessage();
 }
 
-void MainWindow::onLoaded(const report::NetlistSummary& summary)
+void MainWindow::onLoaded(const report::NetlistSummary& summary,
+                          std::shared_ptr<const graph::LoadedCircuit> circuit)
 {
     setBusy(false);
     summary_ = summary;
+    circuit_ = std::move(circuit);
     summary_model_->setSummary(summary);
     if (overview_) overview_->setSummary(summary);
     showGraph(QString::fromStdString(summary.path));
@@ -373,7 +375,7 @@ void MainWindow::showGraph(const QString& path)
         tabs->addTab(overview_, tr("Overview"));
         setCentralWidget(tabs);
     }
-    canvas_->open(path);
+    canvas_->open(path, circuit_);
 }
 
 void MainWindow::setBusy(bool busy)

@@ -1,6 +1,7 @@
 #pragma once
 // The GSR Studio main window: menus, the central panel, the Summary and Messages docks and the
 // status bar. Loading runs in the background (NetlistLoader); the window only shows outcomes.
+#include "graph/circuit_graph.hpp"
 #include "report/netlist_summary.hpp"
 
 #include <QMainWindow>
@@ -60,6 +61,9 @@ public:
     bool isLoading() const;
     /// The summary shown, if any.
     const std::optional<report::NetlistSummary>& summary() const { return summary_; }
+    /// The circuit and graph of the loaded netlist (summary()'s), read once for the summary,
+    /// the canvas and the panels; null with no netlist loaded, or a library.
+    const std::shared_ptr<const graph::LoadedCircuit>& loadedCircuit() const { return circuit_; }
     const NetlistSummaryModel* summaryModel() const { return summary_model_; }
     /// @brief The lines of the Messages dock, oldest first.
     QStringList messages() const;
@@ -100,7 +104,8 @@ private:
     void createStatusBar();
 
     void onLoadStarted(const QString& path);
-    void onLoaded(const report::NetlistSummary& summary);
+    void onLoaded(const report::NetlistSummary& summary,
+                  std::shared_ptr<const graph::LoadedCircuit> circuit);
     void onLoadFailed(const QString& path, const QString& message);
     void onLoadCancelled(const QString& path);
     void setBusy(bool busy);
@@ -123,6 +128,7 @@ private:
     std::unique_ptr<ProjectSession> project_;
     std::unique_ptr<RecentFiles> recent_;
     std::optional<report::NetlistSummary> summary_;
+    std::shared_ptr<const graph::LoadedCircuit> circuit_;
     bool shows_message_boxes_ = true;
     bool persists_settings_ = false;
     StudioPanels* panels_ = nullptr;

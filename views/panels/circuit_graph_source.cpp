@@ -12,10 +12,19 @@ namespace gsr::views {
 
 std::shared_ptr<const LoadedGraph> load_circuit_graph(const QString& path)
 {
+    auto circuit = std::make_shared<graph::LoadedCircuit>();
+    circuit->path = QFile::encodeName(path).toStdString();
+    circuit->circuit = netlist::load_netlist(circuit->path);
+    circuit->graph = graph::build_graph(circuit->circuit);
+    return loaded_graph(path, std::move(circuit));
+}
+
+std::shared_ptr<const LoadedGraph>
+loaded_graph(const QString& path, std::shared_ptr<const graph::LoadedCircuit> circuit)
+{
     auto loaded = std::make_shared<LoadedGraph>();
     loaded->path = path;
-    const netlist::Circuit circuit = netlist::load_netlist(QFile::encodeName(path).toStdString());
-    loaded->graph = graph::build_graph(circuit);
+    loaded->circuit = std::move(circuit);
     return loaded;
 }
 

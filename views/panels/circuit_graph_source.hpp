@@ -1,6 +1,7 @@
 #pragma once
-// The circuit graph the panels work on, read off the UI thread. The node ids are build_graph's,
-// the same the canvas uses, so a community's node ids can be highlighted there as they are.
+// The circuit graph the panels work on: the window's load (the circuit it read once), or read
+// here off the UI thread. The node ids are build_graph's, the same the canvas uses, so a
+// community's node ids can be highlighted there as they are.
 #include "graph/circuit_graph.hpp"
 
 #include <QString>
@@ -12,11 +13,16 @@ namespace gsr::views {
 
 struct LoadedGraph {
     QString path;
-    graph::CircuitGraph graph;
+    /// The circuit and its graph, never null: shared with the window and the canvas.
+    std::shared_ptr<const graph::LoadedCircuit> circuit = std::make_shared<graph::LoadedCircuit>();
+    const graph::CircuitGraph& graph() const { return circuit->graph; }
 };
 
 /// Reads `path` and builds its graph. Throws gsr::Error naming the file.
 std::shared_ptr<const LoadedGraph> load_circuit_graph(const QString& path);
+/// The panels' view of a circuit read already (by the window's load).
+std::shared_ptr<const LoadedGraph>
+loaded_graph(const QString& path, std::shared_ptr<const graph::LoadedCircuit> circuit);
 
 /// What went wrong, in words for a user: a gsr::Error's own text, "not enough memory", or an
 /// internal error named as such.

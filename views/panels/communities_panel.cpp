@@ -1,6 +1,7 @@
 #include "panels/communities_panel.hpp"
 
 #include "community/weighted_graph.hpp"
+#include "loading/shared_detection.hpp"
 #include "models/netlist_summary_model.hpp"
 #include "panels/cli_equivalent.hpp"
 #include "panels/community_table_model.hpp"
@@ -135,15 +136,20 @@ CommunitiesPanel::Outcome CommunitiesPanel::run_detection(const LoadedGraph& gra
 {
     Outcome out;
     const auto t0 = std::chrono::steady_clock::now();
+    double detection = 0;
     try {
-        const community::WeightedGraph g = community::project_undirected(graph.graph);
-        out.result = community::detect_communities(g, options);
+        const community::WeightedGraph g = community::project_undirected(graph.graph());
+        out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        // Shared with the canvas, which colours the same circuit at the default settings: the
+        // time shown is the projection's here and the detection's, whoever ran it.
+        out.result = detect_shared(graph.circuit, g, options, &detection);
         // Detections are rare here: the worker thread need not keep their memory.
         community::release_detection_memory();
+        out.seconds += detection;
     } catch (...) {
         out.error = describe_failure(std::current_exception());
+        out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
-    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
 }
 
@@ -216,7 +222,7 @@ void CommunitiesPanel::finish(std::uint64_t job, const Outcome& outcome)
 void CommunitiesPanel::show(const community::CommunityResult& r, double seconds)
 {
     result_ = r;
-    model_->setCommunities(graph_->graph, r.membership);
+    model_->setCommunities(graph_->graph(), r.membership);
     table_->resizeColumnsToContents();
     status_->setText(tr("%1, modularity %2 (%3, largest %4 nodes)")
                          .arg(count_phrase(r.community_count, tr("community"), tr("communities")))

@@ -221,10 +221,10 @@ RulesPanel::Outcome RulesPanel::run_learning(const LoadedGraph& graph)
             symgraph::SymGraphModel::fit(data, symgraph::SymGraphOptions{}));
         const graph::CircuitGraph& g = data.circuits.front().graph;
         // Both come from build_graph on the same file; a changed file would break the ids.
-        if (g.node_count() != graph.graph.node_count())
+        if (g.node_count() != graph.graph().node_count())
             throw Error(SourceLocation{graph.path.toStdString()},
                         "changed since it was opened (" + std::to_string(g.node_count()) +
-                            " nodes now, " + std::to_string(graph.graph.node_count()) +
+                            " nodes now, " + std::to_string(graph.graph().node_count()) +
                             " on the canvas): open it again");
         out.assignment = model->assign(g);
         const std::vector<std::vector<double>> predictions{model->predict(g)};

@@ -113,11 +113,12 @@ struct GraphOutcome {
     QString error;
 };
 
-GraphOutcome read_graph(const QString& path)
+/// The graph of `path`: `circuit`'s where the window read it already, else read here.
+GraphOutcome read_graph(const QString& path, std::shared_ptr<const graph::LoadedCircuit> circuit)
 {
     GraphOutcome out;
     try {
-        out.graph = load_circuit_graph(path);
+        out.graph = circuit ? loaded_graph(path, std::move(circuit)) : load_circuit_graph(path);
     } catch (...) {
         out.error = describe_failure(std::current_exception());
     }
@@ -237,7 +238,8 @@ void StudioPanels::install(MainWindow& window)
     const QList<QAction*> top = window.menuBar()->actions();
     window.menuBar()->insertMenu(top.isEmpty() ? nullptr : top.last(), menu);
 
-    connect(&window, &MainWindow::loadFinished, this, &StudioPanels::setNetlist);
+    connect(&window, &MainWindow::loadFinished, this,
+            [this, w = &window](const QString& path) { setNetlist(path, w->loadedCircuit()); });
     connect(&window, &MainWindow::loadFailed, this, [this](const QString& path, const QString& m) {
         console_->appendCommand(info_command(path));
         console_->appendNote(m);
@@ -259,7 +261,8 @@ void StudioPanels::install(MainWindow& window)
     }
 }
 
-void StudioPanels::setNetlist(const QString& path)
+void StudioPanels::setNetlist(const QString& path,
+                              std::shared_ptr<const graph::LoadedCircuit> circuit)
 {
     console_->appendCommand(info_command(path));
     training_->setNetlist(path);
@@ -278,15 +281,16 @@ void StudioPanels::setNetlist(const QString& path)
             Q_EMIT graphFailed(path, out.error);
         }
     });
-    watcher->setFuture(QtConcurrent::run([path] { return read_graph(path); }));
+    watcher->setFuture(QtConcurrent::run([path, circuit] { return read_graph(path, circuit); }));
 }
 
-bool StudioPanels::setNetlistNow(const QString& path)
+bool StudioPanels::setNetlistNow(const QString& path,
+                                 std::shared_ptr<const graph::LoadedCircuit> circuit)
 {
     console_->appendCommand(info_command(path));
     training_->setNetlist(path);
     graph_job_ = 0;
-    const GraphOutcome out = read_graph(path);
+    const GraphOutcome out = read_graph(path, std::move(circuit));
     if (!out.graph) {
         console_->appendNote(out.error);
         Q_EMIT graphFailed(path, out.error);
@@ -299,7 +303,7 @@ bool StudioPanels::setNetlistNow(const QString& path)
 void StudioPanels::useGraph(std::shared_ptr<const LoadedGraph> graph)
 {
     graph_ = std::move(graph);
-    const graph::CircuitGraph& g = graph_->graph;
+    const graph::CircuitGraph& g = graph_->graph();
     // The trainer's features: the one-hot of the cell types, fan-in, fan-out and three flags.
     const nn::GraphShape shape{g.node_count(), g.edge_count(), g.feature_count()};
     communities_->setGraph(graph_);

@@ -54,9 +54,11 @@ public:
 
     /// @brief A netlist was opened: logs `gsr info`, reads its graph in the background and
     /// makes it the training circuit.
-    void setNetlist(const QString& path);
+    void setNetlist(const QString& path,
+                    std::shared_ptr<const graph::LoadedCircuit> circuit = {});
     /// @brief As setNetlist(), reading the graph on the calling thread. False on failure.
-    bool setNetlistNow(const QString& path);
+    bool setNetlistNow(const QString& path,
+                       std::shared_ptr<const graph::LoadedCircuit> circuit = {});
     void setProject(const QString& path);
 
     /// @brief Whether the window may close: true when nothing runs, or when the user agrees
