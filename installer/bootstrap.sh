@@ -28,7 +28,8 @@ PACKAGES=(
 # Baselines that only the benchmarks need.
 BENCH_PACKAGES=(python3-torch)
 
-say() { printf '\033[1m[gsr]\033[0m %s\n' "$*"; }
+# Each line says how long the script has run (bash's SECONDS), so a log shows what each step took.
+say() { printf '\033[1m[gsr]\033[0m +%ds %s\n' "$SECONDS" "$*"; }
 
 install_missing() {
   local missing=()
@@ -114,7 +115,7 @@ run_benchmarks() {
 
 case "$MODE" in
   run) install_missing; build release; run_main_job ;;
-  test) install_missing; run_tests ;;
+  test) install_missing; run_tests; say "the test suite passed" ;;
   bench) install_missing "${BENCH_PACKAGES[@]}"; run_benchmarks ;;
   deps) install_missing ;;
   build) install_missing; build release ;;
