@@ -1,6 +1,7 @@
 // One detection for the canvas and the Communities panel: callers asking the same of the same
 // loaded circuit share one run, whose partition is core's own; another question, another
-// circuit, a cancelled or failed run each detect afresh; the cache keeps no circuit alive.
+// circuit, a cancelled or failed run each detect afresh; the cache keeps the newest four
+// results and no circuit alive.
 #include "loading/shared_detection.hpp"
 #include "view_test_support.hpp"
 
@@ -90,6 +91,28 @@ private slots:
         // The same file read again is another circuit (it may have changed on disk).
         detect_shared(read_sample(), g, gsr::community::CommunityOptions{});
         QCOMPARE(shared_detection_runs() - before, std::size_t{5});
+    }
+
+    void keepsTheNewestFourResults()
+    {
+        const auto circuit = read_sample();
+        const gsr::community::WeightedGraph g = gsr::community::project_undirected(circuit->graph);
+        gsr::community::CommunityOptions o;
+        const std::size_t before = shared_detection_runs();
+        for (std::uint64_t seed = 11; seed <= 16; ++seed) {
+            o.seed = seed;
+            detect_shared(circuit, g, o);
+        }
+        QCOMPARE(shared_detection_runs() - before, std::size_t{6});
+        // Seed 11's went when the sixth was asked: 13 to 16 come at once, 11 runs again.
+        for (std::uint64_t seed : {13, 14, 15, 16}) {
+            o.seed = seed;
+            detect_shared(circuit, g, o);
+        }
+        QCOMPARE(shared_detection_runs() - before, std::size_t{6});
+        o.seed = 11;
+        detect_shared(circuit, g, o);
+        QCOMPARE(shared_detection_runs() - before, std::size_t{7});
     }
 
     void keepsNoCircuitAlive()

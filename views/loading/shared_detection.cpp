@@ -34,8 +34,17 @@ bool same_question(const Entry& e, const std::shared_ptr<const graph::LoadedCirc
            e.options.randomness == o.randomness;
 }
 
+/// Finished results kept for later askers, the newest: a user trying one setting after another
+/// on a large circuit must not pile up a partition (and its levels) for each.
+constexpr std::size_t kKeptResults = 4;
+
+bool finished(const Entry& e)
+{
+    return e.detection.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
 std::mutex entries_mutex;
-std::vector<Entry> entries; ///< guarded by entries_mutex
+std::vector<Entry> entries; ///< guarded by entries_mutex, oldest first
 std::size_t runs = 0;       ///< guarded by entries_mutex
 
 } // namespace
@@ -68,6 +77,14 @@ std::optional<community::CommunityResult> detect_shared(
             } else {
                 entries.push_back({circuit, options, mine.get_future().share()});
                 ++runs;
+                auto kept = std::size_t(std::count_if(entries.begin(), entries.end(), finished));
+                for (auto e = entries.begin(); kept > kKeptResults && e != entries.end();)
+                    if (finished(*e)) {
+                        e = entries.erase(e);
+                        --kept;
+                    } else {
+                        ++e;
+                    }
             }
         }
         if (!theirs.valid()) {

@@ -3,7 +3,8 @@
 // circuit: the graph canvas colours its scene by Leiden (resolution 1, seed 1), and the
 // Communities panel lists the communities of its own settings, the same ones until the user
 // changes them. The first to ask detects; whoever asks meanwhile waits for that result, and
-// whoever asks later, while the circuit is still loaded, gets it at once. No Qt here.
+// whoever asks later, while the circuit is still loaded, gets it at once (the last few
+// results are kept). No Qt here.
 #include "community/community_detection.hpp"
 #include "community/weighted_graph.hpp"
 #include "graph/circuit_graph.hpp"
@@ -16,7 +17,8 @@ namespace gsr::views {
 /// The detection of `options` on `g`, which must be the undirected projection of `circuit`'s
 /// graph (community::project_undirected). Results are shared between calls with the same
 /// circuit object and the same method, resolution, seed, iterations and randomness (the thread
-/// count cannot change a partition), for as long as someone holds the circuit. Empty when
+/// count cannot change a partition), for as long as someone holds the circuit: the newest
+/// four finished results, and every detection in flight. Empty when
 /// `options.cancel` is set before a result is there; a detection that another caller cancelled
 /// is run again here. Throws what detect_communities throws (to every caller that waited).
 /// `seconds`, where given, is set to the time the detection took, whoever ran it.
