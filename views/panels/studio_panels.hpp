@@ -52,8 +52,8 @@ public:
     const LoadedGraph* graph() const { return graph_.get(); }
     bool isLoadingGraph() const { return graph_job_ != 0; }
 
-    /// @brief A netlist was opened: logs `gsr info`, reads its graph in the background and
-    /// makes it the training circuit.
+    /// @brief A netlist was opened: logs `gsr info`, takes its graph from `circuit` (the
+    /// window's load) or reads it in the background, and makes it the training circuit.
     void setNetlist(const QString& path,
                     std::shared_ptr<const graph::LoadedCircuit> circuit = {});
     /// @brief As setNetlist(), reading the graph on the calling thread. False on failure.
