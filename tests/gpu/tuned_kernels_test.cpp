@@ -11,6 +11,8 @@
 #include "tune/applied_kernels.hpp"
 #include "tune/engine_problems.hpp"
 
+#include <cmath>
+
 using namespace gsr::gpu::testing;
 
 namespace {

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #if __has_include(<igraph.h>)
 #include "igraph_reference.hpp"
 #define GSR_HAVE_IGRAPH 1
