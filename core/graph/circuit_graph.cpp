@@ -1,5 +1,7 @@
 #include "graph/circuit_graph.hpp"
 
+#include "netlist/readers.hpp"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -186,6 +188,15 @@ CircuitGraph build_graph(const Circuit& c, Diagnostics* diag)
             diag->warn({c.source}, std::to_string(g.loop_nodes) + " node(s) lie on combinational loops; their levels are lower bounds");
     }
     return g;
+}
+
+std::shared_ptr<const LoadedCircuit> load_circuit(const std::string& path)
+{
+    auto loaded = std::make_shared<LoadedCircuit>();
+    loaded->path = path;
+    loaded->circuit = netlist::load_netlist(path);
+    loaded->graph = build_graph(loaded->circuit);
+    return loaded;
 }
 
 } // namespace gsr::graph

@@ -5,6 +5,7 @@
 #include "netlist/circuit.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -63,5 +64,9 @@ struct LoadedCircuit {
     netlist::Circuit circuit;
     CircuitGraph graph;
 };
+
+/// Reads the netlist at `path` (netlist::load_netlist) and builds its graph. Throws
+/// gsr::Error naming the file.
+std::shared_ptr<const LoadedCircuit> load_circuit(const std::string& path);
 
 } // namespace gsr::graph

@@ -54,12 +54,14 @@ Timing load(const std::string& path, bool shared)
                        : gsr::views::canvas::build_canvas_scene(path);
     });
     std::thread panels([&] {
-        const QString file = QString::fromStdString(path);
-        const auto graph = shared ? gsr::views::loaded_graph(file, circuit)
-                                  : gsr::views::load_circuit_graph(file);
-        const community::WeightedGraph g = community::project_undirected(graph->graph());
-        listed = shared ? gsr::views::detect_shared(graph->circuit, g, {})
-                        : community::detect_communities(g, {});
+        // As the Communities panel does it: shared, it projects only if it detects.
+        if (shared) {
+            listed = gsr::views::detect_shared(circuit, nullptr, {});
+        } else {
+            const auto graph = gsr::views::load_circuit_graph(QString::fromStdString(path));
+            listed = community::detect_communities(
+                community::project_undirected(graph->graph()), {});
+        }
         community::release_detection_memory();
     });
     canvas.join();

@@ -49,10 +49,10 @@ private slots:
         const std::size_t before = shared_detection_runs();
         std::optional<gsr::community::CommunityResult> a, b;
         double seconds_a = -1, seconds_b = -1, seconds_c = -1;
-        std::thread first([&] { a = detect_shared(circuit, g, o, &seconds_a); });
+        std::thread first([&] { a = detect_shared(circuit, &g, o, &seconds_a); });
         gsr::community::CommunityOptions other_threads = o;
         other_threads.threads = 1; // cannot change a partition: the same question
-        std::thread second([&] { b = detect_shared(circuit, g, other_threads, &seconds_b); });
+        std::thread second([&] { b = detect_shared(circuit, &g, other_threads, &seconds_b); });
         first.join();
         second.join();
         QCOMPARE(shared_detection_runs() - before, std::size_t{1});
@@ -66,7 +66,8 @@ private slots:
         QCOMPARE(seconds_b, seconds_a);
 
         // Asked later, while the circuit is loaded: at once, no run.
-        const auto c = detect_shared(circuit, g, o, &seconds_c);
+        // Asked as the panel asks, with no projection: none is made for a shared result.
+        const auto c = detect_shared(circuit, nullptr, o, &seconds_c);
         QCOMPARE(shared_detection_runs() - before, std::size_t{1});
         QCOMPARE(seconds_c, seconds_a);
         QCOMPARE(c->membership, expected->membership);
@@ -78,18 +79,18 @@ private slots:
         const gsr::community::WeightedGraph g = gsr::community::project_undirected(circuit->graph);
         gsr::community::CommunityOptions o;
         const std::size_t before = shared_detection_runs();
-        detect_shared(circuit, g, o);
+        detect_shared(circuit, &g, o);
         o.seed = 2;
-        const auto seed2 = detect_shared(circuit, g, o);
+        const auto seed2 = detect_shared(circuit, nullptr, o); // projected here
         QCOMPARE(shared_detection_runs() - before, std::size_t{2});
         QCOMPARE(seed2->membership, gsr::community::detect_communities(g, o)->membership);
         o.method = gsr::community::Method::Louvain;
-        detect_shared(circuit, g, o);
+        detect_shared(circuit, &g, o);
         o.resolution = 0.5;
-        detect_shared(circuit, g, o);
+        detect_shared(circuit, &g, o);
         QCOMPARE(shared_detection_runs() - before, std::size_t{4});
         // The same file read again is another circuit (it may have changed on disk).
-        detect_shared(read_sample(), g, gsr::community::CommunityOptions{});
+        detect_shared(read_sample(), &g, gsr::community::CommunityOptions{});
         QCOMPARE(shared_detection_runs() - before, std::size_t{5});
     }
 
@@ -101,17 +102,17 @@ private slots:
         const std::size_t before = shared_detection_runs();
         for (std::uint64_t seed = 11; seed <= 16; ++seed) {
             o.seed = seed;
-            detect_shared(circuit, g, o);
+            detect_shared(circuit, &g, o);
         }
         QCOMPARE(shared_detection_runs() - before, std::size_t{6});
         // Seed 11's went when the sixth was asked: 13 to 16 come at once, 11 runs again.
         for (std::uint64_t seed : {13, 14, 15, 16}) {
             o.seed = seed;
-            detect_shared(circuit, g, o);
+            detect_shared(circuit, &g, o);
         }
         QCOMPARE(shared_detection_runs() - before, std::size_t{6});
         o.seed = 11;
-        detect_shared(circuit, g, o);
+        detect_shared(circuit, &g, o);
         QCOMPARE(shared_detection_runs() - before, std::size_t{7});
     }
 
@@ -119,7 +120,7 @@ private slots:
     {
         auto circuit = read_sample();
         const gsr::community::WeightedGraph g = gsr::community::project_undirected(circuit->graph);
-        detect_shared(circuit, g, {});
+        detect_shared(circuit, &g, {});
         const std::weak_ptr<const gsr::graph::LoadedCircuit> watch = circuit;
         circuit.reset();
         QVERIFY(watch.expired());
@@ -133,9 +134,9 @@ private slots:
         gsr::community::CommunityOptions o;
         o.cancel = &cancel;
         const std::size_t before = shared_detection_runs();
-        QVERIFY(!detect_shared(circuit, g, o).has_value());
+        QVERIFY(!detect_shared(circuit, &g, o).has_value());
         o.cancel = nullptr;
-        const auto r = detect_shared(circuit, g, o);
+        const auto r = detect_shared(circuit, &g, o);
         QCOMPARE(shared_detection_runs() - before, std::size_t{2});
         QVERIFY(r.has_value());
         QCOMPARE(r->membership, gsr::community::detect_communities(g, o)->membership);
@@ -149,7 +150,7 @@ private slots:
         const std::size_t before = shared_detection_runs();
         for (int i = 0; i < 2; ++i) {
             try {
-                detect_shared(circuit, no_edges, {});
+                detect_shared(circuit, &no_edges, {});
                 QFAIL("a graph without edges was accepted");
             } catch (const gsr::Error& e) {
                 QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("needs edges")),

@@ -6,7 +6,6 @@
 #include "labels/net_structure.hpp"
 #include "layout/force_atlas2.hpp"
 #include "layout/initial_positions.hpp"
-#include "netlist/readers.hpp"
 #include "util/diagnostics.hpp"
 
 #include <algorithm>
@@ -156,11 +155,7 @@ bool set_communities(CanvasScene& s, community::CommunityResult communities,
 std::shared_ptr<const CanvasScene> build_canvas_scene(const std::string& path,
                                                       const SceneOptions& options)
 {
-    auto loaded = std::make_shared<graph::LoadedCircuit>();
-    loaded->path = path;
-    loaded->circuit = netlist::load_netlist(path);
-    loaded->graph = graph::build_graph(loaded->circuit);
-    return build_canvas_scene(std::move(loaded), options);
+    return build_canvas_scene(graph::load_circuit(path), options);
 }
 
 std::shared_ptr<const CanvasScene>
@@ -189,7 +184,7 @@ build_canvas_scene(std::shared_ptr<const graph::LoadedCircuit> loaded, const Sce
     co.threads = options.threads;
     co.cancel = options.cancel;
     // Shared: the Communities panel asks the same of this circuit at its default settings.
-    auto communities = detect_shared(s->loaded, s->undirected, co);
+    auto communities = detect_shared(s->loaded, &s->undirected, co);
     community::release_detection_memory(); // one detection per scene: keep no memory for more
     if (!communities) return nullptr;
     if (!set_communities(*s, std::move(*communities), cancelled)) return nullptr;

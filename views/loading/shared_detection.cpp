@@ -4,6 +4,7 @@
 #include <chrono>
 #include <future>
 #include <mutex>
+#include <stdexcept>
 #include <vector>
 
 namespace gsr::views {
@@ -50,13 +51,18 @@ std::size_t runs = 0;       ///< guarded by entries_mutex
 } // namespace
 
 std::optional<community::CommunityResult> detect_shared(
-    const std::shared_ptr<const graph::LoadedCircuit>& circuit, const community::WeightedGraph& g,
-    const community::CommunityOptions& options, double* seconds)
+    const std::shared_ptr<const graph::LoadedCircuit>& circuit,
+    const community::WeightedGraph* projection, const community::CommunityOptions& options,
+    double* seconds)
 {
+    if (!circuit && !projection)
+        throw std::invalid_argument("detect_shared: neither a circuit nor its projection");
     auto cancelled = [&] { return options.cancel && options.cancel->load(); };
     auto detect = [&] {
         const auto t0 = std::chrono::steady_clock::now();
-        Detection d{community::detect_communities(g, options)};
+        community::WeightedGraph made;
+        if (!projection) made = community::project_undirected(circuit->graph);
+        Detection d{community::detect_communities(projection ? *projection : made, options)};
         d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (seconds) *seconds = d.seconds;
         return d;

@@ -14,17 +14,22 @@
 
 namespace gsr::views {
 
-/// The detection of `options` on `g`, which must be the undirected projection of `circuit`'s
-/// graph (community::project_undirected). Results are shared between calls with the same
+/// The detection of `options` on the undirected projection of `circuit`'s graph: `projection`
+/// where the caller has it (community::project_undirected of that graph), else made here, and
+/// only when this call detects rather than shares a result. Results are shared between calls
+/// with the same
 /// circuit object and the same method, resolution, seed, iterations and randomness (the thread
 /// count cannot change a partition), for as long as someone holds the circuit: the newest
 /// four finished results, and every detection in flight. Empty when
 /// `options.cancel` is set before a result is there; a detection that another caller cancelled
 /// is run again here. Throws what detect_communities throws (to every caller that waited).
-/// `seconds`, where given, is set to the time the detection took, whoever ran it.
+/// `seconds`, where given, is set to the time the detection took (with the projection when
+/// it was made here), whoever ran it.
+/// With no circuit there is nothing to share: `projection` is detected on, and must be given.
 std::optional<community::CommunityResult> detect_shared(
-    const std::shared_ptr<const graph::LoadedCircuit>& circuit, const community::WeightedGraph& g,
-    const community::CommunityOptions& options, double* seconds = nullptr);
+    const std::shared_ptr<const graph::LoadedCircuit>& circuit,
+    const community::WeightedGraph* projection, const community::CommunityOptions& options,
+    double* seconds = nullptr);
 
 /// How many detections detect_shared() has run itself (not shared), since the program started.
 std::size_t shared_detection_runs();

@@ -1,6 +1,5 @@
 #include "panels/circuit_graph_source.hpp"
 
-#include "netlist/readers.hpp"
 #include "util/diagnostics.hpp"
 
 #include <QFile>
@@ -12,11 +11,7 @@ namespace gsr::views {
 
 std::shared_ptr<const LoadedGraph> load_circuit_graph(const QString& path)
 {
-    auto circuit = std::make_shared<graph::LoadedCircuit>();
-    circuit->path = QFile::encodeName(path).toStdString();
-    circuit->circuit = netlist::load_netlist(circuit->path);
-    circuit->graph = graph::build_graph(circuit->circuit);
-    return loaded_graph(path, std::move(circuit));
+    return loaded_graph(path, graph::load_circuit(QFile::encodeName(path).toStdString()));
 }
 
 std::shared_ptr<const LoadedGraph>

@@ -1,6 +1,5 @@
 #include "panels/communities_panel.hpp"
 
-#include "community/weighted_graph.hpp"
 #include "loading/shared_detection.hpp"
 #include "models/netlist_summary_model.hpp"
 #include "panels/cli_equivalent.hpp"
@@ -136,16 +135,13 @@ CommunitiesPanel::Outcome CommunitiesPanel::run_detection(const LoadedGraph& gra
 {
     Outcome out;
     const auto t0 = std::chrono::steady_clock::now();
-    double detection = 0;
     try {
-        const community::WeightedGraph g = community::project_undirected(graph.graph());
-        out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         // Shared with the canvas, which colours the same circuit at the default settings: the
-        // time shown is the projection's here and the detection's, whoever ran it.
-        out.result = detect_shared(graph.circuit, g, options, &detection);
+        // graph is projected only where this call detects, and the time shown is the
+        // detection's, whoever ran it.
+        out.result = detect_shared(graph.circuit, nullptr, options, &out.seconds);
         // Detections are rare here: the worker thread need not keep their memory.
         community::release_detection_memory();
-        out.seconds += detection;
     } catch (...) {
         out.error = describe_failure(std::current_exception());
         out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
