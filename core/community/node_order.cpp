@@ -141,7 +141,9 @@ NodeOrder rcm_order(const WeightedGraph& g)
             std::sort(neighbours.begin(), neighbours.end(), [&](NodeId a, NodeId b) {
                 return g.degree(a) != g.degree(b) ? g.degree(a) < g.degree(b) : a < b;
             });
-            seq.insert(seq.end(), neighbours.begin(), neighbours.end());
+            // (push_back, not insert: GCC 13 reports a false -Wstringop-overflow for the
+            // range insert here.)
+            for (const NodeId u : neighbours) seq.push_back(u);
         }
     }
     std::reverse(seq.begin(), seq.end());
