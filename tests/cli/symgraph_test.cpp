@@ -18,7 +18,7 @@ std::string data(const std::string& rel)
     return shell_quote(std::string(GSR_DATA_DIR) + "/netlists/" + rel);
 }
 
-fs::path scratch(const std::string& name)
+fs::path symgraph_scratch(const std::string& name)
 {
     const fs::path dir =
         fs::temp_directory_path() / ("gsr_symgraph_cli_" + std::to_string(::getpid()));
@@ -51,7 +51,7 @@ std::string train_args(const fs::path& db, const std::string& extra)
 
 TEST(SymGraphCommand, TrainsStoresARunAndReportsTheGnnMetrics)
 {
-    const fs::path db = scratch("sg.gsr");
+    const fs::path db = symgraph_scratch("sg.gsr");
     const auto r = run_gsr(train_args(db, "--json"));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
@@ -82,7 +82,7 @@ TEST(SymGraphCommand, TrainsStoresARunAndReportsTheGnnMetrics)
 
 TEST(SymGraphCommand, SameDataAndSeedGiveByteIdenticalRuleExports)
 {
-    const fs::path a = scratch("a.gsr"), b = scratch("b.gsr");
+    const fs::path a = symgraph_scratch("a.gsr"), b = symgraph_scratch("b.gsr");
     ASSERT_EQ(run_gsr(train_args(a, "--task bins --quiet")).exit_code, 0);
     ASSERT_EQ(run_gsr(train_args(b, "--task bins --quiet")).exit_code, 0);
     const auto ta = run_gsr("rules 1 --db " + shell_quote(a.string()));
@@ -98,7 +98,7 @@ TEST(SymGraphCommand, SameDataAndSeedGiveByteIdenticalRuleExports)
     EXPECT_EQ(j["format"], "gsr-symgraph-rules");
     EXPECT_EQ(j["task"], "classification");
     // --out writes what stdout shows.
-    const fs::path out = scratch("rules.txt");
+    const fs::path out = symgraph_scratch("rules.txt");
     ASSERT_EQ(
         run_gsr("rules 1 --out " + shell_quote(out.string()) + " --db " + shell_quote(a.string()))
             .exit_code,
@@ -111,7 +111,7 @@ TEST(SymGraphCommand, SameDataAndSeedGiveByteIdenticalRuleExports)
 
 TEST(SymGraphCommand, RefusesGnnFlagsAndBadValues)
 {
-    const fs::path db = scratch("bad.gsr");
+    const fs::path db = symgraph_scratch("bad.gsr");
     auto r = run_gsr(train_args(db, "--layers 4"));
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("--layers"), std::string::npos) << r.err;
@@ -125,7 +125,7 @@ TEST(SymGraphCommand, RefusesGnnFlagsAndBadValues)
 
 TEST(RulesCommand, NamesRunsWithoutRules)
 {
-    const fs::path db = scratch("gnn.gsr");
+    const fs::path db = symgraph_scratch("gnn.gsr");
     const auto t = run_gsr("train " + data("iscas85/bench/c17.bench") + " --test " +
                            data("iscas85/bench/c432.bench") + " --db " + shell_quote(db.string()) +
                            " --model gcn --layers 2 --hidden 4 --epochs 1 --quiet");

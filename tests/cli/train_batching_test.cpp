@@ -15,7 +15,7 @@ using gsr::test::shell_quote;
 
 namespace {
 
-fs::path scratch(const std::string& name)
+fs::path batching_scratch(const std::string& name)
 {
     const fs::path dir =
         fs::temp_directory_path() / ("gsr_cli_batching_" + std::to_string(::getpid()));
@@ -42,7 +42,7 @@ nlohmann::json run_config(const fs::path& db, std::size_t index)
 
 TEST(TrainBatching, CommRandSettingsAreRecordedAndResumed)
 {
-    const fs::path db = scratch("commrand.gsr");
+    const fs::path db = batching_scratch("commrand.gsr");
     fs::remove(db);
     const auto r = train(db, "--epochs 2 --batching commrand --alpha 0.75 --beta 4 "
                              "--batch-size 48 --fanout 4,all --json");
@@ -76,7 +76,7 @@ TEST(TrainBatching, CommRandSettingsAreRecordedAndResumed)
 
 TEST(TrainBatching, BatchIsTheAliasOfRandomBatchSize)
 {
-    const fs::path db = scratch("alias.gsr");
+    const fs::path db = batching_scratch("alias.gsr");
     fs::remove(db);
     const auto r = train(db, "--epochs 1 --batch 16 --json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -94,7 +94,7 @@ TEST(TrainBatching, BatchIsTheAliasOfRandomBatchSize)
 
 TEST(TrainBatching, RandomWithFanoutsAndClusterRun)
 {
-    const fs::path db = scratch("modes.gsr");
+    const fs::path db = batching_scratch("modes.gsr");
     fs::remove(db);
     const auto r = train(db, "--epochs 1 --batching random --batch-size 32 --fanout 3,2 "
                              "--order rcm --json --quiet");
@@ -109,7 +109,7 @@ TEST(TrainBatching, RandomWithFanoutsAndClusterRun)
 
 TEST(TrainBatching, ImpossibleSettingsNameTheirFlag)
 {
-    const fs::path db = scratch("bad.gsr");
+    const fs::path db = batching_scratch("bad.gsr");
     const std::pair<const char*, const char*> cases[] = {
         {"--batching commrand --alpha 1.5", "--alpha"},
         {"--batching commrand --beta 0.5", "--beta"},

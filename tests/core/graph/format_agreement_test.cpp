@@ -44,7 +44,7 @@ std::vector<SameCircuit> pairs()
     return p;
 }
 
-gsr::graph::CircuitGraph graph_of(const std::string& rel)
+gsr::graph::CircuitGraph graph_of_file(const std::string& rel)
 {
     return gsr::graph::build_graph(gsr::netlist::load_netlist(std::string(GSR_DATA_DIR) + "/netlists/" + rel));
 }
@@ -53,8 +53,8 @@ class FormatAgreement : public ::testing::TestWithParam<SameCircuit> {};
 
 TEST_P(FormatAgreement, SameNodesEdgesAndLevelHistogram)
 {
-    const auto ga = graph_of(GetParam().a);
-    const auto gb = graph_of(GetParam().b);
+    const auto ga = graph_of_file(GetParam().a);
+    const auto gb = graph_of_file(GetParam().b);
     EXPECT_EQ(ga.node_count(), gb.node_count());
     EXPECT_EQ(ga.edge_count(), gb.edge_count());
     EXPECT_EQ(ga.max_level, gb.max_level);

@@ -11,13 +11,9 @@
 using gsr::netlist::Circuit;
 using namespace gsr::labels;
 using gsr::labels::testing::circuit_of;
+using gsr::labels::testing::simulate;
 
 namespace {
-
-SimulationResult simulate(const Circuit& c, const SimulationOptions& o)
-{
-    return LogicSimulator(c, build_net_structure(c)).run(o);
-}
 
 SimulationOptions sequential(std::uint32_t cycles)
 {

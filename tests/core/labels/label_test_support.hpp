@@ -1,6 +1,9 @@
 #pragma once
-// Helpers shared by the label tests: the reference data set, a CSV reader, and an independent
-// scalar evaluator that computes one vector at a time straight from the circuit model.
+// Helpers shared by the label tests: circuits from text, a simulation with the circuit's own net
+// structure, the reference data set, a CSV reader, and an independent scalar evaluator that
+// computes one vector at a time straight from the circuit model.
+#include "labels/logic_simulator.hpp"
+#include "labels/net_structure.hpp"
 #include "netlist/circuit.hpp"
 #include "netlist/readers.hpp"
 
@@ -18,6 +21,12 @@ namespace gsr::labels::testing {
 inline netlist::Circuit circuit_of(const std::string& name, const std::string& text)
 {
     return netlist::load_netlist(SourceText::from_string(name, text));
+}
+
+/// A simulation of a circuit over its own net structure.
+inline SimulationResult simulate(const netlist::Circuit& c, const SimulationOptions& o)
+{
+    return LogicSimulator(c, build_net_structure(c)).run(o);
 }
 
 inline std::string labels_dir() { return std::string(GSR_DATA_DIR) + "/labels"; }

@@ -19,11 +19,6 @@ namespace {
 
 using gsr::labels::testing::circuit_of;
 
-SimulationResult simulate(const Circuit& c, const SimulationOptions& o)
-{
-    return LogicSimulator(c, build_net_structure(c)).run(o);
-}
-
 SimulationOptions exhaustive(unsigned threads = 1)
 {
     SimulationOptions o;

@@ -15,12 +15,12 @@ namespace {
 
 using namespace testdata;
 
-Circuit parse(const std::string& text) { return read_def(SourceText::from_string("t.def", text)); }
+Circuit def_of(const std::string& text) { return read_def(SourceText::from_string("t.def", text)); }
 
-Error parse_error(const std::string& text)
+Error def_error(const std::string& text)
 {
     try {
-        parse(text);
+        def_of(text);
     } catch (const Error& e) {
         return e;
     }
@@ -29,7 +29,7 @@ Error parse_error(const std::string& text)
 
 const CircuitCounts& counts(const Circuit& c) { return c.counts; }
 
-const char* kSmall = R"(VERSION 5.8 ;
+const char* kDef = R"(VERSION 5.8 ;
 DIVIDERCHAR "/" ;
 BUSBITCHARS "[]" ;
 DESIGN top ;
@@ -64,11 +64,11 @@ END NETS
 END DESIGN
 )";
 
-TEST(DefReader, ReadsDesignName) { EXPECT_EQ(parse(kSmall).top, "top"); }
+TEST(DefReader, ReadsDesignName) { EXPECT_EQ(def_of(kDef).top, "top"); }
 
 TEST(DefReader, ReadsDieArea)
 {
-    const Circuit c = parse(kSmall);
+    const Circuit c = def_of(kDef);
     ASSERT_TRUE(c.die_area.has_value());
     EXPECT_EQ(*c.die_area, (std::array<std::int64_t, 4>{0, 0, 5000, 4000}));
 }
@@ -76,13 +76,13 @@ TEST(DefReader, ReadsDieArea)
 TEST(DefReader, PolygonDieAreaGivesBoundingBox)
 {
     const Circuit c =
-        parse("DESIGN d ;\nDIEAREA ( 0 0 ) ( 0 50 ) ( 70 50 ) ( 70 -5 ) ;\nEND DESIGN\n");
+        def_of("DESIGN d ;\nDIEAREA ( 0 0 ) ( 0 50 ) ( 70 50 ) ( 70 -5 ) ;\nEND DESIGN\n");
     EXPECT_EQ(*c.die_area, (std::array<std::int64_t, 4>{0, -5, 70, 50}));
 }
 
 TEST(DefReader, EachComponentIsAnInstanceCell)
 {
-    const Circuit c = parse(kSmall);
+    const Circuit c = def_of(kDef);
     ASSERT_EQ(c.cells.size(), 3u);
     EXPECT_EQ(c.cell_name(c.cells[1]), "u2");
     EXPECT_EQ(c.cell_type(c.cells[1]), "NAND2_X1");
@@ -91,7 +91,7 @@ TEST(DefReader, EachComponentIsAnInstanceCell)
 
 TEST(DefReader, PlacementPerCell)
 {
-    const Circuit c = parse(kSmall);
+    const Circuit c = def_of(kDef);
     ASSERT_EQ(c.placement.size(), c.cells.size());
     EXPECT_EQ(c.placement[1].x, 300);
     EXPECT_EQ(c.placement[1].y, 200);
@@ -99,11 +99,11 @@ TEST(DefReader, PlacementPerCell)
     EXPECT_TRUE(c.placement[1].placed);
 }
 
-TEST(DefReader, UnplacedComponentIsNotPlaced) { EXPECT_FALSE(parse(kSmall).placement[2].placed); }
+TEST(DefReader, UnplacedComponentIsNotPlaced) { EXPECT_FALSE(def_of(kDef).placement[2].placed); }
 
 TEST(DefReader, PinsBecomePortsWithDirections)
 {
-    const Circuit c = parse(kSmall);
+    const Circuit c = def_of(kDef);
     ASSERT_EQ(c.ports.size(), 2u);
     EXPECT_EQ(c.ports[0].dir, Direction::Input);
     EXPECT_EQ(c.ports[1].dir, Direction::Output);
@@ -114,7 +114,7 @@ TEST(DefReader, PinsBecomePortsWithDirections)
 
 TEST(DefReader, NetConnectionsBecomeInstancePins)
 {
-    const Circuit c = parse(kSmall);
+    const Circuit c = def_of(kDef);
     const Cell* u1 = find_cell(c, "u1");
     ASSERT_EQ(u1->pin_count, 2u);
     const Pin* p = c.pins_of(*u1);
@@ -127,7 +127,7 @@ TEST(DefReader, NetConnectionsBecomeInstancePins)
 
 TEST(DefReader, CellPinsAreContiguous)
 {
-    const Circuit c = parse(kSmall);
+    const Circuit c = def_of(kDef);
     std::uint32_t next = 0;
     for (const Cell& cell : c.cells) {
         EXPECT_EQ(cell.first_pin, next);
@@ -138,12 +138,12 @@ TEST(DefReader, CellPinsAreContiguous)
 
 TEST(DefReader, RoutingParenthesesAreNotConnections)
 {
-    EXPECT_EQ(parse(kSmall).counts.extra.at("pin_connections"), 7);
+    EXPECT_EQ(def_of(kDef).counts.extra.at("pin_connections"), 7);
 }
 
 TEST(DefReader, CountsEntriesAndDeclarations)
 {
-    const Circuit c = parse(kSmall);
+    const Circuit c = def_of(kDef);
     EXPECT_EQ(counts(c).cells, 3);
     EXPECT_EQ(counts(c).nets, 3);
     EXPECT_EQ(counts(c).ports, 2);
@@ -156,7 +156,7 @@ TEST(DefReader, CountsEntriesAndDeclarations)
 TEST(DefReader, DeclaredCountMismatchWarnsWithLine)
 {
     const Circuit c =
-        parse("DESIGN d ;\nCOMPONENTS 2 ;\n- u1 INV ;\nEND COMPONENTS\nEND DESIGN\n");
+        def_of("DESIGN d ;\nCOMPONENTS 2 ;\n- u1 INV ;\nEND COMPONENTS\nEND DESIGN\n");
     ASSERT_EQ(c.diagnostics.warnings().size(), 1u);
     EXPECT_EQ(c.diagnostics.warnings()[0].where.line, 2);
     EXPECT_EQ(c.counts.cells, 1);
@@ -164,14 +164,14 @@ TEST(DefReader, DeclaredCountMismatchWarnsWithLine)
 
 TEST(DefReader, UnknownComponentInNetWarns)
 {
-    const Circuit c = parse("DESIGN d ;\nNETS 1 ;\n- n ( ghost A ) ;\nEND NETS\nEND DESIGN\n");
+    const Circuit c = def_of("DESIGN d ;\nNETS 1 ;\n- n ( ghost A ) ;\nEND NETS\nEND DESIGN\n");
     ASSERT_EQ(c.diagnostics.warnings().size(), 1u);
     EXPECT_EQ(c.diagnostics.warnings()[0].where.line, 3);
 }
 
 TEST(DefReader, AcceptsByteOrderMarkAndCrlf)
 {
-    const Circuit c = parse("\xEF\xBB\xBF"
+    const Circuit c = def_of("\xEF\xBB\xBF"
                             "DESIGN d ;\r\nCOMPONENTS 1 ;\r\n- u1 INV ;\r\n"
                             "END COMPONENTS\r\nEND DESIGN\r\n");
     EXPECT_EQ(c.top, "d");
@@ -180,7 +180,7 @@ TEST(DefReader, AcceptsByteOrderMarkAndCrlf)
 
 TEST(DefReader, MissingSemicolonInComponentFails)
 {
-    const Error e = parse_error(
+    const Error e = def_error(
         "DESIGN d ;\nCOMPONENTS 2 ;\n- u1 INV + PLACED ( 0 0 ) N\n- u2 INV ;\nEND COMPONENTS\n");
     EXPECT_EQ(e.where().line, 3);
     EXPECT_NE(e.message().find("expected ';' at the end of component u1"), std::string::npos);
@@ -188,53 +188,53 @@ TEST(DefReader, MissingSemicolonInComponentFails)
 
 TEST(DefReader, BadOrientationFails)
 {
-    const Error e = parse_error("DESIGN d ;\nCOMPONENTS 1 ;\n- u1 INV + PLACED ( 0 0 ) NORTH ;\n");
+    const Error e = def_error("DESIGN d ;\nCOMPONENTS 1 ;\n- u1 INV + PLACED ( 0 0 ) NORTH ;\n");
     EXPECT_EQ(e.where().line, 3);
     EXPECT_NE(e.message().find("expected an orientation"), std::string::npos);
 }
 
 TEST(DefReader, NonIntegerCoordinateFails)
 {
-    const Error e = parse_error("DESIGN d ;\nCOMPONENTS 1 ;\n- u1 INV + PLACED ( 0.5 0 ) N ;\n");
+    const Error e = def_error("DESIGN d ;\nCOMPONENTS 1 ;\n- u1 INV + PLACED ( 0.5 0 ) N ;\n");
     EXPECT_NE(e.message().find("expected an x coordinate"), std::string::npos);
 }
 
 TEST(DefReader, UnclosedConnectionFails)
 {
-    const Error e = parse_error("DESIGN d ;\nNETS 1 ;\n- n ( u1 A ;\nEND NETS\nEND DESIGN\n");
+    const Error e = def_error("DESIGN d ;\nNETS 1 ;\n- n ( u1 A ;\nEND NETS\nEND DESIGN\n");
     EXPECT_EQ(e.where().line, 3);
     EXPECT_NE(e.message().find("expected ')'"), std::string::npos);
 }
 
 TEST(DefReader, EofInsideSectionFails)
 {
-    const Error e = parse_error("DESIGN d ;\nNETS 1 ;\n- n ( u1 A ) ;\n");
+    const Error e = def_error("DESIGN d ;\nNETS 1 ;\n- n ( u1 A ) ;\n");
     EXPECT_NE(e.message().find("expected 'END NETS'"), std::string::npos);
 }
 
 TEST(DefReader, MissingEndDesignFails)
 {
-    EXPECT_NE(parse_error("DESIGN d ;\n").message().find("expected 'END DESIGN'"),
+    EXPECT_NE(def_error("DESIGN d ;\n").message().find("expected 'END DESIGN'"),
               std::string::npos);
 }
 
 TEST(DefReader, HtmlPageFails)
 {
-    EXPECT_NE(parse_error("<html>DESIGN</html>").message().find("HTML"), std::string::npos);
+    EXPECT_NE(def_error("<html>DESIGN</html>").message().find("HTML"), std::string::npos);
 }
 
 TEST(DefReader, BinaryDataFails)
 {
-    EXPECT_NE(parse_error(std::string("DESIGN \0\0\x01", 10)).message().find("binary"),
+    EXPECT_NE(def_error(std::string("DESIGN \0\0\x01", 10)).message().find("binary"),
               std::string::npos);
 }
 
 TEST(DefReader, EveryTruncationParsesOrFailsCleanly)
 {
-    const std::string text = kSmall;
+    const std::string text = kDef;
     for (std::size_t n = 0; n <= text.size(); ++n) {
         try {
-            parse(text.substr(0, n));
+            def_of(text.substr(0, n));
         } catch (const Error&) {
         }
     }

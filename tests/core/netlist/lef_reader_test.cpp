@@ -15,19 +15,19 @@ namespace {
 
 using namespace testdata;
 
-Library parse(const std::string& text) { return read_lef(SourceText::from_string("t.lef", text)); }
+Library lef_of(const std::string& text) { return read_lef(SourceText::from_string("t.lef", text)); }
 
-Error parse_error(const std::string& text)
+Error lef_error(const std::string& text)
 {
     try {
-        parse(text);
+        lef_of(text);
     } catch (const Error& e) {
         return e;
     }
     return Error("no error");
 }
 
-const char* kSmall = R"(VERSION 5.8 ;
+const char* kLef = R"(VERSION 5.8 ;
 BUSBITCHARS "[]" ;
 UNITS
   DATABASE MICRONS 2000 ;
@@ -80,11 +80,11 @@ END NAND2_X1
 END LIBRARY
 )";
 
-TEST(LefReader, CountsMacros) { EXPECT_EQ(parse(kSmall).counts.cells, 1); }
+TEST(LefReader, CountsMacros) { EXPECT_EQ(lef_of(kLef).counts.cells, 1); }
 
 TEST(LefReader, CountsTechnologyBlocks)
 {
-    const Library lib = parse(kSmall);
+    const Library lib = lef_of(kLef);
     EXPECT_EQ(lib.counts.extra.at("layers"), 2);
     EXPECT_EQ(lib.counts.extra.at("vias"), 1);
     EXPECT_EQ(lib.counts.extra.at("sites"), 1);
@@ -92,7 +92,7 @@ TEST(LefReader, CountsTechnologyBlocks)
 
 TEST(LefReader, ReadsMacroSize)
 {
-    const Library lib = parse(kSmall);
+    const Library lib = lef_of(kLef);
     const LibraryCell* c = lib.find("NAND2_X1");
     ASSERT_NE(c, nullptr);
     EXPECT_DOUBLE_EQ(c->width, 0.57);
@@ -101,60 +101,60 @@ TEST(LefReader, ReadsMacroSize)
 
 TEST(LefReader, ReadsPinDirections)
 {
-    const Library lib = parse(kSmall);
+    const Library lib = lef_of(kLef);
     EXPECT_EQ(lib.find_pin("NAND2_X1", "A1")->dir, Direction::Input);
     EXPECT_EQ(lib.find_pin("NAND2_X1", "ZN")->dir, Direction::Output);
 }
 
 TEST(LefReader, PowerPinWithoutDirectionIsInOut)
 {
-    EXPECT_EQ(parse(kSmall).find_pin("NAND2_X1", "VDD")->dir, Direction::InOut);
+    EXPECT_EQ(lef_of(kLef).find_pin("NAND2_X1", "VDD")->dir, Direction::InOut);
 }
 
 TEST(LefReader, ObsAndPortGeometryAddNoPins)
 {
-    EXPECT_EQ(parse(kSmall).find("NAND2_X1")->pins.size(), 3u);
+    EXPECT_EQ(lef_of(kLef).find("NAND2_X1")->pins.size(), 3u);
 }
 
 TEST(LefReader, EndLibraryIsOptional)
 {
-    EXPECT_EQ(parse("MACRO A\n SIZE 1 BY 2 ;\nEND A\n").counts.cells, 1);
+    EXPECT_EQ(lef_of("MACRO A\n SIZE 1 BY 2 ;\nEND A\n").counts.cells, 1);
 }
 
 TEST(LefReader, TextAfterEndLibraryIsIgnored)
 {
-    EXPECT_EQ(parse("MACRO A\nEND A\nEND LIBRARY\n<garbage>").counts.cells, 1);
+    EXPECT_EQ(lef_of("MACRO A\nEND A\nEND LIBRARY\n<garbage>").counts.cells, 1);
 }
 
 TEST(LefReader, AcceptsByteOrderMarkAndCrlf)
 {
-    const Library lib = parse("\xEF\xBB\xBFMACRO A\r\n SIZE 1 BY 2 ;\r\nEND A\r\n");
+    const Library lib = lef_of("\xEF\xBB\xBFMACRO A\r\n SIZE 1 BY 2 ;\r\nEND A\r\n");
     EXPECT_DOUBLE_EQ(lib.find("A")->height, 2.0);
 }
 
 TEST(LefReader, FeedthruIsInOut)
 {
-    const Library lib = parse("MACRO A\n PIN X DIRECTION FEEDTHRU ; END X\nEND A\n");
+    const Library lib = lef_of("MACRO A\n PIN X DIRECTION FEEDTHRU ; END X\nEND A\n");
     EXPECT_EQ(lib.find_pin("A", "X")->dir, Direction::InOut);
 }
 
 TEST(LefReader, MissingEndOfMacroFailsAtEof)
 {
-    const Error e = parse_error("MACRO A\n  SIZE 1 BY 2 ;\n");
+    const Error e = lef_error("MACRO A\n  SIZE 1 BY 2 ;\n");
     EXPECT_EQ(e.where().line, 3);
     EXPECT_NE(e.message().find("expected 'END A' to close MACRO A (line 1)"), std::string::npos);
 }
 
 TEST(LefReader, WrongEndNameFails)
 {
-    const Error e = parse_error("MACRO A\n  PIN X\n  END Y\nEND A\n");
+    const Error e = lef_error("MACRO A\n  PIN X\n  END Y\nEND A\n");
     EXPECT_EQ(e.where().line, 3);
     EXPECT_NE(e.message().find("expected 'X' after END"), std::string::npos);
 }
 
 TEST(LefReader, MissingSemicolonFailsAtEndOfStatement)
 {
-    const Error e = parse_error("MACRO A\n  PIN X\n    DIRECTION INPUT\n  END X\nEND A\n");
+    const Error e = lef_error("MACRO A\n  PIN X\n    DIRECTION INPUT\n  END X\nEND A\n");
     EXPECT_EQ(e.where().line, 3);
     EXPECT_EQ(e.where().column, 20);
     EXPECT_NE(e.message().find("expected ';'"), std::string::npos);
@@ -162,48 +162,48 @@ TEST(LefReader, MissingSemicolonFailsAtEndOfStatement)
 
 TEST(LefReader, MissingSemicolonAfterSizeFails)
 {
-    const Error e = parse_error("MACRO A\n  SIZE 1 BY 2\n  PIN X END X\nEND A\n");
+    const Error e = lef_error("MACRO A\n  SIZE 1 BY 2\n  PIN X END X\nEND A\n");
     EXPECT_EQ(e.where().line, 2);
     EXPECT_NE(e.message().find("expected ';' after SIZE"), std::string::npos);
 }
 
 TEST(LefReader, NonNumericSizeFails)
 {
-    const Error e = parse_error("MACRO A\n  SIZE wide BY 2 ;\nEND A\n");
+    const Error e = lef_error("MACRO A\n  SIZE wide BY 2 ;\nEND A\n");
     EXPECT_NE(e.message().find("expected a width"), std::string::npos);
 }
 
 TEST(LefReader, UnterminatedLayerFails)
 {
-    const Error e = parse_error("LAYER metal1\n  TYPE ROUTING ;\n");
+    const Error e = lef_error("LAYER metal1\n  TYPE ROUTING ;\n");
     EXPECT_NE(e.message().find("expected 'END metal1'"), std::string::npos);
 }
 
 TEST(LefReader, UnterminatedStringFails)
 {
-    const Error e = parse_error("LAYER m\n PROPERTY P \"abc ;\nEND m\n");
+    const Error e = lef_error("LAYER m\n PROPERTY P \"abc ;\nEND m\n");
     EXPECT_EQ(e.where().line, 2);
     EXPECT_NE(e.message().find("closing '\"'"), std::string::npos);
 }
 
 TEST(LefReader, HtmlPageFails)
 {
-    EXPECT_NE(parse_error("\n<html><body>Not Found</body></html>").message().find("HTML"),
+    EXPECT_NE(lef_error("\n<html><body>Not Found</body></html>").message().find("HTML"),
               std::string::npos);
 }
 
 TEST(LefReader, BinaryDataFails)
 {
-    EXPECT_NE(parse_error(std::string("MACRO\0\x01\x02", 8)).message().find("binary"),
+    EXPECT_NE(lef_error(std::string("MACRO\0\x01\x02", 8)).message().find("binary"),
               std::string::npos);
 }
 
 TEST(LefReader, EveryTruncationParsesOrFailsCleanly)
 {
-    const std::string text = kSmall;
+    const std::string text = kLef;
     for (std::size_t n = 0; n <= text.size(); ++n) {
         try {
-            parse(text.substr(0, n));
+            lef_of(text.substr(0, n));
         } catch (const Error&) {
         }
     }

@@ -9,7 +9,7 @@
 namespace gsr::netlist {
 namespace {
 
-Library parse(const std::string& text)
+Library nldm_of(const std::string& text)
 {
     return read_liberty(SourceText::from_string("t.lib", text));
 }
@@ -66,7 +66,7 @@ library (t) {
 
 TEST(LibertyNldm, ReadsBothTemplateOrdersIntoTransitionByLoad)
 {
-    const Library lib = parse(kTwoOrders);
+    const Library lib = nldm_of(kTwoOrders);
     const LibraryPin* y = lib.find_pin("C", "y");
     ASSERT_NE(y, nullptr);
     ASSERT_EQ(y->timing.size(), 1u); // the setup arc is a constraint, not a delay
@@ -86,7 +86,7 @@ TEST(LibertyNldm, ReadsBothTemplateOrdersIntoTransitionByLoad)
 
 TEST(LibertyNldm, BilinearInsideAndLinearOutside)
 {
-    const Library lib = parse(kTwoOrders);
+    const Library lib = nldm_of(kTwoOrders);
     const TimingArc& arc = lib.find_pin("C", "y")->timing[0];
     for (const TimingTable* t : {&arc.cell_rise, &arc.cell_fall}) {
         // Corners, the centre, a quarter of the way, then outside on each side.
@@ -107,7 +107,7 @@ TEST(LibertyNldm, BilinearInsideAndLinearOutside)
 TEST(LibertyNldm, ConvertsUnitsToNanosecondsAndPicofarads)
 {
     // 100 ps and fF units: a value of 2 is 0.2 ns, an index of 10 is 0.01 pF.
-    const Library lib = parse(R"LIB(
+    const Library lib = nldm_of(R"LIB(
 library (u) {
   time_unit : "100ps" ;
   capacitive_load_unit (1, ff) ;
@@ -134,7 +134,7 @@ library (u) {
 
 TEST(LibertyNldm, WireLoadByFanout)
 {
-    const Library lib = parse(R"LIB(
+    const Library lib = nldm_of(R"LIB(
 library (w) {
   capacitive_load_unit (1, pf) ;
   default_wire_load : "small" ;
@@ -160,7 +160,7 @@ library (w) {
 TEST(LibertyNldm, MalformedTablesNameTheLine)
 {
     // A table of the wrong size is left out with a warning on its line; the library stays.
-    const Library lib = parse("library (x) {\n"
+    const Library lib = nldm_of("library (x) {\n"
                               "  lu_table_template (tl) { variable_1 : input_net_transition ;\n"
                               "    variable_2 : total_output_net_capacitance ;\n"
                               "    index_1 (\"1, 2\") ; index_2 (\"1, 2\") ; }\n"
@@ -176,7 +176,7 @@ TEST(LibertyNldm, MalformedTablesNameTheLine)
         << w.message;
     // A number that is not one is a syntax error, with its place.
     try {
-        parse("library (x) {\n  lu_table_template (tl) { variable_1 : input_net_transition ;\n"
+        nldm_of("library (x) {\n  lu_table_template (tl) { variable_1 : input_net_transition ;\n"
               "    index_1 (\"1, x2\") ; }\n}\n");
         FAIL() << "a non-number index parsed";
     } catch (const Error& e) {
@@ -188,7 +188,7 @@ TEST(LibertyNldm, MalformedTablesNameTheLine)
 
 TEST(LibertyNldm, UnknownTemplateIsAWarningAndTheTableIsLeftOut)
 {
-    const Library lib = parse(
+    const Library lib = nldm_of(
         "library (x) {\n  cell (C) { pin (y) { direction : output ;\n"
         "    timing () { related_pin : \"a\" ; cell_rise (nope) { values (\"1\") ; } } } }\n}\n");
     EXPECT_FALSE(lib.has_timing());

@@ -15,23 +15,23 @@ namespace {
 
 using namespace testdata;
 
-Library parse(const std::string& text)
+Library lib_of(const std::string& text)
 {
     return read_liberty(SourceText::from_string("t.lib", text));
 }
 
 /// The error a text raises, or "" when it parses.
-Error parse_error(const std::string& text)
+Error lib_error(const std::string& text)
 {
     try {
-        parse(text);
+        lib_of(text);
     } catch (const Error& e) {
         return e;
     }
     return Error("no error");
 }
 
-const char* kSmall = R"(/* a small library */
+const char* kLib = R"(/* a small library */
 library (tiny) {
   delay_model : table_lookup ;
   capacitive_load_unit (1, ff) ;
@@ -61,13 +61,13 @@ library (tiny) {
 }
 )";
 
-TEST(LibertyReader, ReadsLibraryName) { EXPECT_EQ(parse(kSmall).name, "tiny"); }
+TEST(LibertyReader, ReadsLibraryName) { EXPECT_EQ(lib_of(kLib).name, "tiny"); }
 
-TEST(LibertyReader, CountsCellGroups) { EXPECT_EQ(parse(kSmall).counts.cells, 2); }
+TEST(LibertyReader, CountsCellGroups) { EXPECT_EQ(lib_of(kLib).counts.cells, 2); }
 
 TEST(LibertyReader, ReadsPinDirections)
 {
-    const Library lib = parse(kSmall);
+    const Library lib = lib_of(kLib);
     ASSERT_NE(lib.find_pin("INV", "A"), nullptr);
     EXPECT_EQ(lib.find_pin("INV", "A")->dir, Direction::Input);
     EXPECT_EQ(lib.find_pin("INV", "Y")->dir, Direction::Output);
@@ -75,26 +75,26 @@ TEST(LibertyReader, ReadsPinDirections)
 
 TEST(LibertyReader, ReadsFunctionOfOutputPin)
 {
-    EXPECT_EQ(parse(kSmall).find_pin("INV", "Y")->function, "!A");
+    EXPECT_EQ(lib_of(kLib).find_pin("INV", "Y")->function, "!A");
 }
 
-TEST(LibertyReader, ReadsArea) { EXPECT_DOUBLE_EQ(parse(kSmall).find("INV")->area, 1.5); }
+TEST(LibertyReader, ReadsArea) { EXPECT_DOUBLE_EQ(lib_of(kLib).find("INV")->area, 1.5); }
 
 TEST(LibertyReader, FfGroupMarksCellAsFlipFlop)
 {
-    const Library lib = parse(kSmall);
+    const Library lib = lib_of(kLib);
     EXPECT_TRUE(lib.find("DFF")->is_ff);
     EXPECT_FALSE(lib.find("INV")->is_ff);
 }
 
 TEST(LibertyReader, TimingTablesAddNoPins)
 {
-    EXPECT_EQ(parse(kSmall).find("INV")->pins.size(), 2u);
+    EXPECT_EQ(lib_of(kLib).find("INV")->pins.size(), 2u);
 }
 
 TEST(LibertyReader, CountsPinAndFfGroups)
 {
-    const Library lib = parse(kSmall);
+    const Library lib = lib_of(kLib);
     EXPECT_EQ(lib.counts.extra.at("pin_groups"), 5);
     EXPECT_EQ(lib.counts.extra.at("ff_groups"), 1);
     EXPECT_EQ(lib.counts.extra.at("latch_groups"), 0);
@@ -104,21 +104,21 @@ TEST(LibertyReader, CountsPinAndFfGroups)
 TEST(LibertyReader, LatchGroupMarksCellAsLatch)
 {
     const Library lib =
-        parse("library (l) { cell (LAT) { latch (IQ, IQN) { enable : \"G\" ; } } }");
+        lib_of("library (l) { cell (LAT) { latch (IQ, IQN) { enable : \"G\" ; } } }");
     EXPECT_TRUE(lib.find("LAT")->is_latch);
     EXPECT_EQ(lib.counts.flip_flops, 1);
 }
 
 TEST(LibertyReader, PinGroupWithSeveralNamesMakesEachPin)
 {
-    const Library lib = parse("library (l) { cell (N) { pin (A, B) { direction : input ; } } }");
+    const Library lib = lib_of("library (l) { cell (N) { pin (A, B) { direction : input ; } } }");
     EXPECT_EQ(lib.find_pin("N", "B")->dir, Direction::Input);
     EXPECT_EQ(lib.counts.extra.at("pin_groups"), 1);
 }
 
 TEST(LibertyReader, BusExpandsToBitsOfItsType)
 {
-    const Library lib = parse(R"(library (l) {
+    const Library lib = lib_of(R"(library (l) {
       type (bus4) {
         base_type : array ; bit_width : 4 ; bit_from : 3 ; bit_to : 0 ; downto : true ;
       }
@@ -131,7 +131,7 @@ TEST(LibertyReader, BusExpandsToBitsOfItsType)
 
 TEST(LibertyReader, BusMemberPinRangeInheritsBusDirection)
 {
-    const Library lib = parse(R"(library (l) {
+    const Library lib = lib_of(R"(library (l) {
       type (b2) { bit_width : 2 ; bit_from : 0 ; bit_to : 1 ; }
       cell (R) {
         bus (Q) { bus_type : b2 ; direction : output ; pin (Q[0:1]) { function : "x" ; } }
@@ -144,7 +144,7 @@ TEST(LibertyReader, BusMemberPinRangeInheritsBusDirection)
 
 TEST(LibertyReader, BundleMembersBecomePins)
 {
-    const Library lib = parse(R"(library (l) {
+    const Library lib = lib_of(R"(library (l) {
       cell (B) {
         bundle (Z) { members (Z0, Z1) ; direction : output ; pin (Z0) { direction : inout ; } }
       }
@@ -155,14 +155,14 @@ TEST(LibertyReader, BundleMembersBecomePins)
 
 TEST(LibertyReader, InternalPinHasUnknownDirection)
 {
-    const Library lib = parse("library (l) { cell (C) { pin (I) { direction : internal ; } } }");
+    const Library lib = lib_of("library (l) { cell (C) { pin (I) { direction : internal ; } } }");
     EXPECT_EQ(lib.find_pin("C", "I")->dir, Direction::Unknown);
 }
 
 TEST(LibertyReader, SemicolonIsOptionalAtEndOfLine)
 {
     const Library lib =
-        parse("library (l) {\n cell (C) {\n  area : 2\n  pin (A) { direction : input }\n }\n}\n");
+        lib_of("library (l) {\n cell (C) {\n  area : 2\n  pin (A) { direction : input }\n }\n}\n");
     EXPECT_DOUBLE_EQ(lib.find("C")->area, 2.0);
     EXPECT_EQ(lib.find_pin("C", "A")->dir, Direction::Input);
 }
@@ -170,20 +170,20 @@ TEST(LibertyReader, SemicolonIsOptionalAtEndOfLine)
 TEST(LibertyReader, SkipsBothCommentStyles)
 {
     const Library lib =
-        parse("// line comment\nlibrary (l) { /* block\n comment */ cell (C) { } // x\n}\n");
+        lib_of("// line comment\nlibrary (l) { /* block\n comment */ cell (C) { } // x\n}\n");
     EXPECT_EQ(lib.counts.cells, 1);
 }
 
 TEST(LibertyReader, LineContinuationJoinsLines)
 {
-    const Library lib = parse("library (l) { cell (C) { pin (A) { direction \\\n : input ; } } }");
+    const Library lib = lib_of("library (l) { cell (C) { pin (A) { direction \\\n : input ; } } }");
     EXPECT_EQ(lib.find_pin("C", "A")->dir, Direction::Input);
 }
 
 TEST(LibertyReader, AcceptsByteOrderMarkAndCrlf)
 {
     const Library lib =
-        parse("\xEF\xBB\xBFlibrary (l) {\r\n cell (C) {\r\n  area : 2 \\\r\n ;\r\n }\r\n}\r\n");
+        lib_of("\xEF\xBB\xBFlibrary (l) {\r\n cell (C) {\r\n  area : 2 \\\r\n ;\r\n }\r\n}\r\n");
     EXPECT_DOUBLE_EQ(lib.find("C")->area, 2.0);
 }
 
@@ -193,18 +193,18 @@ TEST(LibertyReader, DeepNestingNeedsNoRecursion)
     for (int i = 0; i < 100000; ++i) text += " g () {";
     for (int i = 0; i < 100000; ++i) text += " }";
     text += " }";
-    EXPECT_EQ(parse(text).counts.cells, 0);
+    EXPECT_EQ(lib_of(text).counts.cells, 0);
 }
 
 TEST(LibertyReader, DuplicateCellWarns)
 {
-    const Library lib = parse("library (l) { cell (C) { } cell (C) { } }");
+    const Library lib = lib_of("library (l) { cell (C) { } cell (C) { } }");
     EXPECT_EQ(lib.diagnostics.warnings().size(), 1u);
 }
 
 TEST(LibertyReader, EofInsideGroupFailsNamingTheGroup)
 {
-    const Error e = parse_error("library (l) {\n  cell (C) {\n");
+    const Error e = lib_error("library (l) {\n  cell (C) {\n");
     EXPECT_EQ(e.where().line, 3);
     EXPECT_NE(e.message().find("expected '}' to close the group 'cell (C)' opened on line 2"),
               std::string::npos);
@@ -212,7 +212,7 @@ TEST(LibertyReader, EofInsideGroupFailsNamingTheGroup)
 
 TEST(LibertyReader, UnterminatedCommentFailsAtItsStart)
 {
-    const Error e = parse_error("library (l) {\n /* never closed\n");
+    const Error e = lib_error("library (l) {\n /* never closed\n");
     EXPECT_EQ(e.where().line, 2);
     EXPECT_NE(e.message().find("expected '*/'"), std::string::npos);
 }
@@ -220,61 +220,61 @@ TEST(LibertyReader, UnterminatedCommentFailsAtItsStart)
 TEST(LibertyReader, UnterminatedStringFails)
 {
     const Error e =
-        parse_error("library (l) {\n cell (C) { pin (Y) { function : \"A & B ; } } }\n");
+        lib_error("library (l) {\n cell (C) { pin (Y) { function : \"A & B ; } } }\n");
     EXPECT_EQ(e.where().line, 2);
     EXPECT_NE(e.message().find("closing '\"'"), std::string::npos);
 }
 
 TEST(LibertyReader, TwoAttributesOnOneLineNeedSemicolon)
 {
-    const Error e = parse_error("library (l) {\n cell (C) { area : 1 pin (A) { } }\n}");
+    const Error e = lib_error("library (l) {\n cell (C) { area : 1 pin (A) { } }\n}");
     EXPECT_EQ(e.where().line, 2);
     EXPECT_NE(e.message().find("expected ';' after the value of 'area'"), std::string::npos);
 }
 
 TEST(LibertyReader, UnclosedParenthesisFails)
 {
-    const Error e = parse_error("library (l) {\n cell (C {\n }\n}");
+    const Error e = lib_error("library (l) {\n cell (C {\n }\n}");
     EXPECT_EQ(e.where().line, 2);
     EXPECT_NE(e.message().find("expected ')'"), std::string::npos);
 }
 
 TEST(LibertyReader, ExtraClosingBraceFails)
 {
-    const Error e = parse_error("library (l) {\n}\n}\n");
+    const Error e = lib_error("library (l) {\n}\n}\n");
     EXPECT_EQ(e.where().line, 3);
     EXPECT_NE(e.message().find("unexpected '}'"), std::string::npos);
 }
 
 TEST(LibertyReader, TopLevelMustBeLibrary)
 {
-    EXPECT_NE(parse_error("cell (C) { }").message().find("'library (NAME) {'"), std::string::npos);
+    EXPECT_NE(lib_error("cell (C) { }").message().find("'library (NAME) {'"), std::string::npos);
 }
 
 TEST(LibertyReader, EmptyFileFails)
 {
-    EXPECT_NE(parse_error("").message().find("library"), std::string::npos);
+    EXPECT_NE(lib_error("").message().find("library"), std::string::npos);
 }
 
 TEST(LibertyReader, HtmlPageFails)
 {
     EXPECT_NE(
-        parse_error("<!DOCTYPE html>\n<html><body>404</body></html>\n").message().find("HTML"),
+        lib_error("<!DOCTYPE html>\n<html><body>404</body></html>\n").message().find("HTML"),
         std::string::npos);
 }
 
 TEST(LibertyReader, BinaryDataFails)
 {
-    EXPECT_NE(parse_error(std::string("\x1f\x8b\x08\0\0\0", 6)).message().find("binary"),
+    EXPECT_NE(lib_error(std::string("\x1f\x8b\x08\0\0\0", 6)).message().find("binary"),
               std::string::npos);
 }
 
 TEST(LibertyReader, EveryTruncationParsesOrFailsCleanly)
 {
-    const std::string text = kSmall;
+    const std::string text = kLib;
     for (std::size_t n = 0; n <= text.size(); ++n) {
         try {
-            parse(text.substr(0, n));
+            lib_of(text.substr(0, n));
         } catch (const Error&) {
         }
     }

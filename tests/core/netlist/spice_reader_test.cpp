@@ -15,15 +15,15 @@ namespace {
 
 using namespace testdata;
 
-Circuit parse(const std::string& text, const std::string& name = "t.cir")
+Circuit deck_of(const std::string& text, const std::string& name = "t.cir")
 {
     return read_spice(SourceText::from_string(name, text));
 }
 
-Error parse_error(const std::string& text)
+Error deck_error(const std::string& text)
 {
     try {
-        parse(text);
+        deck_of(text);
     } catch (const Error& e) {
         return e;
     }
@@ -35,7 +35,7 @@ std::string net_of(const Circuit& c, const Cell& cell, std::uint32_t i)
     return std::string(c.net_name(c.pins_of(cell)[i].net));
 }
 
-const char* kSmall = R"(inverter chain test deck
+const char* kDeck = R"(inverter chain test deck
 * a comment line
 .model nch nmos level=1
 .model pch pmos level=1
@@ -59,13 +59,13 @@ M9 this is not an element
 .end
 )";
 
-TEST(SpiceReader, CountsElementLinesEverywhere) { EXPECT_EQ(parse(kSmall).counts.cells, 7); }
+TEST(SpiceReader, CountsElementLinesEverywhere) { EXPECT_EQ(deck_of(kDeck).counts.cells, 7); }
 
-TEST(SpiceReader, CountsSubcircuits) { EXPECT_EQ(parse(kSmall).counts.extra.at("subckts"), 2); }
+TEST(SpiceReader, CountsSubcircuits) { EXPECT_EQ(deck_of(kDeck).counts.extra.at("subckts"), 2); }
 
 TEST(SpiceReader, FlattensSubcircuitsWithHierarchicalNames)
 {
-    const Circuit c = parse(kSmall);
+    const Circuit c = deck_of(kDeck);
     EXPECT_NE(find_cell(c, "xtop/x1/m1"), nullptr);
     EXPECT_NE(find_cell(c, "xtop/x2/m2"), nullptr);
     EXPECT_EQ(c.cells.size(), 6u); // VDD, R1 and four transistors
@@ -73,27 +73,27 @@ TEST(SpiceReader, FlattensSubcircuitsWithHierarchicalNames)
 
 TEST(SpiceReader, MosfetTypeComesFromModelCard)
 {
-    const Circuit c = parse(kSmall);
+    const Circuit c = deck_of(kDeck);
     EXPECT_EQ(c.cell_type(*find_cell(c, "xtop/x1/m1")), "PMOS");
     EXPECT_EQ(c.cell_type(*find_cell(c, "xtop/x1/m2")), "NMOS");
 }
 
 TEST(SpiceReader, MosfetWithoutModelCardKeepsModelName)
 {
-    const Circuit c = parse("t\nM1 d g s b mymodel\n");
+    const Circuit c = deck_of("t\nM1 d g s b mymodel\n");
     EXPECT_EQ(c.cell_type(c.cells[0]), "mymodel");
 }
 
 TEST(SpiceReader, OtherElementsAreTypedByLetter)
 {
-    const Circuit c = parse(kSmall);
+    const Circuit c = deck_of(kDeck);
     EXPECT_EQ(c.cell_type(*find_cell(c, "r1")), "R");
     EXPECT_EQ(c.cell_type(*find_cell(c, "vdd")), "V");
 }
 
 TEST(SpiceReader, PortsMapToInstanceNets)
 {
-    const Circuit c = parse(kSmall);
+    const Circuit c = deck_of(kDeck);
     const Cell& m = *find_cell(c, "xtop/x1/m1");
     EXPECT_EQ(net_of(c, m, 0), "xtop/mid"); // an internal node of BUF
     EXPECT_EQ(net_of(c, m, 1), "a");        // port a of BUF, port in of INV
@@ -102,20 +102,20 @@ TEST(SpiceReader, PortsMapToInstanceNets)
 
 TEST(SpiceReader, GroundIsGlobal)
 {
-    const Circuit c = parse(kSmall);
+    const Circuit c = deck_of(kDeck);
     EXPECT_EQ(net_of(c, *find_cell(c, "xtop/x2/m2"), 2), "0");
 }
 
 TEST(SpiceReader, ContinuationLineJoins)
 {
-    const Circuit c = parse("t\nR1 a\n+ b 1k\n");
+    const Circuit c = deck_of("t\nR1 a\n+ b 1k\n");
     ASSERT_EQ(c.cells.size(), 1u);
     EXPECT_EQ(net_of(c, c.cells[0], 1), "b");
 }
 
 TEST(SpiceReader, MosfetGateIsInput)
 {
-    const Circuit c = parse(kSmall);
+    const Circuit c = deck_of(kDeck);
     const Cell& m = *find_cell(c, "xtop/x1/m1");
     EXPECT_EQ(c.pin_name(c.pins_of(m)[1]), "G");
     EXPECT_EQ(c.pins_of(m)[1].dir, Direction::Input);
@@ -124,7 +124,7 @@ TEST(SpiceReader, MosfetGateIsInput)
 
 TEST(SpiceReader, UndefinedSubcircuitIsBlackBox)
 {
-    const Circuit c = parse("t\nX1 a b y NAND2_X1\n");
+    const Circuit c = deck_of("t\nX1 a b y NAND2_X1\n");
     ASSERT_EQ(c.cells.size(), 1u);
     EXPECT_EQ(c.cell_type(c.cells[0]), "NAND2_X1");
     EXPECT_EQ(c.cells[0].kind, CellKind::Instance);
@@ -134,16 +134,16 @@ TEST(SpiceReader, UndefinedSubcircuitIsBlackBox)
 
 TEST(SpiceReader, ParamsAreNotNodes)
 {
-    const Circuit c = parse("t\n.subckt R2 a b params: r=1\nR1 a b {r}\n.ends\nX1 p q R2 r=5\n");
+    const Circuit c = deck_of("t\n.subckt R2 a b params: r=1\nR1 a b {r}\n.ends\nX1 p q R2 r=5\n");
     ASSERT_EQ(c.cells.size(), 1u);
     EXPECT_EQ(net_of(c, c.cells[0], 1), "q");
 }
 
-TEST(SpiceReader, ControlBlockIsSkipped) { EXPECT_EQ(find_cell(parse(kSmall), "m9"), nullptr); }
+TEST(SpiceReader, ControlBlockIsSkipped) { EXPECT_EQ(find_cell(deck_of(kDeck), "m9"), nullptr); }
 
 TEST(SpiceReader, CdlWithoutTopLevelUsesTheUninstantiatedSubcircuit)
 {
-    const Circuit c = parse(
+    const Circuit c = deck_of(
         ".SUBCKT INV A Y\nM1 Y A 0 0 N\n.ENDS\n.SUBCKT TOP I O\nX1 I O INV\n.ENDS\n", "t.cdl");
     EXPECT_EQ(c.top, "TOP");
     EXPECT_EQ(c.ports.size(), 2u);
@@ -152,7 +152,7 @@ TEST(SpiceReader, CdlWithoutTopLevelUsesTheUninstantiatedSubcircuit)
 
 TEST(SpiceReader, AcceptsByteOrderMarkAndCrlf)
 {
-    const Circuit c = parse("\xEF\xBB\xBF.SUBCKT INV a y\r\nR1 a y 1\r\n.ENDS\r\n", "t.cdl");
+    const Circuit c = deck_of("\xEF\xBB\xBF.SUBCKT INV a y\r\nR1 a y 1\r\n.ENDS\r\n", "t.cdl");
     EXPECT_EQ(c.top, "INV");
     ASSERT_EQ(c.cells.size(), 1u);
     EXPECT_EQ(c.net_name(c.pins_of(c.cells[0])[1].net), "y");
@@ -160,75 +160,75 @@ TEST(SpiceReader, AcceptsByteOrderMarkAndCrlf)
 
 TEST(SpiceReader, WrongNodeCountForSubcircuitFails)
 {
-    const Error e = parse_error("t\n.subckt INV a y\nR1 a y 1\n.ends\nX1 a INV\n");
+    const Error e = deck_error("t\n.subckt INV a y\nR1 a y 1\n.ends\nX1 a INV\n");
     EXPECT_EQ(e.where().line, 5);
     EXPECT_NE(e.message().find("expected 2 nodes for subcircuit INV"), std::string::npos);
 }
 
 TEST(SpiceReader, RecursiveSubcircuitFails)
 {
-    const Error e = parse_error("t\n.subckt A p\nX1 p A\n.ends\nX0 n A\n");
+    const Error e = deck_error("t\n.subckt A p\nX1 p A\n.ends\nX0 n A\n");
     EXPECT_EQ(e.where().line, 3);
     EXPECT_NE(e.message().find("instantiates itself"), std::string::npos);
 }
 
 TEST(SpiceReader, MissingEndsFails)
 {
-    const Error e = parse_error("t\n.subckt A p\nR1 p 0 1\n");
+    const Error e = deck_error("t\n.subckt A p\nR1 p 0 1\n");
     EXPECT_NE(e.message().find("expected .ENDS to close .SUBCKT A opened on line 2"),
               std::string::npos);
 }
 
 TEST(SpiceReader, EndsWithoutSubcktFails)
 {
-    const Error e = parse_error("t\nR1 a 0 1\n.ends\n");
+    const Error e = deck_error("t\nR1 a 0 1\n.ends\n");
     EXPECT_EQ(e.where().line, 3);
     EXPECT_NE(e.message().find("expected .SUBCKT before .ENDS"), std::string::npos);
 }
 
 TEST(SpiceReader, TooFewMosfetNodesFails)
 {
-    const Error e = parse_error("t\nM1 d g s\n");
+    const Error e = deck_error("t\nM1 d g s\n");
     EXPECT_EQ(e.where().line, 2);
     EXPECT_NE(e.message().find("expected 4 nodes"), std::string::npos);
 }
 
 TEST(SpiceReader, UnterminatedControlFails)
 {
-    EXPECT_NE(parse_error("t\n.control\nrun\n").message().find("expected .endc"),
+    EXPECT_NE(deck_error("t\n.control\nrun\n").message().find("expected .endc"),
               std::string::npos);
 }
 
 TEST(SpiceReader, ContinuationWithoutLineFails)
 {
-    EXPECT_NE(parse_error("title\n+ a b\n").message().find("continuation"), std::string::npos);
+    EXPECT_NE(deck_error("title\n+ a b\n").message().find("continuation"), std::string::npos);
 }
 
 TEST(SpiceReader, NonElementLineFails)
 {
-    const Error e = parse_error("title\n<p>oops</p>\n");
+    const Error e = deck_error("title\n<p>oops</p>\n");
     EXPECT_EQ(e.where().line, 2);
     EXPECT_NE(e.message().find("expected an element line"), std::string::npos);
 }
 
 TEST(SpiceReader, HtmlPageFails)
 {
-    EXPECT_NE(parse_error("<!DOCTYPE html>\n<html></html>\n").message().find("HTML"),
+    EXPECT_NE(deck_error("<!DOCTYPE html>\n<html></html>\n").message().find("HTML"),
               std::string::npos);
 }
 
 TEST(SpiceReader, BinaryDataFails)
 {
-    EXPECT_NE(parse_error(std::string("\0\0\x01\x02 R1", 7)).message().find("binary"),
+    EXPECT_NE(deck_error(std::string("\0\0\x01\x02 R1", 7)).message().find("binary"),
               std::string::npos);
 }
 
 TEST(SpiceReader, EveryTruncationParsesOrFailsCleanly)
 {
-    const std::string text = kSmall;
+    const std::string text = kDeck;
     for (std::size_t n = 0; n <= text.size(); ++n) {
         try {
-            parse(text.substr(0, n));
+            deck_of(text.substr(0, n));
         } catch (const Error&) {
         }
     }

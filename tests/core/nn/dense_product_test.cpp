@@ -27,7 +27,7 @@ template <class T> using Copy = void (*)(const DenseProduct<T>&);
 
 /// Runs `copy` on one case with random strided operands; returns the largest error relative
 /// to the float64 reference's largest absolute entry.
-template <class T> double relative_error(Copy<T> copy, const Case& cs, std::uint64_t seed)
+template <class T> double copy_error(Copy<T> copy, const Case& cs, std::uint64_t seed)
 {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -97,7 +97,7 @@ template <class T> void check_copy(Copy<T> copy, double tolerance)
 {
     std::uint64_t seed = 0x5eed;
     for (const Case& cs : cases()) {
-        const double e = relative_error<T>(copy, cs, ++seed);
+        const double e = copy_error<T>(copy, cs, ++seed);
         EXPECT_LE(e, tolerance) << cs.m << "x" << cs.n << "x" << cs.k << " ta " << cs.ta
                                 << " tb " << cs.tb << " alpha " << cs.alpha << " beta "
                                 << cs.beta;

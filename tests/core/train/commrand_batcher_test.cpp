@@ -2,6 +2,8 @@
 // statistics that match the hypergeometric law), alpha = 1 gives community-contiguous
 // batches, every training node is in one batch per epoch, and one seed gives one epoch. Also
 // the community-contiguous renumbering of a circuit.
+#include "train_fixtures.hpp"
+
 #include "train/commrand_batcher.hpp"
 
 #include "util/diagnostics.hpp"
@@ -14,52 +16,17 @@
 #include <set>
 
 using namespace gsr::train;
+using gsr::train::testing::netlist_path;
+using gsr::train::testing::Prepared;
+using gsr::train::testing::c6288;
+using gsr::train::testing::prepare_level;
 
 namespace {
-
-std::string netlist_path(const std::string& rel)
-{
-    return std::string(GSR_DATA_DIR) + "/netlists/" + rel;
-}
-
-/// c6288 (2,448 nodes) trained on, 20 % held out; c17 tested on; renumbered by community.
-struct Prepared {
-    Dataset data;
-    PreparedCommunities communities;
-};
-
-const Prepared& c6288()
-{
-    static const Prepared p = [] {
-        HoldOut h;
-        h.validation = 0.2;
-        h.seed = 4;
-        Prepared r;
-        r.data = load_dataset(Target::Level, {netlist_path("iscas85/bench/c6288.bench")}, {},
-                              {netlist_path("iscas85/bench/c17.bench")}, h);
-        CommunityPlan plan;
-        plan.seed = 3;
-        plan.threads = 1;
-        r.communities = prepare_communities(r.data, plan);
-        return r;
-    }();
-    return p;
-}
 
 /// Two training circuits (c432, c880), so that batches span circuits.
 const Prepared& two_circuits()
 {
-    static const Prepared p = [] {
-        Prepared r;
-        r.data = load_dataset(Target::Level,
-                              {netlist_path("iscas85/bench/c432.bench"),
-                               netlist_path("iscas85/bench/c880.bench")},
-                              {}, {netlist_path("iscas85/bench/c17.bench")});
-        CommunityPlan plan;
-        plan.threads = 1;
-        r.communities = prepare_communities(r.data, plan);
-        return r;
-    }();
+    static const Prepared p = prepare_level({"c432", "c880"}, HoldOut{});
     return p;
 }
 

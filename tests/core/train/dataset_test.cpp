@@ -1,4 +1,6 @@
 // Targets on graph nodes, and data sets: mapping nets to nodes, the union one-hot, splits.
+#include "train_fixtures.hpp"
+
 #include "train/dataset.hpp"
 
 #include "labels/logic_simulator.hpp"
@@ -12,14 +14,10 @@
 #include <cmath>
 
 using namespace gsr::train;
+using gsr::train::testing::netlist_path;
 using gsr::netlist::Circuit;
 
 namespace {
-
-std::string netlist_path(const std::string& rel)
-{
-    return std::string(GSR_DATA_DIR) + "/netlists/" + rel;
-}
 
 Circuit circuit_of(const std::string& name, const std::string& text)
 {

@@ -2,6 +2,8 @@
 // amount weighted sampling without replacement predicts; with unlimited fan-outs over the
 // model's hops a subgraph step computes what the full-graph step computes (float64); the
 // trainer runs steps on subgraphs, resumes them bit for bit, and so does the cluster batcher.
+#include "train_fixtures.hpp"
+
 #include "train/cluster_batcher.hpp"
 #include "train/commrand_batcher.hpp"
 #include "train/subgraph_sampler.hpp"
@@ -18,52 +20,16 @@
 #include <set>
 
 using namespace gsr::train;
+using gsr::train::testing::Prepared;
+using gsr::train::testing::c6288;
+using gsr::train::testing::prepare_level;
 
 namespace {
-
-std::string netlist_path(const std::string& rel)
-{
-    return std::string(GSR_DATA_DIR) + "/netlists/" + rel;
-}
-
-struct Prepared {
-    Dataset data;
-    PreparedCommunities communities;
-};
-
-const Prepared& c6288()
-{
-    static const Prepared p = [] {
-        HoldOut h;
-        h.validation = 0.2;
-        h.seed = 4;
-        Prepared r;
-        r.data = load_dataset(Target::Level, {netlist_path("iscas85/bench/c6288.bench")}, {},
-                              {netlist_path("iscas85/bench/c17.bench")}, h);
-        CommunityPlan plan;
-        plan.seed = 3;
-        plan.threads = 1;
-        r.communities = prepare_communities(r.data, plan);
-        return r;
-    }();
-    return p;
-}
 
 /// c432 trained on (20 % held out), c17 tested on, renumbered by community.
 const Prepared& c432()
 {
-    static const Prepared p = [] {
-        HoldOut h;
-        h.validation = 0.2;
-        h.seed = 3;
-        Prepared r;
-        r.data = load_dataset(Target::Level, {netlist_path("iscas85/bench/c432.bench")}, {},
-                              {netlist_path("iscas85/bench/c17.bench")}, h);
-        CommunityPlan plan;
-        plan.threads = 1;
-        r.communities = prepare_communities(r.data, plan);
-        return r;
-    }();
+    static const Prepared p = prepare_level({"c432"}, HoldOut{0.2, 0.0, 3});
     return p;
 }
 
@@ -137,7 +103,7 @@ double gradient_difference(const gsr::nn::ModelConfig& cfg, const CircuitData& c
     return diff / scale;
 }
 
-TrainConfig small_config(gsr::nn::ModelKind kind)
+TrainConfig sampler_config(gsr::nn::ModelKind kind)
 {
     TrainConfig c;
     c.model = float64_model(kind, kind == gsr::nn::ModelKind::Gsr ? 3 : 2);
@@ -292,7 +258,7 @@ TEST(SubgraphSampler, TrainerStepsOnUnlimitedSubgraphsMatchWholeCircuitSteps)
 {
     // The same batches (unlimited fan-outs draw nothing), so the same losses in float64.
     const Prepared& p = c432();
-    TrainConfig c = small_config(gsr::nn::ModelKind::Sage);
+    TrainConfig c = sampler_config(gsr::nn::ModelKind::Sage);
     c.model.precision = gsr::nn::Precision::Float64;
     c.batch_size = 40;
     c.epochs = 3;
@@ -313,7 +279,7 @@ TEST(SubgraphSampler, TrainerStepsOnUnlimitedSubgraphsMatchWholeCircuitSteps)
 TEST(SubgraphSampler, CommRandTrainingLearnsAndResumesBitForBit)
 {
     const Prepared& p = c432();
-    TrainConfig c = small_config(gsr::nn::ModelKind::Gsr);
+    TrainConfig c = sampler_config(gsr::nn::ModelKind::Gsr);
     c.model.dropout = 0.1;
     c.epochs = 5;
     CommRandOptions o;
@@ -397,7 +363,7 @@ TEST(ClusterBatcher, TrainsOnInducedSubgraphsAndResumes)
 {
     if (!cluster_batching_available()) GTEST_SKIP() << "built without METIS";
     const Prepared& p = c432();
-    TrainConfig c = small_config(gsr::nn::ModelKind::Sage);
+    TrainConfig c = sampler_config(gsr::nn::ModelKind::Sage);
     c.epochs = 4;
     ClusterOptions o;
     o.batch_size = 40;

@@ -1,5 +1,7 @@
 // The training loop: learning, batching, early stopping, cancel, and resume from a checkpoint
 // giving the same result as a run that was never interrupted.
+#include "train_fixtures.hpp"
+
 #include "train/trainer.hpp"
 
 #include "nn/backend.hpp"
@@ -12,13 +14,9 @@
 #include <cmath>
 
 using namespace gsr::train;
+using gsr::train::testing::netlist_path;
 
 namespace {
-
-std::string netlist_path(const std::string& rel)
-{
-    return std::string(GSR_DATA_DIR) + "/netlists/" + rel;
-}
 
 /// c432 trained on (with 20 % of its nodes held out for validation), c17 tested on.
 const Dataset& small_dataset()

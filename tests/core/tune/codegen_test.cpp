@@ -42,14 +42,14 @@ KernelConfig fastest_predicted(const Problem& p)
     return best;
 }
 
-fs::path scratch()
+fs::path codegen_scratch()
 {
     const fs::path dir = fs::temp_directory_path() / ("gsr_codegen_" + std::to_string(::getpid()));
     fs::create_directories(dir);
     return dir;
 }
 
-std::string read(const fs::path& f)
+std::string read_text(const fs::path& f)
 {
     std::ifstream in(f);
     std::stringstream ss;
@@ -70,7 +70,7 @@ std::vector<std::string> nvcc_ptx(const fs::path& dir, const std::vector<fs::pat
                 cmd += " '" + files[i].filename().string() + "'";
             const fs::path log = dir / ("nvcc" + std::to_string(h) + ".log");
             cmd += " > '" + log.string() + "' 2>&1";
-            return std::system(cmd.c_str()) == 0 ? std::string() : read(log);
+            return std::system(cmd.c_str()) == 0 ? std::string() : read_text(log);
         }));
     const std::string logs[2] = {halves[0].get(), halves[1].get()};
     std::vector<std::string> errors(files.size());
@@ -78,7 +78,7 @@ std::vector<std::string> nvcc_ptx(const fs::path& dir, const std::vector<fs::pat
         const fs::path ptx = fs::path(files[i]).replace_extension(".ptx");
         if (!logs[i % 2].empty())
             errors[i] = "nvcc failed: " + logs[i % 2];
-        else if (!contains(read(ptx), ".entry"))
+        else if (!contains(read_text(ptx), ".entry"))
             errors[i] = "no .entry in " + ptx.string();
     }
     return errors;
@@ -217,7 +217,7 @@ TEST(Codegen, NvccCompilesTheSuiteAndThePlantedCorpus)
 {
     if (!fs::exists(kNvcc)) GTEST_SKIP() << kNvcc << " not found (no CUDA toolkit)";
     const auto& h100 = device_or_throw("H100 SXM");
-    const fs::path dir = scratch();
+    const fs::path dir = codegen_scratch();
     std::vector<fs::path> files;
     for (const Problem& p : builtin_suite()) {
         files.push_back(dir / (p.name + ".cu"));
@@ -230,7 +230,7 @@ TEST(Codegen, NvccCompilesTheSuiteAndThePlantedCorpus)
     for (const auto& k : manifest["kernels"]) {
         const fs::path src = planted / k["file"].get<std::string>();
         ASSERT_TRUE(fs::exists(src)) << src;
-        const std::string text = read(src);
+        const std::string text = read_text(src);
         EXPECT_TRUE(contains(text, k["entry"].get<std::string>() + "(")) << src;
         // The entry point must be the one of the problem's family.
         EXPECT_EQ(std::string(entry_point(suite_problem(k["problem"].get<std::string>()).family)),
