@@ -16,7 +16,8 @@
 #include <set>
 
 using namespace gsr::train;
-using gsr::train::testing::netlist_path;
+using gsr::train::testing::kC6288HoldOut;
+using gsr::train::testing::level_dataset;
 using gsr::train::testing::Prepared;
 using gsr::train::testing::c6288;
 using gsr::train::testing::prepare_level;
@@ -80,12 +81,7 @@ double mean(const std::vector<double>& x)
 
 TEST(CommRand, RenumberingMakesCommunitiesContiguousAndKeepsTheCircuit)
 {
-    HoldOut h;
-    h.validation = 0.2;
-    h.seed = 4;
-    const Dataset before = load_dataset(Target::Level,
-                                        {netlist_path("iscas85/bench/c6288.bench")}, {},
-                                        {netlist_path("iscas85/bench/c17.bench")}, h);
+    const Dataset before = level_dataset({"c6288"}, kC6288HoldOut);
     const Prepared& p = c6288();
     const CircuitData& a = before.circuits[0];
     const CircuitData& b = p.data.circuits[0];
@@ -125,8 +121,7 @@ TEST(CommRand, RenumberingMakesCommunitiesContiguousAndKeepsTheCircuit)
 
 TEST(CommRand, RcmOrderIsAnotherPermutationOfTheSameCircuit)
 {
-    Dataset d = load_dataset(Target::Level, {netlist_path("iscas85/bench/c432.bench")}, {},
-                             {netlist_path("iscas85/bench/c17.bench")});
+    Dataset d = level_dataset({"c432"}, HoldOut{});
     const std::vector<double> targets = d.circuits[0].target;
     CommunityPlan plan;
     plan.order = NodeOrderKind::Rcm;

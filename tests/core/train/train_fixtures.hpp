@@ -22,16 +22,22 @@ struct Prepared {
 };
 
 /// Logic levels of the ISCAS-85 circuits `train` (names such as "c432") trained on, with
-/// `hold_out` of their nodes held out, c17 tested on; Leiden on one thread with `plan_seed`.
-inline Prepared prepare_level(const std::vector<std::string>& train, const HoldOut& hold_out,
-                              std::uint64_t plan_seed = 1)
+/// `hold_out` of their nodes held out, and c17 tested on.
+inline Dataset level_dataset(const std::vector<std::string>& train, const HoldOut& hold_out)
 {
     std::vector<std::string> paths;
     for (const std::string& name : train)
         paths.push_back(netlist_path("iscas85/bench/" + name + ".bench"));
+    return load_dataset(Target::Level, paths, {}, {netlist_path("iscas85/bench/c17.bench")},
+                        hold_out);
+}
+
+/// level_dataset() renumbered by community: Leiden on one thread with `plan_seed`.
+inline Prepared prepare_level(const std::vector<std::string>& train, const HoldOut& hold_out,
+                              std::uint64_t plan_seed = 1)
+{
     Prepared r;
-    r.data = load_dataset(Target::Level, paths, {}, {netlist_path("iscas85/bench/c17.bench")},
-                          hold_out);
+    r.data = level_dataset(train, hold_out);
     CommunityPlan plan;
     plan.seed = plan_seed;
     plan.threads = 1;
@@ -39,10 +45,13 @@ inline Prepared prepare_level(const std::vector<std::string>& train, const HoldO
     return r;
 }
 
+/// c6288's hold-out in c6288(): 20 % of its nodes, seed 4.
+inline constexpr HoldOut kC6288HoldOut{0.2, 0.0, 4};
+
 /// c6288 (2,448 nodes) trained on, 20 % held out; c17 tested on; renumbered by community.
 inline const Prepared& c6288()
 {
-    static const Prepared p = prepare_level({"c6288"}, HoldOut{0.2, 0.0, 4}, 3);
+    static const Prepared p = prepare_level({"c6288"}, kC6288HoldOut, 3);
     return p;
 }
 

@@ -14,20 +14,14 @@
 #include <cmath>
 
 using namespace gsr::train;
-using gsr::train::testing::netlist_path;
+using gsr::train::testing::level_dataset;
 
 namespace {
 
 /// c432 trained on (with 20 % of its nodes held out for validation), c17 tested on.
 const Dataset& small_dataset()
 {
-    static const Dataset d = [] {
-        HoldOut h;
-        h.validation = 0.2;
-        h.seed = 3;
-        return load_dataset(Target::Level, {netlist_path("iscas85/bench/c432.bench")}, {},
-                            {netlist_path("iscas85/bench/c17.bench")}, h);
-    }();
+    static const Dataset d = level_dataset({"c432"}, HoldOut{0.2, 0.0, 3});
     return d;
 }
 
