@@ -166,7 +166,12 @@ bool render_panel_screenshot(const QString& panel, const QString& out_png, const
         return false;
     }
     if (panel == QLatin1String("profiling")) return profiling_screenshot(panels, out_png);
-    panels.communities()->detectNow();
+    // Loading started the table's detection: wait for it (a second one would show twice in
+    // the console).
+    const QDeadlineTimer detecting(kTrainTimeoutMs);
+    while (panels.communities()->isDetecting() && !detecting.hasExpired())
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+    if (!panels.communities()->result()) panels.communities()->detectNow();
     if (panel == QLatin1String("communities")) {
         QTableView* table = panels.communities()->table();
         table->selectRow(0);
