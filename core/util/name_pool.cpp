@@ -2,11 +2,12 @@
 
 #include "util/diagnostics.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace gsr {
 
-NamePool::NamePool() : slots_(1024), recent_(kRecent) {}
+NamePool::NamePool() : slots_(kFirstSlots), recent_(kFirstSlots) {}
 
 std::uint64_t NamePool::hash(std::string_view s)
 {
@@ -54,7 +55,7 @@ NameId NamePool::find(std::string_view s) const
 NameId NamePool::intern(std::string_view s)
 {
     const auto tag = static_cast<std::uint32_t>(hash(s));
-    Slot& recent = recent_[(tag >> 7) & (kRecent - 1)];
+    Slot& recent = recent_[(tag >> 7) & (recent_.size() - 1)];
     if (recent.id != kNoName && recent.tag == tag && view(recent.id) == s) return recent.id;
     const std::size_t mask = slots_.size() - 1;
     std::size_t i = tag & mask;
@@ -81,6 +82,9 @@ void NamePool::grow(std::size_t min_slots)
     std::size_t size = slots_.size();
     while (size < min_slots) size *= 2;
     if (size == slots_.size()) return;
+    // The cache grows with the table up to its full size; it starts empty again (a copy of
+    // the slots it held would be placed by other bits of their tags).
+    if (recent_.size() < std::min(size, kRecent)) recent_.assign(std::min(size, kRecent), Slot{});
     std::vector<Slot, HugePageAllocator<Slot>> old = std::move(slots_);
     slots_.assign(size, Slot{});
     const std::size_t mask = size - 1;
@@ -106,7 +110,7 @@ void NamePool::reserve_index(std::size_t names)
 std::size_t NamePool::bytes() const
 {
     return chars_.capacity() + entries_.capacity() * sizeof(Entry) +
-           slots_.capacity() * sizeof(Slot);
+           (slots_.capacity() + recent_.capacity()) * sizeof(Slot);
 }
 
 } // namespace gsr

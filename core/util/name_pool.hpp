@@ -64,8 +64,11 @@ private:
     std::vector<Slot, HugePageAllocator<Slot>> slots_; // size is a power of two
     /// A small direct-mapped cache of recently interned names, in front of `slots_`. Netlists
     /// mostly read signals written shortly before, so most lookups end here, in cache, instead
-    /// of in a random slot of a table far larger than the CPU caches.
+    /// of in a random slot of a table far larger than the CPU caches. It grows with the table
+    /// up to kRecent slots: a pool starts small, since a reader keeps several and a small
+    /// file's parse would otherwise spend most of its time clearing their caches.
     static constexpr std::size_t kRecent = 1u << 14;
+    static constexpr std::size_t kFirstSlots = 1024;
     std::vector<Slot> recent_;
     std::size_t indexed_ = 0;
 };

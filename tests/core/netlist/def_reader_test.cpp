@@ -1,4 +1,5 @@
 #include "netlist/readers.hpp"
+#include "damaged_input.hpp"
 #include "netlist_test_data.hpp"
 
 #include <gtest/gtest.h>
@@ -229,16 +230,9 @@ TEST(DefReader, BinaryDataFails)
               std::string::npos);
 }
 
-TEST(DefReader, EveryTruncationParsesOrFailsCleanly)
+TEST(DefReader, EveryTruncationAndCorruptedByteReadsOrNamesItsLine)
 {
-    const std::string text = kDef;
-    for (std::size_t n = 0; n <= text.size(); ++n) {
-        try {
-            def_of(text.substr(0, n));
-        } catch (const Error&) {
-        }
-    }
-    SUCCEED();
+    gsr::netlist::testdata::expect_damage_reads_or_names_its_line("t.def", kDef, read_def);
 }
 
 class DefRealFile : public ::testing::TestWithParam<const char*> {};

@@ -1,4 +1,5 @@
 #include "netlist/readers.hpp"
+#include "damaged_input.hpp"
 #include "netlist_test_data.hpp"
 
 #include <gtest/gtest.h>
@@ -198,16 +199,9 @@ TEST(LefReader, BinaryDataFails)
               std::string::npos);
 }
 
-TEST(LefReader, EveryTruncationParsesOrFailsCleanly)
+TEST(LefReader, EveryTruncationAndCorruptedByteReadsOrNamesItsLine)
 {
-    const std::string text = kLef;
-    for (std::size_t n = 0; n <= text.size(); ++n) {
-        try {
-            lef_of(text.substr(0, n));
-        } catch (const Error&) {
-        }
-    }
-    SUCCEED();
+    gsr::netlist::testdata::expect_damage_reads_or_names_its_line("t.lef", kLef, read_lef);
 }
 
 class LefRealFile : public ::testing::TestWithParam<const char*> {};

@@ -1,4 +1,5 @@
 #include "netlist/readers.hpp"
+#include "damaged_input.hpp"
 
 #include <gtest/gtest.h>
 
@@ -797,55 +798,21 @@ TEST(VerilogReaderRobustness, FeatureRichFileReads)
     EXPECT_EQ(*c.counts.cells, 4); // s1/g1, the NOT of s1's assign, u1, u2
 }
 
-TEST(VerilogReaderRobustness, EveryTruncationReadsOrThrowsError)
+TEST(VerilogReaderRobustness, EveryTruncationAndCorruptedByteReadsOrNamesItsLine)
 {
-    const std::string text = kFeatureRich;
-    for (std::size_t n = 0; n <= text.size(); ++n) {
-        try {
-            read_verilog(SourceText::from_string("cut.v", text.substr(0, n)));
-        } catch (const gsr::Error&) {
-        } catch (const std::exception& e) {
-            ADD_FAILURE() << "cut at " << n << ": " << e.what();
-        }
-    }
+    gsr::netlist::testdata::expect_damage_reads_or_names_its_line("bad.v", kFeatureRich,
+                                                                  read_verilog);
 }
 
-TEST(VerilogReaderRobustness, EveryTruncationOfARealFileReadsOrThrowsError)
+TEST(VerilogReaderRobustness, EveryTruncationAndCorruptedByteOfARealFileReadsOrNamesItsLine)
 {
     std::ifstream in(std::string(GSR_DATA_DIR) + "/netlists/iscas89/verilog/s27.v",
                      std::ios::binary);
     if (!in) GTEST_SKIP() << "test data not found";
     std::stringstream ss;
     ss << in.rdbuf();
-    const std::string text = ss.str();
-    for (std::size_t n = 0; n <= text.size(); ++n) {
-        try {
-            read_verilog(SourceText::from_string("s27.v", text.substr(0, n)));
-        } catch (const gsr::Error&) {
-        } catch (const std::exception& e) {
-            ADD_FAILURE() << "cut at " << n << ": " << e.what();
-        }
-    }
-}
-
-TEST(VerilogReaderRobustness, CorruptedBytesReadOrThrowError)
-{
-    // Deterministic mutations: each byte in turn replaced by characters that change the syntax.
-    const std::string text = kFeatureRich;
-    const char replacements[] = {'(', ')', '{',  '}', ';', ',', '\\',
-                                 '`', '[', '\'', '"', '*', '/', '\0'};
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        for (char r : replacements) {
-            std::string t = text;
-            t[i] = r;
-            try {
-                read_verilog(SourceText::from_string("bad.v", t));
-            } catch (const gsr::Error&) {
-            } catch (const std::exception& e) {
-                ADD_FAILURE() << "byte " << i << " -> " << int(r) << ": " << e.what();
-            }
-        }
-    }
+    gsr::netlist::testdata::expect_damage_reads_or_names_its_line("s27.v", ss.str(),
+                                                                  read_verilog);
 }
 
 // --- COUNTS.csv -------------------------------------------------------------------------------

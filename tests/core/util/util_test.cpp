@@ -24,6 +24,11 @@ TEST(NamePool, SurvivesGrowthWithAMillionNames)
     EXPECT_EQ(p.size(), 1000000u);
     EXPECT_EQ(p.find("n777777"), 777777u);
     EXPECT_EQ(p.view(123456), "n123456");
+    // Interned again, through the recent-name cache (grown with the table, emptied each time)
+    // and the table: the same ids, and no new names.
+    for (int i = 0; i < 1000000; i += 997)
+        ASSERT_EQ(p.intern("n" + std::to_string(i)), static_cast<NameId>(i)) << i;
+    EXPECT_EQ(p.size(), 1000000u);
 }
 
 TEST(NamePool, UnindexedNamesAreStoredButNotFound)
