@@ -19,11 +19,13 @@ template <class Read>
 void expect_damage_reads_or_names_its_line(const std::string& file, const std::string& text,
                                            Read read)
 {
+    std::size_t refused = 0;
     auto check = [&](const std::string& damaged, const std::string& what) {
         const int lines = 1 + static_cast<int>(std::count(damaged.begin(), damaged.end(), '\n'));
         try {
             (void)read(SourceText::from_string(file, damaged));
         } catch (const gsr::Error& e) {
+            ++refused;
             if (e.where().file != file || e.where().line < 1 || e.where().line > lines)
                 ADD_FAILURE() << what << ": the error does not name a line of " << file << ": "
                               << e.what();
@@ -43,6 +45,8 @@ void expect_damage_reads_or_names_its_line(const std::string& file, const std::s
             damaged[i] = r;
             check(damaged, "byte " + std::to_string(i) + " made " + std::to_string(int(r)));
         }
+    // Most damage breaks the syntax: a reader that refused none would not be reading it.
+    EXPECT_GT(refused, text.size()) << file << ": too little of the damage was refused";
 }
 
 } // namespace gsr::netlist::testdata
