@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <unistd.h>
+
 using namespace gsr::report;
 using gsr::write_file_atomically;
 namespace tune = gsr::tune;
@@ -343,6 +345,30 @@ TEST(ReportExport, AtomicWriteReplacesAndReportsFailures)
         write_file_atomically((dir.path / "missing" / "r.json").string(), "x");
         FAIL() << "writing into a missing folder must fail";
     } catch (const gsr::Error& e) {
-        EXPECT_NE(std::string(e.what()).find("missing/r.json"), std::string::npos) << e.what();
+        // The target and its missing folder, not the temporary file written beside it.
+        const std::string what = e.what();
+        EXPECT_EQ(what.rfind((dir.path / "missing" / "r.json").string() + ": error: ", 0), 0u)
+            << what;
+        EXPECT_NE(what.find("the folder " + (dir.path / "missing").string() + " does not exist"),
+                  std::string::npos)
+            << what;
+        EXPECT_EQ(what.find(".tmp."), std::string::npos) << what;
+    }
+    // A folder that cannot be written: the message names it and the system's reason.
+    if (::geteuid() != 0) { // root writes anywhere
+        const auto locked = dir.path / "locked";
+        std::filesystem::create_directory(locked);
+        std::filesystem::permissions(locked, std::filesystem::perms::owner_read |
+                                                 std::filesystem::perms::owner_exec);
+        try {
+            write_file_atomically((locked / "r.json").string(), "x");
+            ADD_FAILURE() << "writing into a read-only folder must fail";
+        } catch (const gsr::Error& e) {
+            EXPECT_NE(std::string(e.what()).find("cannot create a file in the folder " +
+                                                 locked.string() + ": Permission denied"),
+                      std::string::npos)
+                << e.what();
+        }
+        std::filesystem::permissions(locked, std::filesystem::perms::owner_all);
     }
 }
