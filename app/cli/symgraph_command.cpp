@@ -6,6 +6,7 @@
 #include "symgraph/symgraph_model.hpp"
 #include "train/dataset.hpp"
 #include "train/report_json.hpp"
+#include "util/atomic_file.hpp"
 #include "util/diagnostics.hpp"
 
 #ifdef GSR_HAVE_STORE
@@ -16,7 +17,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 namespace gsr::cli {
@@ -264,9 +264,7 @@ int cmd_rules(const std::vector<std::string>& argv)
     const symgraph::SymGraphModel model = symgraph::SymGraphModel::from_json(result.at("rules"));
     const std::string text = format == "json" ? model.to_json().dump(2) + "\n" : model.text();
     if (a.has("--out")) {
-        std::ofstream out(a.value("--out"), std::ios::binary);
-        out << text;
-        if (!out) throw Error(SourceLocation{a.value("--out")}, "cannot write the rules");
+        write_file_atomically(a.value("--out"), text); // a failed write keeps the old file
     } else {
         std::cout << text;
     }

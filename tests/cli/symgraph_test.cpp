@@ -107,6 +107,15 @@ TEST(SymGraphCommand, SameDataAndSeedGiveByteIdenticalRuleExports)
     const std::string written((std::istreambuf_iterator<char>(in)),
                               std::istreambuf_iterator<char>());
     EXPECT_EQ(written, ta.out);
+    // A write that cannot happen names the file and keeps what was there.
+    const auto bad = run_gsr("rules 1 --out " + shell_quote((out / "no").string()) + " --db " +
+                             shell_quote(a.string()));
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.err.find((out / "no").string() + ": error: "), std::string::npos) << bad.err;
+    std::ifstream again(out);
+    const std::string kept((std::istreambuf_iterator<char>(again)),
+                           std::istreambuf_iterator<char>());
+    EXPECT_EQ(kept, ta.out);
 }
 
 TEST(SymGraphCommand, RefusesGnnFlagsAndBadValues)
