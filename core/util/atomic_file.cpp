@@ -22,7 +22,10 @@ void write_file_atomically(const std::string& path, std::string_view bytes)
     std::error_code error;
     if (!fs::is_directory(folder, error))
         throw Error(SourceLocation{path},
-                    "cannot write the file: the folder " + folder.string() + " does not exist");
+                    "cannot write the file: " +
+                        (fs::exists(folder, error) ? folder.string() + " is not a folder"
+                                                   : "the folder " + folder.string() +
+                                                         " does not exist"));
     const fs::path tmp =
         folder / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
     auto fail = [&](const std::string& what) {

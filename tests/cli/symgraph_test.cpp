@@ -111,7 +111,10 @@ TEST(SymGraphCommand, SameDataAndSeedGiveByteIdenticalRuleExports)
     const auto bad = run_gsr("rules 1 --out " + shell_quote((out / "no").string()) + " --db " +
                              shell_quote(a.string()));
     EXPECT_EQ(bad.exit_code, 2);
-    EXPECT_NE(bad.err.find((out / "no").string() + ": error: "), std::string::npos) << bad.err;
+    EXPECT_NE(bad.err.find((out / "no").string() + ": error: cannot write the file: " +
+                           out.string() + " is not a folder"),
+              std::string::npos)
+        << bad.err;
     std::ifstream again(out);
     const std::string kept((std::istreambuf_iterator<char>(again)),
                            std::istreambuf_iterator<char>());
