@@ -8,6 +8,7 @@
 #include <fstream>
 
 namespace fs = std::filesystem;
+using gsr::test::file_text;
 using gsr::test::run_gsr;
 using gsr::test::shell_quote;
 
@@ -103,10 +104,7 @@ TEST(SymGraphCommand, SameDataAndSeedGiveByteIdenticalRuleExports)
         run_gsr("rules 1 --out " + shell_quote(out.string()) + " --db " + shell_quote(a.string()))
             .exit_code,
         0);
-    std::ifstream in(out);
-    const std::string written((std::istreambuf_iterator<char>(in)),
-                              std::istreambuf_iterator<char>());
-    EXPECT_EQ(written, ta.out);
+    EXPECT_EQ(file_text(out), ta.out);
     // A write that cannot happen names the file and keeps what was there.
     const auto bad = run_gsr("rules 1 --out " + shell_quote((out / "no").string()) + " --db " +
                              shell_quote(a.string()));
@@ -115,10 +113,7 @@ TEST(SymGraphCommand, SameDataAndSeedGiveByteIdenticalRuleExports)
                            out.string() + " is not a folder"),
               std::string::npos)
         << bad.err;
-    std::ifstream again(out);
-    const std::string kept((std::istreambuf_iterator<char>(again)),
-                           std::istreambuf_iterator<char>());
-    EXPECT_EQ(kept, ta.out);
+    EXPECT_EQ(file_text(out), ta.out);
 }
 
 TEST(SymGraphCommand, RefusesGnnFlagsAndBadValues)

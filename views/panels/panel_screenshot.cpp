@@ -37,16 +37,22 @@ void settle()
     for (int i = 0; i < 10; ++i) QCoreApplication::processEvents();
 }
 
+/// Runs the event loop while `busy()` holds, for at most kTrainTimeoutMs, then settles.
+void wait_while(const std::function<bool()>& busy)
+{
+    const QDeadlineTimer deadline(kTrainTimeoutMs);
+    while (busy() && !deadline.hasExpired())
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+    settle();
+}
+
 /// Trains with the form as it is and waits for the end. False when it did not finish.
 bool train_now(StudioPanels& panels)
 {
     TrainingPanel* t = panels.training();
     t->train();
     if (!t->isTraining()) return false; // refused: the status line says why
-    const QDeadlineTimer deadline(kTrainTimeoutMs);
-    while (t->isTraining() && !deadline.hasExpired())
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-    settle();
+    wait_while([t] { return t->isTraining(); });
     return !t->isTraining() && t->lastOutcome() &&
            t->lastOutcome()->status != QLatin1String("failed");
 }
@@ -121,10 +127,7 @@ bool profiling_screenshot(StudioPanels& panels, const QString& out_png)
     p->setStrategy(QStringLiteral("random"));
     p->setBudget(120);
     p->tune();
-    const QDeadlineTimer deadline(kTrainTimeoutMs);
-    while (p->isTuning() && !deadline.hasExpired())
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-    settle();
+    wait_while([p] { return p->isTuning(); });
     if (p->isTuning() || !p->session(problem)) {
         std::cerr << "gsr-studio: the demo search did not finish: "
                   << p->statusText().toStdString() << '\n';
@@ -168,10 +171,9 @@ bool render_panel_screenshot(const QString& panel, const QString& out_png, const
     if (panel == QLatin1String("profiling")) return profiling_screenshot(panels, out_png);
     // Loading started the table's detection: wait for it (a second one would show twice in
     // the console).
-    const QDeadlineTimer detecting(kTrainTimeoutMs);
-    while (panels.communities()->isDetecting() && !detecting.hasExpired())
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-    if (!panels.communities()->result()) panels.communities()->detectNow();
+    CommunitiesPanel* communities = panels.communities();
+    wait_while([communities] { return communities->isDetecting(); });
+    if (!communities->result()) communities->detectNow();
     if (panel == QLatin1String("communities")) {
         QTableView* table = panels.communities()->table();
         table->selectRow(0);
