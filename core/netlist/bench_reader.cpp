@@ -1,6 +1,7 @@
 // ISCAS .bench: INPUT(x), OUTPUT(x), x = GATE(a, b, ...), plus the MUX and LUT lines ABC writes.
 #include "netlist/line_scanner.hpp"
 #include "netlist/readers.hpp"
+#include "util/source_text.hpp"
 
 #include <cctype>
 #include <string>
@@ -267,6 +268,7 @@ private:
 
 Circuit read_bench(const SourceText& src)
 {
+    check_text_input(src, "bench");
     return BenchParser(src).parse();
 }
 

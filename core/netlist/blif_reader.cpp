@@ -2,6 +2,7 @@
 // .subckt hierarchy (flattened), .gate library cells, '\' continuation and '#' comments.
 #include "netlist/line_scanner.hpp"
 #include "netlist/readers.hpp"
+#include "util/source_text.hpp"
 
 #include <cstring>
 #include <string>
@@ -612,6 +613,7 @@ private:
 
 Circuit read_blif(const SourceText& src)
 {
+    check_text_input(src, "BLIF");
     return BlifParser(src).parse();
 }
 

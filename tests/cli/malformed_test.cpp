@@ -1,45 +1,20 @@
 // Every file of tests/malformed/<format>/ gets `FILE:LINE:COL: error: ...` on stderr and exit
 // code 2 from `gsr info`, never a crash. EXPECT.tsv in each folder gives the line and a piece
 // of the message for each file.
+#include "core/netlist/malformed_corpus.hpp"
 #include "run_gsr.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct MalformedCase {
-    std::string file; ///< path
-    int line = 0;
-    std::string message;
-};
-
-std::vector<MalformedCase> read_cases()
-{
-    std::vector<MalformedCase> cases;
-    const fs::path root = fs::path(GSR_SOURCE_DIR) / "tests/malformed";
-    if (!fs::exists(root)) return cases;
-    for (const auto& dir : fs::directory_iterator(root)) {
-        if (!dir.is_directory()) continue;
-        std::ifstream in(dir.path() / "EXPECT.tsv");
-        std::string row;
-        while (std::getline(in, row)) {
-            if (row.empty() || row[0] == '#') continue;
-            std::size_t t1 = row.find('\t'), t2 = row.find('\t', t1 + 1);
-            if (t1 == std::string::npos || t2 == std::string::npos) continue;
-            cases.push_back({(dir.path() / row.substr(0, t1)).string(), std::stoi(row.substr(t1 + 1, t2 - t1 - 1)),
-                             row.substr(t2 + 1)});
-        }
-    }
-    return cases;
-}
-
-void PrintTo(const MalformedCase& c, std::ostream* os) { *os << c.file; }
+using gsr::netlist::testdata::malformed_cases;
+using gsr::netlist::testdata::MalformedCase;
 
 class MalformedTest : public ::testing::TestWithParam<MalformedCase> {};
 
@@ -63,12 +38,12 @@ std::string case_name(const ::testing::TestParamInfo<MalformedCase>& info)
     return n;
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, MalformedTest, ::testing::ValuesIn(read_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Corpus, MalformedTest, ::testing::ValuesIn(malformed_cases()), case_name);
 
 TEST(MalformedCorpus, EveryFileHasAnExpectation)
 {
     std::set<std::string> listed;
-    for (const auto& c : read_cases()) listed.insert(fs::path(c.file).lexically_normal().string());
+    for (const auto& c : malformed_cases()) listed.insert(fs::path(c.file).lexically_normal().string());
     const fs::path root = fs::path(GSR_SOURCE_DIR) / "tests/malformed";
     std::size_t files = 0;
     for (const auto& e : fs::recursive_directory_iterator(root)) {

@@ -1,5 +1,6 @@
 #include "netlist/readers.hpp"
 #include "damaged_input.hpp"
+#include "malformed_corpus.hpp"
 
 #include <gtest/gtest.h>
 
@@ -81,4 +82,9 @@ TEST(AigerReader, EveryTruncationAndCorruptedByteReadsOrNamesItsLine)
     gsr::netlist::testdata::expect_damage_reads_or_names_its_line("t.aig", bin, read_aiger);
     gsr::netlist::testdata::expect_damage_reads_or_names_its_line(
         "t.aag", "aag 3 2 0 1 1\n2\n4\n7\n6 2 5\ni0 a\ni1 b\no0 y\nc\nanything here\n", read_aiger);
+}
+
+TEST(AigerReader, MalformedCorpusFailsWhereExpected)
+{
+    gsr::netlist::testdata::expect_malformed_corpus_fails_where_expected("aiger", read_aiger);
 }

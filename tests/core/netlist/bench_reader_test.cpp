@@ -1,5 +1,6 @@
 #include "netlist/readers.hpp"
 #include "damaged_input.hpp"
+#include "malformed_corpus.hpp"
 
 #include <gtest/gtest.h>
 
@@ -73,4 +74,9 @@ TEST(BenchReader, EveryTruncationAndCorruptedByteReadsOrNamesItsLine)
 {
     const std::string full = "# c17-like\nINPUT(1)\nINPUT(2)\nINPUT(3)\nOUTPUT(22)\n10 = NAND(1, 3)\n11 = NAND(3, 2)\n22 = NAND(10, 11)\n";
     gsr::netlist::testdata::expect_damage_reads_or_names_its_line("t.bench", full, read_bench);
+}
+
+TEST(BenchReader, MalformedCorpusFailsWhereExpected)
+{
+    gsr::netlist::testdata::expect_malformed_corpus_fails_where_expected("bench", read_bench);
 }

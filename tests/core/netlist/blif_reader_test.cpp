@@ -1,5 +1,6 @@
 #include "netlist/readers.hpp"
 #include "damaged_input.hpp"
+#include "malformed_corpus.hpp"
 
 #include <gtest/gtest.h>
 
@@ -99,4 +100,9 @@ TEST(BlifReader, EveryTruncationAndCorruptedByteReadsOrNamesItsLine)
 {
     const std::string full = ".model m\n.inputs a b \\\n c\n.outputs y\n.latch y q 0\n.names a b c q y\n1-01 1\n-11- 1\n.end\n";
     gsr::netlist::testdata::expect_damage_reads_or_names_its_line("t.blif", full, read_blif);
+}
+
+TEST(BlifReader, MalformedCorpusFailsWhereExpected)
+{
+    gsr::netlist::testdata::expect_malformed_corpus_fails_where_expected("blif", read_blif);
 }

@@ -1,5 +1,6 @@
 #include "netlist/readers.hpp"
 #include "damaged_input.hpp"
+#include "malformed_corpus.hpp"
 #include "netlist_test_data.hpp"
 
 #include <gtest/gtest.h>
@@ -306,28 +307,7 @@ TEST(DefReader, GcdDieAreaAndDesign)
 
 TEST(DefReader, MalformedCorpusFailsWhereExpected)
 {
-    const std::string dir = std::string(GSR_SOURCE_DIR) + "/tests/malformed/def/";
-    std::ifstream in(dir + "EXPECT.tsv");
-    ASSERT_TRUE(in) << dir;
-    std::string line;
-    int cases = 0;
-    while (std::getline(in, line)) {
-        if (line.empty() || line[0] == '#') continue;
-        std::istringstream ss(line);
-        std::string file, expect_line, piece;
-        std::getline(ss, file, '\t');
-        std::getline(ss, expect_line, '\t');
-        std::getline(ss, piece);
-        ++cases;
-        try {
-            read_def(SourceText::read_file(dir + file));
-            ADD_FAILURE() << file << " parsed without error";
-        } catch (const Error& e) {
-            EXPECT_EQ(e.where().line, std::stoi(expect_line)) << file << ": " << e.what();
-            EXPECT_NE(e.message().find(piece), std::string::npos) << file << ": " << e.what();
-        }
-    }
-    EXPECT_GE(cases, 3);
+    testdata::expect_malformed_corpus_fails_where_expected("def", read_def);
 }
 
 } // namespace

@@ -1,13 +1,12 @@
 #include "netlist/readers.hpp"
 #include "damaged_input.hpp"
+#include "malformed_corpus.hpp"
 #include "netlist_test_data.hpp"
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <map>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -243,28 +242,7 @@ TEST(LefReader, NangateAnd2Facts)
 
 TEST(LefReader, MalformedCorpusFailsWhereExpected)
 {
-    const std::string dir = std::string(GSR_SOURCE_DIR) + "/tests/malformed/lef/";
-    std::ifstream in(dir + "EXPECT.tsv");
-    ASSERT_TRUE(in) << dir;
-    std::string line;
-    int cases = 0;
-    while (std::getline(in, line)) {
-        if (line.empty() || line[0] == '#') continue;
-        std::istringstream ss(line);
-        std::string file, expect_line, piece;
-        std::getline(ss, file, '\t');
-        std::getline(ss, expect_line, '\t');
-        std::getline(ss, piece);
-        ++cases;
-        try {
-            read_lef(SourceText::read_file(dir + file));
-            ADD_FAILURE() << file << " parsed without error";
-        } catch (const Error& e) {
-            EXPECT_EQ(e.where().line, std::stoi(expect_line)) << file << ": " << e.what();
-            EXPECT_NE(e.message().find(piece), std::string::npos) << file << ": " << e.what();
-        }
-    }
-    EXPECT_GE(cases, 3);
+    testdata::expect_malformed_corpus_fails_where_expected("lef", read_lef);
 }
 
 } // namespace

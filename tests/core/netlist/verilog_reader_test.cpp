@@ -1,5 +1,6 @@
 #include "netlist/readers.hpp"
 #include "damaged_input.hpp"
+#include "malformed_corpus.hpp"
 
 #include <gtest/gtest.h>
 
@@ -809,6 +810,11 @@ TEST(VerilogReaderRobustness, EveryTruncationAndCorruptedByteOfARealFileReadsOrN
     if (!std::filesystem::exists(path)) GTEST_SKIP() << "test data not found";
     gsr::netlist::testdata::expect_damage_reads_or_names_its_line(
         "s27.v", std::string(SourceText::read_file(path).text()), read_verilog);
+}
+
+TEST(VerilogReaderRobustness, MalformedCorpusFailsWhereExpected)
+{
+    gsr::netlist::testdata::expect_malformed_corpus_fails_where_expected("verilog", read_verilog);
 }
 
 // --- COUNTS.csv -------------------------------------------------------------------------------
