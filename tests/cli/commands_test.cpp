@@ -1,5 +1,6 @@
 // The command line beyond `info`, run as a user would: labels, memory, train, communities, layout.
 #include "run_gsr.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -15,12 +16,7 @@ using gsr::test::shell_quote;
 
 namespace {
 
-fs::path scratch(const std::string& name)
-{
-    const fs::path dir = fs::temp_directory_path() / ("gsr_cli_" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    return dir / name;
-}
+using gsr::test::scratch_file;
 
 /// net -> column value of a labels CSV.
 std::map<std::string, std::string> column(const fs::path& csv, const std::string& name)
@@ -54,14 +50,14 @@ std::int64_t peak_of(const std::string& model, int layers)
 TEST(InfoCommand, FoldersAndEmptyFilesAreBadInputNamedAsSuch)
 {
     // A folder once ran out of memory (exit 3): its ftell size was taken for a byte count.
-    const fs::path folder = scratch("a_folder");
+    const fs::path folder = scratch_file("a_folder");
     fs::create_directories(folder);
     const auto r = run_gsr("info " + shell_quote(folder.string()));
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_NE(r.err.find(folder.string() + ": error: is a folder, not a file"),
               std::string::npos)
         << r.err;
-    const fs::path empty = scratch("empty"); // no extension to go by
+    const fs::path empty = scratch_file("empty"); // no extension to go by
     std::ofstream(empty).put('\n');
     const auto e = run_gsr("info " + shell_quote(empty.string()));
     EXPECT_EQ(e.exit_code, 2) << e.err;
@@ -71,7 +67,7 @@ TEST(InfoCommand, FoldersAndEmptyFilesAreBadInputNamedAsSuch)
 
 TEST(LabelsCommand, ReproducesTheReferenceCsvOfC17)
 {
-    const fs::path out = scratch("c17.csv");
+    const fs::path out = scratch_file("c17.csv");
     const auto r = run_gsr("labels " + data_arg("netlists/iscas85/bench/c17.bench") +
                            " --mode exhaustive --out " + shell_quote(out.string()));
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -92,7 +88,7 @@ TEST(MemoryCommand, ReversibleModelsStayFlatAndResidualGrowsLinearly)
 
 TEST(TrainCommand, TrainsAndReportsMetricsOnAnUnseenCircuit)
 {
-    const fs::path db = scratch("train.gsr");
+    const fs::path db = scratch_file("train.gsr");
     const auto r = run_gsr("train " + data_arg("netlists/iscas85/bench/c880.bench") + " --test " +
                            data_arg("netlists/iscas85/bench/c432.bench") + " --db " + shell_quote(db.string()) +
                            " --model gsr --layers 4 --hidden 16 --groups 2 --topk 4 --epochs 3 --json --quiet");
@@ -112,7 +108,7 @@ gsr::test::RunResult train_c17(const std::string& db, const std::string& flags)
 {
     return run_gsr("train " + data_arg("netlists/iscas85/bench/c17.bench") + " --test " +
                    data_arg("netlists/iscas85/bench/c432.bench") + " --db " +
-                   shell_quote(scratch(db).string()) + " " + flags);
+                   shell_quote(scratch_file(db).string()) + " " + flags);
 }
 
 } // namespace
@@ -138,12 +134,12 @@ TEST(TrainCommand, TunedKernelsTakeOnOrOffAndTheCpuRunsWithout)
     const std::string circuits = data_arg("netlists/iscas85/bench/c17.bench") + " --test " +
                                  data_arg("netlists/iscas85/bench/c432.bench");
     const auto bad = run_gsr("train " + circuits + " --db " +
-                             shell_quote(scratch("tk.gsr").string()) + " --tuned-kernels maybe");
+                             shell_quote(scratch_file("tk.gsr").string()) + " --tuned-kernels maybe");
     EXPECT_EQ(bad.exit_code, 1);
     EXPECT_NE(bad.err.find("--tuned-kernels takes on or off"), std::string::npos) << bad.err;
     // On the CPU the project's applied kernels are not read: no tuned_kernels in the result.
     const auto cpu = run_gsr("train " + circuits + " --db " +
-                             shell_quote(scratch("tk2.gsr").string()) +
+                             shell_quote(scratch_file("tk2.gsr").string()) +
                              " --model rev --layers 2 --hidden 8 --groups 2 --epochs 1 --device cpu"
                              " --tuned-kernels on --json --quiet");
     ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
@@ -169,7 +165,7 @@ TEST(CommunitiesCommand, NonPositiveResolutionIsRefused)
 
 TEST(CommunitiesCommand, ACircuitWithoutEdgesIsNamedWithTheReason)
 {
-    const fs::path wires = scratch("wires.bench");
+    const fs::path wires = scratch_file("wires.bench");
     std::ofstream(wires) << "INPUT(a)\nINPUT(b)\nOUTPUT(a)\nOUTPUT(b)\n";
     const auto r = run_gsr("communities " + shell_quote(wires.string()));
     EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -177,23 +173,23 @@ TEST(CommunitiesCommand, ACircuitWithoutEdgesIsNamedWithTheReason)
                                           "graph's 2 nodes have none between them"),
               std::string::npos)
         << r.err;
-    const fs::path wire = scratch("wire.bench");
+    const fs::path wire = scratch_file("wire.bench");
     std::ofstream(wire) << "INPUT(a)\nOUTPUT(a)\n";
     const auto one = run_gsr("communities " + shell_quote(wire.string()));
     EXPECT_EQ(one.exit_code, 2) << one.err;
     EXPECT_NE(one.err.find("the graph's one node has none"), std::string::npos) << one.err;
     // The layout of one node is settled at once (it once ran to the iteration limit).
     const auto layout = run_gsr("layout " + shell_quote(wire.string()) + " --out " +
-                                shell_quote(scratch("wire.csv").string()));
+                                shell_quote(scratch_file("wire.csv").string()));
     EXPECT_EQ(layout.exit_code, 0) << layout.err;
     EXPECT_NE(layout.out.find("iterations   0 (converged)"), std::string::npos) << layout.out;
 }
 
 TEST(LayoutCommand, AnEmptyCircuitIsNamedAndNothingIsWritten)
 {
-    const fs::path empty = scratch("empty_module.v");
+    const fs::path empty = scratch_file("empty_module.v");
     std::ofstream(empty) << "module m();\nendmodule\n";
-    const fs::path out = scratch("empty_module.csv");
+    const fs::path out = scratch_file("empty_module.csv");
     const auto r = run_gsr("layout " + shell_quote(empty.string()) + " --out " +
                            shell_quote(out.string()));
     EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -205,7 +201,7 @@ TEST(LayoutCommand, AnEmptyCircuitIsNamedAndNothingIsWritten)
 
 TEST(LayoutCommand, WritesOnePositionPerNode)
 {
-    const fs::path out = scratch("pos.csv");
+    const fs::path out = scratch_file("pos.csv");
     const auto r = run_gsr("layout " + data_arg("netlists/iscas85/bench/c432.bench") + " --iterations 50 --out " +
                            shell_quote(out.string()));
     ASSERT_EQ(r.exit_code, 0) << r.err;

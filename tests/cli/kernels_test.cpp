@@ -5,10 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #ifdef GSR_HAVE_STORE
+#include "scratch_dir.hpp"
 #include "store/tune_store.hpp"
 #include "tune/engine_problems.hpp"
-
-#include <unistd.h>
 
 #include <filesystem>
 #endif
@@ -140,12 +139,8 @@ TEST(KernelsCommand, EngineProblemsNeedTheirGraphAndListTheNamesAtIt)
 #ifdef GSR_HAVE_STORE
 TEST(KernelsCommand, ApplyKeepsTheBestEngineConfigsOfAProject)
 {
-    namespace fs = std::filesystem;
-    const fs::path dir = fs::temp_directory_path() /
-                         ("gsr_cli_apply_" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    const gsr::test::ScratchDir dir("gsr_cli_apply");
     const std::string project = (dir / "p.gsr").string();
-    fs::remove(project);
     gsr::tune::EngineShape shape;
     shape.model = gsr::nn::ModelKind::Rev;
     shape.hidden = 128;
@@ -205,6 +200,5 @@ TEST(KernelsCommand, ApplyKeepsTheBestEngineConfigsOfAProject)
     EXPECT_NE(missing.exit_code, 0);
     EXPECT_NE(missing.err.find("99"), std::string::npos) << missing.err;
     EXPECT_EQ(run_gsr("kernels apply").exit_code, 1);
-    fs::remove_all(dir);
 }
 #endif

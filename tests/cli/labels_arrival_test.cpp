@@ -1,5 +1,6 @@
 // `gsr labels --target arrival --liberty LIB`: NLDM arrival times in ns on an IWLS 2005 netlist.
 #include "run_gsr.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,14 +16,6 @@ using gsr::test::shell_quote;
 namespace {
 
 const std::string kIwls = std::string(GSR_DATA_DIR) + "/netlists/iwls05_gsclib180/";
-
-fs::path arrival_scratch(const std::string& name)
-{
-    const fs::path dir =
-        fs::temp_directory_path() / ("gsr_cli_arrival_" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    return dir / name;
-}
 
 struct Row {
     std::string net, driver;
@@ -48,7 +41,7 @@ std::vector<Row> arrival_rows(const fs::path& csv)
 
 TEST(LabelsArrival, NldmWithGscLibGivesNanoseconds)
 {
-    const fs::path out = arrival_scratch("s1196_arrival.csv");
+    const fs::path out = gsr::test::scratch_file("s1196_arrival.csv");
     const auto r = run_gsr("labels " + shell_quote(kIwls + "netlist/s1196.v") + " --liberty " +
                            shell_quote(kIwls + "lib/GSCLib_3.0.lib") +
                            " --target arrival --out " + shell_quote(out.string()));
@@ -72,34 +65,31 @@ TEST(LabelsArrival, NldmWithGscLibGivesNanoseconds)
     const auto slow = run_gsr("labels " + shell_quote(kIwls + "netlist/s1196.v") +
                               " --liberty " + shell_quote(kIwls + "lib/GSCLib_3.0.lib") +
                               " --target arrival --input-transition 1.0 --out " +
-                              shell_quote(arrival_scratch("slow.csv").string()));
+                              shell_quote(gsr::test::scratch_file("slow.csv").string()));
     ASSERT_EQ(slow.exit_code, 0) << slow.err;
     double slow_latest = 0.0;
-    for (const Row& row : arrival_rows(arrival_scratch("slow.csv")))
+    for (const Row& row : arrival_rows(gsr::test::scratch_file("slow.csv")))
         slow_latest = std::max(slow_latest, row.arrival);
     EXPECT_NE(slow_latest, latest); // slower input edges change the first stages' delays
-    fs::remove_all(out.parent_path());
 }
 
 TEST(LabelsArrival, InputTransitionNeedsADelayTable)
 {
     const auto r = run_gsr("labels " + shell_quote(kIwls + "netlist/s27.v") +
                            " --target arrival --input-transition 0.2 --out " +
-                           shell_quote(arrival_scratch("x.csv").string()));
+                           shell_quote(gsr::test::scratch_file("x.csv").string()));
     EXPECT_EQ(r.exit_code, 1) << r.out; // a usage error
     EXPECT_NE(r.err.find("--input-transition"), std::string::npos) << r.err;
-    fs::remove_all(arrival_scratch("x.csv").parent_path());
 }
 
 TEST(LabelsArrival, WithoutDelayTablesTheSummaryNamesTheUnitDelayModel)
 {
     // The summary's maximum has no unit then: it says which model gave it rather than "ns".
-    const fs::path out = arrival_scratch("s27_unit.csv");
+    const fs::path out = gsr::test::scratch_file("s27_unit.csv");
     const auto r = run_gsr("labels " + shell_quote(kIwls + "netlist/s27.v") +
                            " --target arrival --out " + shell_quote(out.string()));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find(" (unit-delay model: no Liberty delay tables)"), std::string::npos)
         << r.out;
     EXPECT_EQ(r.out.find(" ns"), std::string::npos) << r.out;
-    fs::remove_all(out.parent_path());
 }

@@ -1,5 +1,6 @@
 // `gsr train --model symgraph` and `gsr rules`, run as a user would on public circuits.
 #include "run_gsr.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -21,11 +22,9 @@ std::string data(const std::string& rel)
 
 fs::path symgraph_scratch(const std::string& name)
 {
-    const fs::path dir =
-        fs::temp_directory_path() / ("gsr_symgraph_cli_" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    fs::remove(dir / name);
-    return dir / name;
+    const fs::path path = gsr::test::scratch_file(name);
+    fs::remove(path);
+    return path;
 }
 
 /// PI + cells of a COUNTS.csv row: the graph nodes, every one of which drives a net.

@@ -2,6 +2,7 @@
 // as a user would: the settings are recorded with the run and resumed with it, --batch stays
 // the alias of random batches, and every impossible setting names its flag.
 #include "run_gsr.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -14,14 +15,6 @@ using gsr::test::data_arg;
 using gsr::test::shell_quote;
 
 namespace {
-
-fs::path batching_scratch(const std::string& name)
-{
-    const fs::path dir =
-        fs::temp_directory_path() / ("gsr_cli_batching_" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    return dir / name;
-}
 
 /// `gsr train c880 --test c432` with a small sage model and `flags`.
 gsr::test::RunResult train(const fs::path& db, const std::string& flags)
@@ -42,7 +35,7 @@ nlohmann::json run_config(const fs::path& db, std::size_t index)
 
 TEST(TrainBatching, CommRandSettingsAreRecordedAndResumed)
 {
-    const fs::path db = batching_scratch("commrand.gsr");
+    const fs::path db = gsr::test::scratch_file("commrand.gsr");
     fs::remove(db);
     const auto r = train(db, "--epochs 2 --batching commrand --alpha 0.75 --beta 4 "
                              "--batch-size 48 --fanout 4,all --json");
@@ -76,7 +69,7 @@ TEST(TrainBatching, CommRandSettingsAreRecordedAndResumed)
 
 TEST(TrainBatching, BatchIsTheAliasOfRandomBatchSize)
 {
-    const fs::path db = batching_scratch("alias.gsr");
+    const fs::path db = gsr::test::scratch_file("alias.gsr");
     fs::remove(db);
     const auto r = train(db, "--epochs 1 --batch 16 --json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -94,7 +87,7 @@ TEST(TrainBatching, BatchIsTheAliasOfRandomBatchSize)
 
 TEST(TrainBatching, RandomWithFanoutsAndClusterRun)
 {
-    const fs::path db = batching_scratch("modes.gsr");
+    const fs::path db = gsr::test::scratch_file("modes.gsr");
     fs::remove(db);
     const auto r = train(db, "--epochs 1 --batching random --batch-size 32 --fanout 3,2 "
                              "--order rcm --json --quiet");
@@ -109,7 +102,7 @@ TEST(TrainBatching, RandomWithFanoutsAndClusterRun)
 
 TEST(TrainBatching, ImpossibleSettingsNameTheirFlag)
 {
-    const fs::path db = batching_scratch("bad.gsr");
+    const fs::path db = gsr::test::scratch_file("bad.gsr");
     const std::pair<const char*, const char*> cases[] = {
         {"--batching commrand --alpha 1.5", "--alpha"},
         {"--batching commrand --beta 0.5", "--beta"},

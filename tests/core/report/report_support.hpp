@@ -1,6 +1,8 @@
 #pragma once
 // Helpers of the report tests: an RFC 4180 parser written from the RFC (not the exporter's
 // code), checks that a page is self-contained, and rendering a PDF with poppler's pdftoppm.
+#include "scratch_dir.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -12,7 +14,6 @@
 #include <cstring>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #ifdef GSR_HAVE_CAIRO
@@ -114,19 +115,6 @@ inline std::string read_text(const std::filesystem::path& p)
     ss << in.rdbuf();
     return ss.str();
 }
-
-/// A scratch folder, removed with the object.
-struct ScratchDir {
-    std::filesystem::path path;
-    explicit ScratchDir(const std::string& name)
-        : path(std::filesystem::temp_directory_path() /
-               (name + "_" + std::to_string(::getpid())))
-    {
-        std::filesystem::remove_all(path);
-        std::filesystem::create_directories(path);
-    }
-    ~ScratchDir() { std::filesystem::remove_all(path); }
-};
 
 /// Pages of a PDF by pdfinfo, or -1 when pdfinfo is missing or fails.
 inline int pdf_pages(const std::filesystem::path& pdf)

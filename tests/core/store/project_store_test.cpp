@@ -1,13 +1,11 @@
 // The project store: creation, read-back, upsert, WAL, migrations, and refusing bad files.
 #include "store/project_store.hpp"
 #include "util/diagnostics.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h> // to inspect and forge files behind the store's back
 
-#include <unistd.h>
-
-#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -77,22 +75,6 @@ private:
 
 class ProjectStoreTest : public ::testing::Test {
 protected:
-    void SetUp() override
-    {
-        static std::atomic<int> counter{0};
-        std::random_device rd;
-        dir_ = fs::temp_directory_path() /
-               ("gsr_store_test_" + std::to_string(::getpid()) + "_" +
-                std::to_string(counter++) + "_" + std::to_string(rd()));
-        fs::create_directories(dir_);
-    }
-    void TearDown() override
-    {
-        std::error_code ec;
-        fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ec);
-        fs::remove_all(dir_, ec);
-    }
-
     std::string file(const std::string& name) const { return (dir_ / name).string(); }
 
     static NetlistRecord record(const std::string& path, const std::string& hash, int cells)
@@ -127,7 +109,8 @@ protected:
         return {};
     }
 
-    fs::path dir_;
+    gsr::test::ScratchDir scratch_{"gsr_store_test"};
+    const fs::path dir_ = scratch_.path;
 };
 
 std::string version_list_message(int newer, int known)

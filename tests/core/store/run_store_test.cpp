@@ -3,16 +3,14 @@
 #include "store/run_store.hpp"
 #include "train/report_json.hpp"
 #include "util/diagnostics.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 #include "core/store/raw_database.hpp"
 
-#include <unistd.h>
-
 #include <atomic>
 #include <cmath>
 #include <filesystem>
-#include <random>
 #include <stdexcept>
 
 namespace fs = std::filesystem;
@@ -24,21 +22,6 @@ using Raw = gsr::store::testing::RawDatabase;
 
 class RunStoreTest : public ::testing::Test {
 protected:
-    void SetUp() override
-    {
-        static std::atomic<int> counter{0};
-        dir_ = fs::temp_directory_path() /
-               ("gsr_run_store_test_" + std::to_string(::getpid()) + "_" +
-                std::to_string(counter++) + "_" + std::to_string(std::random_device{}()));
-        fs::create_directories(dir_);
-        path_ = (dir_ / "p.gsr").string();
-    }
-    void TearDown() override
-    {
-        std::error_code ec;
-        fs::remove_all(dir_, ec);
-    }
-
     static RunRecord run(const std::string& model = "gsr")
     {
         RunRecord r;
@@ -70,8 +53,9 @@ protected:
         return c;
     }
 
-    fs::path dir_;
-    std::string path_;
+    gsr::test::ScratchDir scratch_{"gsr_run_store_test"};
+    const fs::path dir_ = scratch_.path;
+    const std::string path_ = (dir_ / "p.gsr").string();
 };
 
 } // namespace

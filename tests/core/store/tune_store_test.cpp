@@ -6,15 +6,12 @@
 #include "tune/engine_problems.hpp"
 #include "train/run_settings.hpp"
 #include "util/diagnostics.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 #include "core/store/raw_database.hpp"
 
-#include <unistd.h>
-
-#include <atomic>
 #include <filesystem>
-#include <random>
 #include <set>
 #include <stdexcept>
 
@@ -62,21 +59,6 @@ tune::TuneSession session(const std::string& problem, double best_seconds)
 
 class TuneStoreTest : public ::testing::Test {
 protected:
-    void SetUp() override
-    {
-        static std::atomic<int> counter{0};
-        dir_ = fs::temp_directory_path() /
-               ("gsr_tune_store_test_" + std::to_string(::getpid()) + "_" +
-                std::to_string(counter++) + "_" + std::to_string(std::random_device{}()));
-        fs::create_directories(dir_);
-        path_ = (dir_ / "p.gsr").string();
-    }
-    void TearDown() override
-    {
-        std::error_code ec;
-        fs::remove_all(dir_, ec);
-    }
-
     /// A real run: c432 trained on, c17 tested on, two epochs, logged into the project.
     std::int64_t train_run()
     {
@@ -108,8 +90,9 @@ protected:
         return id;
     }
 
-    fs::path dir_;
-    std::string path_;
+    gsr::test::ScratchDir scratch_{"gsr_tune_store_test"};
+    const fs::path dir_ = scratch_.path;
+    const std::string path_ = (dir_ / "p.gsr").string();
 };
 
 } // namespace

@@ -4,6 +4,7 @@
 #include "tune/agent_process.hpp"
 #include "tune/chat_client.hpp"
 #include "util/diagnostics.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -24,11 +25,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
-fs::path scratch()
+const fs::path& scratch()
 {
-    const fs::path dir = fs::temp_directory_path() / ("gsr_agent_" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    return dir;
+    static const gsr::test::ScratchDir dir("gsr_agent");
+    return dir.path;
 }
 
 std::string write_script(const std::string& name, const std::string& body)

@@ -5,6 +5,7 @@
 #include "tune/codegen.hpp"
 #include "tune/search.hpp"
 #include "util/diagnostics.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -40,13 +41,6 @@ KernelConfig fastest_predicted(const Problem& p)
     for (const auto& c : space)
         if (const double x = predicted_time(p, c, d); x < t) t = x, best = c;
     return best;
-}
-
-fs::path codegen_scratch()
-{
-    const fs::path dir = fs::temp_directory_path() / ("gsr_codegen_" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    return dir;
 }
 
 std::string read_text(const fs::path& f)
@@ -217,7 +211,8 @@ TEST(Codegen, NvccCompilesTheSuiteAndThePlantedCorpus)
 {
     if (!fs::exists(kNvcc)) GTEST_SKIP() << kNvcc << " not found (no CUDA toolkit)";
     const auto& h100 = device_or_throw("H100 SXM");
-    const fs::path dir = codegen_scratch();
+    const gsr::test::ScratchDir scratch("gsr_codegen");
+    const fs::path& dir = scratch.path;
     std::vector<fs::path> files;
     for (const Problem& p : builtin_suite()) {
         files.push_back(dir / (p.name + ".cu"));
@@ -244,5 +239,4 @@ TEST(Codegen, NvccCompilesTheSuiteAndThePlantedCorpus)
     for (std::size_t i = 0; i < files.size(); ++i) EXPECT_EQ(errors[i], "") << files[i];
     std::printf("[codegen] nvcc -ptx compiled %zu files in %.1f s\n", files.size(),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    fs::remove_all(dir);
 }

@@ -3,6 +3,7 @@
 // caller must survive all of them. Also the launch expressions of hand-written kernels.
 #include "tune/worker_evaluator.hpp"
 #include "util/diagnostics.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,15 +19,6 @@ namespace fs = std::filesystem;
 
 class FakeWorker : public ::testing::Test {
 protected:
-    void SetUp() override
-    {
-        dir_ = fs::temp_directory_path() /
-               ("gsr-fake-worker-" + std::to_string(::getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
     /// A worker that runs `body` for every job line it reads ($line holds the job).
     WorkerOptions script(const std::string& body, int timeout_ms = 3000)
     {
@@ -43,7 +35,8 @@ protected:
     const Problem& problem() { return suite_problem("ew_scale_relu"); }
     const sol::DeviceSpec& device() { return sol::device_or_throw("H100 SXM"); }
 
-    fs::path dir_;
+    gsr::test::ScratchDir scratch_{"gsr_fake_worker"};
+    const fs::path dir_ = scratch_.path;
 };
 
 TEST_F(FakeWorker, AReplyBecomesAnEvaluationAndTheJobCarriesTheCandidate)

@@ -1,0 +1,53 @@
+#pragma once
+// Scratch folders for tests: each its own folder under the system's temporary folder, named
+// apart from every other test process's (tests run in parallel), and removed afterwards.
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <system_error>
+
+namespace gsr::test {
+
+/// A fresh, empty folder, removed with the object, whatever a test left in it (read-only
+/// parts included).
+struct ScratchDir {
+    std::filesystem::path path;
+
+    explicit ScratchDir(const std::string& prefix)
+    {
+        static std::atomic<unsigned> counter{0};
+        path = std::filesystem::temp_directory_path() /
+               (prefix + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + "_" +
+                std::to_string(std::random_device{}()));
+        std::filesystem::remove_all(path);
+        std::filesystem::create_directories(path);
+    }
+    ~ScratchDir()
+    {
+        std::error_code ec;
+        for (auto it = std::filesystem::recursive_directory_iterator(path, ec);
+             !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+            std::filesystem::permissions(it->path(), std::filesystem::perms::owner_all,
+                                         std::filesystem::perm_options::add, ec);
+        std::filesystem::permissions(path, std::filesystem::perms::owner_all,
+                                     std::filesystem::perm_options::add, ec);
+        std::filesystem::remove_all(path, ec);
+    }
+    ScratchDir(const ScratchDir&) = delete;
+    ScratchDir& operator=(const ScratchDir&) = delete;
+
+    std::filesystem::path operator/(const std::string& name) const { return path / name; }
+};
+
+/// `name` in the test process's own scratch folder, which is made on first use and removed
+/// when the process ends. The same name gives the same path throughout the process.
+inline std::filesystem::path scratch_file(const std::string& name)
+{
+    static const ScratchDir dir("gsr_test");
+    return dir / name;
+}
+
+} // namespace gsr::test
