@@ -134,7 +134,8 @@ TEST(TrainCommand, TunedKernelsTakeOnOrOffAndTheCpuRunsWithout)
     const std::string circuits = data_arg("netlists/iscas85/bench/c17.bench") + " --test " +
                                  data_arg("netlists/iscas85/bench/c432.bench");
     const auto bad = run_gsr("train " + circuits + " --db " +
-                             shell_quote(scratch_file("tk.gsr").string()) + " --tuned-kernels maybe");
+                             shell_quote(scratch_file("tk.gsr").string()) +
+                             " --tuned-kernels maybe");
     EXPECT_EQ(bad.exit_code, 1);
     EXPECT_NE(bad.err.find("--tuned-kernels takes on or off"), std::string::npos) << bad.err;
     // On the CPU the project's applied kernels are not read: no tuned_kernels in the result.
