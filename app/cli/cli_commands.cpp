@@ -1,6 +1,7 @@
 #include "cli_commands.hpp"
 
 #include "report/netlist_summary.hpp"
+#include "util/json_text.hpp"
 #include "util/resources.hpp"
 
 #include <algorithm>
@@ -162,7 +163,7 @@ int cmd_info(const std::vector<std::string>& argv)
     const std::string file = a.positionals().empty() ? bundled_sample_path() : a.positionals()[0];
     const report::NetlistSummary s = report::summarize_file(file, a.values("--liberty"));
     if (!a.has("--quiet")) print_warnings(s);
-    if (a.has("--json")) std::cout << report::to_json(s).dump(2) << '\n';
+    if (a.has("--json")) std::cout << json_text(report::to_json(s), 2) << '\n';
     else std::cout << report::to_text(s);
     return 0;
 }

@@ -8,6 +8,7 @@
 #include "netlist/readers.hpp"
 #include "util/atomic_file.hpp"
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -118,7 +119,7 @@ int cmd_communities(const std::vector<std::string>& argv)
                                           {"largest", r->largest()},
                                           {"smallest", r->smallest()},
                                           {"levels", levels}};
-        std::cout << j.dump(2) << '\n';
+        std::cout << json_text(j, 2) << '\n';
         return 0;
     }
     std::cout << "communities  " << r->community_count << '\n'

@@ -16,6 +16,7 @@
 #ifdef GSR_HAVE_STORE
 #include "store/project_store.hpp"
 #include "store/tune_store.hpp"
+#include "util/json_text.hpp"
 #endif
 
 #include <chrono>
@@ -113,7 +114,7 @@ int suite(const Args& a)
         }
     }
     if (json)
-        std::cout << nlohmann::json{{"device", device.name}, {"problems", rows}}.dump(2) << '\n';
+        std::cout << json_text({{"device", device.name}, {"problems", rows}}, 2) << '\n';
     else
         std::printf("device %s (%s)\n", device.name.c_str(), device.source.c_str());
     return 0;
@@ -306,7 +307,7 @@ int verify(const Args& a)
         j["gpu"] = gpu;
         j["seeds"] = worker.seeds();
         j["workers_started"] = worker.workers_started();
-        std::cout << j.dump(2) << '\n';
+        std::cout << json_text(j, 2) << '\n';
     } else {
         std::printf("%s on %s (%s), T_SOL %.2f us, seeds", p.name.c_str(), gpu.c_str(),
                     device.name.c_str(), an.t_sol * 1e6);
@@ -354,12 +355,13 @@ int tune_problem(const Args& a)
     if (!base.detail.empty() && base.ok()) s.baseline = base.detail;
     tune::add_search(s, r);
     const tune::CandidateRecord* best = s.best_candidate();
-    if (a.has("--out")) write_file_atomically(a.value("--out"), tune::to_json(s).dump(2) + "\n");
+    if (a.has("--out"))
+        write_file_atomically(a.value("--out"), json_text(tune::to_json(s), 2) + "\n");
     save_session(a, s);
     if (json) {
         nlohmann::json j = tune::to_json(s);
         j["gpu"] = gpu;
-        std::cout << j.dump(2) << '\n';
+        std::cout << json_text(j, 2) << '\n';
         return best ? 0 : 3;
     }
     for (const tune::CandidateRecord& c : s.candidates)
@@ -415,12 +417,11 @@ int apply(const Args& a)
     std::vector<std::string> notes = choice.skipped;
     tune::tuned_kernels(applied, &notes);
     if (a.has("--json")) {
-        std::cout << nlohmann::json{{"project", path},
-                                    {"applied", tune::applied_json(applied)},
-                                    {"chosen", choice.kernels.size()},
-                                    {"notes", notes}}
-                         .dump(2)
-                  << '\n';
+        const nlohmann::json j{{"project", path},
+                               {"applied", tune::applied_json(applied)},
+                               {"chosen", choice.kernels.size()},
+                               {"notes", notes}};
+        std::cout << json_text(j, 2) << '\n';
         return 0;
     }
     for (const std::string& n : notes) std::cerr << "note: " << n << '\n';
@@ -458,13 +459,13 @@ int calibrate(const Args& a)
 #ifdef GSR_HAVE_STORE
         auto project =
             store::ProjectStore::open(a.value("--project"), store::OpenMode::CreateOrOpen);
-        project.set_project_value("calibration", j.dump());
+        project.set_project_value("calibration", json_text(j));
 #else
         throw Error("this build of gsr has no project store (SQLite): use --json > CAL.json");
 #endif
     }
     if (a.has("--json")) {
-        std::cout << j.dump(2) << '\n';
+        std::cout << json_text(j, 2) << '\n';
         return 0;
     }
     std::printf("%s: copy %.0f GB/s, SGEMM %.1f TFLOP/s, FP32 FMA %.1f TFLOP/s%s\n",

@@ -7,6 +7,7 @@
 #ifdef GSR_HAVE_STORE
 #include "store/netlist_record.hpp"
 #include "store/project_store.hpp"
+#include "util/json_text.hpp"
 #endif
 
 #include <iostream>
@@ -52,7 +53,7 @@ int cmd_netlists(const std::vector<std::string>& argv)
                          {"graph_edges", r.graph_edges}, {"max_level", r.max_level},
                          {"warnings", r.warnings}, {"imported_at", r.imported_at}});
         }
-        std::cout << j.dump(2) << '\n';
+        std::cout << json_text(j, 2) << '\n';
         return 0;
     }
     for (const auto& r : rows)

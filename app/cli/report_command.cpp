@@ -13,6 +13,7 @@
 #include "store/run_report_source.hpp"
 #include "store/run_store.hpp"
 #include "store/tune_store.hpp"
+#include "util/json_text.hpp"
 #endif
 
 #include <cerrno>
@@ -148,7 +149,7 @@ int list(const Args& a)
                                      {"strategy", s.strategy},
                                      {"candidates", s.candidates},
                                      {"best_percent_of_sol", s.best_percent_of_sol}});
-        std::cout << j.dump(2) << '\n';
+        std::cout << json_text(j, 2) << '\n';
         return 0;
     }
     std::cout << "runs: " << runs.size() << '\n';

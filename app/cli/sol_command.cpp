@@ -4,6 +4,7 @@
 
 #include "sol/sol_analysis.hpp"
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -128,7 +129,7 @@ int cmd_sol(const std::vector<std::string>& args)
     if (a.has("--json")) {
         nlohmann::json j = sol::analysis_json(an);
         if (a.has("--time")) j["measured"] = sol::judgement_json(sol::judge(an, t, tb));
-        std::cout << j.dump(2) << '\n';
+        std::cout << json_text(j, 2) << '\n';
         return 0;
     }
     std::cout << sol::analysis_text(an);

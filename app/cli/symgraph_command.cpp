@@ -11,6 +11,7 @@
 
 #ifdef GSR_HAVE_STORE
 #include "store/run_store.hpp"
+#include "util/json_text.hpp"
 #endif
 
 #include <chrono>
@@ -136,7 +137,7 @@ int cmd_train_symgraph(const std::vector<std::string>& argv)
     config["seed"] = seed;
     config["holdout_validation"] = hold_out.validation;
     store::RunRecord record;
-    record.config_json = config.dump();
+    record.config_json = json_text(config);
     record.device = "cpu";
     record.target = std::string(train::target_name(target));
     record.model = "symgraph";
@@ -149,7 +150,7 @@ int cmd_train_symgraph(const std::vector<std::string>& argv)
     try {
         model = symgraph::SymGraphModel::fit(data, options, &search);
     } catch (const std::exception& e) {
-        store.finish_run(run_id, "failed", nlohmann::json{{"error", e.what()}}.dump(), 0);
+        store.finish_run(run_id, "failed", json_text({{"error", e.what()}}), 0);
         throw;
     }
     const double seconds =
@@ -185,7 +186,7 @@ int cmd_train_symgraph(const std::vector<std::string>& argv)
     result["val"] = split_json(val_s);
     result["test"] = split_json(test_s);
     result["rules"] = model.to_json();
-    store.finish_run(run_id, "finished", result.dump(), 0);
+    store.finish_run(run_id, "finished", json_text(result), 0);
 
     if (a.has("--json")) {
         nlohmann::ordered_json j;
@@ -207,7 +208,7 @@ int cmd_train_symgraph(const std::vector<std::string>& argv)
             texts.push_back(model.rule_text(i));
         j["rules"] = texts;
         j["notes"] = data.notes;
-        std::cout << j.dump(2) << '\n';
+        std::cout << json_text(j, 2) << '\n';
     } else if (!a.has("--quiet")) {
         std::cout << "run " << run_id << " finished: symgraph searched " << search.size()
                   << " vocabularies in " << fixed(seconds, 3) << " s, kept "
@@ -262,7 +263,7 @@ int cmd_rules(const std::vector<std::string>& argv)
                     "run " + std::to_string(id) + " has no stored rules (status: " + run->status +
                         ")");
     const symgraph::SymGraphModel model = symgraph::SymGraphModel::from_json(result.at("rules"));
-    const std::string text = format == "json" ? model.to_json().dump(2) + "\n" : model.text();
+    const std::string text = format == "json" ? json_text(model.to_json(), 2) + "\n" : model.text();
     if (a.has("--out")) {
         write_file_atomically(a.value("--out"), text); // a failed write keeps the old file
     } else {

@@ -14,6 +14,7 @@
 #ifdef GSR_HAVE_STORE
 #include "store/run_store.hpp"
 #include "store/tune_store.hpp"
+#include "util/json_text.hpp"
 #endif
 
 #include <atomic>
@@ -295,7 +296,7 @@ int cmd_train(const std::vector<std::string>& argv)
     trainer.set_batcher(make_run_batcher(settings, data, !a.has("--quiet")));
     if (!resume) {
         store::RunRecord record;
-        record.config_json = train::settings_to_json(settings).dump();
+        record.config_json = json_text(train::settings_to_json(settings));
         record.device = device.device;
         record.target = std::string(train::target_name(settings.target));
         record.model = std::string(nn::model_kind_name(settings.config.model.kind));
@@ -321,7 +322,7 @@ int cmd_train(const std::vector<std::string>& argv)
         try {
             result = trainer.run(log, callbacks, resume);
         } catch (const std::exception& e) {
-            store.finish_run(run_id, "failed", nlohmann::json{{"error", e.what()}}.dump(), 0);
+            store.finish_run(run_id, "failed", json_text({{"error", e.what()}}), 0);
             throw;
         }
     }
@@ -355,7 +356,7 @@ int cmd_train(const std::vector<std::string>& argv)
         if (!result.kernel_notes.empty())
             j["tuned_kernels"] = {{"notes", result.kernel_notes},
                                   {"launches", result.tuned_launches}};
-        std::cout << j.dump(2) << '\n';
+        std::cout << json_text(j, 2) << '\n';
     } else if (!a.has("--quiet")) {
         for (const std::string& n : result.kernel_notes) std::cerr << "note: " << n << '\n';
         if (!result.kernel_notes.empty())
@@ -410,7 +411,7 @@ int cmd_runs(const std::vector<std::string>& argv)
                          {"config", parsed(r.config_json)},
                          {"result", parsed(r.result_json)}});
         }
-        std::cout << j.dump(2) << '\n';
+        std::cout << json_text(j, 2) << '\n';
         return 0;
     }
     for (const store::RunRecord& r : runs) {

@@ -3,6 +3,7 @@
 #include "nn/arena.hpp"
 #include "nn/backend.hpp"
 #include "nn/cpu_backend.hpp"
+#include "util/json_text.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -228,7 +229,7 @@ std::string memory_report_json(const ModelConfig& c, const GraphShape& shape,
     j["analytic_peak_bytes"] = r.analytic_peak_bytes;
     if (r.measured_peak_bytes) j["measured_peak_bytes"] = r.measured_peak_bytes;
     if (!r.measured_layers.empty()) j["measured_rows"] = measured_rows_json(r.measured_layers);
-    return j.dump(2);
+    return json_text(j, 2);
 }
 
 nlohmann::ordered_json measured_rows_json(const std::vector<LayerMemory>& rows)

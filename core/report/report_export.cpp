@@ -3,6 +3,7 @@
 #include "report/pdf_report.hpp"
 #include "report/session_report.hpp"
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 
 #include <cctype>
 #include <cstdio>
@@ -44,7 +45,7 @@ std::string export_run(const RunReport& r, ReportFormat f)
     case ReportFormat::Html: return to_html(run_document(r));
     case ReportFormat::Pdf: return to_pdf(run_document(r));
     case ReportFormat::Csv: return to_csv(run_csv(r));
-    case ReportFormat::Json: return to_json(r).dump(2) + "\n";
+    case ReportFormat::Json: return json_text(to_json(r), 2) + "\n";
     }
     return {};
 }
@@ -55,7 +56,7 @@ std::string export_session(const tune::TuneSession& s, ReportFormat f)
     case ReportFormat::Html: return to_html(session_document(s));
     case ReportFormat::Pdf: return to_pdf(session_document(s));
     case ReportFormat::Csv: return to_csv(session_csv(s));
-    case ReportFormat::Json: return session_report_json(s).dump(2) + "\n";
+    case ReportFormat::Json: return json_text(session_report_json(s), 2) + "\n";
     }
     return {};
 }

@@ -2,6 +2,7 @@
 
 #include "train/report_json.hpp"
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,7 +22,7 @@ std::string setting_text(const nlohmann::json& v)
     }
     if (v.is_number_float()) return format_number(v.get<double>(), 6);
     if (v.is_null()) return "";
-    return v.dump();
+    return json_text(v);
 }
 
 const train::SplitResult& split(const train::EpochReport& e, int which)

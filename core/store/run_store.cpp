@@ -3,6 +3,7 @@
 #include "store/sqlite_connection.hpp"
 #include "train/report_json.hpp"
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -370,7 +371,7 @@ void StoreRunLog::epoch_done(const train::EpochReport& report, const train::Chec
     e.epoch = report.epoch;
     e.train_loss = report.train_loss;
     e.val_loss = report.validation.loss;
-    e.metrics_json = train::epoch_report_json(report).dump();
+    e.metrics_json = json_text(train::epoch_report_json(report));
     e.seconds = report.seconds;
     CheckpointRecord c;
     c.run_id = run_id_;
@@ -399,7 +400,7 @@ void StoreRunLog::end(const std::string& status, const nlohmann::json& result)
     if (result.contains("memory")) {
         measured = result["memory"].value("measured_peak_bytes", std::int64_t{0});
     }
-    store_.finish_run(run_id_, status, result.dump(), measured);
+    store_.finish_run(run_id_, status, json_text(result), measured);
 }
 
 } // namespace gsr::store

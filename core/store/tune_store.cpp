@@ -2,6 +2,7 @@
 
 #include "store/sqlite_connection.hpp"
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -58,7 +59,7 @@ std::int64_t TuneStore::save(const tune::TuneSession& s)
     q.bind_optional(4, s.strategy);
     q.bind_real(5, best);
     q.bind(6, static_cast<std::int64_t>(s.candidates.size()));
-    q.bind(7, tune::to_json(s).dump());
+    q.bind(7, json_text(tune::to_json(s)));
     if (!q.step()) throw detail::sqlite_error(c.path(), SQLITE_INTERNAL, "insert gave no id");
     const std::int64_t id = q.column_int(0);
     q.run();
@@ -166,7 +167,7 @@ tune::ApplyChoice TuneStore::apply(const std::vector<std::int64_t>& ids)
     Statement q(c, "INSERT INTO project(key, value) VALUES(?1, ?2)"
                    " ON CONFLICT(key) DO UPDATE SET value = excluded.value");
     q.bind(1, tune::kAppliedKernelsKey);
-    q.bind(2, tune::applied_json(merged).dump());
+    q.bind(2, json_text(tune::applied_json(merged)));
     q.run();
     tx.commit();
     return choice;

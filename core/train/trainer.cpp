@@ -6,6 +6,7 @@
 #include "nn/model.hpp"
 #include "train/report_json.hpp"
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -79,7 +80,7 @@ std::string describe_difference(const nlohmann::json& saved, const nlohmann::jso
         const auto s = saved.find(it.key());
         if (s == saved.end() || *s != it.value())
             return it.key() + " was " + (s == saved.end() ? "not recorded" : s->dump()) +
-                   ", is " + it.value().dump();
+                   ", is " + json_text(it.value());
     }
     return "the settings differ";
 }
@@ -354,7 +355,7 @@ TrainResult Trainer::run(RunLog& log, const TrainCallbacks& callbacks, bool resu
                                 {"bad_epochs", s.bad_epochs}};
         if (s.best) state["best"] = epoch_report_json(*s.best);
         state["last"] = epoch_report_json(report);
-        const std::string text = state.dump();
+        const std::string text = json_text(state);
         Checkpoint ck;
         ck.epoch = epoch;
         ck.model = s.model.save_state();

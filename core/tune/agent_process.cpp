@@ -1,6 +1,7 @@
 #include "tune/agent_process.hpp"
 
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 
 #include <cerrno>
 #include <csignal>
@@ -262,24 +263,23 @@ nlohmann::json ProcessAgent::receive()
 void ProcessAgent::start(const nlohmann::json& problem_message)
 {
     process_ = std::make_unique<AgentProcess>(argv_);
-    process_->send_line(nlohmann::json{{"type", "hello"},
-                                       {"protocol", kAgentProtocol},
-                                       {"version", kAgentProtocolVersion}}
-                            .dump(),
+    process_->send_line(json_text({{"type", "hello"},
+                                   {"protocol", kAgentProtocol},
+                                   {"version", kAgentProtocolVersion}}),
                         timeout_);
     hello_ = receive();
     if (!hello_.is_object() || hello_.value("type", std::string()) != "hello")
         throw Error("agent: expected a \"hello\" reply first");
-    process_->send_line(problem_message.dump(), timeout_);
+    process_->send_line(json_text(problem_message), timeout_);
 }
 
 AgentReply ProcessAgent::propose(const nlohmann::json& propose_message)
 {
-    process_->send_line(propose_message.dump(), timeout_);
+    process_->send_line(json_text(propose_message), timeout_);
     const nlohmann::json reply = receive();
     const std::size_t round = propose_message.value("round", std::size_t(0));
     if (reply.is_object() && reply.contains("round") && reply["round"] != round)
-        throw Error("agent: answered round " + reply["round"].dump() + " when asked for " +
+        throw Error("agent: answered round " + json_text(reply["round"]) + " when asked for " +
                     std::to_string(round));
     return parse_agent_reply(reply);
 }
@@ -287,7 +287,7 @@ AgentReply ProcessAgent::propose(const nlohmann::json& propose_message)
 void ProcessAgent::finish(const nlohmann::json& done_message)
 {
     try {
-        process_->send_line(done_message.dump(), timeout_);
+        process_->send_line(json_text(done_message), timeout_);
     } catch (const Error&) {
         // An agent that already left has nothing more to hear.
     }

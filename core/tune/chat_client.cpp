@@ -1,6 +1,7 @@
 #include "tune/chat_client.hpp"
 
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -193,7 +194,7 @@ std::string ChatClient::complete(const std::vector<ChatMessage>& messages)
     if (!endpoint_.api_key.empty())
         headers.push_back({"Authorization", "Bearer " + endpoint_.api_key});
     const HttpResponse r = http_post(endpoint_.host, endpoint_.port, endpoint_.path, headers,
-                                     request.dump(), endpoint_.timeout_seconds);
+                                     json_text(request), endpoint_.timeout_seconds);
     if (r.status != 200)
         throw Error("chat endpoint: HTTP " + std::to_string(r.status) + ": " +
                     r.body.substr(0, 200));
@@ -255,14 +256,14 @@ void ChatAgent::start(const nlohmann::json& problem_message)
          "\"entry\":\"ENTRY\"}]}. CUDA must compile with NVRTC (no #include) and use the "
          "entry signature given. Or {\"type\":\"stop\",\"reason\":\"...\"} when done. A "
          "candidate faster than SOL by more than 5% is flagged as gaming and never ranked."});
-    messages_.push_back({"user", "Problem:\n" + problem_message.dump()});
+    messages_.push_back({"user", "Problem:\n" + json_text(problem_message)});
 }
 
 AgentReply ChatAgent::propose(const nlohmann::json& propose_message)
 {
     messages_.push_back({"user", "Propose the candidates of round " +
-                                     propose_message.value("round", nlohmann::json(0)).dump() +
-                                     ". Verdicts so far:\n" + propose_message.dump()});
+                                     json_text(propose_message.value("round", nlohmann::json(0))) +
+                                     ". Verdicts so far:\n" + json_text(propose_message)});
     const std::string answer = client_.complete(messages_);
     messages_.push_back({"assistant", answer});
     nlohmann::json j = extract_json_object(answer);

@@ -2,6 +2,7 @@
 
 #include "tune/agent_process.hpp"
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 
 #include <cctype>
 #include <cmath>
@@ -310,7 +311,7 @@ Evaluation WorkerEvaluator::run(const nlohmann::json& request)
     const auto start = Clock::now();
     std::string line;
     try {
-        process_->send_line(request.dump(), options_.timeout);
+        process_->send_line(json_text(request), options_.timeout);
         line = process_->receive_line(options_.timeout);
     } catch (const Error&) {
         const bool hung = Clock::now() - start >= options_.timeout;
@@ -384,7 +385,7 @@ std::optional<ProfileSignals> WorkerEvaluator::profile_with_ncu(const nlohmann::
                           ("gsr-profile-" + std::to_string(::getpid()) + ".json");
     {
         std::ofstream out(file);
-        out << j.dump();
+        out << json_text(j);
     }
     std::string csv;
     try {

@@ -101,6 +101,35 @@ TEST(TrainCommand, TrainsAndReportsMetricsOnAnUnseenCircuit)
     EXPECT_EQ(nlohmann::json::parse(runs.out).size(), 1u);
 }
 
+TEST(TrainCommand, NamesThatAreNotUtf8TrainAndReportWithReplacementCharacters)
+{
+    // A Latin-1 file name (0xE9, "é") and a BLIF model named in Latin-1: the JSON of `gsr info`,
+    // the run's settings in the project and its report carry U+FFFD for the byte, where they
+    // used to stop at nlohmann's "invalid UTF-8" exception.
+    const fs::path latin1 = scratch_file("caf\xe9.bench");
+    fs::copy_file(fs::path(GSR_DATA_DIR) / "netlists/iscas85/bench/c17.bench", latin1,
+                  fs::copy_options::overwrite_existing);
+    const fs::path blif = scratch_file("latin1_model.blif");
+    std::ofstream(blif) << ".model caf\xe9\n.inputs a b\n.outputs y\n.names a b y\n11 1\n.end\n";
+    const auto info = run_gsr("info --json " + shell_quote(blif.string()));
+    ASSERT_EQ(info.exit_code, 0) << info.err;
+    EXPECT_EQ(nlohmann::json::parse(info.out)["top"], "caf\xef\xbf\xbd");
+
+    const fs::path db = scratch_file("latin1.gsr");
+    const auto r = run_gsr("train " + shell_quote(latin1.string()) + " --test " +
+                           data_arg("netlists/iscas85/bench/c432.bench") + " --db " +
+                           shell_quote(db.string()) + " --model sage --epochs 1 --quiet");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const fs::path report = scratch_file("latin1_report.json");
+    const auto rep = run_gsr("report run:1 --project " + shell_quote(db.string()) +
+                             " --format json --out " + shell_quote(report.string()));
+    ASSERT_EQ(rep.exit_code, 0) << rep.err;
+    std::ifstream in(report);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("caf\xef\xbf\xbd.bench"), std::string::npos);
+    EXPECT_TRUE(nlohmann::json::accept(text));
+}
+
 namespace {
 
 /// `gsr train` on c17, tested on c432, into the scratch project `db`, with `flags`.

@@ -1,5 +1,6 @@
 #include "netlist/format.hpp"
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 #include "util/name_pool.hpp"
 #include "util/source_text.hpp"
 
@@ -94,4 +95,15 @@ TEST(FormatDetection, ContentWinsOverTheExtension)
     EXPECT_EQ(why, "an empty file");
     EXPECT_EQ(netlist::detect_format("x", "hello world\n", &why), Format::Unknown);
     EXPECT_EQ(why, "text without the keywords of any of them");
+}
+
+TEST(JsonText, BytesThatAreNotUtf8BecomeReplacementCharacters)
+{
+    // "caf\xe9" is Latin-1 for "café": one byte 0xE9, not UTF-8. nlohmann's own dump throws.
+    const nlohmann::json j{{"name", std::string("caf\xe9.bench")}, {"ok", "caf\xc3\xa9"}};
+    EXPECT_THROW((void)j.dump(), nlohmann::json::type_error);
+    const std::string text = json_text(j);
+    EXPECT_EQ(text, "{\"name\":\"caf\xef\xbf\xbd.bench\",\"ok\":\"caf\xc3\xa9\"}");
+    EXPECT_EQ(nlohmann::json::parse(text)["name"], "caf\xef\xbf\xbd.bench"); // U+FFFD, UTF-8
+    EXPECT_EQ(json_text(nlohmann::json{{"a", 1}}, 2), "{\n  \"a\": 1\n}");
 }
