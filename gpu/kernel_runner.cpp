@@ -7,6 +7,7 @@
 #include "sol/sol_analysis.hpp"
 #include "tune/codegen.hpp"
 #include "tune/problem.hpp"
+#include "util/json_text.hpp"
 
 #include <cuda_runtime.h>
 
@@ -305,7 +306,7 @@ const Prepared& prepared(const tune::Problem& p, std::uint64_t seed, std::size_t
 {
     static std::map<std::string, std::shared_ptr<Prepared>> cache;
     const std::string key =
-        tune::problem_json(p).dump() + "#" + std::to_string(seed) + "#" +
+        json_text(tune::problem_json(p)) + "#" + std::to_string(seed) + "#" +
         std::to_string(check_rows);
     if (auto it = cache.find(key); it != cache.end()) return *it->second;
     if (cache.size() >= 8) cache.clear();

@@ -5,6 +5,7 @@
 // `gsr-kernel-worker --job FILE` runs the one job in FILE and exits: the form a profiler
 // (ncu) wraps.
 #include "kernel_runner.hpp"
+#include "util/json_text.hpp"
 
 #include <fstream>
 #include <iostream>
@@ -20,7 +21,7 @@ int main(int argc, char** argv)
         } catch (const std::exception& e) {
             reply = {{"verdict", "crash"}, {"detail", std::string("bad job: ") + e.what()}};
         }
-        std::cout << reply.dump() << '\n';
+        std::cout << gsr::json_text(reply) << '\n';
         return reply.value("verdict", std::string()) == "ok" ? 0 : 3;
     }
     std::ios::sync_with_stdio(false);
@@ -33,7 +34,7 @@ int main(int argc, char** argv)
         } catch (const std::exception& e) {
             reply = {{"verdict", "crash"}, {"detail", std::string("bad job: ") + e.what()}};
         }
-        std::cout << reply.dump() << '\n' << std::flush;
+        std::cout << gsr::json_text(reply) << '\n' << std::flush;
         if (reply.value("fatal", false)) return 3;
     }
     return 0;

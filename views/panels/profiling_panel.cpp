@@ -7,6 +7,7 @@
 #include "panels/roofline_chart.hpp"
 #include "panels/tune_includes.hpp"
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 
 #include <QChartView>
 #include <QComboBox>
@@ -684,7 +685,7 @@ bool ProfilingPanel::saveSession(const QString& path, QString* error)
         return false;
     }
     QSaveFile f(path);
-    const QByteArray text = QByteArray::fromStdString(tune::to_json(*s).dump(2) + "\n");
+    const QByteArray text = QByteArray::fromStdString(json_text(tune::to_json(*s), 2) + "\n");
     if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size() || !f.commit()) {
         if (error) *error = tr("%1: cannot write: %2").arg(path, f.errorString());
         return false;

@@ -3,6 +3,7 @@
 #include "panels/circuit_graph_source.hpp"
 #include "train/report_json.hpp"
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 
 #ifdef GSR_HAVE_STORE
 #include "store/run_store.hpp"
@@ -211,7 +212,7 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
         if (store) {
             if (!job.resume) {
                 store::RunRecord record;
-                record.config_json = settings_json(settings).dump();
+                record.config_json = json_text(settings_json(settings));
                 record.device = device.device;
                 record.target = std::string(train::target_name(settings.target));
                 record.model = std::string(nn::model_kind_name(settings.config.model.kind));
@@ -267,7 +268,7 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
         if (store && out.run_id > 0) {
             try {
                 store->finish_run(out.run_id, "failed",
-                                  nlohmann::json{{"error", out.error.toStdString()}}.dump(), 0);
+                                  json_text({{"error", out.error.toStdString()}}), 0);
             } catch (...) {
                 // The run stays "running" in the store; the error shown says what failed.
             }
