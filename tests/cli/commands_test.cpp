@@ -1,6 +1,6 @@
 // The command line beyond `info`, run as a user would: labels, memory, train, communities, layout.
 #include "run_gsr.hpp"
-#include "scratch_dir.hpp"
+#include "test_files.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -124,8 +124,7 @@ TEST(TrainCommand, NamesThatAreNotUtf8TrainAndReportWithReplacementCharacters)
     const auto rep = run_gsr("report run:1 --project " + shell_quote(db.string()) +
                              " --format json --out " + shell_quote(report.string()));
     ASSERT_EQ(rep.exit_code, 0) << rep.err;
-    std::ifstream in(report);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string text = gsr::test::read_text(report);
     EXPECT_NE(text.find("caf\xef\xbf\xbd.bench"), std::string::npos);
     EXPECT_TRUE(nlohmann::json::accept(text));
 }

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #ifdef GSR_HAVE_STORE
-#include "scratch_dir.hpp"
+#include "test_files.hpp"
 #include "store/tune_store.hpp"
 #include "tune/engine_problems.hpp"
 

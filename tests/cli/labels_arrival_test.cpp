@@ -1,6 +1,6 @@
 // `gsr labels --target arrival --liberty LIB`: NLDM arrival times in ns on an IWLS 2005 netlist.
 #include "run_gsr.hpp"
-#include "scratch_dir.hpp"
+#include "test_files.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
 #pragma once
 // Runs the gsr binary as a user would and captures its exit code, stdout and stderr.
+#include "test_files.hpp"
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,15 +31,6 @@ inline std::string data_arg(const std::string& rel)
     return shell_quote(std::string(GSR_DATA_DIR) + "/" + rel);
 }
 
-/// A file's whole content ("" when it cannot be read).
-inline std::string file_text(const std::filesystem::path& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 inline RunResult run_gsr(const std::string& args)
 {
     namespace fs = std::filesystem;
@@ -54,7 +45,7 @@ inline RunResult run_gsr(const std::string& args)
     while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
     const int status = ::pclose(p);
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.err = file_text(err_file);
+    r.err = read_text(err_file);
     fs::remove(err_file);
     return r;
 }

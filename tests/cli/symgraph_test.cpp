@@ -1,6 +1,6 @@
 // `gsr train --model symgraph` and `gsr rules`, run as a user would on public circuits.
 #include "run_gsr.hpp"
-#include "scratch_dir.hpp"
+#include "test_files.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -9,7 +9,7 @@
 #include <fstream>
 
 namespace fs = std::filesystem;
-using gsr::test::file_text;
+using gsr::test::read_text;
 using gsr::test::run_gsr;
 using gsr::test::shell_quote;
 
@@ -103,7 +103,7 @@ TEST(SymGraphCommand, SameDataAndSeedGiveByteIdenticalRuleExports)
         run_gsr("rules 1 --out " + shell_quote(out.string()) + " --db " + shell_quote(a.string()))
             .exit_code,
         0);
-    EXPECT_EQ(file_text(out), ta.out);
+    EXPECT_EQ(read_text(out), ta.out);
     // A write that cannot happen names the file and keeps what was there.
     const auto bad = run_gsr("rules 1 --out " + shell_quote((out / "no").string()) + " --db " +
                              shell_quote(a.string()));
@@ -112,7 +112,7 @@ TEST(SymGraphCommand, SameDataAndSeedGiveByteIdenticalRuleExports)
                            out.string() + " is not a folder"),
               std::string::npos)
         << bad.err;
-    EXPECT_EQ(file_text(out), ta.out);
+    EXPECT_EQ(read_text(out), ta.out);
 }
 
 TEST(SymGraphCommand, RefusesGnnFlagsAndBadValues)

@@ -2,7 +2,7 @@
 // as a user would: the settings are recorded with the run and resumed with it, --batch stays
 // the alias of random batches, and every impossible setting names its flag.
 #include "run_gsr.hpp"
-#include "scratch_dir.hpp"
+#include "test_files.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -6,9 +6,9 @@
 #include "labels/net_structure.hpp"
 #include "netlist/circuit.hpp"
 #include "netlist/readers.hpp"
+#include "test_files.hpp"
 
 #include <cstdint>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -32,13 +32,7 @@ inline SimulationResult simulate(const netlist::Circuit& c, const SimulationOpti
 inline std::string labels_dir() { return std::string(GSR_DATA_DIR) + "/labels"; }
 inline std::string netlists_dir() { return std::string(GSR_DATA_DIR) + "/netlists"; }
 
-inline std::string read_text(const std::string& path)
-{
-    std::ifstream f(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
+using gsr::test::read_text;
 
 /// One command line of the README: the netlist and its stimulus settings.
 struct ReferenceRun {

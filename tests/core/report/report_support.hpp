@@ -1,7 +1,7 @@
 #pragma once
 // Helpers of the report tests: an RFC 4180 parser written from the RFC (not the exporter's
 // code), checks that a page is self-contained, and rendering a PDF with poppler's pdftoppm.
-#include "scratch_dir.hpp"
+#include "test_files.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -106,14 +106,6 @@ inline std::vector<std::string> external_references(const std::string& html)
 inline bool on_path(const std::string& tool)
 {
     return std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) == 0;
-}
-
-inline std::string read_text(const std::filesystem::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 /// Pages of a PDF by pdfinfo, or -1 when pdfinfo is missing or fails.

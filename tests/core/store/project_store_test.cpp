@@ -1,7 +1,7 @@
 // The project store: creation, read-back, upsert, WAL, migrations, and refusing bad files.
 #include "store/project_store.hpp"
 #include "util/diagnostics.hpp"
-#include "scratch_dir.hpp"
+#include "test_files.hpp"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h> // to inspect and forge files behind the store's back

@@ -3,7 +3,7 @@
 #include "store/run_store.hpp"
 #include "train/report_json.hpp"
 #include "util/diagnostics.hpp"
-#include "scratch_dir.hpp"
+#include "test_files.hpp"
 
 #include <gtest/gtest.h>
 #include "core/store/raw_database.hpp"

@@ -6,7 +6,7 @@
 #include "tune/engine_problems.hpp"
 #include "train/run_settings.hpp"
 #include "util/diagnostics.hpp"
-#include "scratch_dir.hpp"
+#include "test_files.hpp"
 
 #include <gtest/gtest.h>
 #include "core/store/raw_database.hpp"

@@ -4,7 +4,7 @@
 #include "tune/agent_process.hpp"
 #include "tune/chat_client.hpp"
 #include "util/diagnostics.hpp"
-#include "scratch_dir.hpp"
+#include "test_files.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include "tune/codegen.hpp"
 #include "tune/search.hpp"
 #include "util/diagnostics.hpp"
-#include "scratch_dir.hpp"
+#include "test_files.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -16,7 +16,6 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
-#include <sstream>
 
 using namespace gsr::tune;
 using gsr::sol::device_or_throw;
@@ -43,13 +42,7 @@ KernelConfig fastest_predicted(const Problem& p)
     return best;
 }
 
-std::string read_text(const fs::path& f)
-{
-    std::ifstream in(f);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using gsr::test::read_text;
 
 /// nvcc -ptx on every file: two nvcc processes (the machine has two cores), each given half of
 /// the files at once (one start-up per half). Empty string = that file's PTX has its entry.

@@ -3,7 +3,7 @@
 // caller must survive all of them. Also the launch expressions of hand-written kernels.
 #include "tune/worker_evaluator.hpp"
 #include "util/diagnostics.hpp"
-#include "scratch_dir.hpp"
+#include "test_files.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,14 @@
 #pragma once
-// Scratch folders for tests: each its own folder under the system's temporary folder, named
-// apart from every other test process's (tests run in parallel), and removed afterwards.
+// Files for tests: scratch folders, each its own folder under the system's temporary folder,
+// named apart from every other test process's (tests run in parallel) and removed afterwards;
+// and a file's whole content.
 #include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <system_error>
 
@@ -22,7 +25,6 @@ struct ScratchDir {
         path = std::filesystem::temp_directory_path() /
                (prefix + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + "_" +
                 std::to_string(std::random_device{}()));
-        std::filesystem::remove_all(path);
         std::filesystem::create_directories(path);
     }
     ~ScratchDir()
@@ -52,6 +54,15 @@ inline std::filesystem::path scratch_file(const std::string& name)
 {
     static const ScratchDir dir("gsr_test");
     return dir / name;
+}
+
+/// A file's whole content, byte for byte ("" when it cannot be read).
+inline std::string read_text(const std::filesystem::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
 }
 
 } // namespace gsr::test
