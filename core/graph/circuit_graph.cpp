@@ -112,16 +112,23 @@ CircuitGraph build_graph(const Circuit& c, Diagnostics* diag)
     std::unordered_map<NameId, std::uint32_t> type_index;
 
     std::size_t multi_driven = 0;
+    NetId multi_net = kNoNet;            // the first net driven twice
+    std::int64_t multi_cell = -1;        // the cell driving it again, or -1: an input port
+    auto drive = [&](NetId net, NodeId node, std::int64_t cell) {
+        if (driver[net] == kNoNode) {
+            driver[net] = node;
+        } else if (multi_driven++ == 0) {
+            multi_net = net;
+            multi_cell = cell;
+        }
+    };
     NodeId v = 0;
     for (std::size_t i = 0; i < c.ports.size(); ++i) {
         const auto& p = c.ports[i];
         if (p.dir != Direction::Input && p.dir != Direction::InOut) continue;
         g.flags[v] = kNodePrimaryInput;
         g.cell_of[v] = -static_cast<std::int64_t>(i) - 1;
-        if (p.net != kNoNet) {
-            if (driver[p.net] != kNoNode) ++multi_driven;
-            else driver[p.net] = v;
-        }
+        if (p.net != kNoNet) drive(p.net, v, -1);
         ++v;
     }
     for (std::size_t ci = 0; ci < c.cells.size(); ++ci, ++v) {
@@ -135,8 +142,7 @@ CircuitGraph build_graph(const Circuit& c, Diagnostics* diag)
         const netlist::Pin* pins = c.pins_of(cell);
         for (std::uint32_t k = 0; k < cell.pin_count; ++k) {
             if (pins[k].net == kNoNet || !drives(pins[k].dir)) continue;
-            if (driver[pins[k].net] != kNoNode) ++multi_driven;
-            else driver[pins[k].net] = v;
+            drive(pins[k].net, v, static_cast<std::int64_t>(ci));
         }
     }
 
@@ -178,8 +184,21 @@ CircuitGraph build_graph(const Circuit& c, Diagnostics* diag)
     g.max_level = g.level.empty() ? 0 : *std::max_element(g.level.begin(), g.level.end());
 
     if (diag) {
-        if (multi_driven)
-            diag->warn({c.source}, std::to_string(multi_driven) + " net(s) have more than one driver; the first one is used");
+        if (multi_driven) {
+            // Said at the second driver's line, naming the first.
+            const std::int64_t first = g.cell_of[driver[multi_net]];
+            const auto name = [&](std::int64_t cell, bool with_line) {
+                const auto id = static_cast<netlist::CellId>(cell);
+                return cell < 0 ? std::string("an input port")
+                                : netlist::describe_cell(c, id, with_line);
+            };
+            diag->warn(multi_cell < 0 ? SourceLocation{c.source}
+                                      : c.cell_location(static_cast<netlist::CellId>(multi_cell)),
+                       std::to_string(multi_driven) +
+                           " net(s) have more than one driver; the first one is used (net '" +
+                           std::string(c.net_name(multi_net)) + "': " + name(multi_cell, false) +
+                           " after " + name(first, true) + ")");
+        }
         if (undriven)
             diag->warn({c.source}, std::to_string(undriven) + " cell input(s) read a net that nothing drives");
         if (undriven_outputs)

@@ -109,10 +109,7 @@ public:
         p.source = c_.source;
         p.net_count = s_.net_count();
         p.undriven = s_.undriven_nets;
-        if (s_.multiply_driven > 0)
-            fail("net " + quoted(c_.net_name(s_.first_multiply_driven)) +
-                 " has more than one driver (" + std::to_string(s_.multiply_driven) +
-                 " such nets); simulation needs one per net");
+        if (s_.multiply_driven > 0) fail_multiply_driven();
         row_of_.assign(s_.net_count(), kZeroRow);
         for (NetId n : s_.primary_inputs) p.value_net.push_back(n);
         for (CellId c = 0; c < c_.cells.size(); ++c)
@@ -171,24 +168,39 @@ private:
     {
         throw Error(SourceLocation{c_.source}, message);
     }
-
-    std::string describe(CellId c) const
+    /// A net with two drivers, said at the second one's line when it is a cell.
+    [[noreturn]] void fail_multiply_driven() const
     {
-        const Cell& cell = c_.cells[c];
-        return "cell " + quoted(c_.cell_name(cell)) + " of type " + quoted(c_.cell_type(cell));
+        const NetId n = s_.first_multiply_driven;
+        const CellId first = s_.driver[n], extra = s_.extra_driver;
+        const std::string by_first =
+            s_.is_pi[n] ? "the primary input of that name"
+                        : netlist::describe_cell(c_, first, true);
+        const std::string message =
+            "net " + quoted(c_.net_name(n)) + " has more than one driver: " +
+            (extra == kNoCell ? "a second input port" : netlist::describe_cell(c_, extra)) +
+            " and " + by_first + " (" + std::to_string(s_.multiply_driven) +
+            (s_.multiply_driven == 1 ? " such net" : " such nets") +
+            "); simulation needs one driver per net";
+        throw Error(extra == kNoCell ? SourceLocation{c_.source} : c_.cell_location(extra),
+                    message);
+    }
+    /// Fails at the line of cell c, naming it before `message`.
+    [[noreturn]] void fail_cell(CellId c, const std::string& message) const
+    {
+        throw Error(c_.cell_location(c), netlist::describe_cell(c_, c) + message);
     }
 
     void add_flip_flop(Program& p, CellId c)
     {
         const Cell& cell = c_.cells[c];
         if (cell.kind != CellKind::FlipFlop)
-            fail(describe(c) + " is a sequential library cell: library cells are not simulable "
-                               "yet");
+            fail_cell(c, " is a sequential library cell: library cells are not simulable yet");
         const auto outs = s_.outputs(c);
         const auto ins = s_.inputs(c);
         if (outs.size() != 1 || ins.size() != 1 || flip_flop_data_pin(c_, cell) < 0)
-            fail(describe(c) + " is a flip-flop without exactly one data input (a pin named D) "
-                               "and one output");
+            fail_cell(c, " is a flip-flop without exactly one data input (a pin named D) and "
+                         "one output");
         state_cells_.push_back(c);
         // Don't care and unknown start at 0, like the formats without an init value.
         p.starts_at_one.push_back(cell.init == netlist::InitValue::One ? 1 : 0);
@@ -201,16 +213,16 @@ private:
         const std::string_view type = c_.cell_type(cell);
         const auto ins = s_.inputs(c);
         if (cell.kind == CellKind::Instance)
-            fail(describe(c) + " is an instance of a library cell: library cells are not "
-                               "simulable yet (no logic function in the circuit model)");
+            fail_cell(c, " is an instance of a library cell: library cells are not simulable "
+                         "yet (no logic function in the circuit model)");
         Instruction ins0;
         ins0.first_operand = static_cast<std::uint32_t>(pending_operands_.size());
         ins0.operand_count = static_cast<std::uint32_t>(ins.size());
         bool gate = true;
         auto arity = [&](std::size_t lo, std::size_t hi) {
             if (ins.size() < lo || ins.size() > hi)
-                fail(describe(c) + " has " + std::to_string(ins.size()) + " inputs; expected " +
-                     (lo == hi ? std::to_string(lo) : "at least " + std::to_string(lo)));
+                fail_cell(c, " has " + std::to_string(ins.size()) + " inputs; expected " +
+                                 (lo == hi ? "" : "at least ") + std::to_string(lo));
         };
         if (type == "AND" || type == "NAND") {
             ins0.op = Op::And;
@@ -238,10 +250,10 @@ private:
         } else if (type == "LUT") {
             compile_lut(p, c, ins0);
         } else if (type == "EXPR") {
-            fail(describe(c) + " is a Verilog assign expression, which is not simulable yet");
+            fail_cell(c, " is a Verilog assign expression, which is not simulable yet");
         } else {
-            fail(describe(c) + " is not simulable: the simulator knows AND NAND OR NOR XOR XNOR "
-                               "NOT BUF MUX CONST0 CONST1 VDD GND and BLIF covers");
+            fail_cell(c, " is not simulable: the simulator knows AND NAND OR NOR XOR XNOR NOT "
+                         "BUF MUX CONST0 CONST1 VDD GND and BLIF covers");
         }
         if (gate && ins0.op != Op::Mux && ins0.op != Op::Sop && ins.empty()) {
             // Empty AND is 1, empty OR and XOR are 0.
@@ -282,8 +294,8 @@ private:
             s = e + 1;
             if (line.empty()) continue;
             if (line.size() < k + 1 || (line.back() != '0' && line.back() != '1'))
-                fail(describe(c) + " has a cover line " + quoted(line) +
-                     " that does not match its " + std::to_string(k) + " inputs");
+                fail_cell(c, " has a cover line " + quoted(line) + " that does not match its " +
+                                 std::to_string(k) + " inputs");
             on_set = line.back() == '1';
             Cube cube{static_cast<std::uint32_t>(p.literals.size()), 0};
             for (std::size_t i = 0; i < k; ++i) {
@@ -305,10 +317,9 @@ private:
         const std::span<const std::uint64_t> table = c_.lut(c);
         const std::size_t k = s_.inputs(c).size();
         if (table.empty())
-            fail(describe(c) + " has no truth table (a LUT line of a bench file keeps one)");
+            fail_cell(c, " has no truth table (a LUT line of a bench file keeps one)");
         if (k > 63 || (std::size_t{1} << k) > table.size() * 64)
-            fail(describe(c) + " has " + std::to_string(k) +
-                 " inputs, more than its truth table covers");
+            fail_cell(c, " has " + std::to_string(k) + " inputs, more than its truth table covers");
         const std::uint64_t rows = std::uint64_t{1} << k;
         auto bit = [&](std::uint64_t m) { return (table[m / 64] >> (m % 64)) & 1u; };
         std::uint64_t ones = 0;

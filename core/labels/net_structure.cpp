@@ -26,8 +26,8 @@ bool is_data_pin_name(std::string_view n) { return n == "D" || n == "d"; }
 
 /// Follows unfinished predecessors from an unfinished cell until one repeats: that cell is on
 /// a loop (every unfinished cell has an unfinished driver, so the walk cannot stop early).
-NetId net_on_loop(const NetStructure& s, const Circuit& circuit,
-                  const std::vector<std::uint32_t>& pending, CellId start)
+CellId cell_on_loop(const NetStructure& s, const Circuit& circuit,
+                    const std::vector<std::uint32_t>& pending, CellId start)
 {
     std::vector<std::uint8_t> seen(s.cell_count(), 0);
     CellId c = start;
@@ -44,8 +44,7 @@ NetId net_on_loop(const NetStructure& s, const Circuit& circuit,
         if (next == kNoCell) break; // cannot happen; stop rather than loop forever
         c = next;
     }
-    const auto outs = s.outputs(c);
-    return outs.empty() ? kNoNet : outs[0];
+    return c;
 }
 
 } // namespace
@@ -75,19 +74,22 @@ NetStructure build_net_structure(const Circuit& circuit)
     s.combinational.assign(cells, 1);
 
     std::vector<std::uint8_t> driven(nets, 0);
-    auto claim = [&](NetId n) {
+    auto claim = [&](NetId n, CellId by) {
         if (!driven[n]) {
             driven[n] = 1;
             return true;
         }
-        if (s.multiply_driven++ == 0) s.first_multiply_driven = n;
+        if (s.multiply_driven++ == 0) {
+            s.first_multiply_driven = n;
+            s.extra_driver = by;
+        }
         return false;
     };
     for (const netlist::Port& p : circuit.ports) {
         if (p.net == kNoNet) continue;
         if (p.dir == Direction::Output) s.is_po[p.net] = 1;
         if (p.dir != Direction::Input || s.is_pi[p.net]) continue;
-        if (!claim(p.net)) continue;
+        if (!claim(p.net, kNoCell)) continue;
         s.is_pi[p.net] = 1;
         s.primary_inputs.push_back(p.net);
     }
@@ -116,7 +118,7 @@ NetStructure build_net_structure(const Circuit& circuit)
                 s.input_pins.push_back(cell.first_pin + i);
             } else if (p.dir == Direction::Output) {
                 s.output_nets.push_back(p.net);
-                if (claim(p.net)) {
+                if (claim(p.net, c)) {
                     s.driver[p.net] = c;
                     s.is_state[p.net] = state;
                     s.rows.push_back(p.net);
@@ -179,12 +181,14 @@ NetStructure build_net_structure(const Circuit& circuit)
     if (queue.size() != combinational_cells) {
         CellId start = 0;
         while (!s.combinational[start] || pending[start] == 0) ++start;
-        const NetId n = net_on_loop(s, circuit, pending, start);
-        const std::string name = n == kNoNet ? std::string(circuit.cell_name(circuit.cells[start]))
-                                             : std::string(circuit.net_name(n));
-        throw Error(SourceLocation{circuit.source}, "combinational loop through net '" + name +
-                                                        "': the labels need an acyclic circuit "
-                                                        "(cut loops with flip-flops)");
+        const CellId at = cell_on_loop(s, circuit, pending, start);
+        const auto outs = s.outputs(at);
+        const std::string name = outs.empty() ? std::string(circuit.cell_name(circuit.cells[at]))
+                                              : std::string(circuit.net_name(outs[0]));
+        throw Error(circuit.cell_location(at),
+                    "combinational loop through net '" + name + "' (driven by " +
+                        netlist::describe_cell(circuit, at) +
+                        "): the labels need an acyclic circuit (cut loops with flip-flops)");
     }
 
     // Levelized: a counting sort by level keeps the cell order within a level.

@@ -65,6 +65,8 @@ public:
     std::size_t undriven_nets = 0;    ///< nets read by some pin but driven by nothing
     std::size_t multiply_driven = 0;  ///< nets with more than one driver (the first one is kept)
     NetId first_multiply_driven = netlist::kNoNet;
+    /// The cell that drives first_multiply_driven a second time (kNoCell: a second input port).
+    CellId extra_driver = kNoCell;
 };
 
 /// Index of the data pin of a flip-flop cell among all its pins, or -1 when it has none that

@@ -76,6 +76,7 @@ private:
     {
         if (!at_end() && t_[pos_] == '\r') ++pos_;
         expect_char('\n', "the end of the line");
+        ++lines_ended_;
     }
 
     void header()
@@ -130,6 +131,7 @@ private:
     void latch_line(std::uint64_t i, std::uint64_t cur)
     {
         (void)i;
+        const int line = lines_ended_ + 1;
         const std::uint64_t next = number("the latch next-state literal");
         if (next > 2 * M_ + 1) fail("latch next-state literal exceeds 2*M+1");
         std::uint64_t init = 0;
@@ -140,7 +142,7 @@ private:
         }
         end_of_line();
         define_var(cur, "a latch");
-        latches_.push_back({cur / 2, next, init});
+        latches_.push_back({cur / 2, next, init, line});
     }
 
     void binary_ands()
@@ -152,7 +154,7 @@ private:
             if (d0 == 0 || d0 > lhs) fail("expected AND gate " + std::to_string(i) + " to have rhs0 < lhs (bad delta)");
             const std::uint64_t rhs0 = lhs - d0;
             if (d1 > rhs0) fail("expected AND gate " + std::to_string(i) + " to have rhs1 <= rhs0 (bad delta)");
-            ands_.push_back({lhs / 2, rhs0, rhs0 - d1});
+            ands_.push_back({lhs / 2, rhs0, rhs0 - d1, 0}); // binary: no line
             define_var(lhs, "an AND gate");
         }
     }
@@ -174,13 +176,14 @@ private:
     void ascii_ands()
     {
         for (std::uint64_t i = 0; i < A_; ++i) {
+            const int line = lines_ended_ + 1;
             const std::uint64_t lhs = read_literal("an AND gate output literal", false);
             expect_char(' ', "a space after the AND output literal");
             const std::uint64_t a = read_literal("an AND gate input literal", false);
             expect_char(' ', "a space between AND input literals");
             const std::uint64_t b = read_literal("an AND gate input literal", true);
             define_var(lhs, "an AND gate");
-            ands_.push_back({lhs / 2, a, b});
+            ands_.push_back({lhs / 2, a, b, line});
         }
     }
 
@@ -212,7 +215,7 @@ private:
         const std::uint64_t v = lit / 2;
         if (v == 0 && var_net_[0] == kNoNet) {
             var_net_[0] = c_.net("$false");
-            c_.add_cell("$false", "CONST0", CellKind::Constant);
+            c_.add_cell("$false", "CONST0", CellKind::Constant, 0); // the reader's own cell
             c_.add_pin(var_net_[0], Direction::Output);
         }
         if (var_net_[v] == kNoNet) {
@@ -244,18 +247,21 @@ private:
         }
         for (std::size_t i = 0; i < latches_.size(); ++i) {
             const Latch& l = latches_[i];
-            const CellId cell = c_.add_cell({}, "LATCH", CellKind::FlipFlop);
+            // The next state's net first: a constant's first use makes its cell, which must not
+            // come between the latch and its pins.
+            const NetId next = net_of(l.next);
+            const CellId cell = c_.add_cell({}, "LATCH", CellKind::FlipFlop, l.line);
             // AIGER 1.9 reset: 0, 1, or the latch's own literal (uninitialised).
             c_.cells[cell].init = l.init == 0   ? InitValue::Zero
                                   : l.init == 1 ? InitValue::One
                                                 : InitValue::Unknown;
-            c_.add_pin(net_of(l.next), Direction::Input, "D", l.next & 1);
+            c_.add_pin(next, Direction::Input, "D", l.next & 1);
             c_.add_pin(var_net_[l.var], Direction::Output, "Q");
         }
         for (const And& a : ands_) {
             const NetId out = var_net_[a.var];
             const NetId n0 = net_of(a.rhs0), n1 = net_of(a.rhs1);
-            c_.add_cell({}, "AND", CellKind::Logic);
+            c_.add_cell({}, "AND", CellKind::Logic, a.line);
             c_.add_pin(n0, Direction::Input, {}, a.rhs0 & 1);
             c_.add_pin(n1, Direction::Input, {}, a.rhs1 & 1);
             c_.add_pin(out, Direction::Output);
@@ -280,13 +286,14 @@ private:
         return std::string(n.substr(0, n.find('.')));
     }
 
-    struct Latch { std::uint64_t var, next, init; };
-    struct And { std::uint64_t var, rhs0, rhs1; };
+    struct Latch { std::uint64_t var, next, init; int line; };
+    struct And { std::uint64_t var, rhs0, rhs1; int line; }; ///< line 0: binary
 
     const SourceText& src_;
     std::string_view t_;
     std::size_t pos_ = 0;
     std::size_t number_at_ = 0;
+    int lines_ended_ = 0; ///< newlines consumed by end_of_line
     bool binary_ = false;
     std::uint64_t M_ = 0, I_ = 0, L_ = 0, O_ = 0, A_ = 0, B_ = 0, C_ = 0, J_ = 0, F_ = 0;
     std::vector<std::uint64_t> inputs_;

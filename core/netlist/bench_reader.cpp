@@ -148,7 +148,7 @@ private:
         const NetId onet = c_.net(out);
         note_net(onet);
         set_driver(onet, line, out.data());
-        const CellId cell = c_.add_cell({}, type, kind); // named by its output net
+        const CellId cell = c_.add_cell({}, type, kind, lines_.line()); // named by its output net
         if (lut_at) store_lut(line, lut_at, lut_mask, cell, ins.size());
         for (std::string_view in : ins) {
             const NetId n = c_.net(in);

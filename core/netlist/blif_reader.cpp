@@ -365,7 +365,8 @@ private:
         const std::string_view type = classify(inv);
         const bool constant = pending_inputs_ == 0 || type == "CONST0";
         // Named by its output net (Circuit::cell_name): no second copy of the name.
-        const CellId id = c_.add_cell({}, type, constant ? CellKind::Constant : CellKind::Logic);
+        const CellId id = c_.add_cell({}, type, constant ? CellKind::Constant : CellKind::Logic,
+                                      pending_line_);
         for (std::size_t i = 0; i + 1 < pending_nets_.size(); ++i)
             c_.add_pin(pending_nets_[i], Direction::Input, {}, inv[i]);
         c_.add_pin(pending_nets_.back(), Direction::Output);
@@ -411,7 +412,7 @@ private:
         const NetId d = c_.net(ll.tokens[1]);
         const NetId q = c_.net(ll.tokens[2]);
         mark_driver(q, ll.token_offsets[2]);
-        c_.cells[c_.add_cell({}, "LATCH", CellKind::FlipFlop)].init = init;
+        c_.cells[c_.add_cell({}, "LATCH", CellKind::FlipFlop, ll.line)].init = init;
         c_.add_pin(d, Direction::Input, "D");
         if (ll.tokens.size() >= 5 && ll.tokens[4] != "NIL") c_.add_pin(c_.net(ll.tokens[4]), Direction::Input, "CK");
         c_.add_pin(q, Direction::Output, "Q");
@@ -474,7 +475,7 @@ private:
             bool defined = it != model_by_name_.end() && s.kind == Statement::Subckt && !defs_[it->second].body.empty();
             record_module(model, defined);
             if (!defined) {
-                const CellId cell = c_.add_cell(inst_name, model, CellKind::Instance);
+                const CellId cell = c_.add_cell(inst_name, model, CellKind::Instance, s.line);
                 if (s.kind == Statement::Subckt) c_.cells[cell].flags |= kCellBlackBox;
                 for (std::size_t i = 1; i < s.tokens.size(); ++i) {
                     const std::string& t = s.tokens[i];
@@ -519,7 +520,7 @@ private:
                 if (st.kind == Statement::Subckt || st.kind == Statement::Gate) { push(st, &f); continue; }
                 if (st.kind == Statement::Latch) {
                     const CellId latch =
-                        c_.add_cell(f.prefix + st.tokens[1], "LATCH", CellKind::FlipFlop);
+                        c_.add_cell(f.prefix + st.tokens[1], "LATCH", CellKind::FlipFlop, st.line);
                     const std::size_t n = st.tokens.size(); // fields after .latch
                     if (n == 3 || n == 5)
                         c_.cells[latch].init = static_cast<InitValue>(st.tokens[n - 1][0] - '0');
@@ -531,7 +532,7 @@ private:
                 const std::size_t nin = st.tokens.size() - 1;
                 const bool constant = nin == 0;
                 const CellId id = c_.add_cell(f.prefix + st.tokens.back(), constant ? "CONST" : "SOP",
-                                              constant ? CellKind::Constant : CellKind::Logic);
+                                              constant ? CellKind::Constant : CellKind::Logic, st.line);
                 for (std::size_t i = 0; i < nin; ++i) c_.add_pin(resolve(&f, st.tokens[i]), Direction::Input);
                 c_.add_pin(resolve(&f, st.tokens.back()), Direction::Output);
                 set_cover(id, st.cover);

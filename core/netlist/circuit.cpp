@@ -4,13 +4,15 @@
 
 namespace gsr::netlist {
 
-CellId Circuit::add_cell(std::string_view name, std::string_view type, CellKind kind, bool index_name)
+CellId Circuit::add_cell(std::string_view name, std::string_view type, CellKind kind, int line)
 {
     Cell c;
-    if (!name.empty()) c.name = index_name ? names.intern(name) : names.add_unindexed(name);
+    if (!name.empty()) c.name = names.add_unindexed(name);
     c.type = names.intern(type);
     c.first_pin = static_cast<std::uint32_t>(pins.size());
     c.kind = kind;
+    const auto at = static_cast<std::uint32_t>(std::max(line, 0));
+    c.line = at <= Cell::kMaxLine ? at : 0;
     cells.push_back(c);
     return static_cast<CellId>(cells.size() - 1);
 }
@@ -77,6 +79,15 @@ void Circuit::finalize_counts()
     if (!counts.flip_flops) counts.flip_flops = ff;
     if (!counts.cells) counts.cells = logic;
     if (!counts.nets) counts.nets = static_cast<std::int64_t>(net_count());
+}
+
+std::string describe_cell(const Circuit& c, CellId id, bool with_line)
+{
+    const Cell& cell = c.cells[id];
+    std::string s = "cell '" + std::string(c.cell_name(cell)) + "' of type '" +
+                    std::string(c.cell_type(cell)) + "'";
+    if (with_line && cell.line) s += " on line " + std::to_string(cell.line);
+    return s;
 }
 
 } // namespace gsr::netlist

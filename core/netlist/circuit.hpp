@@ -47,15 +47,26 @@ struct Pin {
 /// Formats without an init value (bench DFF, Verilog) give Zero.
 enum class InitValue : std::uint8_t { Zero = 0, One = 1, DontCare = 2, Unknown = 3 };
 
+/// Twenty bytes: kind, flags, init and line share one word, so that keeping each cell's line
+/// costs no memory (big netlists hold tens of millions of cells).
 struct Cell {
     NameId name = kNoName; ///< instance name (hierarchical, '/'-separated, after flattening)
     NameId type = kNoName; ///< gate or cell type: "NAND", "AND", "NAND2_X1", "$names", ...
     std::uint32_t first_pin = 0;
     std::uint32_t pin_count = 0;
-    CellKind kind = CellKind::Logic;
-    std::uint8_t flags = 0;
-    InitValue init = InitValue::Zero; ///< FlipFlop: its initial state
+    CellKind kind : 2 = CellKind::Logic;
+    std::uint8_t flags : 2 = 0;           ///< CellFlag bits
+    InitValue init : 2 = InitValue::Zero; ///< FlipFlop: its initial state
+    /// The line of the statement that made the cell, in the file of `Circuit::source` (the
+    /// line inside its module's definition after flattening); 0 where it is not known: the
+    /// format has no lines (binary AIGER), the reader made the cell itself, or the line is past
+    /// kMaxLine.
+    std::uint32_t line : 24 = 0;
+
+    static constexpr std::uint32_t kMaxLine = (1u << 24) - 1;
 };
+static_assert(sizeof(Cell) == 20);
+static_assert(kCellSequential < 4 && kCellBlackBox < 4, "Cell::flags holds two bits");
 
 struct Port {
     NameId name = kNoName; ///< bit name: "a", "data[3]"
@@ -136,8 +147,9 @@ public:
     std::size_t net_count() const { return net_names.size(); }
     std::string_view net_name(NetId n) const { return net_names.view(n); }
 
-    /// Starts a cell; add its pins with add_pin right after.
-    CellId add_cell(std::string_view name, std::string_view type, CellKind kind, bool index_name = false);
+    /// Starts a cell made by the statement on `line` (0: none); add its pins with add_pin right
+    /// after.
+    CellId add_cell(std::string_view name, std::string_view type, CellKind kind, int line);
     void add_pin(NetId net, Direction dir, std::string_view pin_name = {}, bool inverted = false);
     void add_port(std::string_view name, NetId net, Direction dir, bool inverted = false);
 
@@ -147,9 +159,18 @@ public:
     std::string_view cell_name(const Cell& c) const;
     std::string_view cell_type(const Cell& c) const { return names.view(c.type); }
     std::string_view pin_name(const Pin& p) const { return p.name == kNoName ? std::string_view{} : names.view(p.name); }
+    /// Where a cell was made: the file and, when known, the line.
+    SourceLocation cell_location(CellId c) const
+    {
+        return {source, static_cast<int>(cells[c].line)};
+    }
 
     /// Fills the counts a parser left unset, from the model.
     void finalize_counts();
 };
+
+/// "cell 'U1' of type 'NAND2_X1'", for messages; with_line adds " on line 12" where the line
+/// is known.
+std::string describe_cell(const Circuit& c, CellId id, bool with_line = false);
 
 } // namespace gsr::netlist

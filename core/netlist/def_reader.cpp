@@ -467,7 +467,9 @@ private:
         c_.pins.reserve(order.size());
         c_.placement.reserve(comps_.size());
         for (std::uint32_t i = 0; i < comps_.size(); ++i) {
-            c_.add_cell(comps_[i].name, comps_[i].macro, CellKind::Instance);
+            // Components are in file order, so the lines are found in one pass.
+            c_.add_cell(comps_[i].name, comps_[i].macro, CellKind::Instance,
+                        lex_.line_of(comps_[i].offset));
             for (std::uint32_t j = start[i]; j < start[i + 1]; ++j) {
                 const Connection& k = conns_[order[j]];
                 c_.add_pin(k.net, Direction::Unknown, c_.names.view(k.pin));

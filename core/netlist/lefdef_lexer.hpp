@@ -39,7 +39,7 @@ public:
     /// Fails at `t`, saying what was expected and what was found instead.
     [[noreturn]] void fail_expected(const LefDefToken& t, const std::string& expected) const;
     void warn(Diagnostics& d, std::size_t offset, std::string message);
-    int line_of(std::size_t offset) { return locator_.locate(offset).line; }
+    int line_of(std::size_t offset) { return locator_.line(offset); }
 
     /// The next token, which must be a word or string: `what` names it in the error.
     LefDefToken expect_word(const std::string& what);

@@ -42,7 +42,8 @@ void resolve_instances(Circuit& c, const Library* lib)
 {
     std::set<std::pair<NameId, NameId>> warned;
     std::set<NameId> warned_type;
-    for (Cell& cell : c.cells) {
+    for (CellId id = 0; id < c.cells.size(); ++id) {
+        Cell& cell = c.cells[id];
         if (cell.kind != CellKind::Instance) continue;
         const std::string_view type = c.cell_type(cell);
         const LibraryCell* lc = lib ? lib->find(type) : nullptr;
@@ -52,8 +53,8 @@ void resolve_instances(Circuit& c, const Library* lib)
             cell.flags |= kCellSequential;
         }
         if (lib && !lc && !(cell.flags & kCellBlackBox) && warned_type.insert(cell.type).second)
-            c.diagnostics.warn({c.source}, "cell type " + std::string(type) +
-                                               " is not in the given libraries");
+            c.diagnostics.warn(c.cell_location(id), "cell type " + std::string(type) +
+                                                        " is not in the given libraries");
         for (std::uint32_t i = 0; i < cell.pin_count; ++i) {
             Pin& p = c.pins[cell.first_pin + i];
             if (p.dir != Direction::Unknown) continue;
@@ -65,10 +66,11 @@ void resolve_instances(Circuit& c, const Library* lib)
             }
             p.dir = guess_pin_direction(pin);
             if (warned.insert({cell.type, p.name}).second) {
-                c.diagnostics.warn({c.source}, "direction of pin " + std::string(pin) + " of " +
-                                                   std::string(type) + " guessed from its name as " +
-                                                   (p.dir == Direction::Output ? "output" : "input") +
-                                                   " (give a Liberty or LEF file for exact directions)");
+                c.diagnostics.warn(c.cell_location(id),
+                                   "direction of pin " + std::string(pin) + " of " +
+                                       std::string(type) + " guessed from its name as " +
+                                       (p.dir == Direction::Output ? "output" : "input") +
+                                       " (give a Liberty or LEF file for exact directions)");
             }
             if (p.dir == Direction::Unknown) p.dir = Direction::Input;
         }

@@ -49,6 +49,7 @@ struct Element {
     std::uint32_t first_node = 0;
     std::uint32_t node_count = 0;
     std::size_t offset = 0;
+    int line = 0;
     char letter = 0; ///< upper case
 };
 
@@ -295,6 +296,7 @@ private:
         e.name = w[0];
         e.letter = letter;
         e.offset = card.offset;
+        e.line = locator_.line(card.offset); // cards come in file order
         e.first_node = static_cast<std::uint32_t>(nodes_.size());
         std::size_t nodes = 0;
         switch (letter) {
@@ -558,7 +560,7 @@ private:
                                         std::to_string(kMaxCells) + " cells once flattened");
             name = f.prefix + lower(e.name);
             const bool black_box = e.letter == 'X';
-            c_.add_cell(name, type_of(e), black_box ? CellKind::Instance : CellKind::Logic);
+            c_.add_cell(name, type_of(e), black_box ? CellKind::Instance : CellKind::Logic, e.line);
             if (black_box) {
                 c_.cells.back().flags |= kCellBlackBox;
                 ++black_boxes[std::string(e.type)];

@@ -450,6 +450,7 @@ struct WideConnection {
 struct SimpleAssign {
     NetId lhs;
     NetId rhs;
+    std::uint32_t line = 0; ///< of the assignment
 };
 
 struct ModuleDef {
@@ -562,7 +563,8 @@ struct Operand {
 
 class Reader {
 public:
-    Reader(const SourceText& src, Circuit& c) : src_(src), c_(c), lex_(src, warnings_)
+    Reader(const SourceText& src, Circuit& c)
+        : src_(src), c_(c), lex_(src, warnings_), cell_lines_(src)
     {
         type_cache_.fill(kNoName);
         pin_cache_.fill(kNoName);
@@ -621,6 +623,10 @@ private:
     void add_connection(ModuleDef& m, NameId pin, const NetId* bits, std::size_t count);
     void emit_connections(ModuleDef& m);
     void finish_module(ModuleDef& m);
+    /// Pushes a cell made by the statement at cell_offset_.
+    void add_cell(ModuleDef& m, Cell cell);
+    /// The line of cell_offset_, within Cell::line's range (0 past it).
+    std::uint32_t cell_line();
 
     // --- skipping what a netlist does not need ---
     void skip_balanced();
@@ -686,6 +692,8 @@ private:
     DeferredWarnings warnings_;
     Lexer lex_;
     Token tok_;
+    std::size_t cell_offset_ = 0; ///< where the statement making the next cells starts
+    OffsetLocator cell_lines_;    ///< lines of cell_offset_, asked in file order
 
     std::vector<std::unique_ptr<ModuleDef>> modules_;
     NamePool types_;
@@ -1106,6 +1114,7 @@ void Reader::parse_net_declaration(ModuleDef& m, Kw kind)
                     for (NetId b : lhs_) m.constant_ties.push_back({b, value});
                 }
                 if (tok_.is('=')) { // net declaration assignment: a continuous assign
+                    cell_offset_ = offset(name_tok);
                     advance();
                     deferred_.clear();
                     parse_rhs(m);
@@ -1129,6 +1138,7 @@ void Reader::parse_assign(ModuleDef& m)
     if (tok_.is('#')) skip_delay();
     for (;;) {
         const Token start = tok_;
+        cell_offset_ = offset(start);
         lhs_.clear();
         deferred_.clear();
         if (!(tok_.is_name() && peek().is('=') && defer_plain_name(m, lhs_, true)))
@@ -1162,6 +1172,7 @@ void Reader::parse_gate(ModuleDef& m, Gate gate)
     if (tok_.is('#')) skip_delay();
     if (is_switch(gate) && m.switch_offset == kNoOffset) m.switch_offset = offset(kw);
     for (;;) {
+        cell_offset_ = offset(tok_);
         NameId name = kNoName;
         if (tok_.is_name()) {
             name = c_.names.add_unindexed(tok_.text());
@@ -1241,7 +1252,7 @@ void Reader::parse_gate(ModuleDef& m, Gate gate)
             break;
         case Gate::Count: break;
         }
-        m.cells.push_back(Cell{name, type, first, n, CellKind::Logic, 0});
+        add_cell(m, Cell{name, type, first, n, CellKind::Logic, 0});
         m.has_instances = true;
         if (tok_.is(',')) {
             advance();
@@ -1288,9 +1299,10 @@ void Reader::parse_instances(ModuleDef& m)
             expected("')' to close the connections of instance '" + std::string(inst.text()) + "'");
         advance();
         emit_connections(m);
-        m.cells.push_back(Cell{c_.names.add_unindexed(inst.text()), type, first,
-                               static_cast<std::uint32_t>(m.pins.size()) - first,
-                               CellKind::Instance, 0});
+        cell_offset_ = offset(inst);
+        add_cell(m, Cell{c_.names.add_unindexed(inst.text()), type, first,
+                         static_cast<std::uint32_t>(m.pins.size()) - first, CellKind::Instance,
+                         0});
         // 32 bits from the module's start: a module of 4 GiB would not fit in memory anyway
         m.instance_offsets.push_back(static_cast<std::uint32_t>(offset(inst) - m.offset));
         m.has_instances = true;
@@ -1431,6 +1443,7 @@ void Reader::finish_module(ModuleDef& m)
                 m.cells.push_back(Cell{kNoName, type_id(kConstTypes[a.rhs - kConst0]), first, 1,
                                        CellKind::Constant, 0});
             }
+            m.cells.back().line = a.line;
         }
     }
     for (const SimpleAssign& a : m.constant_ties)
@@ -1445,6 +1458,19 @@ void Reader::finish_module(ModuleDef& m)
     give_back_unused(m.pins);
     give_back_unused(m.instance_offsets);
     m.nets.shrink();
+}
+
+void Reader::add_cell(ModuleDef& m, Cell cell)
+{
+    cell.line = cell_line();
+    m.cells.push_back(cell);
+}
+
+std::uint32_t Reader::cell_line()
+{
+    // Statements are read in file order, so the locator counts each newline once.
+    const auto line = static_cast<std::uint32_t>(cell_lines_.line(cell_offset_));
+    return line <= Cell::kMaxLine ? line : 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2074,7 +2100,7 @@ void Reader::parse_rhs(ModuleDef& m)
         const std::size_t w = lhs.size(), r = rhs_bits_.size();
         for (std::size_t k = 0; k < w; ++k) {
             const NetId rhs = k < r ? rhs_bits_[r - 1 - k] : kConst0;
-            m.simple_assigns.push_back({lhs[w - 1 - k], rhs});
+            m.simple_assigns.push_back({lhs[w - 1 - k], rhs, cell_line()});
         }
         return;
     }
@@ -2146,8 +2172,8 @@ void Reader::emit_assign_gate(ModuleDef& m, std::string_view type,
         }
         // bits added by replication belong to no operand: they repeat operands already listed
     }
-    m.cells.push_back(Cell{kNoName, type_id(type), first,
-                           static_cast<std::uint32_t>(m.pins.size()) - first, CellKind::Logic, 0});
+    add_cell(m, Cell{kNoName, type_id(type), first,
+                     static_cast<std::uint32_t>(m.pins.size()) - first, CellKind::Logic, 0});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2480,6 +2506,7 @@ void Reader::emit_flip_flop(Frame& f, const Cell& cell, ModuleDef& d)
             0,
             CellKind::FlipFlop,
             0};
+    ff.line = cell.line;
     for (std::uint32_t p = 0; p < d.ports.size(); ++p) {
         for (std::uint32_t b = d.port_bit_start[p]; b < d.port_bit_start[p + 1]; ++b) {
             c_.pins.push_back(Pin{port_conn_[b], d.port_bit_pin_names[b], d.ports[p].dir, false});

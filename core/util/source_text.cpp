@@ -1,5 +1,6 @@
 #include "util/source_text.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -145,6 +146,12 @@ std::string hex_byte(unsigned char c)
 
 SourceLocation OffsetLocator::locate(std::size_t offset)
 {
+    const int at = line(offset);
+    return {src_.name(), at, static_cast<int>(offset_ - line_start_) + 1};
+}
+
+int OffsetLocator::line(std::size_t offset)
+{
     const std::string_view text = src_.text();
     if (offset > text.size()) offset = text.size();
     if (offset < offset_) { // asked backwards: start over
@@ -152,17 +159,19 @@ SourceLocation OffsetLocator::locate(std::size_t offset)
         line_start_ = 0;
         line_ = 1;
     }
+    // One counting pass (vectorised), then the last newline for the column: readers ask once
+    // a statement, with few bytes and newlines between asks.
     const char* p = text.data() + offset_;
     const char* end = text.data() + offset;
-    while (p < end) {
-        const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
-        if (!nl) break;
-        p = static_cast<const char*>(nl) + 1;
-        ++line_;
-        line_start_ = static_cast<std::size_t>(p - text.data());
+    const auto newlines = std::count(p, end, '\n');
+    if (newlines > 0) {
+        line_ += static_cast<int>(newlines);
+        const char* last = end - 1;
+        while (*last != '\n') --last;
+        line_start_ = static_cast<std::size_t>(last + 1 - text.data());
     }
     offset_ = offset;
-    return {src_.name(), line_, static_cast<int>(offset - line_start_) + 1};
+    return line_;
 }
 
 void check_text_input(const SourceText& src, std::string_view format)

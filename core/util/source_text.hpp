@@ -43,6 +43,8 @@ class OffsetLocator {
 public:
     explicit OffsetLocator(const SourceText& src) : src_(src) {}
     SourceLocation locate(std::size_t offset);
+    /// The line alone (no copy of the file name).
+    int line(std::size_t offset);
 
 private:
     const SourceText& src_;

@@ -74,6 +74,20 @@ TEST(CircuitGraph, CombinationalLoopIsReportedNotFatal)
     EXPECT_NE(d.warnings().back().message.find("combinational loops"), std::string::npos);
 }
 
+TEST(CircuitGraph, ASecondDriverIsAWarningAtItsLineNamingBoth)
+{
+    gsr::Diagnostics d;
+    const auto c = load_netlist(SourceText::from_string(
+        "t.blif", ".model m\n.inputs a b\n.outputs y\n.names a b y\n11 1\n.names a y\n0 1\n.end\n"));
+    const auto g = build_graph(c, &d);
+    ASSERT_FALSE(d.warnings().empty());
+    const gsr::Warning& w = d.warnings().front();
+    EXPECT_EQ(w.where.line, 6);
+    EXPECT_EQ(w.message, "1 net(s) have more than one driver; the first one is used (net 'y': "
+                         "cell 'y' of type 'BUF' after cell 'y' of type 'AND' on line 4)");
+    EXPECT_EQ(g.fanin.targets.size(), 3u); // both cells' inputs: a, b into the AND, a into the BUF
+}
+
 TEST(CircuitGraph, DeepChainNeedsNoRecursion)
 {
     // 200,000 inverters in a row: any recursive traversal would overflow the stack.

@@ -243,6 +243,7 @@ TEST(LogicSimulator, AnUnsimulableCellIsAnErrorNamingIt)
         LogicSimulator sim(inst, build_net_structure(inst));
         FAIL() << "expected gsr::Error";
     } catch (const gsr::Error& e) {
+        EXPECT_EQ(e.where().line, 4) << e.what(); // the instance's line
         EXPECT_NE(std::string(e.what()).find("'u7'"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("INV_X1"), std::string::npos) << e.what();
     }
@@ -250,6 +251,39 @@ TEST(LogicSimulator, AnUnsimulableCellIsAnErrorNamingIt)
     const Circuit expr = circuit_of("t.v", "module t(a, b, y);\ninput [1:0] a, b;\n"
                                            "output [1:0] y;\nassign y = a + b;\nendmodule\n");
     EXPECT_THROW(LogicSimulator(expr, build_net_structure(expr)), gsr::Error);
+}
+
+TEST(LogicSimulator, ASecondDriverIsAnErrorAtItsLineNamingBothDrivers)
+{
+    const Circuit c = circuit_of("t.v", "module t(a, b, y);\n"
+                                        "  input a, b;\n"
+                                        "  output y;\n"
+                                        "  and g1(y, a, b);\n"
+                                        "  or g2(y,\n"
+                                        "        a, b);\n"
+                                        "endmodule\n");
+    try {
+        LogicSimulator sim(c, build_net_structure(c));
+        FAIL() << "expected gsr::Error";
+    } catch (const gsr::Error& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "t.v:5: error: net 'y' has more than one driver: cell 'g2' of type 'OR' and "
+                  "cell 'g1' of type 'AND' on line 4 (1 such net); simulation needs one driver "
+                  "per net");
+    }
+
+    // A cell driving a primary input: the port has no line of its own.
+    const Circuit pi = circuit_of("t.v", "module t(a, y);\ninput a;\noutput y;\n"
+                                         "not g1(a, y);\nendmodule\n");
+    try {
+        LogicSimulator sim(pi, build_net_structure(pi));
+        FAIL() << "expected gsr::Error";
+    } catch (const gsr::Error& e) {
+        EXPECT_EQ(e.where().line, 4) << e.what();
+        EXPECT_NE(std::string(e.what()).find("and the primary input of that name"),
+                  std::string::npos)
+            << e.what();
+    }
 }
 
 TEST(LogicSimulator, ExhaustiveAbove20InputsIsAnErrorNamingTheLimit)
