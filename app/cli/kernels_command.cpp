@@ -4,6 +4,7 @@
 #include "cli_commands.hpp"
 
 #include "nn/gpu_runtime.hpp"
+#include "nn/model_config.hpp"
 #include "sol/sol_analysis.hpp"
 #include "tune/codegen.hpp"
 #include "tune/engine_problems.hpp"
@@ -246,7 +247,8 @@ tune::Problem problem_arg(const Args& a, const std::string& name)
         s.model = nn::parse_model_kind(a.value("--model", "gsr"));
         s.hidden = std::uint32_t(a.integer("--hidden", s.hidden, 1, 1u << 16));
         s.groups = std::uint32_t(a.integer("--groups", s.groups, 1, 1u << 10));
-        s.topk = std::uint32_t(a.integer("--topk", s.topk, 1, 1u << 16));
+        s.topk = std::uint32_t(
+            a.integer("--topk", nn::default_topk(s.hidden, s.groups), 1, 1u << 16));
         s.nodes = a.integer("--nodes", 0, 1, std::uint64_t(1) << 40);
         s.edges = a.integer("--edges", 0, 1, std::uint64_t(1) << 40);
         std::string names;

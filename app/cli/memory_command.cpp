@@ -6,6 +6,7 @@
 
 #include "nn/memory_model.hpp"
 #include "nn/model.hpp"
+#include "nn/model_config.hpp"
 #include "util/diagnostics.hpp"
 
 #include <charconv>
@@ -145,7 +146,8 @@ int cmd_memory(const std::vector<std::string>& args)
     c.layers = std::uint32_t(a.integer("--layers", c.layers, 1, 100000));
     c.hidden = std::uint32_t(a.integer("--hidden", c.hidden, 1, 1u << 20));
     c.groups = std::uint32_t(a.integer("--groups", c.groups, 1, 1u << 20));
-    c.topk = std::uint32_t(a.integer("--topk", c.topk, 1, 1u << 20));
+    c.topk =
+        std::uint32_t(a.integer("--topk", nn::default_topk(c.hidden, c.groups), 1, 1u << 20));
     c.directed = a.has("--directed");
     c.offload_optimizer = a.has("--offload-optimizer");
     shape.nodes = a.integer("--nodes", 0, 1, 0xFFFFFFFFull);

@@ -8,12 +8,12 @@
 #include "report/pdf_report.hpp"
 #include "report/report_export.hpp"
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 
 #ifdef GSR_HAVE_STORE
 #include "store/run_report_source.hpp"
 #include "store/run_store.hpp"
 #include "store/tune_store.hpp"
-#include "util/json_text.hpp"
 #endif
 
 #include <cerrno>
@@ -96,6 +96,9 @@ std::string export_file(const std::string& path, report::ReportFormat format)
         j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
         throw Error(locate(path, text, e.byte), std::string("not valid JSON (") + kExpected + ")");
+    } catch (const nlohmann::json::exception& e) { // a number past a double's range
+        throw Error(SourceLocation{path}, "not valid JSON: " + json_error_text(e) + " (" +
+                                              kExpected + ")");
     }
     try {
         if (j.is_object() && j.value("kind", "") == "run")
@@ -107,6 +110,9 @@ std::string export_file(const std::string& path, report::ReportFormat format)
     } catch (const Error& e) {
         if (!e.where().file.empty()) throw;
         throw Error(SourceLocation{path}, e.message() + " (" + kExpected + ")");
+    } catch (const nlohmann::json::exception& e) { // a value of another type than the report's
+        throw Error(SourceLocation{path},
+                    "unexpected content: " + json_error_text(e) + " (" + kExpected + ")");
     }
 }
 

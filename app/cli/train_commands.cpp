@@ -127,7 +127,8 @@ RunSettings settings_from_flags(const Args& a)
         m.layers = static_cast<std::uint32_t>(a.integer("--layers", m.layers, 1, 100000));
         m.hidden = static_cast<std::uint32_t>(a.integer("--hidden", m.hidden, 1, 65536));
         m.groups = static_cast<std::uint32_t>(a.integer("--groups", m.groups, 1, 65536));
-        m.topk = static_cast<std::uint32_t>(a.integer("--topk", m.topk, 1, 65536));
+        m.topk = static_cast<std::uint32_t>(
+            a.integer("--topk", nn::default_topk(m.hidden, m.groups), 1, 65536));
         s.config.epochs = static_cast<std::uint32_t>(a.integer("--epochs", 50, 1, 1u << 24));
         s.config.adam.learning_rate = a.number("--lr", 1e-3, 0.0, true);
         s.config.warmup_steps =

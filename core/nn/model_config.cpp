@@ -3,6 +3,7 @@
 #include "nn/cpu_backend.hpp"
 #include "util/diagnostics.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -57,6 +58,13 @@ std::uint32_t group_count(const ModelConfig& c) { return reversible(c.kind) ? c.
 std::uint32_t group_width(const ModelConfig& c)
 {
     return reversible(c.kind) && c.groups > 0 ? c.hidden / c.groups : c.hidden;
+}
+
+std::uint32_t default_topk(std::uint32_t hidden, std::uint32_t groups)
+{
+    const std::uint32_t k = ModelConfig{}.topk;
+    const std::uint32_t d = groups > 0 ? hidden / groups : hidden;
+    return std::max(1u, std::min(k, d / 2));
 }
 
 void validate(const ModelConfig& c)

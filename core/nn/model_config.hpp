@@ -71,5 +71,8 @@ void validate(const AdamConfig& config);
 std::uint32_t group_width(const ModelConfig& config);
 /// Groups actually used: config.groups for rev and gsr, 1 otherwise.
 std::uint32_t group_count(const ModelConfig& config);
+/// k where none is given: ModelConfig's 8, or half the group width hidden / groups where
+/// groups narrower than 16 would not hold 8 (so --hidden alone never asks for --topk).
+std::uint32_t default_topk(std::uint32_t hidden, std::uint32_t groups);
 
 } // namespace gsr::nn

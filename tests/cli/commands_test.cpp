@@ -86,6 +86,20 @@ TEST(MemoryCommand, ReversibleModelsStayFlatAndResidualGrowsLinearly)
     EXPECT_NEAR((r64 - r32) / (r32 - r16), 2.0, 1e-6); // equal growth per layer
 }
 
+TEST(MemoryCommand, TopkDefaultsToHalfAGroupNarrowerThanSixteen)
+{
+    // --hidden 16 with the default 4 groups leaves groups of 4: k 2, not ModelConfig's 8 (which
+    // `gsr memory` and `gsr train` used to refuse as a --topk the user never gave).
+    const auto topk_of = [](const std::string& hidden) {
+        const auto r = run_gsr("memory --model gsr --layers 4 --hidden " + hidden +
+                               " --nodes 1000 --edges 4000 --json");
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        return r.exit_code == 0 ? nlohmann::json::parse(r.out)["topk"].get<int>() : -1;
+    };
+    EXPECT_EQ(topk_of("16"), 2);
+    EXPECT_EQ(topk_of("64"), 8);
+}
+
 TEST(TrainCommand, TrainsAndReportsMetricsOnAnUnseenCircuit)
 {
     const fs::path db = scratch_file("train.gsr");

@@ -4,6 +4,7 @@
 
 #include "core/report/report_support.hpp"
 #include "tune/tune_session.hpp"
+#include "util/json_text.hpp"
 
 #ifdef GSR_HAVE_STORE
 #include "store/tune_store.hpp"
@@ -193,6 +194,36 @@ TEST_F(ReportCommand, ErrorsNameTheFileAndWhatWasExpected)
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find(wrong.string()), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("'t_sol'"), std::string::npos) << r.err;
+
+    // A run's report JSON, damaged inside (as a fuzzer did): values of another type, a missing
+    // object, a number past a double. Each used to stop the program with nlohmann's exception
+    // (exit 3, no file named).
+    const auto report = run_gsr("report run:1 --project " + project() + " --format json");
+    ASSERT_EQ(report.exit_code, 0) << report.err;
+    const auto damaged = [&](const std::string& name, auto&& edit) {
+        nlohmann::json j = nlohmann::json::parse(report.out);
+        edit(j);
+        const fs::path f = out(name);
+        std::ofstream(f) << gsr::json_text(j);
+        return f;
+    };
+    for (const fs::path& f :
+         {damaged("kind.json", [](nlohmann::json& j) { j["kind"] = 1.5; }),
+          damaged("epoch.json", [](nlohmann::json& j) { j["run"]["epochs"][0]["val"] = "x"; }),
+          damaged("improved.json",
+                  [](nlohmann::json& j) { j["run"]["result"]["best"]["improved"] = 1.5; }),
+          damaged("best.json", [](nlohmann::json& j) { j["run"]["result"]["best"].erase("val"); })}) {
+        r = run_gsr("report " + shell_quote(f.string()) + " --format html");
+        EXPECT_EQ(r.exit_code, 2) << f << ": " << r.err;
+        EXPECT_EQ(r.err.rfind(f.string() + ": error: ", 0), 0u) << r.err;
+    }
+    const fs::path huge = out("huge.json");
+    std::ofstream(huge) << R"({"kind": "run", "run": {"id": 1e999}})";
+    r = run_gsr("report " + shell_quote(huge.string()) + " --format csv");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(huge.string() + ": error: not valid JSON: number overflow"),
+              std::string::npos)
+        << r.err;
 
     r = run_gsr("report session:9 --project " + project() + " --format html");
     EXPECT_EQ(r.exit_code, 2);

@@ -58,6 +58,22 @@ TEST(ModelConfig, TopkAboveGroupWidthNamesTopk)
     EXPECT_NE(error_of(c).find("--topk"), std::string::npos);
 }
 
+TEST(ModelConfig, DefaultTopkIsEightOrHalfANarrowerGroup)
+{
+    EXPECT_EQ(default_topk(64, 4), 8u);  // the defaults: ModelConfig's k
+    EXPECT_EQ(default_topk(128, 2), 8u); // wider groups keep 8
+    EXPECT_EQ(default_topk(16, 4), 2u);  // d = 4
+    EXPECT_EQ(default_topk(16, 2), 4u);  // d = 8
+    EXPECT_EQ(default_topk(3, 2), 1u);   // d = 1: at least one entry
+    for (std::uint32_t hidden : {4u, 8u, 12u, 16u, 24u, 40u, 64u}) {
+        ModelConfig c = gsr_config();
+        c.hidden = hidden;
+        c.groups = 2;
+        c.topk = default_topk(hidden, 2);
+        EXPECT_EQ(error_of(c), "") << "hidden " << hidden;
+    }
+}
+
 TEST(ModelConfig, ZeroLayersNamesLayers)
 {
     ModelConfig c = gsr_config();
