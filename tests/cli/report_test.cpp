@@ -212,7 +212,8 @@ TEST_F(ReportCommand, ErrorsNameTheFileAndWhatWasExpected)
           damaged("epoch.json", [](nlohmann::json& j) { j["run"]["epochs"][0]["val"] = "x"; }),
           damaged("improved.json",
                   [](nlohmann::json& j) { j["run"]["result"]["best"]["improved"] = 1.5; }),
-          damaged("best.json", [](nlohmann::json& j) { j["run"]["result"]["best"].erase("val"); })}) {
+          damaged("best.json",
+                  [](nlohmann::json& j) { j["run"]["result"]["best"].erase("val"); })}) {
         r = run_gsr("report " + shell_quote(f.string()) + " --format html");
         EXPECT_EQ(r.exit_code, 2) << f << ": " << r.err;
         EXPECT_EQ(r.err.rfind(f.string() + ": error: ", 0), 0u) << r.err;
