@@ -11,8 +11,7 @@ CellId Circuit::add_cell(std::string_view name, std::string_view type, CellKind 
     c.type = names.intern(type);
     c.first_pin = static_cast<std::uint32_t>(pins.size());
     c.kind = kind;
-    const auto at = static_cast<std::uint32_t>(std::max(line, 0));
-    c.line = at <= Cell::kMaxLine ? at : 0;
+    c.set_line(line);
     cells.push_back(c);
     return static_cast<CellId>(cells.size() - 1);
 }

@@ -64,6 +64,11 @@ struct Cell {
     std::uint32_t line : 24 = 0;
 
     static constexpr std::uint32_t kMaxLine = (1u << 24) - 1;
+    /// Sets `line`, or 0 where the line does not fit.
+    void set_line(std::int64_t at)
+    {
+        line = at > 0 && at <= kMaxLine ? static_cast<std::uint32_t>(at) : 0;
+    }
 };
 static_assert(sizeof(Cell) == 20);
 static_assert(kCellSequential < 4 && kCellBlackBox < 4, "Cell::flags holds two bits");

@@ -450,7 +450,7 @@ struct WideConnection {
 struct SimpleAssign {
     NetId lhs;
     NetId rhs;
-    std::uint32_t line = 0; ///< of the assignment
+    int line = 0; ///< of the assignment
 };
 
 struct ModuleDef {
@@ -625,8 +625,9 @@ private:
     void finish_module(ModuleDef& m);
     /// Pushes a cell made by the statement at cell_offset_.
     void add_cell(ModuleDef& m, Cell cell);
-    /// The line of cell_offset_, within Cell::line's range (0 past it).
-    std::uint32_t cell_line();
+    /// The line of cell_offset_ (statements are read in file order, so the locator counts
+    /// each newline once).
+    int cell_line() { return cell_lines_.line(cell_offset_); }
 
     // --- skipping what a netlist does not need ---
     void skip_balanced();
@@ -1443,7 +1444,7 @@ void Reader::finish_module(ModuleDef& m)
                 m.cells.push_back(Cell{kNoName, type_id(kConstTypes[a.rhs - kConst0]), first, 1,
                                        CellKind::Constant, 0});
             }
-            m.cells.back().line = a.line;
+            m.cells.back().set_line(a.line);
         }
     }
     for (const SimpleAssign& a : m.constant_ties)
@@ -1462,15 +1463,8 @@ void Reader::finish_module(ModuleDef& m)
 
 void Reader::add_cell(ModuleDef& m, Cell cell)
 {
-    cell.line = cell_line();
+    cell.set_line(cell_line());
     m.cells.push_back(cell);
-}
-
-std::uint32_t Reader::cell_line()
-{
-    // Statements are read in file order, so the locator counts each newline once.
-    const auto line = static_cast<std::uint32_t>(cell_lines_.line(cell_offset_));
-    return line <= Cell::kMaxLine ? line : 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2098,9 +2092,10 @@ void Reader::parse_rhs(ModuleDef& m)
     if (!other && ops == 0 && !any_invert) {
         // A plain right side: aliases (or buffers and constants), bit by bit, aligned at the LSB.
         const std::size_t w = lhs.size(), r = rhs_bits_.size();
+        const int line = cell_line();
         for (std::size_t k = 0; k < w; ++k) {
             const NetId rhs = k < r ? rhs_bits_[r - 1 - k] : kConst0;
-            m.simple_assigns.push_back({lhs[w - 1 - k], rhs, cell_line()});
+            m.simple_assigns.push_back({lhs[w - 1 - k], rhs, line});
         }
         return;
     }

@@ -192,8 +192,8 @@ RunReport run_report_from_json(const nlohmann::json& top)
     for (const nlohmann::json& e : field<nlohmann::json>(j, "epochs")) {
         try {
             r.epochs.push_back(train::epoch_report_from_json(e));
-        } catch (const nlohmann::json::exception& ex) {
-            throw Error(std::string("run report: an epoch cannot be read (") + ex.what() + ")");
+        } catch (const Error& ex) {
+            throw Error("run report: " + ex.message());
         }
     }
     for (const nlohmann::json& l : field<nlohmann::json>(j, "layer_memory")) {

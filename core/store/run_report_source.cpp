@@ -47,11 +47,10 @@ report::RunReport load_run_report(const RunStore& runs, std::int64_t id)
         if (j.is_object()) {
             try {
                 report = train::epoch_report_from_json(j);
-            } catch (const nlohmann::json::exception& ex) {
-                throw Error(SourceLocation{runs.path()},
-                            "run " + std::to_string(id) + ", epoch " +
-                                std::to_string(e.epoch) + ": metrics cannot be read (" +
-                                ex.what() + ")");
+            } catch (const Error& ex) {
+                throw Error(SourceLocation{runs.path()}, "run " + std::to_string(id) +
+                                                             ", epoch " + std::to_string(e.epoch) +
+                                                             ": " + ex.message());
             }
         }
         report.epoch = static_cast<std::uint32_t>(e.epoch);

@@ -1,5 +1,8 @@
 #include "train/report_json.hpp"
 
+#include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
+
 #include <cmath>
 
 namespace gsr::train {
@@ -78,13 +81,17 @@ nlohmann::json epoch_report_json(const EpochReport& r)
 EpochReport epoch_report_from_json(const nlohmann::json& j)
 {
     EpochReport r;
-    r.epoch = j.value("epoch", 0u);
-    r.train_loss = number_at(j, "train_loss", kUndefined);
-    r.seconds = number_at(j, "seconds", 0.0);
-    r.improved = j.value("improved", false);
-    r.train = split_from_json(j.at("train"));
-    r.validation = split_from_json(j.at("val"));
-    r.test = split_from_json(j.at("test"));
+    try {
+        r.epoch = j.value("epoch", 0u);
+        r.train_loss = number_at(j, "train_loss", kUndefined);
+        r.seconds = number_at(j, "seconds", 0.0);
+        r.improved = j.value("improved", false);
+        r.train = split_from_json(j.at("train"));
+        r.validation = split_from_json(j.at("val"));
+        r.test = split_from_json(j.at("test"));
+    } catch (const nlohmann::json::exception& e) { // a damaged project or report file
+        throw Error("an epoch's figures cannot be read: " + json_error_text(e));
+    }
     return r;
 }
 

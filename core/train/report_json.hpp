@@ -17,7 +17,8 @@ double number_at(const nlohmann::json& object, const char* key, double fallback)
 /// each split {"loss", "count", "mae", "rmse", "pearson", "spearman", "kendall"}, null where
 /// undefined, and "undefined": the reason when the correlations are.
 nlohmann::json epoch_report_json(const EpochReport& report);
-/// The inverse of epoch_report_json (correlation reasons come back as recorded).
+/// The inverse of epoch_report_json (correlation reasons come back as recorded); gsr::Error
+/// saying what is wrong when a value has another type or a split is missing.
 EpochReport epoch_report_from_json(const nlohmann::json& json);
 /// The result of a run: status, epochs, best and last epoch, parameters, memory.
 nlohmann::json train_result_json(const TrainResult& result);
