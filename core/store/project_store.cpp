@@ -170,6 +170,13 @@ int check_project_header(Connection& conn, OpenMode mode, int latest)
                        "not a GSR Studio project (a SQLite database of another application, "
                        "application_id " + hex32(app_id) + ")");
     }
+    if (version < 0) {
+        // No build writes one; the migrations are indexed by it.
+        throw error_at(conn.path(), "is damaged: its schema version is " +
+                                        std::to_string(version) +
+                                        ", where a GSR Studio project has 1 to " +
+                                        std::to_string(latest));
+    }
     if (version > latest) {
         throw error_at(conn.path(), "was written by a newer GSR Studio (schema " +
                                         std::to_string(version) + ", this build knows up to " +

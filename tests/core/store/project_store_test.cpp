@@ -338,6 +338,23 @@ TEST_F(ProjectStoreTest, RefusesNewerSchema)
     EXPECT_EQ(RawDb(path).integer("PRAGMA user_version"), latest + 1);
 }
 
+TEST_F(ProjectStoreTest, RefusesNegativeSchemaVersion)
+{
+    const std::string path = file("negative.gsr");
+    {
+        ProjectStore store = ProjectStore::open(path, OpenMode::CreateOrOpen);
+        store.add_netlist(record("a.v", "h", 1));
+    }
+    RawDb(path).exec("PRAGMA user_version = -1");
+    const std::string expected = path + ": error: is damaged: its schema version is -1, " +
+                                 "where a GSR Studio project has 1 to " +
+                                 std::to_string(ProjectStore::latest_schema_version());
+    for (OpenMode mode : {OpenMode::CreateOrOpen, OpenMode::OpenExisting, OpenMode::ReadOnly}) {
+        EXPECT_EQ(error_of([&] { ProjectStore::open(path, mode); }), expected);
+    }
+    EXPECT_EQ(RawDb(path).integer("PRAGMA user_version"), -1); // left as it was
+}
+
 // --- files that are not (sound) projects ------------------------------------------------------
 
 TEST_F(ProjectStoreTest, RefusesNonSqliteFile)
