@@ -33,6 +33,12 @@ template <class T> T get(const nlohmann::json& j, const char* key)
     }
 }
 
+/// get(), or `fallback` where the entry lacks the key (kept by later versions).
+template <class T> T get_or(const nlohmann::json& j, const char* key, T fallback)
+{
+    return j.is_object() && j.contains(key) ? get<T>(j, key) : fallback;
+}
+
 } // namespace
 
 std::string engine_operation(std::string_view problem)
@@ -203,10 +209,10 @@ std::vector<AppliedKernel> applied_from_json(const nlohmann::json& j)
         a.candidate = get<std::size_t>(e, "candidate");
         a.device = get<std::string>(e, "device");
         a.seconds = get<double>(e, "seconds");
-        a.t_sol = e.value("t_sol", 0.0);
-        a.baseline = e.value("baseline", std::string());
-        a.baseline_seconds = e.value("baseline_seconds", 0.0);
-        a.chosen = e.value("chosen", std::string());
+        a.t_sol = get_or(e, "t_sol", 0.0);
+        a.baseline = get_or(e, "baseline", std::string());
+        a.baseline_seconds = get_or(e, "baseline_seconds", 0.0);
+        a.chosen = get_or(e, "chosen", std::string());
         out.push_back(std::move(a));
     }
     return out;

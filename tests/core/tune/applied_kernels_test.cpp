@@ -158,6 +158,20 @@ TEST(AppliedKernels, JsonRoundTripAndErrorsNameTheKey)
         EXPECT_NE(e.message().find("'config'"), std::string::npos) << e.message();
     }
     EXPECT_THROW(applied_from_json(nlohmann::json::object()), gsr::Error);
+    // The keys later versions added are optional, but not of any type.
+    for (const char* key : {"t_sol", "baseline", "baseline_seconds", "chosen"}) {
+        broken = j;
+        broken[0][key] = nlohmann::json::array();
+        try {
+            applied_from_json(broken);
+            ADD_FAILURE() << key << " of the wrong type was read";
+        } catch (const gsr::Error& e) {
+            EXPECT_EQ(e.message(), std::string("applied kernels: '") + key +
+                                       "' has the wrong type");
+        }
+        broken[0].erase(key);
+        EXPECT_EQ(applied_from_json(broken).size(), 1u) << key;
+    }
 }
 
 TEST(AppliedKernels, OnlyTheSpmmBecomesABackendKernelTheOthersSayWhyNot)
