@@ -129,14 +129,15 @@ RunSettings settings_from_flags(const Args& a)
         m.groups = static_cast<std::uint32_t>(a.integer("--groups", m.groups, 1, 65536));
         m.topk = static_cast<std::uint32_t>(
             a.integer("--topk", nn::default_topk(m.hidden, m.groups), 1, 65536));
-        s.config.epochs = static_cast<std::uint32_t>(a.integer("--epochs", 50, 1, 1u << 24));
+        s.config.epochs =
+            static_cast<std::uint32_t>(a.integer("--epochs", 50, 1, train::kMaxEpochs));
         s.config.adam.learning_rate = a.number("--lr", 1e-3, 0.0, true);
         s.config.warmup_steps =
             static_cast<std::uint32_t>(a.integer("--warmup", 0, 0, 1u << 24));
         batching_from_flags(a, s);
         s.config.seed = a.integer("--seed", 1, 0, ~std::uint64_t{0});
         s.config.patience =
-            static_cast<std::uint32_t>(a.integer("--patience", 10, 0, 1u << 24));
+            static_cast<std::uint32_t>(a.integer("--patience", 10, 0, train::kMaxEpochs));
         m.seed = s.config.seed;
         s.split_seed = s.config.seed;
         // Without validation circuits, early stopping watches 10 % of the training nodes.
@@ -260,10 +261,16 @@ int cmd_train(const std::vector<std::string>& argv)
         const std::optional<store::RunRecord> run = store.find_run(run_id);
         if (!run) throw UsageError("--resume: no run " + std::to_string(run_id) + " in " +
                                    a.value("--db") + " (gsr runs list --db ... lists them)");
-        settings = train::settings_from_json(nlohmann::json::parse(run->config_json));
+        try {
+            settings = train::settings_from_json(
+                nlohmann::json::parse(run->config_json, nullptr, false));
+        } catch (const Error& e) {
+            throw Error(SourceLocation{a.value("--db")},
+                        "run " + std::to_string(run_id) + ": " + e.message());
+        }
         if (a.has("--epochs")) {
             settings.config.epochs =
-                static_cast<std::uint32_t>(a.integer("--epochs", 1, 1, 1u << 24));
+                static_cast<std::uint32_t>(a.integer("--epochs", 1, 1, train::kMaxEpochs));
         }
     } else {
         settings = settings_from_flags(a);
@@ -322,8 +329,14 @@ int cmd_train(const std::vector<std::string>& argv)
         InterruptGuard guard;
         try {
             result = trainer.run(log, callbacks, resume);
+        } catch (const Error& e) {
+            if (log.fail(e.what(), resume) || !e.where().file.empty()) throw;
+            // A resume that failed before it began: say where, and that the run is kept.
+            throw Error(SourceLocation{a.value("--db")},
+                        "run " + std::to_string(run_id) + " cannot be resumed (it is left as it "
+                        "was): " + e.message());
         } catch (const std::exception& e) {
-            store.finish_run(run_id, "failed", json_text({{"error", e.what()}}), 0);
+            log.fail(e.what(), resume);
             throw;
         }
     }

@@ -362,6 +362,7 @@ void StoreRunLog::begin(const nn::MemoryReport& memory)
         store_.set_layer_memory(run_id_, rows, as_int(memory.analytic_peak_bytes), 0);
         store_.set_status(run_id_, "running");
     });
+    begun_ = true;
 }
 
 void StoreRunLog::epoch_done(const train::EpochReport& report, const train::Checkpoint& ck)
@@ -386,6 +387,12 @@ std::optional<train::Checkpoint> StoreRunLog::last_checkpoint()
 {
     std::optional<CheckpointRecord> r = store_.last_checkpoint(run_id_);
     if (!r) return std::nullopt;
+    // An epoch no run can reach is damage: resuming would count on from it.
+    if (r->epoch < 1 || r->epoch > std::int64_t{train::kMaxEpochs})
+        throw Error(SourceLocation{store_.path()},
+                    "run " + std::to_string(run_id_) + ": its last checkpoint is of epoch " +
+                        std::to_string(r->epoch) + ", where an epoch is 1 to " +
+                        std::to_string(train::kMaxEpochs));
     train::Checkpoint ck;
     ck.epoch = static_cast<std::uint32_t>(r->epoch);
     ck.model = std::move(r->model);
@@ -401,6 +408,13 @@ void StoreRunLog::end(const std::string& status, const nlohmann::json& result)
         measured = result["memory"].value("measured_peak_bytes", std::int64_t{0});
     }
     store_.finish_run(run_id_, status, json_text(result), measured);
+}
+
+bool StoreRunLog::fail(const std::string& error, bool resumed)
+{
+    if (resumed && !begun_) return false;
+    store_.finish_run(run_id_, "failed", json_text({{"error", error}}), 0);
+    return true;
 }
 
 } // namespace gsr::store

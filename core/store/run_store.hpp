@@ -141,10 +141,17 @@ public:
     std::optional<train::Checkpoint> last_checkpoint() override;
     void end(const std::string& status, const nlohmann::json& result) override;
 
+    /// This session ended in `error` (the trainer threw). A new run is marked "failed" with the
+    /// error as its result. A resumed run is changed only once this session has begun writing
+    /// to it: one that fails before (a damaged checkpoint, settings or circuits that changed
+    /// since) keeps its status and results. Returns whether the run was changed.
+    bool fail(const std::string& error, bool resumed);
+
 private:
     RunStore& store_;
     std::int64_t run_id_;
     std::size_t keep_;
+    bool begun_ = false;
 };
 
 /// The memory report as rows, one per layer. The engine measures only the arena's total

@@ -3,8 +3,36 @@
 #include "nn/model_config.hpp"
 #include "train/subgraph_sampler.hpp"
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
+
+#include <limits>
+#include <optional>
 
 namespace gsr::train {
+
+namespace {
+
+/// The whole number at `key` (or `fallback` where the key is absent, for settings added
+/// later), from 0 to `most`: nlohmann would wrap -1 into 4294967295 and cast 1e300 to an
+/// integer without a word.
+std::uint64_t whole(const nlohmann::json& j, const char* key, std::uint64_t most,
+                    std::optional<std::uint64_t> fallback = std::nullopt)
+{
+    if (fallback && !j.contains(key)) return *fallback;
+    const nlohmann::json& v = j.at(key);
+    const bool negative = v.is_number_integer() && !v.is_number_unsigned() &&
+                          v.get<std::int64_t>() < 0;
+    if (!v.is_number_integer() || negative || v.get<std::uint64_t>() > most)
+        throw Error(std::string("the run's settings cannot be read (") + key + " is " +
+                    json_text(v) + ", expected a whole number from 0 to " +
+                    std::to_string(most) + ")");
+    return v.get<std::uint64_t>();
+}
+
+constexpr std::uint64_t kMax32 = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint64_t kMax64 = std::numeric_limits<std::uint64_t>::max();
+
+} // namespace
 
 nlohmann::json settings_to_json(const RunSettings& s)
 {
@@ -36,6 +64,7 @@ nlohmann::json settings_to_json(const RunSettings& s)
 RunSettings settings_from_json(const nlohmann::json& j)
 {
     RunSettings s;
+    if (!j.is_object()) throw Error("the run's settings cannot be read (not a JSON object)");
     try {
         s.train = j.at("train").get<std::vector<std::string>>();
         s.validation = j.at("val").get<std::vector<std::string>>();
@@ -43,19 +72,20 @@ RunSettings settings_from_json(const nlohmann::json& j)
         s.target = parse_target(j.at("target").get<std::string>());
         nn::ModelConfig& m = s.config.model;
         m.kind = nn::parse_model_kind(j.at("model").get<std::string>());
-        m.layers = j.at("layers");
-        m.hidden = j.at("hidden");
-        m.groups = j.at("groups");
-        m.topk = j.at("topk");
-        s.config.epochs = j.at("epochs");
+        m.layers = static_cast<std::uint32_t>(whole(j, "layers", kMax32));
+        m.hidden = static_cast<std::uint32_t>(whole(j, "hidden", kMax32));
+        m.groups = static_cast<std::uint32_t>(whole(j, "groups", kMax32));
+        m.topk = static_cast<std::uint32_t>(whole(j, "topk", kMax32));
+        s.config.epochs = static_cast<std::uint32_t>(whole(j, "epochs", kMaxEpochs));
         s.config.adam.learning_rate = j.at("lr");
-        s.config.warmup_steps = j.value("warmup", 0u); // not recorded before warm-up existed
-        s.config.batch_size = j.at("batch");
-        s.config.seed = j.at("seed");
+        // Not recorded before warm-up existed.
+        s.config.warmup_steps = static_cast<std::uint32_t>(whole(j, "warmup", kMax32, 0));
+        s.config.batch_size = whole(j, "batch", kMax64);
+        s.config.seed = whole(j, "seed", kMax64);
         m.seed = s.config.seed;
-        s.config.patience = j.at("patience");
+        s.config.patience = static_cast<std::uint32_t>(whole(j, "patience", kMaxEpochs));
         s.holdout_validation = j.at("holdout_validation");
-        s.split_seed = j.at("split_seed");
+        s.split_seed = whole(j, "split_seed", kMax64);
         // Runs recorded before mini-batching modes existed: --batch chose random or full.
         s.batching = j.value("batching", s.config.batch_size > 0 ? "random" : "full");
         s.alpha = j.value("alpha", 0.5);
@@ -65,7 +95,7 @@ RunSettings settings_from_json(const nlohmann::json& j)
         s.order = parse_node_order(j.value("order", "original"));
     } catch (const nlohmann::json::exception& e) {
         // A run written by another version, or edited by hand: say which setting is at fault.
-        throw Error(std::string("the run's settings cannot be read (") + e.what() + ")");
+        throw Error("the run's settings cannot be read (" + json_error_text(e) + ")");
     }
     return s;
 }

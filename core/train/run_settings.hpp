@@ -35,7 +35,8 @@ struct RunSettings {
 
 /// The run's config_json, every key above.
 nlohmann::json settings_to_json(const RunSettings& settings);
-/// Reads a run's config_json. Throws gsr::Error naming what is missing or malformed.
+/// Reads a run's config_json (a discarded value, from parsing damaged text without exceptions,
+/// included). Throws gsr::Error naming what is missing or malformed.
 RunSettings settings_from_json(const nlohmann::json& json);
 
 } // namespace gsr::train

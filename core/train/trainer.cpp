@@ -33,7 +33,7 @@ std::vector<std::uint8_t> encode_stream(const SeededStream& s)
 std::uint64_t decode_stream(const std::vector<std::uint8_t>& bytes)
 {
     if (bytes.size() != 16 || std::memcmp(bytes.data(), kRngMagic, 8) != 0)
-        throw Error("the checkpoint's random state is damaged or of another version");
+        throw Error("its random state is damaged or of another version");
     std::uint64_t state = 0;
     for (int b = 0; b < 8; ++b) state |= std::uint64_t{bytes[8 + b]} << (8 * b);
     return state;
@@ -79,7 +79,7 @@ std::string describe_difference(const nlohmann::json& saved, const nlohmann::jso
     for (auto it = now.begin(); it != now.end(); ++it) {
         const auto s = saved.find(it.key());
         if (s == saved.end() || *s != it.value())
-            return it.key() + " was " + (s == saved.end() ? "not recorded" : s->dump()) +
+            return it.key() + " was " + (s == saved.end() ? "not recorded" : json_text(*s)) +
                    ", is " + json_text(it.value());
     }
     return "the settings differ";
@@ -199,23 +199,30 @@ TrainResult Trainer::run(RunLog& log, const TrainCallbacks& callbacks, bool resu
     const nlohmann::json print = fingerprint(config_, data_, *batcher_);
     if (resume) {
         if (std::optional<Checkpoint> ck = log.last_checkpoint()) {
+            const std::string which = "the checkpoint of epoch " + std::to_string(ck->epoch);
             nlohmann::json saved = nlohmann::json::parse(
                 std::string(ck->optimizer.begin(), ck->optimizer.end()), nullptr, false);
-            if (saved.is_discarded() || saved.value("format", "") != kStateFormat ||
-                saved.value("version", 0) != kStateVersion)
-                throw Error("the checkpoint of epoch " + std::to_string(ck->epoch) +
-                            " has no trainer state this build can read");
+            // Comparisons, not value(): a field of another type must not throw here.
+            if (!saved.is_object() || !saved.contains("fingerprint") ||
+                saved["format"] != kStateFormat || saved["version"] != kStateVersion)
+                throw Error(which + " has no trainer state this build can read");
             if (saved.at("fingerprint") != print)
                 throw Error("cannot resume: the run was started with other settings (" +
                             describe_difference(saved.at("fingerprint"), print) + ")");
-            s.model.load_state(ck->model);
-            s.stream.set_state(decode_stream(ck->rng));
-            s.best_loss = number_at(saved, "best_loss", kInfinity);
-            s.bad_epochs = saved.value("bad_epochs", 0u);
-            if (saved.contains("best") && saved["best"].is_object())
-                s.best = epoch_report_from_json(saved["best"]);
-            if (saved.contains("last") && saved["last"].is_object())
-                result.last = epoch_report_from_json(saved["last"]);
+            try {
+                s.model.load_state(ck->model);
+                s.stream.set_state(decode_stream(ck->rng));
+                s.best_loss = number_at(saved, "best_loss", kInfinity);
+                s.bad_epochs = saved.value("bad_epochs", 0u);
+                if (saved.contains("best") && saved["best"].is_object())
+                    s.best = epoch_report_from_json(saved["best"]);
+                if (saved.contains("last") && saved["last"].is_object())
+                    result.last = epoch_report_from_json(saved["last"]);
+            } catch (const nlohmann::json::exception& e) {
+                throw Error(which + " cannot be read: " + json_error_text(e));
+            } catch (const Error& e) {
+                throw Error(which + " cannot be read: " + e.message());
+            }
             result.first_epoch = ck->epoch + 1;
             result.epochs_done = ck->epoch;
         }

@@ -42,6 +42,9 @@
 
 namespace gsr::train {
 
+/// The most epochs a run may ask for (and so the largest epoch a checkpoint can hold).
+inline constexpr std::uint32_t kMaxEpochs = 1u << 24;
+
 struct TrainConfig {
     nn::ModelConfig model;
     nn::AdamConfig adam;

@@ -1,6 +1,7 @@
 // The Training panel in the main window: Train runs a tiny CPU training end to end into the
 // project, the Runs table then shows it with the store's metrics, the Console's command line
-// trains the same run, Stop leaves a resumable run, and closing during a run asks first.
+// trains the same run, Stop leaves a resumable run (one whose checkpoint is damaged fails to
+// resume and stays as it was), and closing during a run asks first.
 #include "mainwindow/main_window.hpp"
 #include "panels/cli_equivalent.hpp"
 #include "panels/console_panel.hpp"
@@ -188,6 +189,39 @@ private slots:
                                                           gsr::store::OpenMode::ReadOnly);
             QCOMPARE(store.last_checkpoint(o.run_id)->epoch, qint64(o.epochs_done));
         }
+
+        // With the checkpoint's random state damaged, resuming fails and keeps the run as
+        // it was; with the checkpoint put back, it resumes.
+        gsr::store::CheckpointRecord good;
+        gsr::store::RunEpochRecord last;
+        const auto rewrite = [&](const gsr::store::CheckpointRecord& ck) {
+            auto store = gsr::store::RunStore::open(project.toStdString(),
+                                                    gsr::store::OpenMode::OpenExisting);
+            store.record_epoch(last, ck, false);
+            store.set_status(o.run_id, "cancelled"); // recording an epoch marks it running
+        };
+        {
+            const auto store = gsr::store::RunStore::open(project.toStdString(),
+                                                          gsr::store::OpenMode::ReadOnly);
+            good = *store.last_checkpoint(o.run_id);
+            last = store.epochs(o.run_id).back();
+        }
+        gsr::store::CheckpointRecord damaged = good;
+        damaged.rng = {1, 2, 3};
+        rewrite(damaged);
+        QVERIFY(t->runner()->resume(project, o.run_id, o.epochs_done + 2));
+        QVERIFY(finished.wait(kWaitMs));
+        QCOMPARE(t->lastOutcome()->status, QStringLiteral("failed"));
+        QVERIFY2(t->lastOutcome()->error.contains(
+                     QStringLiteral("cannot be read: its random state is damaged")),
+                 qPrintable(t->lastOutcome()->error));
+        {
+            const auto store = gsr::store::RunStore::open(project.toStdString(),
+                                                          gsr::store::OpenMode::ReadOnly);
+            QCOMPARE(store.find_run(o.run_id)->status, std::string("cancelled"));
+            QCOMPARE(store.find_run(o.run_id)->epochs_done, qint64(o.epochs_done));
+        }
+        rewrite(good);
 
         // Resume with two more epochs: it continues after the checkpoint and finishes.
         QVERIFY(t->runner()->resume(project, o.run_id, o.epochs_done + 2));

@@ -163,6 +163,7 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
     out.run_id = job.run_id;
 #ifdef GSR_HAVE_STORE
     std::optional<store::RunStore> store;
+    std::unique_ptr<store::StoreRunLog> store_log; // the run's log once there is one
 #endif
     try {
         // The GPU when there is a usable one (the status bar names it), else the CPU.
@@ -177,7 +178,8 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
                 if (!run)
                     throw Error("the project has no run " + std::to_string(job.run_id) +
                                 " to resume");
-                settings = settings_from_json(nlohmann::json::parse(run->config_json));
+                settings = settings_from_json(
+                    nlohmann::json::parse(run->config_json, nullptr, false));
                 if (job.epochs > 0) settings.config.epochs = job.epochs;
                 post([self, settings] { self->settings_ = settings; });
             }
@@ -206,7 +208,6 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
 #endif
         train::Trainer trainer(data, settings.config);
 
-        std::unique_ptr<train::RunLog> store_log;
         train::RunLog* log = memory_log.get();
 #ifdef GSR_HAVE_STORE
         if (store) {
@@ -265,10 +266,11 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
         out.status = QStringLiteral("failed");
         out.error = describe_failure(std::current_exception());
 #ifdef GSR_HAVE_STORE
-        if (store && out.run_id > 0) {
+        // A resume that failed before training began (the run's settings, circuits or
+        // checkpoint) leaves the run as it was.
+        if (store_log) {
             try {
-                store->finish_run(out.run_id, "failed",
-                                  json_text({{"error", out.error.toStdString()}}), 0);
+                store_log->fail(out.error.toStdString(), job.resume);
             } catch (...) {
                 // The run stays "running" in the store; the error shown says what failed.
             }

@@ -316,3 +316,78 @@ TEST_F(RunStoreTest, ATrainingRunResumesFromTheStoresCheckpoint)
     EXPECT_GT(done.peak_bytes_measured, 0);
     EXPECT_EQ(nlohmann::json::parse(done.result_json)["epochs_done"], 4);
 }
+
+TEST_F(RunStoreTest, AResumeThatFailsBeforeItBeginsLeavesTheRunAsItWas)
+{
+    using namespace gsr::train;
+    const std::string dir = std::string(GSR_DATA_DIR) + "/netlists/iscas85/bench/";
+    HoldOut h;
+    h.validation = 0.2;
+    const Dataset data = load_dataset(Target::SignalProbability, {dir + "c432.bench"}, {},
+                                      {dir + "c17.bench"}, h);
+    TrainConfig c;
+    c.model.kind = gsr::nn::ModelKind::Gcn;
+    c.model.layers = 2;
+    c.model.hidden = 8;
+    c.model.threads = 1;
+    c.epochs = 2;
+    c.patience = 0;
+    std::int64_t id = 0;
+    {
+        RunStore store = RunStore::open(path_, OpenMode::CreateOrOpen);
+        id = store.create_run(run("gcn"));
+        StoreRunLog log(store, id);
+        ASSERT_EQ(Trainer(data, c).run(log).status, TrainResult::Status::Finished);
+    }
+    const fs::path pristine = dir_ / "pristine.gsr";
+    fs::copy_file(path_, pristine);
+    const RunRecord before = *RunStore::open(path_, OpenMode::ReadOnly).find_run(id);
+    c.epochs = 4;
+
+    // Each damage, on a fresh copy of the project: what the resume says, and the run kept.
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"UPDATE checkpoints SET rng = x'00'",
+         "the checkpoint of epoch 2 cannot be read: its random state is damaged or of another "
+         "version"},
+        {"UPDATE checkpoints SET model = x'0102'",
+         "the checkpoint of epoch 2 cannot be read: model state: too short to be a state"},
+        {"UPDATE checkpoints SET optimizer = CAST(json_set(CAST(optimizer AS TEXT), "
+         "'$.bad_epochs', 'x') AS BLOB)",
+         "the checkpoint of epoch 2 cannot be read: type must be number, but is string"},
+        {"UPDATE checkpoints SET optimizer = CAST('{\"format\": 1}' AS BLOB)",
+         "the checkpoint of epoch 2 has no trainer state this build can read"},
+        {"UPDATE checkpoints SET epoch = 16777217",
+         path_ + ": error: run 1: its last checkpoint is of epoch 16777217, where an epoch is "
+                 "1 to 16777216"}};
+    for (const auto& [damage, expected] : cases) {
+        fs::copy_file(pristine, path_, fs::copy_options::overwrite_existing);
+        Raw(path_).exec(damage + " WHERE epoch = 2");
+        RunStore store = RunStore::open(path_, OpenMode::OpenExisting);
+        StoreRunLog log(store, id);
+        try {
+            Trainer(data, c).run(log, {}, true);
+            ADD_FAILURE() << "resumed from damage: " << damage;
+        } catch (const gsr::Error& e) {
+            EXPECT_EQ(e.where().file.empty() ? e.message() : std::string(e.what()), expected);
+            EXPECT_FALSE(log.fail(e.what(), true)) << damage;
+        }
+        const RunRecord after = *store.find_run(id);
+        EXPECT_EQ(after.status, "finished") << damage;
+        EXPECT_EQ(after.result_json, before.result_json) << damage;
+        EXPECT_EQ(after.updated_at, before.updated_at) << damage;
+        EXPECT_EQ(after.epochs_done, 2) << damage;
+    }
+
+    // A resume that has begun, and a new run, are marked failed with the error.
+    RunStore store = RunStore::open(path_, OpenMode::OpenExisting);
+    {
+        StoreRunLog log(store, id);
+        log.begin(gsr::nn::MemoryReport{});
+        EXPECT_TRUE(log.fail("error: out of memory", true));
+        EXPECT_EQ(store.find_run(id)->status, "failed");
+        EXPECT_EQ(store.find_run(id)->result_json, R"({"error":"error: out of memory"})");
+    }
+    const std::int64_t fresh = store.create_run(run("gcn"));
+    EXPECT_TRUE(StoreRunLog(store, fresh).fail("error: no such file", false));
+    EXPECT_EQ(store.find_run(fresh)->status, "failed");
+}

@@ -126,5 +126,42 @@ TEST(RunSettings, MissingOrMistypedSettingIsAnErrorNamingIt)
     EXPECT_THROW(settings_from_json(j), Error); // parse_model_kind names --model
 }
 
+TEST(RunSettings, CountsMustBeWholeNumbersInRange)
+{
+    // nlohmann alone would read -1 layers as 4294967295 and cast 1e300 epochs undefined.
+    const auto message = [](const char* key, const nlohmann::json& value) {
+        nlohmann::json j = settings_to_json(sample());
+        j[key] = value;
+        try {
+            settings_from_json(j);
+        } catch (const Error& e) {
+            return e.message();
+        }
+        return std::string("read");
+    };
+    EXPECT_EQ(message("layers", -1), "the run's settings cannot be read (layers is -1, expected "
+                                     "a whole number from 0 to 4294967295)");
+    EXPECT_EQ(message("epochs", 1e300), "the run's settings cannot be read (epochs is 1e+300, "
+                                        "expected a whole number from 0 to 16777216)");
+    EXPECT_EQ(message("epochs", 16777217), "the run's settings cannot be read (epochs is "
+                                           "16777217, expected a whole number from 0 to "
+                                           "16777216)");
+    EXPECT_EQ(message("hidden", 2.5), "the run's settings cannot be read (hidden is 2.5, "
+                                      "expected a whole number from 0 to 4294967295)");
+    EXPECT_EQ(message("warmup", "x"), "the run's settings cannot be read (warmup is \"x\", "
+                                      "expected a whole number from 0 to 4294967295)");
+    EXPECT_EQ(message("seed", 18446744073709551615u), "read");
+    EXPECT_EQ(message("epochs", 7), "read"); // a signed 7, as a hand-made JSON has it
+    EXPECT_EQ(message("lr", "fast"),
+              "the run's settings cannot be read (type must be number, but is string)");
+    // Text that is no JSON at all, parsed without exceptions as the callers do.
+    try {
+        settings_from_json(nlohmann::json::parse("{\"train\": [", nullptr, false));
+        FAIL() << "damaged text was read";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.message(), "the run's settings cannot be read (not a JSON object)");
+    }
+}
+
 } // namespace
 } // namespace gsr::train

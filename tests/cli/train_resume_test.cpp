@@ -1,0 +1,79 @@
+// `gsr train --resume RUN` on a project whose run cannot be resumed: the error names the
+// project and the run, exits 2, and the run keeps its status and results.
+#include "run_gsr.hpp"
+#include "test_files.hpp"
+
+#ifdef GSR_HAVE_STORE
+#include "store/run_store.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+using gsr::test::data_arg;
+using gsr::test::run_gsr;
+using gsr::test::shell_quote;
+
+namespace {
+
+/// The run `index` of `gsr runs list --json`.
+nlohmann::json listed_run(const fs::path& db, std::size_t index)
+{
+    const auto r = run_gsr("runs list --json --db " + shell_quote(db.string()));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out).at(index);
+}
+
+} // namespace
+
+TEST(TrainResume, ARunThatCannotBeResumedIsLeftAsItWas)
+{
+    const fs::path db = gsr::test::scratch_file("resume_damaged.gsr");
+    fs::remove(db);
+    const std::string project = shell_quote(db.string());
+    const auto first = run_gsr("train " + data_arg("netlists/iscas85/bench/c432.bench") +
+                               " --test " + data_arg("netlists/iscas85/bench/c17.bench") +
+                               " --db " + project + " --model gcn --layers 2 --hidden 8 "
+                               "--epochs 2 --device cpu --quiet");
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    const nlohmann::json before = listed_run(db, 0);
+    ASSERT_EQ(before.at("status"), "finished");
+
+    {
+        // Epoch 3 recorded with a random state of another build, and a second run whose
+        // settings were edited by hand.
+        auto store = gsr::store::RunStore::open(db.string(), gsr::store::OpenMode::OpenExisting);
+        gsr::store::RunEpochRecord e;
+        e.run_id = 1;
+        e.epoch = 3;
+        e.metrics_json = "{}";
+        gsr::store::CheckpointRecord ck = *store.last_checkpoint(1);
+        ck.epoch = 3;
+        ck.rng = {1, 2, 3};
+        store.record_epoch(e, ck, false);
+        store.set_status(1, "finished"); // recording an epoch marks a run running
+        gsr::store::RunRecord edited = *store.find_run(1);
+        nlohmann::json config = nlohmann::json::parse(edited.config_json);
+        config["layers"] = -1;
+        edited.config_json = config.dump();
+        ASSERT_EQ(store.create_run(edited), 2);
+    }
+    const nlohmann::json recorded = listed_run(db, 0);
+
+    const auto resumed = run_gsr("train --db " + project + " --resume 1 --epochs 4 --quiet");
+    EXPECT_EQ(resumed.exit_code, 2);
+    EXPECT_EQ(resumed.err, db.string() + ": error: run 1 cannot be resumed (it is left as it "
+                                         "was): the checkpoint of epoch 3 cannot be read: its "
+                                         "random state is damaged or of another version\n");
+    EXPECT_EQ(listed_run(db, 0), recorded); // status, results and times as they were
+    EXPECT_EQ(recorded.at("status"), "finished");
+
+    const auto edited = run_gsr("train --db " + project + " --resume 2 --quiet");
+    EXPECT_EQ(edited.exit_code, 2);
+    EXPECT_EQ(edited.err, db.string() + ": error: run 2: the run's settings cannot be read "
+                                        "(layers is -1, expected a whole number from 0 to "
+                                        "4294967295)\n");
+}
+#endif
