@@ -193,6 +193,17 @@ std::vector<std::string> absolute(const std::vector<std::string>& files)
     return out;
 }
 
+void refuse_out_over_inputs(const Args& a, const std::vector<std::string>& inputs)
+{
+    const std::string out = a.value("--out");
+    for (const std::string& in : inputs) {
+        std::error_code ec; // either file missing: nothing to replace
+        if (!out.empty() && !in.empty() && std::filesystem::equivalent(out, in, ec))
+            throw UsageError("--out " + out + " is the input " + in +
+                             ": writing there would replace it; choose another file");
+    }
+}
+
 int run(const std::vector<std::string>& args)
 {
     if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {

@@ -41,6 +41,9 @@ int run(const std::vector<std::string>& args);
 std::vector<std::string> expand_list_flags(const std::vector<std::string>& argv);
 /// The files as absolute paths (runs keep them so --resume works from any directory).
 std::vector<std::string> absolute(const std::vector<std::string>& files);
+/// Refuses (UsageError) an --out that is one of the command's `inputs` (its netlist, a
+/// library, the project), however it is spelt: writing there would replace what was saved.
+void refuse_out_over_inputs(const Args& a, const std::vector<std::string>& inputs);
 
 int cmd_info(const std::vector<std::string>& args);
 int cmd_import(const std::vector<std::string>& args);

@@ -137,6 +137,9 @@ int cmd_layout(const std::vector<std::string>& argv)
     Args a(argv, {"--iterations", "--seed", "--threads", "--out", "--liberty"}, {"--quiet"});
     if (!a.has("--out") || a.value("--out").empty())
         throw UsageError("layout needs --out positions.csv");
+    std::vector<std::string> inputs = a.values("--liberty");
+    inputs.insert(inputs.end(), a.positionals().begin(), a.positionals().end());
+    refuse_out_over_inputs(a, inputs);
     layout::ForceAtlas2Options o;
     const std::uint64_t iterations =
         a.integer("--iterations", static_cast<std::uint64_t>(o.max_iterations), 0, ~std::uint64_t{0});

@@ -323,6 +323,7 @@ int verify(const Args& a)
 int tune_problem(const Args& a)
 {
     if (a.positionals().size() != 2) throw UsageError("kernels tune takes one PROBLEM");
+    refuse_out_over_inputs(a, {a.value("--project"), a.value("--calibration")});
     const tune::Problem p = problem_arg(a, a.positionals()[1]);
     tune::SearchOptions options;
     try {

@@ -78,6 +78,9 @@ int cmd_labels(const std::vector<std::string>& argv)
         throw UsageError("labels takes one FILE: gsr labels FILE --out CSV [--target "
                          "sp|toggle|level|arrival|all] [--mode random|exhaustive|seq] ...");
     if (!a.has("--out") || a.value("--out").empty()) throw UsageError("labels needs --out CSV");
+    std::vector<std::string> inputs = a.values("--liberty");
+    inputs.push_back(a.positionals()[0]);
+    refuse_out_over_inputs(a, inputs);
     const Targets targets = parse_targets(a.value("--target", "all"));
     const std::optional<labels::SimulationMode> asked_mode = parse_mode(a.value("--mode"));
 

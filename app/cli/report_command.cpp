@@ -198,6 +198,7 @@ int cmd_report(const std::vector<std::string>& argv)
     if (a.positionals().size() != 1) throw UsageError(kUsage);
     const Target target = parse_target(a.positionals()[0]);
     const std::string out = a.value("--out");
+    refuse_out_over_inputs(a, {a.value("--project"), a.value("--db"), a.positionals()[0]});
 
     std::optional<report::ReportFormat> format;
     if (a.has("--format")) {

@@ -239,6 +239,7 @@ int cmd_rules(const std::vector<std::string>& argv)
     if (a.positionals().size() != 1) throw UsageError(usage);
     if (!a.has("--db") || a.value("--db").empty())
         throw UsageError(std::string("rules needs --db PROJECT\n") + usage);
+    refuse_out_over_inputs(a, {a.value("--db")});
     const std::string format = a.value("--format", "text");
     if (format != "text" && format != "json")
         throw UsageError("--format must be text or json, not '" + format + "'");

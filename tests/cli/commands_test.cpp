@@ -255,3 +255,40 @@ TEST(LayoutCommand, WritesOnePositionPerNode)
     while (std::getline(in, line)) ++lines;
     EXPECT_EQ(lines, info["graph_nodes"].get<std::size_t>() + 1); // a header line
 }
+
+TEST(OutFlag, NeverReplacesAnInputHoweverItIsSpelt)
+{
+    // A user's own netlist and library; --out names each, directly, through "..", and
+    // through a link.
+    const fs::path dir = scratch_file("out_over_input");
+    fs::remove_all(dir);
+    fs::create_directories(dir / "sub");
+    const fs::path netlist = dir / "c17.bench";
+    fs::copy_file(std::string(GSR_DATA_DIR) + "/netlists/iscas85/bench/c17.bench", netlist);
+    const std::string saved = gsr::test::read_text(netlist);
+    fs::create_symlink(netlist, dir / "link.bench");
+    const fs::path report = dir / "r.json";
+    std::ofstream(report) << "{}\n";
+
+    const std::vector<std::pair<std::string, fs::path>> cases = {
+        {"labels " + shell_quote(netlist.string()) + " --out ", netlist},
+        {"labels " + shell_quote(netlist.string()) + " --out ", dir / "sub" / ".." / "c17.bench"},
+        {"layout " + shell_quote(netlist.string()) + " --out ", dir / "link.bench"},
+        {"report " + shell_quote(report.string()) + " --format json --out ", report}};
+    for (const auto& [command, out] : cases) {
+        const auto r = run_gsr(command + shell_quote(out.string()));
+        EXPECT_EQ(r.exit_code, 1) << command << out;
+        const fs::path input = command.rfind("report", 0) == 0 ? report : netlist;
+        EXPECT_NE(r.err.find("gsr: --out " + out.string() + " is the input " + input.string() +
+                             ": writing there would replace it; choose another file"),
+                  std::string::npos)
+            << r.err;
+    }
+    EXPECT_EQ(gsr::test::read_text(netlist), saved);
+    EXPECT_EQ(gsr::test::read_text(report), "{}\n");
+    // Another file is written as before.
+    EXPECT_EQ(run_gsr("labels " + shell_quote(netlist.string()) + " --quiet --out " +
+                      shell_quote((dir / "labels.csv").string()))
+                  .exit_code,
+              0);
+}
