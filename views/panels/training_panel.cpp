@@ -128,7 +128,9 @@ void TrainingPanel::buildForm()
         Q_EMIT settingsChanged(settings());
         updateState();
     });
-    epochs_box_ = spin("epochsBox", 1, 1 << 24, tr("Epochs at most (early stopping may end sooner)"));
+    constexpr int kMaxEpochs = static_cast<int>(train::kMaxEpochs);
+    epochs_box_ = spin("epochsBox", 1, kMaxEpochs,
+                       tr("Epochs at most (early stopping may end sooner)"));
     epochs_box_->setValue(50);
     learning_rate_ = new QDoubleSpinBox(this);
     learning_rate_->setObjectName(QStringLiteral("learningRateBox"));
@@ -138,7 +140,7 @@ void TrainingPanel::buildForm()
     learning_rate_->setValue(0.001);
     seed_ = spin("seedBox", 0, 1 << 30, tr("Initial weights, batches and the validation split"));
     seed_->setValue(1);
-    patience_ = spin("patienceBox", 0, 1 << 24,
+    patience_ = spin("patienceBox", 0, kMaxEpochs,
                      tr("Stop after this many epochs without a better validation loss (0: never)"));
     patience_->setValue(10);
     warmup_ = spin("warmupBox", 0, 1 << 24,
