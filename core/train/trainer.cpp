@@ -74,15 +74,21 @@ nlohmann::json fingerprint(const TrainConfig& c, const Dataset& d, const Batcher
     return print;
 }
 
+/// Why a checkpoint's fingerprint is not this run's: the first key that differs.
 std::string describe_difference(const nlohmann::json& saved, const nlohmann::json& now)
 {
     for (auto it = now.begin(); it != now.end(); ++it) {
         const auto s = saved.find(it.key());
-        if (s == saved.end() || *s != it.value())
-            return it.key() + " was " + (s == saved.end() ? "not recorded" : json_text(*s)) +
-                   ", is " + json_text(it.value());
+        if (s != saved.end() && *s == it.value()) continue;
+        const std::string change = it.key() + " was " +
+                                   (s == saved.end() ? "not recorded" : json_text(*s)) + ", is " +
+                                   json_text(it.value());
+        // These come from the circuits, not from a setting.
+        if (it.key() == "features" || it.key() == "target_mean" || it.key() == "target_scale")
+            return "the run's circuits changed since it began (" + change + ")";
+        return "the run was started with other settings (" + change + ")";
     }
-    return "the settings differ";
+    return "the run was started with other settings";
 }
 
 } // namespace
@@ -207,8 +213,7 @@ TrainResult Trainer::run(RunLog& log, const TrainCallbacks& callbacks, bool resu
                 saved["format"] != kStateFormat || saved["version"] != kStateVersion)
                 throw Error(which + " has no trainer state this build can read");
             if (saved.at("fingerprint") != print)
-                throw Error("cannot resume: the run was started with other settings (" +
-                            describe_difference(saved.at("fingerprint"), print) + ")");
+                throw Error(describe_difference(saved.at("fingerprint"), print));
             try {
                 s.model.load_state(ck->model);
                 s.stream.set_state(decode_stream(ck->rng));

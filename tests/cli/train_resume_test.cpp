@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 namespace fs = std::filesystem;
 using gsr::test::data_arg;
@@ -75,5 +76,38 @@ TEST(TrainResume, ARunThatCannotBeResumedIsLeftAsItWas)
     EXPECT_EQ(edited.err, db.string() + ": error: run 2: the run's settings cannot be read "
                                         "(layers is -1, expected a whole number from 0 to "
                                         "4294967295)\n");
+}
+
+TEST(TrainResume, ARunWhoseCircuitChangedSaysSo)
+{
+    // The user's own copy of c432, trained on, then edited: one NAND's inputs changed.
+    const fs::path dir = gsr::test::scratch_file("resume_changed");
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const fs::path netlist = dir / "mine.bench";
+    std::string text = gsr::test::read_text(std::string(GSR_DATA_DIR) +
+                                            "/netlists/iscas85/bench/c432.bench");
+    const fs::path db = dir / "p.gsr";
+    const std::string project = shell_quote(db.string());
+    std::ofstream(netlist) << text;
+    const auto first = run_gsr("train " + shell_quote(netlist.string()) + " --test " +
+                               data_arg("netlists/iscas85/bench/c17.bench") + " --db " + project +
+                               " --model gcn --layers 2 --hidden 8 --epochs 2 --device cpu "
+                               "--quiet");
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    const nlohmann::json before = listed_run(db, 0);
+    const std::size_t gate = text.find("= NAND(118, 4)");
+    ASSERT_NE(gate, std::string::npos);
+    text.replace(gate, 14, "= NAND(118, 118)");
+    std::ofstream(netlist, std::ios::trunc) << text;
+
+    const auto resumed = run_gsr("train --db " + project + " --resume 1 --epochs 4 --quiet");
+    EXPECT_EQ(resumed.exit_code, 2);
+    EXPECT_EQ(resumed.err.rfind(db.string() + ": error: run 1 cannot be resumed (it is left as "
+                                              "it was): the run's circuits changed since it "
+                                              "began (target_mean was ", 0),
+              0u)
+        << resumed.err;
+    EXPECT_EQ(listed_run(db, 0), before);
 }
 #endif
