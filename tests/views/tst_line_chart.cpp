@@ -67,6 +67,29 @@ private slots:
         QCOMPARE(chart.series(0)->count(), 250);
     }
 
+    void aBillionEpochsTakeElevenTicksAtOnce()
+    {
+        // A damaged project's run whose last epoch reads 1000000003: the axis lays its ticks
+        // out on every change, so one range at the last interval of one hung the window (and
+        // would run into ctest's timeout here).
+        QWidget host; // owns the chart's view
+        host.resize(400, 300);
+        LineChart chart(QStringLiteral("Loss"), QStringLiteral("epoch"), QStringLiteral("loss"),
+                        &host);
+        host.show(); // the axes lay their ticks out only when shown
+        chart.addSeries(QStringLiteral("train"));
+        chart.append(0, 1, 0.5);
+        chart.append(0, 1000000003, 0.25);
+        QCOMPARE(chart.xAxis()->max(), 1000000003.0);
+        QCOMPARE(chart.xAxis()->tickInterval(), 100000001.0); // ceil(100000000.2)
+        QVERIFY(tick_labels(*chart.xAxis()).size() <= 11);
+        // And back to a short run: the interval narrows after the range.
+        chart.clearPoints();
+        chart.append(0, 1, 0.5);
+        chart.append(0, 3, 0.25);
+        QCOMPARE(tick_labels(*chart.xAxis()), (QStringList{"1", "2", "3"}));
+    }
+
     void shortLabelsOnY()
     {
         QWidget host;

@@ -62,8 +62,7 @@ void LineChart::clearPoints()
     for (QLineSeries* s : series_) s->clear();
     x_lo_ = y_lo_ = std::numeric_limits<double>::infinity();
     x_hi_ = y_hi_ = -x_lo_;
-    x_axis_->setRange(0, 1);
-    setEpochTicks();
+    setEpochRange(0, 1);
     if (!fixed_y_) y_axis_->setRange(0, 1);
 }
 
@@ -83,22 +82,27 @@ void LineChart::setFixedYRange(double lo, double hi)
 void LineChart::updateRanges()
 {
     // Whole epochs on x; a margin on y so the extreme points are not cut by the frame.
-    x_axis_->setRange(std::floor(x_lo_), std::max(std::ceil(x_hi_), std::floor(x_lo_) + 1));
-    setEpochTicks();
+    setEpochRange(std::floor(x_lo_), std::max(std::ceil(x_hi_), std::floor(x_lo_) + 1));
     if (fixed_y_) return;
     const double span = y_hi_ - y_lo_;
     const double pad = span > 0 ? 0.05 * span : std::max(0.05 * std::abs(y_hi_), 0.01);
     y_axis_->setRange(y_lo_ - pad, y_hi_ + pad);
 }
 
-void LineChart::setEpochTicks()
+void LineChart::setEpochRange(double lo, double hi)
 {
     // Ticks at the range's start and every `step` epochs from it: with a tick count, 0..1
-    // got five ticks labelled "0 0 0 0 1" and 0..13 eleven at 1.3 epochs.
-    const double span = x_axis_->max() - x_axis_->min();
+    // got five ticks labelled "0 0 0 0 1" and 0..13 eleven at 1.3 epochs. The axis lays
+    // its ticks out on every change, so a wider interval goes in before a longer range and
+    // a narrower one after a shorter range: a billion epochs at the last range's interval
+    // of one took minutes.
+    const double interval = std::max(1.0, std::ceil((hi - lo) / 10));
+    const bool widening = interval >= x_axis_->tickInterval();
     x_axis_->setTickType(QValueAxis::TicksDynamic);
-    x_axis_->setTickAnchor(x_axis_->min());
-    x_axis_->setTickInterval(std::max(1.0, std::ceil(span / 10)));
+    if (widening) x_axis_->setTickInterval(interval);
+    x_axis_->setRange(lo, hi);
+    x_axis_->setTickAnchor(lo);
+    if (!widening) x_axis_->setTickInterval(interval);
 }
 
 } // namespace gsr::views

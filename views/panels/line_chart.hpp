@@ -39,8 +39,9 @@ public:
 
 private:
     void updateRanges();
-    /// Ticks on whole epochs: at most 11 labels, a whole number of epochs apart.
-    void setEpochTicks();
+    /// The x range [lo, hi] with ticks on whole epochs: at most 11 labels, a whole number
+    /// of epochs apart.
+    void setEpochRange(double lo, double hi);
 
     QChart* chart_ = nullptr;
     QChartView* view_ = nullptr;
