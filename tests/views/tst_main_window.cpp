@@ -326,6 +326,44 @@ private slots:
         QVERIFY(!other.project().isOpen());
 #endif
     }
+
+    void aProjectWhoseTablesAreDamagedIsRefusedNotFatal()
+    {
+#ifndef GSR_HAVE_STORE
+        QSKIP("this build has no project store");
+#else
+        // Its schema version is this build's, but its netlists table lacks every column but
+        // the id: the store opens it, and the first read fails. That read threw out of the
+        // window (std::terminate).
+        QTemporaryDir dir;
+        const std::string damaged = dir.filePath(QStringLiteral("damaged.gsr")).toStdString();
+        std::vector<gsr::store::Migration> history = {
+            {"project and netlists tables", "CREATE TABLE project(key TEXT PRIMARY KEY, value "
+                                            "TEXT); CREATE TABLE netlists(id INTEGER PRIMARY "
+                                            "KEY);"}};
+        while (history.size() < std::size_t(gsr::store::ProjectStore::latest_schema_version()))
+            history.push_back({"nothing", "SELECT 1;"});
+        gsr::store::ProjectStore::open_with_migrations(damaged, gsr::store::OpenMode::CreateOrOpen,
+                                                       history);
+
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        const QString good = dir.filePath(QStringLiteral("good.gsr"));
+        w.newProject(good);
+        QVERIFY(w.project().isOpen());
+        QSignalSpy changed(&w, &MainWindow::projectChanged);
+        w.openProject(QString::fromStdString(damaged));
+        // The good project was closed for it, so the window has none now, and says so.
+        QVERIFY(!w.project().isOpen());
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.at(0).at(0).toString(), QString());
+        QVERIFY(any_contains(w.messages(), QString::fromStdString(damaged) +
+                                               QStringLiteral(": error: database error: no "
+                                                              "such column")));
+        w.openProject(good); // and opens the next one as before
+        QVERIFY(w.project().isOpen());
+#endif
+    }
 };
 
 QTEST_MAIN(TestMainWindow)

@@ -452,17 +452,26 @@ void MainWindow::showAbout()
 
 void MainWindow::openProject(const QString& path)
 {
+    int netlists = 0;
+    bool replaced = false; // the window's project, if any, was closed for this one
     try {
         WaitCursor wait;
         project_->open(path);
+        replaced = true;
+        netlists = project_->netlistCount(); // the first read of a table: damage shows here
     } catch (const Error& e) {
+        if (replaced) {
+            project_->close();
+            updateActions();
+            updateTitle();
+            Q_EMIT projectChanged(QString());
+        }
         reportError(tr("GSR Studio could not open the project \u201c%1\u201d.")
                         .arg(file_name(path)), QString::fromStdString(e.what()));
         return;
     }
-    log(Severity::Info,
-        tr("Opened project %1 (%2)")
-            .arg(path, count_phrase(project_->netlistCount(), tr("netlist"), tr("netlists"))));
+    log(Severity::Info, tr("Opened project %1 (%2)")
+                            .arg(path, count_phrase(netlists, tr("netlist"), tr("netlists"))));
     updateActions();
     updateTitle();
     Q_EMIT projectChanged(path);
