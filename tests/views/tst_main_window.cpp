@@ -334,7 +334,7 @@ private slots:
 #else
         // Its schema version is this build's, but its netlists table lacks every column but
         // the id: the store opens it, and the first read fails. That read threw out of the
-        // window (std::terminate).
+        // window (std::terminate); now the project open before stays open.
         QTemporaryDir dir;
         const std::string damaged = dir.filePath(QStringLiteral("damaged.gsr")).toStdString();
         std::vector<gsr::store::Migration> history = {
@@ -353,15 +353,11 @@ private slots:
         QVERIFY(w.project().isOpen());
         QSignalSpy changed(&w, &MainWindow::projectChanged);
         w.openProject(QString::fromStdString(damaged));
-        // The good project was closed for it, so the window has none now, and says so.
-        QVERIFY(!w.project().isOpen());
-        QCOMPARE(changed.count(), 1);
-        QCOMPARE(changed.at(0).at(0).toString(), QString());
+        QCOMPARE(w.project().path(), good);
+        QCOMPARE(changed.count(), 0);
         QVERIFY(any_contains(w.messages(), QString::fromStdString(damaged) +
                                                QStringLiteral(": error: database error: no "
                                                               "such column")));
-        w.openProject(good); // and opens the next one as before
-        QVERIFY(w.project().isOpen());
 #endif
     }
 };

@@ -453,19 +453,12 @@ void MainWindow::showAbout()
 void MainWindow::openProject(const QString& path)
 {
     int netlists = 0;
-    bool replaced = false; // the window's project, if any, was closed for this one
     try {
+        // A file that fails here leaves the window's project, if any, open.
         WaitCursor wait;
         project_->open(path);
-        replaced = true;
-        netlists = project_->netlistCount(); // the first read of a table: damage shows here
+        netlists = project_->netlistCount();
     } catch (const Error& e) {
-        if (replaced) {
-            project_->close();
-            updateActions();
-            updateTitle();
-            Q_EMIT projectChanged(QString());
-        }
         reportError(tr("GSR Studio could not open the project \u201c%1\u201d.")
                         .arg(file_name(path)), QString::fromStdString(e.what()));
         return;

@@ -67,6 +67,8 @@ void ProjectSession::open(const QString& path)
 {
 #ifdef GSR_HAVE_STORE
     auto opened = store::ProjectStore::open(native(path), store::OpenMode::OpenExisting);
+    // The first read of a table: a damaged file fails here, before it replaces the project.
+    opened.netlists();
     impl_->store.emplace(std::move(opened));
     impl_->path = path;
 #else

@@ -27,7 +27,8 @@ public:
     /// @throws gsr::Error naming the file.
     void create(const QString& path);
     /// @brief Opens an existing project and makes it the open project.
-    /// @throws gsr::Error naming the file.
+    /// @throws gsr::Error naming the file, when it cannot be opened or its netlists read; the
+    /// project open before stays open then.
     void open(const QString& path);
     void close();
 
