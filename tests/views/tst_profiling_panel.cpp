@@ -12,6 +12,7 @@
 #include "util/diagnostics.hpp"
 
 #include <QAbstractItemModelTester>
+#include <QChartView>
 #include <QElapsedTimer>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -25,6 +26,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 using namespace gsr;
@@ -337,6 +339,29 @@ private slots:
         QCOMPARE(r->boundSeries()->at(0).y(), s.peak_rate / 1e9);
         QVERIFY(r->boundSeries()->at(0).y() <= y->max());
         QCOMPARE(r->computeRoof()->at(0).x(), s.peak_rate / s.bandwidth); // the ridge
+    }
+
+    void rooflineLeavesOutPointsItCannotPlace()
+    {
+        // A session file with a denormal DRAM byte count puts a candidate at an infinite
+        // intensity: the axes' range went infinite and Qt Charts crashed labelling it.
+        QWidget host;
+        host.resize(600, 400);
+        views::RooflineChart chart(&host);
+        host.show();
+        tune::TuneSession s = lineage_session();
+        s.candidates[0].profile = tune::ProfileSignals{};
+        s.candidates[0].profile->dram_bytes = 1e-320; // flops / bytes overflows
+        s.candidates[1].profile = tune::ProfileSignals{};
+        s.candidates[1].profile->dram_bytes = s.flops / 1e300; // finite, 1e300 FLOP/byte
+        chart.setSession(s);
+        QTest::qWait(50); // laid out and drawn
+        chart.view()->grab();
+        const QList<QPointF> points = chart.timedPoints();
+        QCOMPARE(points.size(), 4); // the gaming one too; the infinite and the failed out
+        for (const QPointF& p : points) QVERIFY(std::isfinite(p.x()) && std::isfinite(p.y()));
+        QVERIFY(std::isfinite(chart.xAxis()->max()));
+        QCOMPARE(chart.xAxis()->max(), 1e300); // the room around 1e300 stops at 1e300
     }
 
     void solSearchLineageMatchesTheLiveStream()

@@ -31,10 +31,20 @@ QScatterSeries* scatter(QChart* chart, const QString& name, QScatterSeries::Mark
     return s;
 }
 
-/// Powers of ten around [lo, hi], so the log axes start and end on a labelled decade.
+/// Whether a point can sit on the log axes: an infinite one (a session's flops over a
+/// denormal byte count) made the axes' range infinite, and Qt Charts crashed labelling it.
+bool plottable(const QPointF& p)
+{
+    return p.x() > 0 && p.y() > 0 && std::isfinite(p.x()) && std::isfinite(p.y());
+}
+
+/// Powers of ten around [lo, hi], so the log axes start and end on a labelled decade; within
+/// 1e-300..1e300, so that the room added around extreme points stays finite.
 std::pair<double, double> decades(double lo, double hi)
 {
-    return {std::pow(10.0, std::floor(std::log10(lo))), std::pow(10.0, std::ceil(std::log10(hi)))};
+    const auto exponent = [](double e) { return std::clamp(e, -300.0, 300.0); };
+    return {std::pow(10.0, exponent(std::floor(std::log10(lo)))),
+            std::pow(10.0, exponent(std::ceil(std::log10(hi))))};
 }
 
 } // namespace
@@ -120,10 +130,14 @@ void RooflineChart::setSession(const tune::TuneSession& session)
     chart_->setTitle(QObject::tr("Roofline: %1 on %2")
                          .arg(QString::fromStdString(session.problem),
                               QString::fromStdString(session.device)));
-    if (session.flops > 0 && session.t_sol > 0 && session.bytes > 0)
-        bound_->append(session.intensity(), session.flops / session.t_sol / kGiga);
-    if (session.baseline_seconds > 0 && session.bytes > 0)
-        baseline_->append(session.intensity(), session.flops / session.baseline_seconds / kGiga);
+    if (session.flops > 0 && session.t_sol > 0 && session.bytes > 0) {
+        const QPointF p(session.intensity(), session.flops / session.t_sol / kGiga);
+        if (plottable(p)) bound_->append(p);
+    }
+    if (session.baseline_seconds > 0 && session.bytes > 0) {
+        const QPointF p(session.intensity(), session.flops / session.baseline_seconds / kGiga);
+        if (plottable(p)) baseline_->append(p);
+    }
     for (const tune::CandidateRecord& c : session.candidates) addCandidate(c);
     setBest(session.best_candidate());
     updateRanges();
@@ -135,7 +149,7 @@ void RooflineChart::setSession(const tune::TuneSession& session)
 void RooflineChart::addCandidate(const tune::CandidateRecord& c)
 {
     const QPointF p = pointOf(c);
-    if (p.x() <= 0 || p.y() <= 0 || !std::isfinite(p.y())) return;
+    if (!plottable(p)) return;
     (c.verdict == tune::Verdict::Gaming ? gaming_ : candidates_)->append(p);
     points_.append(p);
     updateRanges();
@@ -146,7 +160,7 @@ void RooflineChart::setBest(const tune::CandidateRecord* c)
     best_->clear();
     if (!c) return;
     const QPointF p = pointOf(*c);
-    if (p.x() > 0 && p.y() > 0) best_->append(p);
+    if (plottable(p)) best_->append(p);
 }
 
 QList<QPointF> RooflineChart::timedPoints() const { return points_; }
@@ -155,6 +169,7 @@ void RooflineChart::updateRanges()
 {
     if (session_.bandwidth <= 0 || session_.peak_rate <= 0) return;
     const double ridge = session_.peak_rate / session_.bandwidth;
+    if (!plottable({ridge, session_.peak_rate / kGiga})) return;
     double x_lo = ridge, x_hi = ridge;
     double y_lo = session_.peak_rate / kGiga, y_hi = y_lo;
     auto include = [&](const QPointF& p) {
