@@ -37,6 +37,13 @@ std::vector<Point2> placement_positions(const netlist::Circuit& circuit,
         x1 = static_cast<double>(std::max(d[0], d[2]));
         y0 = static_cast<double>(std::min(d[1], d[3]));
         y1 = static_cast<double>(std::max(d[1], d[3]));
+        // A component placed off the die (the reader warns) starts on its edge: one far
+        // outlier would otherwise set the scale of everything else.
+        for (std::size_t v = 0; v < n; ++v) {
+            if (!placed[v]) continue;
+            pos[v].x = std::clamp(pos[v].x, x0, x1);
+            pos[v].y = std::clamp(pos[v].y, y0, y1);
+        }
     }
     const double span = std::max({x1 - x0, y1 - y0, 1.0});
     const double scale = extent / span;

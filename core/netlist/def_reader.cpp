@@ -171,6 +171,11 @@ private:
         c_.die_area = std::array<std::int64_t, 4>{x0, y0, x1, y1};
     }
 
+    static bool on_die(const std::array<std::int64_t, 4>& die, const Placement& p)
+    {
+        return p.x >= die[0] && p.x <= die[2] && p.y >= die[1] && p.y <= die[3];
+    }
+
     /// `KW n ;` opening a section; returns the declared count.
     std::int64_t section_header(const LefDefToken& kw)
     {
@@ -466,7 +471,14 @@ private:
         c_.cells.reserve(comps_.size());
         c_.pins.reserve(order.size());
         c_.placement.reserve(comps_.size());
+        std::int64_t outside = 0; // components whose origin is off the die
         for (std::uint32_t i = 0; i < comps_.size(); ++i) {
+            const Placement& at = comps_[i].place;
+            if (at.placed && c_.die_area && !on_die(*c_.die_area, at) && outside++ < 20)
+                lex_.warn(c_.diagnostics, comps_[i].offset,
+                          "component " + std::string(comps_[i].name) + " is placed at ( " +
+                              std::to_string(at.x) + " " + std::to_string(at.y) +
+                              " ), outside the DIEAREA");
             // Components are in file order, so the lines are found in one pass.
             c_.add_cell(comps_[i].name, comps_[i].macro, CellKind::Instance,
                         lex_.line_of(comps_[i].offset));
@@ -486,6 +498,7 @@ private:
         n.extra["pin_connections"] = pin_connections_;
         if (wildcard_connections_) n.extra["wildcard_connections"] = wildcard_connections_;
         if (unknown) n.extra["unknown_component_connections"] = unknown;
+        if (outside) n.extra["components_outside_die"] = outside;
         n.extra["rows"] = rows_;
         n.extra["tracks"] = tracks_;
     }

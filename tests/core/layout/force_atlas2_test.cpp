@@ -3,6 +3,7 @@
 #include "community/weighted_graph.hpp"
 #include "netlist/readers.hpp"
 #include "util/diagnostics.hpp"
+#include "test_files.hpp"
 
 #include <gtest/gtest.h>
 
@@ -160,6 +161,46 @@ TEST(ForceAtlas2, StartsFromDefPlacement)
     ASSERT_TRUE(s);
     EXPECT_TRUE(all_finite(s->positions));
     EXPECT_TRUE(s->converged);
+}
+
+TEST(ForceAtlas2, AComponentOffTheDieStartsOnItsEdge)
+{
+    // gcd with one inverter moved to (2^31 - 1, -2^31): it starts at the die's corner, and
+    // every other placed cell where it starts in the file as written.
+    const std::string path = data("openroad_nangate45/gcd_nangate45.def");
+    std::string text = gsr::test::read_text(path);
+    const std::string at = "_345_ INV_X2 + PLACED ( 37620 8400 )";
+    const std::size_t where = text.find(at);
+    ASSERT_NE(where, std::string::npos);
+    text.replace(where, at.size(), "_345_ INV_X2 + PLACED ( 2147483647 -2147483648 )");
+    Loaded moved;
+    moved.circuit = netlist::read_def(SourceText::from_string(path, text));
+    moved.graph = graph::build_graph(moved.circuit);
+    const Loaded as_written = load("openroad_nangate45/gcd_nangate45.def");
+    ASSERT_EQ(moved.graph.node_count(), as_written.graph.node_count());
+
+    const double extent = default_extent(moved.graph.node_count());
+    const auto a = placement_positions(moved.circuit, moved.graph, extent, 1);
+    const auto b = placement_positions(as_written.circuit, as_written.graph, extent, 1);
+    ASSERT_EQ(a.size(), b.size());
+    const double scale = extent / 65480; // DIEAREA ( 0 0 ) ( 65480 65480 )
+    std::size_t checked = 0;
+    for (std::size_t v = 0; v < a.size(); ++v) {
+        EXPECT_LE(std::abs(a[v].x), extent);
+        EXPECT_LE(std::abs(a[v].y), extent);
+        const std::int64_t cell = moved.graph.cell_of[v];
+        if (cell < 0 || !moved.circuit.placement[static_cast<std::size_t>(cell)].placed) continue;
+        if (moved.circuit.cell_name(moved.circuit.cells[static_cast<std::size_t>(cell)]) ==
+            "_345_") {
+            EXPECT_NEAR(a[v].x, 32740 * scale, extent * 1e-4); // the die's right edge
+            EXPECT_NEAR(a[v].y, -32740 * scale, extent * 1e-4); // and its bottom
+        } else {
+            EXPECT_EQ(a[v].x, b[v].x);
+            EXPECT_EQ(a[v].y, b[v].y);
+            ++checked;
+        }
+    }
+    EXPECT_GT(checked, 100u);
 }
 
 TEST(ForceAtlas2, NoPlacementGivesNoPositions)

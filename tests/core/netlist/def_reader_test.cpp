@@ -164,6 +164,24 @@ TEST(DefReader, DeclaredCountMismatchWarnsWithLine)
     EXPECT_EQ(c.counts.cells, 1);
 }
 
+TEST(DefReader, ComponentOffTheDieWarnsWithItsLine)
+{
+    const std::string die = "DESIGN d ;\nDIEAREA ( 0 0 ) ( 5000 4000 ) ;\n";
+    const std::string comps = "COMPONENTS 3 ;\n- u1 INV + PLACED ( 5000 4000 ) N ;\n"
+                              "- u2 INV + PLACED ( 2147483647 -2147483648 ) N ;\n"
+                              "- u3 INV + FIXED ( 0 -1 ) S ;\nEND COMPONENTS\nEND DESIGN\n";
+    const Circuit c = def_of(die + comps);
+    ASSERT_EQ(c.diagnostics.warnings().size(), 2u);
+    EXPECT_EQ(c.diagnostics.warnings()[0].str(), "t.def:5:1: warning: component u2 is placed at "
+                                                 "( 2147483647 -2147483648 ), outside the "
+                                                 "DIEAREA");
+    EXPECT_EQ(c.diagnostics.warnings()[1].where.line, 6);
+    EXPECT_EQ(c.counts.extra.at("components_outside_die"), 2);
+    EXPECT_TRUE(c.placement[1].placed); // kept as written; the layout clamps it
+    // Without a DIEAREA there is nothing to be outside of.
+    EXPECT_TRUE(def_of("DESIGN d ;\n" + comps).diagnostics.warnings().empty());
+}
+
 TEST(DefReader, UnknownComponentInNetWarns)
 {
     const Circuit c = def_of("DESIGN d ;\nNETS 1 ;\n- n ( ghost A ) ;\nEND NETS\nEND DESIGN\n");
