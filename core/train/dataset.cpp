@@ -286,7 +286,19 @@ Dataset make_dataset(Target target, std::vector<LabelledCircuit> circuits,
     for (const CircuitData& c : d.circuits)
         for (std::size_t v = 0; v < c.split.size(); ++v)
             if (c.split[v] == Split::Train) train_values.push_back(c.target[v]);
-    if (train_values.empty()) throw Error("the data set has no training nodes with a target");
+    if (train_values.empty()) {
+        // Name the training circuits with nothing to label: the notes that say so are lost
+        // with the throw.
+        std::string unlabelled;
+        for (std::size_t i = 0; i < d.circuits.size(); ++i)
+            if (roles[i] == Role::Train && d.circuits[i].summary.count == 0)
+                unlabelled += (unlabelled.empty() ? "" : ", ") + d.circuits[i].name;
+        std::string why = "no training node carries " + what;
+        if (!unlabelled.empty())
+            why += ": `gsr labels` finds no net to label in " + unlabelled +
+                   " (a netlist of transistors, or of no gates, has none)";
+        throw Error(why);
+    }
     const TargetSummary train =
         summarize(train_values, std::vector<std::uint8_t>(train_values.size(), 1));
     d.target_mean = train.mean;

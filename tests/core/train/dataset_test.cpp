@@ -188,6 +188,20 @@ TEST(Dataset, ACircuitWithoutVarianceIsReported)
         << d.notes[0];
 }
 
+TEST(Dataset, ATrainingCircuitWithNothingToLabelIsNamed)
+{
+    // A transistor-level SPICE adder: its elements are no gates, so no net gets a level.
+    const std::string spice = netlist_path("spice/adder_mos.cir");
+    try {
+        load_dataset(Target::Level, {spice}, {}, {netlist_path("iscas85/bench/c17.bench")});
+        FAIL() << "trained on a circuit with no labels";
+    } catch (const gsr::Error& e) {
+        EXPECT_EQ(e.message(), "no training node carries the level target: `gsr labels` finds "
+                               "no net to label in " + spice +
+                                   " (a netlist of transistors, or of no gates, has none)");
+    }
+}
+
 TEST(Dataset, ImpossibleSetsAreRefused)
 {
     const std::string c17 = netlist_path("iscas85/bench/c17.bench");
