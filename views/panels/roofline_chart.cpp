@@ -1,5 +1,7 @@
 #include "panels/roofline_chart.hpp"
 
+#include "report/session_report.hpp"
+
 #include <QChart>
 #include <QChartView>
 #include <QLegend>
@@ -102,11 +104,9 @@ RooflineChart::RooflineChart(QWidget* parent)
 
 QPointF RooflineChart::pointOf(const tune::CandidateRecord& c) const
 {
-    if (!tune::is_timed(c) || session_.flops <= 0) return {};
-    const double measured = measured_dram_bytes(c);
-    const double bytes = measured > 0 ? measured : session_.bytes;
-    if (bytes <= 0) return {};
-    return {session_.flops / bytes, session_.flops / c.seconds / kGiga};
+    // The exported report's placement of a candidate (its measured DRAM bytes when profiled).
+    if (!tune::is_timed(c)) return {};
+    return {report::candidate_intensity(session_, c), tune::achieved_flops(session_, c) / kGiga};
 }
 
 void RooflineChart::clear()
@@ -130,14 +130,11 @@ void RooflineChart::setSession(const tune::TuneSession& session)
     chart_->setTitle(QObject::tr("Roofline: %1 on %2")
                          .arg(QString::fromStdString(session.problem),
                               QString::fromStdString(session.device)));
-    if (session.flops > 0 && session.t_sol > 0 && session.bytes > 0) {
-        const QPointF p(session.intensity(), session.flops / session.t_sol / kGiga);
-        if (plottable(p)) bound_->append(p);
-    }
-    if (session.baseline_seconds > 0 && session.bytes > 0) {
-        const QPointF p(session.intensity(), session.flops / session.baseline_seconds / kGiga);
-        if (plottable(p)) baseline_->append(p);
-    }
+    // Points of zero, negative or infinite coordinates are not plottable: no time, no bytes.
+    const QPointF bound(session.intensity(), session.flops / session.t_sol / kGiga);
+    if (plottable(bound)) bound_->append(bound);
+    const QPointF base(session.intensity(), session.flops / session.baseline_seconds / kGiga);
+    if (plottable(base)) baseline_->append(base);
     for (const tune::CandidateRecord& c : session.candidates) addCandidate(c);
     setBest(session.best_candidate());
     updateRanges();
