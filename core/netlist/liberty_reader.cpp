@@ -8,6 +8,7 @@
 // members, CCS and power tables are not kept.
 #include "netlist/lefdef_lexer.hpp"
 #include "netlist/readers.hpp"
+#include "util/source_text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -157,10 +158,8 @@ private:
                 --bracket;
             const unsigned char u = static_cast<unsigned char>(d);
             if (u < 0x20 || u == 0x7f) {
-                static const char digits[] = "0123456789abcdef";
                 src_.fail(static_cast<std::size_t>(q - begin),
-                          std::string("unexpected byte 0x") + digits[u >> 4] + digits[u & 15] +
-                              ": expected Liberty text");
+                          "unexpected byte " + hex_byte(u) + ": expected Liberty text");
             }
             ++q;
         }

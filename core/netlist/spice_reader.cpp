@@ -5,6 +5,7 @@
 // node and instance names are lower-cased; cell types keep their spelling for library lookup.
 #include "netlist/lefdef_lexer.hpp"
 #include "netlist/readers.hpp"
+#include "util/source_text.hpp"
 
 #include <cctype>
 #include <charconv>
@@ -107,10 +108,8 @@ private:
             while (i < line.size() && !is_blank(line[i]) && line[i] != ';') {
                 const unsigned char u = static_cast<unsigned char>(line[i]);
                 if (u < 0x20 || u == 0x7f) {
-                    static const char digits[] = "0123456789abcdef";
-                    src_.fail(offset_of(line) + i, std::string("unexpected byte 0x") +
-                                                       digits[u >> 4] + digits[u & 15] +
-                                                       ": expected SPICE text");
+                    src_.fail(offset_of(line) + i,
+                              "unexpected byte " + hex_byte(u) + ": expected SPICE text");
                 }
                 ++i;
             }

@@ -292,8 +292,7 @@ void Lexer::lex(Token& t)
         default: {
             const unsigned char u = static_cast<unsigned char>(c);
             if (u < 0x20 || u >= 0x7f)
-                fail(p, "unexpected byte 0x" + printable(std::string_view(p, 1)).substr(2) +
-                            "; expected Verilog text");
+                fail(p, "unexpected byte " + hex_byte(u) + "; expected Verilog text");
             fail(p, std::string("unexpected character '") + c + "'");
         }
         }

@@ -210,6 +210,17 @@ TEST(LibertyReader, EofInsideGroupFailsNamingTheGroup)
               std::string::npos);
 }
 
+TEST(LibertyReader, AStrayControlByteIsNamedAtItsColumn)
+{
+    // Text enough around it that one byte is not taken for binary data.
+    const Error e = lib_error("library (l) {\n cell (N\x01" "AND) { }\n" +
+                              std::string(200, ' ') + "\n}");
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_EQ(e.where().column, 9);
+    EXPECT_NE(e.message().find("unexpected byte 0x01: expected Liberty text"),
+              std::string::npos);
+}
+
 TEST(LibertyReader, UnterminatedCommentFailsAtItsStart)
 {
     const Error e = lib_error("library (l) {\n /* never closed\n");

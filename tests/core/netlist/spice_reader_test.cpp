@@ -223,6 +223,14 @@ TEST(SpiceReader, BinaryDataFails)
               std::string::npos);
 }
 
+TEST(SpiceReader, AStrayControlByteIsNamedAtItsColumn)
+{
+    const Error e = deck_error("t\nR1 a b\x7f 1k\n.end\n");
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_EQ(e.where().column, 7);
+    EXPECT_NE(e.message().find("unexpected byte 0x7f: expected SPICE text"), std::string::npos);
+}
+
 TEST(SpiceReader, EveryTruncationAndCorruptedByteReadsOrNamesItsLine)
 {
     gsr::netlist::testdata::expect_damage_reads_or_names_its_line("t.cir", kDeck, read_spice);

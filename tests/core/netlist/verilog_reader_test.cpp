@@ -739,6 +739,15 @@ TEST(VerilogReader, BinaryGarbageIsRejected)
     EXPECT_NE(e.message().find("binary data"), std::string::npos);
 }
 
+TEST(VerilogReader, AStrayByteIsNamedAtItsColumn)
+{
+    const gsr::Error e = verilog_error("module m(a);\n  input \xff a;\nendmodule\n");
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_EQ(e.where().column, 9);
+    EXPECT_NE(e.message().find("unexpected byte 0xff; expected Verilog text"),
+              std::string::npos);
+}
+
 TEST(VerilogReader, HtmlPageIsRejected)
 {
     const gsr::Error e =
