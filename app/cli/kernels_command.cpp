@@ -180,7 +180,7 @@ sol::DeviceSpec lab_device(const Args& a, tune::WorkerEvaluator& worker, std::st
     if (a.has("--device")) return device_of(a);
     if (const sol::DeviceSpec* d = sol::find_device(*gpu_name)) return *d;
     throw Error("the SOL device table has no row for '" + *gpu_name +
-                "'; name the closest one with --device (gsr sol --list-devices)");
+                "'; name the closest one with --device (gsr sol --devices lists them)");
 }
 
 /// The SOL analysis of `p` on `device`, with the measured peaks of --calibration FILE (as

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 namespace gsr::sol {
 
@@ -161,6 +162,34 @@ std::vector<std::string> tokens(std::string_view s)
     return out;
 }
 
+bool is_number(const std::string& t)
+{
+    return !t.empty() && std::isdigit(static_cast<unsigned char>(t[0])) != 0;
+}
+
+/// The tokens of a name that tell one part from another: without a memory size ("80 gb"), the
+/// memory kind ("hbm 3", "hbm 2 e"), the form factor ("sxm 4", "pcie") and the words "rtx",
+/// "gpu", "tensor" and "core". What remains of a CUDA name must be explained by the row it
+/// matches: "NVIDIA H100 NVL", "Tesla V100S-PCIE-32GB" or "RTX 3090 Ti" are faster parts than
+/// the H100 SXM, V100 PCIe and RTX 3090 rows, and "T400 4GB" is not a T4.
+std::vector<std::string> distinguishing(const std::vector<std::string>& t)
+{
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const std::string& x = t[i];
+        const bool next_number = i + 1 < t.size() && is_number(t[i + 1]);
+        if (is_number(x) && i + 1 < t.size() && t[i + 1] == "gb") {
+            ++i; // a memory size
+        } else if (x == "hbm" || x == "sxm") {
+            if (next_number) ++i;
+            if (x == "hbm" && i + 1 < t.size() && t[i + 1] == "e") ++i; // HBM2e, HBM3e
+        } else if (x != "pcie" && x != "rtx" && x != "gpu" && x != "tensor" && x != "core") {
+            out.push_back(x);
+        }
+    }
+    return out;
+}
+
 std::string joined(const std::vector<std::string>& t)
 {
     std::string s;
@@ -184,19 +213,26 @@ const DeviceSpec* find_device(std::string_view name)
     for (const DeviceSpec& d : device_table())
         if (joined(tokens(d.name)) == key) return &d;
     const DeviceSpec* best = nullptr;
-    std::size_t best_len = 0;
+    std::vector<std::string> best_need;
     for (const DeviceSpec& d : device_table()) {
         for (const std::string& rule : d.match_rules) {
             const std::vector<std::string> need = tokens(rule);
             const bool all = std::all_of(need.begin(), need.end(), [&](const std::string& t) {
                 return std::find(have.begin(), have.end(), t) != have.end();
             });
-            if (all && need.size() > best_len) {
+            if (all && need.size() > best_need.size()) {
                 best = &d;
-                best_len = need.size();
+                best_need = need;
             }
         }
     }
+    if (best == nullptr) return nullptr;
+    // A token the rule and the row's name leave unexplained names another part: no row then,
+    // rather than peaks lower than the part's (its honest kernels would look like gaming).
+    std::vector<std::string> known = tokens(best->name);
+    known.insert(known.end(), best_need.begin(), best_need.end());
+    for (const std::string& t : distinguishing(have))
+        if (std::find(known.begin(), known.end(), t) == known.end()) return nullptr;
     return best;
 }
 
@@ -228,10 +264,14 @@ Calibration calibration_from_json(const nlohmann::json& j)
             throw Error(std::string("calibration: \"") + key + "\" must be a string");
         out = j[key].get<std::string>();
     };
+    // A peak is 0 (not measured) or a rate of at least one a second: a denormal one would
+    // make every bound infinite.
     auto number = [&](const char* key, double& out) {
-        if (!j.contains(key) || !j[key].is_number() || j[key].get<double>() < 0)
-            throw Error(std::string("calibration: \"") + key + "\" must be a number >= 0");
-        out = j[key].get<double>();
+        const double v = j.contains(key) && j[key].is_number() ? j[key].get<double>() : -1.0;
+        if (!(v == 0 || (v >= 1 && std::isfinite(v))))
+            throw Error(std::string("calibration: \"") + key +
+                        "\" must be 0 (not measured) or a rate of at least 1 a second");
+        out = v;
     };
     text("device_name", c.device_name);
     text("date", c.date);

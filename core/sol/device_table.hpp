@@ -57,7 +57,9 @@ const std::vector<DeviceSpec>& device_table();
 
 /// The GPU a name means: the canonical name (case and punctuation ignored), or the row whose
 /// longest matching rule wins (tokens split at letter/digit boundaries, so "A100-SXM4-40GB"
-/// holds a,100,sxm,4,40,gb). Nullptr when nothing matches.
+/// holds a,100,sxm,4,40,gb). Nullptr when nothing matches, or when the name holds a token that
+/// neither the rule nor the row's name explains, memory size, memory kind and form factor aside
+/// ("H100 NVL", "V100S", "RTX 3090 Ti": other parts, faster than the row).
 const DeviceSpec* find_device(std::string_view name);
 
 /// find_device, or gsr::Error listing the known names.

@@ -2,7 +2,9 @@
 
 #include "util/diagnostics.hpp"
 
+#include <algorithm>
 #include <array>
+#include <limits>
 
 namespace gsr::sol {
 
@@ -114,6 +116,12 @@ OpSpec normalized(OpSpec op)
         if (op.shape[3] > op.shape[1] / op.shape[2])
             throw Error("topk: K must not exceed the group width D/G");
     }
+    if (op.kind == OpKind::Spmm || op.kind == OpKind::SpmmCompressed) {
+        // NNZ <= M N, without forming M N (it may not fit 64 bits).
+        const std::uint64_t m = op.shape[0], n = op.shape[1], nnz = op.shape[2];
+        if (nnz / m > n || (nnz / m == n && nnz % m != 0))
+            throw Error(kind + ": NNZ must not exceed M*N");
+    }
     if (op.kind == OpKind::SpmmCompressed && op.shape[4] > op.shape[3])
         throw Error("spmm_k: K must not exceed the width F");
     if (op.kind == OpKind::Elementwise && op.inputs == 0)
@@ -142,15 +150,18 @@ OpCost op_cost(const OpSpec& spec)
         const double m = double(s[0]), n = double(s[1]), nnz = double(s[2]), f = double(s[3]);
         const double ev = op.weighted ? e : 0.0;
         const double csr = 4 * (m + 1) + nnz * (4 + ev);
+        // The rows of X read at least once: those with a nonzero in their column, at most
+        // min(N, NNZ).
+        const double touched = std::min(n, nnz);
         if (op.kind == OpKind::Spmm) {
             c.flops = 2 * nnz * f;
-            c.bytes = csr + e * n * f + e * m * f;
+            c.bytes = csr + e * touched * f + e * m * f;
             c.gather_bytes = csr + e * nnz * f + e * m * f;
         } else {
             const double k = double(s[4]);
             const double row = k * (e + (s[3] <= 256 ? 1 : 2)); // k values + k column indices
             c.flops = 2 * nnz * k;
-            c.bytes = csr + n * row + e * m * f;
+            c.bytes = csr + touched * row + e * m * f;
             c.gather_bytes = csr + nnz * row + e * m * f;
         }
         out_rows = m;
@@ -199,7 +210,10 @@ OpCost op_cost(const OpSpec& spec)
         break;
     }
     }
-    c.output_elements = std::uint64_t(out_rows * out_cols);
+    // Saturated: an output of 2^64 elements or more is past what any count here can mean.
+    const double outputs = out_rows * out_cols;
+    c.output_elements = outputs < 0x1p64 ? std::uint64_t(outputs)
+                                         : std::numeric_limits<std::uint64_t>::max();
     if (op.epilogue.bias) c.bytes += e * out_cols;
     if (op.epilogue.residual) c.bytes += e * out_rows * out_cols;
     if (c.gather_bytes > 0) {

@@ -4,8 +4,8 @@
 //
 //   op          shape                 FLOP (counted?)        minimal bytes
 //   gemm        M,N,K                 2MNK (yes)             e(MK + KN + MN)
-//   spmm        M,N,NNZ,F             2*NNZ*F (yes)          4(M+1) + NNZ(4+ev) + eNF + eMF
-//   spmm_k      M,N,NNZ,F,K           2*NNZ*K (yes)          4(M+1) + NNZ(4+ev) + N*K(e+i) + eMF
+//   spmm        M,N,NNZ,F             2*NNZ*F (yes)          4(M+1) + NNZ(4+ev) + eN'F + eMF
+//   spmm_k      M,N,NNZ,F,K           2*NNZ*K (yes)          4(M+1) + NNZ(4+ev) + N'K(e+i) + eMF
 //   elementwise N or R,C              N*ops (no)             e*N*(inputs + 1)
 //   reduction   R,C (sum over C)      R*C (no)               e(RC + R)
 //   softmax     R,C                   5RC (no)               2eRC
@@ -17,7 +17,8 @@
 // for a bias and e*(output elements) for a residual; a scale is a scalar argument; epilogue
 // arithmetic is elementwise and never counted in the compute term. "Counted" says whether the
 // FLOPs enter T_SOL: elementwise and reduction-like arithmetic does not (their bound is memory).
-// SpMM also has a gather bound: every neighbour row fetched once per edge, eNF -> e*NNZ*F.
+// N' = min(N, NNZ): the rows of X a SpMM reads at least once (NNZ <= M*N is checked).
+// SpMM also has a gather bound: every neighbour row fetched once per edge, eN'F -> e*NNZ*F.
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -43,12 +43,16 @@ Times times(const OpCost& c, double rate, double bandwidth)
 std::string seconds_text(double s)
 {
     char buf[48];
-    if (s >= 1)
+    if (s >= 1e5 || (s > 0 && s < 1e-12))
+        std::snprintf(buf, sizeof buf, "%.3e s", s);
+    else if (s >= 1)
         std::snprintf(buf, sizeof buf, "%.3f s", s);
     else if (s >= 1e-3)
         std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
-    else
+    else if (s >= 1e-6 || s == 0)
         std::snprintf(buf, sizeof buf, "%.3f us", s * 1e6);
+    else
+        std::snprintf(buf, sizeof buf, "%.3f ns", s * 1e9);
     return buf;
 }
 
@@ -145,8 +149,8 @@ nlohmann::json analysis_json(const SolAnalysis& a)
 nlohmann::json judgement_json(const Judgement& j)
 {
     return {{"seconds", j.seconds},
-            {"headroom", j.headroom},
-            {"percent_of_sol", j.percent_of_sol},
+            {"headroom", number_or_null(j.headroom)},
+            {"percent_of_sol", number_or_null(j.percent_of_sol)},
             {"score", number_or_null(j.score)},
             {"gaming", j.gaming}};
 }

@@ -105,6 +105,28 @@ TEST(SolOpModel, CompressedSpmmReadsKOfDColumns)
     EXPECT_TRUE(c.flops_counted);
 }
 
+TEST(SolOpModel, SpmmReadsOnlyTheRowsItsNonzerosName)
+{
+    // M = 1000 rows of a batch, N = 1e6 feature rows, NNZ = 1000, F = 64: at most 1000 rows of
+    // X are read, 4,004 + 1000*(4+4) + 4*1000*64 + 4*1000*64 = 524,004 B, and the gather bound
+    // is the same (each nonzero fetches its row once).
+    const OpCost c = op_cost(op(OpKind::Spmm, {1000, 1000000, 1000, 64}));
+    EXPECT_DOUBLE_EQ(c.bytes, 524004.0);
+    EXPECT_DOUBLE_EQ(c.gather_bytes, 524004.0);
+    // Compressed, k = 8: 4,004 + 8,000 + 1000 * 40 + 256,000 = 308,004.
+    EXPECT_DOUBLE_EQ(op_cost(op(OpKind::SpmmCompressed, {1000, 1000000, 1000, 64, 8})).bytes,
+                     308004.0);
+    // 20 us is slow against that bound, not gaming (the bound charged all 1e6 rows before).
+    const SolAnalysis a = analyze(op(OpKind::Spmm, {1000, 1000000, 1000, 64}), dev("H100 SXM"));
+    EXPECT_NEAR(a.t_sol, 524004.0 / 3.35e12, 1e-15);
+    EXPECT_FALSE(judge(a, 20e-6).gaming);
+    // More nonzeros than the matrix has entries, even where M N overflows 64 bits.
+    EXPECT_THROW(op_cost(op(OpKind::Spmm, {2, 2, 5, 4})), gsr::Error);
+    EXPECT_NO_THROW(op_cost(op(OpKind::Spmm, {2, 2, 4, 4})));
+    EXPECT_THROW(op_cost(op(OpKind::SpmmCompressed, {3, 1, 4, 8, 2})), gsr::Error);
+    EXPECT_NO_THROW(op_cost(op(OpKind::Spmm, {1ull << 40, 1ull << 40, 1ull << 62, 4})));
+}
+
 TEST(SolOpModel, ElementwiseIsMemoryOnly)
 {
     // 1e6 fp32 in, 1e6 out: 8e6 B; 8e6 / 3.35e12 = 2.3880597e-6 s; arithmetic not counted.
@@ -222,6 +244,15 @@ TEST(SolCalibration, MeasuredPeaksReplaceDatasheetAndGamingStaysPermissive)
     EXPECT_DOUBLE_EQ(back.copy_bandwidth, c.copy_bandwidth);
     EXPECT_DOUBLE_EQ(back.gemm_rate, c.gemm_rate);
     EXPECT_EQ(back.gemm_unit, MathUnit::Fp32Fma);
+    // A peak is 0 (not measured) or at least one a second: a denormal one made T_SOL infinite.
+    for (const double bad : {-1.0, 1e-320, 0.5}) {
+        nlohmann::json tiny = calibration_json(c);
+        tiny["copy_bandwidth"] = bad;
+        EXPECT_THROW(calibration_from_json(tiny), gsr::Error) << bad;
+    }
+    nlohmann::json none = calibration_json(c);
+    none["gemm_rate"] = 0;
+    EXPECT_DOUBLE_EQ(calibration_from_json(none).gemm_rate, 0.0);
     nlohmann::json broken = calibration_json(c);
     broken.erase("copy_bandwidth");
     try {
@@ -256,7 +287,14 @@ TEST(SolDevices, CudaNamesFindTheirRows)
         ASSERT_NE(d, nullptr) << name;
         EXPECT_EQ(d->name, row) << name;
     }
+    EXPECT_EQ(find_device("NVIDIA H200 141GB HBM3e")->name, "H200");
     EXPECT_EQ(find_device("NVIDIA L40"), nullptr); // not the L40S
+    // Other parts than a row's, most of them faster: no row, rather than the slower one's
+    // peaks (an honest kernel would look like gaming against them).
+    for (const char* other :
+         {"NVIDIA H100 NVL", "Tesla V100S-PCIE-32GB", "NVIDIA GeForce RTX 3090 Ti",
+          "NVIDIA T400 4GB", "NVIDIA GeForce RTX 4090 Laptop GPU", "NVIDIA A10G"})
+        EXPECT_EQ(find_device(other), nullptr) << other;
     EXPECT_EQ(find_device("AMD Instinct MI300X"), nullptr);
     EXPECT_EQ(find_device(""), nullptr);
     EXPECT_THROW(device_or_throw("Radeon"), gsr::Error);
@@ -283,4 +321,16 @@ TEST(SolDevices, DatasheetFigures)
         EXPECT_FALSE(d.source.empty()) << d.name;
         EXPECT_EQ(find_device(d.name), &d) << d.name; // the canonical name finds itself
     }
+}
+
+TEST(SolText, TimesKeepTheirUnitAtEveryScale)
+{
+    // gemm 2x3x4 fp32: 104 B / 3.35e12 B/s = 0.031 ns (it printed "0.000 us").
+    const std::string tiny = analysis_text(analyze(op(OpKind::Gemm, {2, 3, 4}), dev("H100 SXM")));
+    EXPECT_NE(tiny.find("T_SOL      0.031 ns (memory-bound)"), std::string::npos) << tiny;
+    // 2 (2^40)^3 FLOP / 67e12 FLOP/s = 3.968e22 s: scientific, with its unit (it lost the unit).
+    const std::uint64_t big = 1ull << 40;
+    const std::string huge =
+        analysis_text(analyze(op(OpKind::Gemm, {big, big, big}), dev("H100 SXM")));
+    EXPECT_NE(huge.find("T_SOL      3.968e+22 s (compute-bound)"), std::string::npos) << huge;
 }
