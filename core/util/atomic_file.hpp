@@ -2,7 +2,9 @@
 // Writing a whole file so that readers never see half of it: the bytes go to a temporary
 // file in the same folder (so the rename never crosses file systems), are flushed to the
 // disk (fsync), and the file is renamed over the target. On any failure the
-// temporary is removed and the old file is left as it was.
+// temporary is removed and the old file is left as it was. A symbolic link stays a link: the
+// file it points to is the one replaced (its permissions kept). A device or a pipe
+// (/dev/null, /dev/stdout, a FIFO) is written in place, never replaced by a plain file.
 #include <string>
 #include <string_view>
 

@@ -1,10 +1,17 @@
 #include "netlist/format.hpp"
+#include "util/atomic_file.hpp"
 #include "util/diagnostics.hpp"
 #include "util/json_text.hpp"
 #include "util/name_pool.hpp"
 #include "util/source_text.hpp"
 
+#include "test_files.hpp"
+
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <thread>
 
 using namespace gsr;
 
@@ -106,4 +113,40 @@ TEST(JsonText, BytesThatAreNotUtf8BecomeReplacementCharacters)
     EXPECT_EQ(text, "{\"name\":\"caf\xef\xbf\xbd.bench\",\"ok\":\"caf\xc3\xa9\"}");
     EXPECT_EQ(nlohmann::json::parse(text)["name"], "caf\xef\xbf\xbd.bench"); // U+FFFD, UTF-8
     EXPECT_EQ(json_text(nlohmann::json{{"a", 1}}, 2), "{\n  \"a\": 1\n}");
+}
+
+TEST(AtomicFile, ALinkStaysALinkAndItsFileIsReplaced)
+{
+    namespace fs = std::filesystem;
+    const test::ScratchDir dir("gsr_atomic_link");
+    fs::create_directory(dir / "data");
+    const fs::path file = dir / "data" / "labels.csv", link = dir / "latest.csv";
+    write_file_atomically(file.string(), "old\n");
+    fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write);
+    fs::create_symlink(fs::path("data") / "labels.csv", link);
+    write_file_atomically(link.string(), "new\n");
+    EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link))); // it was renamed over before
+    EXPECT_EQ(test::read_text(file), "new\n");
+    // The permissions of the file replaced are kept.
+    EXPECT_EQ(fs::status(file).permissions(), fs::perms::owner_read | fs::perms::owner_write);
+    // A dangling link: the file it points to is made.
+    const fs::path dangling = dir / "next.csv";
+    fs::create_symlink(fs::path("data") / "next-target.csv", dangling);
+    write_file_atomically(dangling.string(), "made\n");
+    EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dangling)));
+    EXPECT_EQ(test::read_text(dir / "data" / "next-target.csv"), "made\n");
+}
+
+TEST(AtomicFile, APipeIsWrittenInPlaceNotReplaced)
+{
+    namespace fs = std::filesystem;
+    const test::ScratchDir dir("gsr_atomic_fifo");
+    const fs::path fifo = dir / "stream";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::string got;
+    std::thread reader([&] { got = test::read_text(fifo); });
+    write_file_atomically(fifo.string(), "a,b\n1,2\n");
+    reader.join();
+    EXPECT_EQ(got, "a,b\n1,2\n");
+    EXPECT_TRUE(fs::is_fifo(fs::status(fifo))); // a plain file took its place before
 }
