@@ -101,6 +101,10 @@ int cmd_labels(const std::vector<std::string>& argv)
     netlist::LoadOptions load;
     if (!libs.empty()) load.library = &library;
     const netlist::Circuit circuit = netlist::load_netlist(a.positionals()[0], load);
+    if (!a.has("--quiet")) { // a table left out, a cell missing from the libraries, ...
+        print_warnings(library.diagnostics);
+        print_warnings(circuit.diagnostics);
+    }
     const labels::NetStructure structure = labels::build_net_structure(circuit);
     const labels::NetLevels levels = labels::compute_net_levels(structure);
 
@@ -153,6 +157,10 @@ int cmd_labels(const std::vector<std::string>& argv)
     if (a.has("--input-transition") && !(arrival && arrival->nldm))
         throw UsageError("--input-transition applies to --target arrival with a --liberty "
                          "library that has delay tables");
+    if (a.has("--load-factor") && !(arrival && !arrival->nldm))
+        throw UsageError("--load-factor applies to --target arrival in the unit-delay model; "
+                         "with a library's delay tables a net's load is its sinks' pin "
+                         "capacitances");
 
     labels::LabelSet set = labels::make_label_set(circuit, structure, levels,
                                                   result ? &*result : nullptr,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <system_error>
 
 namespace gsr::community {
 namespace {
@@ -53,7 +54,13 @@ WorkerPool::WorkerPool(unsigned threads)
 {
     if (threads == 0) threads = default_thread_count();
     workers_.reserve(threads - 1);
-    for (unsigned w = 1; w < threads; ++w) workers_.emplace_back([this, w] { worker_loop(w); });
+    try {
+        for (unsigned w = 1; w < threads; ++w)
+            workers_.emplace_back([this, w] { worker_loop(w); });
+    } catch (const std::system_error&) {
+        // The system starts no more threads: the pool works with those it has (size()), where
+        // the threads left joinable in workers_ would have ended the process.
+    }
 }
 
 WorkerPool::~WorkerPool()

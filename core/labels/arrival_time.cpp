@@ -1,8 +1,12 @@
 #include "labels/arrival_time.hpp"
 
+#include "util/diagnostics.hpp"
+
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <string>
+#include <utility>
 
 namespace gsr::labels {
 
@@ -111,9 +115,12 @@ ArrivalTimes nldm_arrival_times(const Circuit& circuit, const NetStructure& s,
     r.load = net_loads(circuit, library, lib_cell);
 
     // Evaluates the arcs of `type` into each output net that cell c drives; false when the
-    // cell has none. Clock arcs start at 0 with the default transition (an ideal clock).
-    const auto through_arcs = [&](CellId c, netlist::TimingArc::Type type) {
+    // cell has none. Clock arcs start at 0 with the default transition (an ideal clock). The
+    // outputs left without an arc go to `missing`.
+    const auto through_arcs = [&](CellId c, netlist::TimingArc::Type type,
+                                  std::vector<NetId>& missing) {
         const Cell& cell = circuit.cells[c];
+        missing.clear();
         if (!lib_cell[c]) return false;
         bool any = false;
         const netlist::Pin* pins = circuit.pins_of(cell);
@@ -122,7 +129,10 @@ ArrivalTimes nldm_arrival_times(const Circuit& circuit, const NetStructure& s,
             if (out.dir != Direction::Output || out.net == netlist::kNoNet) continue;
             if (s.driver[out.net] != c) continue;
             const netlist::LibraryPin* lp = pin_named(*lib_cell[c], circuit.pin_name(out));
-            if (!lp) continue;
+            if (!lp) {
+                missing.push_back(out.net);
+                continue;
+            }
             const double load = r.load[out.net];
             double arrival = 0.0, transition = 0.0;
             bool found = false;
@@ -147,7 +157,10 @@ ArrivalTimes nldm_arrival_times(const Circuit& circuit, const NetStructure& s,
                     found = true;
                 }
             }
-            if (!found) continue;
+            if (!found) {
+                missing.push_back(out.net);
+                continue;
+            }
             r.arrival[out.net] = arrival;
             r.transition[out.net] = transition;
             any = true;
@@ -155,14 +168,17 @@ ArrivalTimes nldm_arrival_times(const Circuit& circuit, const NetStructure& s,
         return any;
     };
 
+    std::vector<NetId> missing;
     for (CellId c = 0; c < s.cell_count(); ++c)
-        if (!s.combinational[c]) through_arcs(c, netlist::TimingArc::Type::ClockEdge);
+        if (!s.combinational[c]) through_arcs(c, netlist::TimingArc::Type::ClockEdge, missing);
 
     for (CellId c : s.order) {
         const Cell& cell = circuit.cells[c];
         if (cell.kind == CellKind::Constant) continue; // constants arrive at 0
-        if (through_arcs(c, netlist::TimingArc::Type::Combinational)) continue;
-        // No timing arc: a wire-like cell of zero delay.
+        const bool any = through_arcs(c, netlist::TimingArc::Type::Combinational, missing);
+        if (any && missing.empty()) continue;
+        // No timing arc into some or all of its outputs (a half adder's carry without one):
+        // those are wire-like, of zero delay.
         ++r.cells_without_timing;
         double latest = 0.0, slowest = 0.0;
         bool inputs = false;
@@ -172,13 +188,31 @@ ArrivalTimes nldm_arrival_times(const Circuit& circuit, const NetStructure& s,
             slowest = std::max(slowest, r.transition[n]);
             inputs = true;
         }
-        for (NetId n : s.outputs(c)) {
+        for (NetId n : any ? missing : s.outputs(c)) {
             if (s.driver[n] != c) continue;
             r.arrival[n] = latest;
             r.transition[n] = inputs ? slowest : model.input_transition;
         }
     }
     for (double a : r.arrival) r.max_arrival = std::max(r.max_arrival, a);
+    return r;
+}
+
+/// Refuses arrival times that overflowed (delay tables or loads out of range): NaN or
+/// infinity would be written as labels, or clamped to 0 by the next max.
+ArrivalTimes checked_finite(ArrivalTimes r, const Circuit& circuit, const DelayModel& model)
+{
+    for (NetId n = 0; n < r.arrival.size(); ++n) {
+        if (std::isfinite(r.arrival[n]) &&
+            (n >= r.transition.size() || std::isfinite(r.transition[n])))
+            continue;
+        throw Error("the arrival time of net '" + std::string(circuit.net_name(n)) +
+                    "' is not a finite number: " +
+                    (r.nldm ? std::string("the library's delay tables, the pin capacitances or "
+                                          "--input-transition are out of range")
+                            : "--load-factor " + std::to_string(model.load_factor) +
+                                  " is out of range"));
+    }
     return r;
 }
 
@@ -212,7 +246,7 @@ ArrivalTimes compute_arrival_times(const Circuit& circuit, const NetStructure& s
                                    const DelayModel& model)
 {
     if (model.library && model.library->has_timing())
-        return nldm_arrival_times(circuit, s, model);
+        return checked_finite(nldm_arrival_times(circuit, s, model), circuit, model);
     ArrivalTimes r;
     r.arrival.assign(s.net_count(), 0.0);
 
@@ -248,7 +282,7 @@ ArrivalTimes compute_arrival_times(const Circuit& circuit, const NetStructure& s
             r.max_arrival = std::max(r.max_arrival, r.arrival[n]);
         }
     }
-    return r;
+    return checked_finite(std::move(r), circuit, model);
 }
 
 } // namespace gsr::labels

@@ -36,7 +36,8 @@
 // clock-to-output delay (its rising_edge/falling_edge arcs at `input_transition` and the
 // output's load); flip-flops that are not library cells arrive at 0, and so do constants.
 // Combinational cells without an arc (not in the library, Verilog assigns) pass the latest
-// input arrival and transition on with zero delay; they are counted in cells_without_timing.
+// input arrival and transition on with zero delay; so do the outputs of a cell that have no
+// arc where its other outputs have one. Each such cell counts once in cells_without_timing.
 #include "labels/net_structure.hpp"
 #include "netlist/library.hpp"
 
@@ -63,6 +64,8 @@ struct ArrivalTimes {
 /// The default delay of a gate or library cell type with `inputs` inputs.
 double gate_delay(std::string_view type, std::size_t inputs);
 
+/// gsr::Error naming a net whose arrival or transition is not finite (tables, capacitances,
+/// --load-factor or --input-transition out of range).
 ArrivalTimes compute_arrival_times(const netlist::Circuit& circuit, const NetStructure& structure,
                                    const DelayModel& model = {});
 

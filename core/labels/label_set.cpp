@@ -3,6 +3,7 @@
 #include "util/atomic_file.hpp"
 #include "util/diagnostics.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -30,9 +31,11 @@ std::string driver_name(const Circuit& circuit, const NetStructure& s, NetId n)
 
 void append_fixed6(std::string& out, double v)
 {
-    char buf[64];
+    // %.6f of a double takes at most 309 digits, a sign, a point and 6 decimals; a buffer
+    // shorter than that read past its end for values of 1e56 and more.
+    char buf[330];
     const int len = std::snprintf(buf, sizeof buf, "%.6f", v);
-    out.append(buf, static_cast<std::size_t>(len));
+    out.append(buf, std::min(static_cast<std::size_t>(len > 0 ? len : 0), sizeof buf - 1));
 }
 
 void append_field(std::string& out, const std::string& s)

@@ -7,6 +7,7 @@
 #include <bit>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <thread>
 
 // The word loops are inlined into one kernel per instruction set, picked at run time: popcount
@@ -769,8 +770,16 @@ std::vector<ChunkCounts> run_blocks(std::size_t values, std::uint64_t words, uns
     }
     std::vector<std::thread> pool;
     pool.reserve(threads);
-    for (unsigned t = 0; t < threads; ++t)
-        pool.emplace_back([&, t] { block(range(t), range(t + 1), counts[t]); });
+    unsigned started = 0;
+    try {
+        for (; started < threads; ++started)
+            pool.emplace_back([&, started] {
+                block(range(started), range(started + 1), counts[started]);
+            });
+    } catch (const std::system_error&) {
+        // The system starts no more threads: the ranges left run here, with the same counts.
+    }
+    for (unsigned t = started; t < threads; ++t) block(range(t), range(t + 1), counts[t]);
     for (std::thread& th : pool) th.join();
     return counts;
 }

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <unordered_map>
@@ -473,6 +474,7 @@ private:
                      "cell " + std::string(f.arg) + " is defined twice; the first is kept");
             seen_cells_.emplace(std::string(f.arg), lib_.cells.size());
             LibraryCell c;
+            c.storage_known = true;
             c.name = std::string(f.arg);
             lib_.cells.push_back(std::move(c));
             current_cell_ = lib_.cells.size() - 1;
@@ -605,10 +607,12 @@ private:
         return Direction::Unknown;
     }
 
+    /// A finite number: from_chars also reads "nan" and "inf", which no table or capacitance
+    /// can mean (a NaN delay became 0 in the arrival times, without a word).
     static bool to_number(std::string_view v, double& out)
     {
         auto r = std::from_chars(v.data(), v.data() + v.size(), out);
-        return r.ec == std::errc() && r.ptr == v.data() + v.size();
+        return r.ec == std::errc() && r.ptr == v.data() + v.size() && std::isfinite(out);
     }
 
     void on_simple(const Token& name, std::string_view value, std::size_t offset)

@@ -124,6 +124,12 @@ void Library::merge(const Library& other)
             if (!have) mine.pins.push_back(op);
         }
         if (mine.width == 0.0) { mine.width = oc.width; mine.height = oc.height; }
+        // Liberty's word on storage, whichever order the libraries came in.
+        if (oc.storage_known && !mine.storage_known) {
+            mine.is_ff = oc.is_ff;
+            mine.is_latch = oc.is_latch;
+            mine.storage_known = true;
+        }
     }
     timing_arcs += arcs_added;
 }

@@ -64,6 +64,9 @@ struct LibraryCell {
     std::vector<LibraryPin> pins;
     bool is_ff = false;    ///< has a Liberty ff group
     bool is_latch = false; ///< has a Liberty latch group
+    /// Read from Liberty, which says whether a cell stores (is_ff, is_latch); a LEF macro does
+    /// not, so the loader judges such a cell by its name.
+    bool storage_known = false;
     double area = 0.0;
     double width = 0.0, height = 0.0; ///< LEF SIZE, microns
 };

@@ -47,11 +47,9 @@ void resolve_instances(Circuit& c, const Library* lib)
         if (cell.kind != CellKind::Instance) continue;
         const std::string_view type = c.cell_type(cell);
         const LibraryCell* lc = lib ? lib->find(type) : nullptr;
-        if (lc) {
-            if (lc->is_ff || lc->is_latch) cell.flags |= kCellSequential;
-        } else if (sequential_by_name(type)) {
+        // Liberty says whether a cell stores; without it (no library, a LEF) its name does.
+        if ((lc && lc->storage_known) ? (lc->is_ff || lc->is_latch) : sequential_by_name(type))
             cell.flags |= kCellSequential;
-        }
         if (lib && !lc && !(cell.flags & kCellBlackBox) && warned_type.insert(cell.type).second)
             c.diagnostics.warn(c.cell_location(id), "cell type " + std::string(type) +
                                                         " is not in the given libraries");

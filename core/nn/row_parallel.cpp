@@ -1,13 +1,18 @@
 #include "nn/row_parallel.hpp"
 
 #include <algorithm>
+#include <system_error>
 
 namespace gsr::nn {
 
 RowParallel::RowParallel(unsigned threads)
 {
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-    for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+    try {
+        for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+    } catch (const std::system_error&) {
+        // The system starts no more threads: the rows go to those started (and the caller).
+    }
 }
 
 RowParallel::~RowParallel()

@@ -82,6 +82,28 @@ TEST(LabelsArrival, InputTransitionNeedsADelayTable)
     EXPECT_NE(r.err.find("--input-transition"), std::string::npos) << r.err;
 }
 
+TEST(LabelsArrival, LoadFactorNeedsTheUnitDelayModel)
+{
+    // With delay tables the load is the sinks' pin capacitances: --load-factor changed
+    // nothing, and said nothing.
+    const auto r = run_gsr("labels " + shell_quote(kIwls + "netlist/s27.v") + " --liberty " +
+                           shell_quote(kIwls + "lib/GSCLib_3.0.lib") +
+                           " --target arrival --load-factor 5 --out " +
+                           shell_quote(gsr::test::scratch_file("lf.csv").string()));
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_NE(r.err.find("--load-factor applies to --target arrival in the unit-delay model"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(gsr::test::scratch_file("lf.csv")));
+    // A factor past any sense: refused, the net named, nothing written.
+    const auto huge = run_gsr("labels " + shell_quote(kIwls + "netlist/s27.v") +
+                              " --target arrival --load-factor 1e308 --out " +
+                              shell_quote(gsr::test::scratch_file("lf.csv").string()));
+    EXPECT_EQ(huge.exit_code, 2) << huge.out;
+    EXPECT_NE(huge.err.find("is not a finite number"), std::string::npos) << huge.err;
+    EXPECT_FALSE(fs::exists(gsr::test::scratch_file("lf.csv")));
+}
+
 TEST(LabelsArrival, WithoutDelayTablesTheSummaryNamesTheUnitDelayModel)
 {
     // The summary's maximum has no unit then: it says which model gave it rather than "ns".

@@ -155,6 +155,112 @@ TEST(ArrivalNldm, ChainOfCellsByHand)
     EXPECT_NEAR(t.max_arrival, 0.8935, eps);
 }
 
+namespace {
+
+// INV as in kLib, and HA whose sum S has arcs (0.3 ns whatever the transition and load) and
+// whose carry CO has none.
+std::string half_adder_library(const std::string& inv_rise)
+{
+    return R"LIB(
+library (ha) {
+  time_unit : "1ns" ;
+  capacitive_load_unit (1, pf) ;
+  lu_table_template (tl) {
+    variable_1 : input_net_transition ;
+    variable_2 : total_output_net_capacitance ;
+    index_1 ("0, 1") ;
+    index_2 ("0, 1") ;
+  }
+  cell (INV) {
+    pin (A) { direction : input ; capacitance : 0.01 ; }
+    pin (Y) { direction : output ; function : "!A" ;
+      timing () { related_pin : "A" ;
+        cell_rise (tl) { values ()LIB" +
+           inv_rise + R"LIB() ; }
+        cell_fall (tl) { values ("0.05, 1.05", "0.55, 1.55") ; }
+        rise_transition (tl) { values ("0.02, 4.02", "0.52, 4.52") ; }
+        fall_transition (tl) { values ("0.01, 1.01", "0.01, 1.01") ; } } }
+  }
+  cell (HA) {
+    pin (A) { direction : input ; capacitance : 0.01 ; }
+    pin (B) { direction : input ; capacitance : 0.01 ; }
+    pin (S) { direction : output ; function : "A ^ B" ;
+      timing () { related_pin : "A B" ;
+        cell_rise (tl) { values ("0.3, 0.3", "0.3, 0.3") ; } } }
+    pin (CO) { direction : output ; function : "A B" ; }
+  }
+}
+)LIB";
+}
+
+// a -> INV u1 -> w -> HA u2 (with b) -> s, co; co -> INV u3 -> y.
+const char* kHalfAdder = R"V(
+module ha_chain (a, b, s, y);
+  input a, b;
+  output s, y;
+  wire w, co;
+  INV u1 (.A(a), .Y(w));
+  HA u2 (.A(w), .B(b), .S(s), .CO(co));
+  INV u3 (.A(co), .Y(y));
+endmodule
+)V";
+
+} // namespace
+
+TEST(ArrivalNldm, AnOutputWithoutAnArcPassesItsInputsOn)
+{
+    const Library lib = gsr::netlist::read_liberty(
+        SourceText::from_string("ha.lib", half_adder_library("\"0.1, 2.1\", \"1.1, 3.1\"")));
+    gsr::netlist::LoadOptions load;
+    load.library = &lib;
+    const Circuit c =
+        gsr::netlist::load_netlist(SourceText::from_string("ha.v", kHalfAdder), load);
+    DelayModel model;
+    model.library = &lib;
+    model.input_transition = 0.1;
+    const ArrivalTimes t = compute_arrival_times(c, build_net_structure(c), model);
+    auto at = [&](const char* n) { return t.arrival[c.net_names.find(n)]; };
+    constexpr double eps = 1e-12;
+    // w: INV rise 0.1 + 0.1 + 2 * 0.01 (HA.A) = 0.22; transition 0.02 + 0.05 + 0.04 = 0.11.
+    EXPECT_NEAR(at("w"), 0.22, eps);
+    // s: the later of A (0.22 + 0.3) and B (0 + 0.3).
+    EXPECT_NEAR(at("s"), 0.52, eps);
+    // co has no arc: it passes its latest input on (it arrived at 0 before, under w).
+    EXPECT_NEAR(at("co"), 0.22, eps);
+    EXPECT_NEAR(t.transition[c.net_names.find("co")], 0.11, eps);
+    // y: INV rise 0.1 + 0.11 + 0 after co.
+    EXPECT_NEAR(at("y"), 0.43, eps);
+    EXPECT_EQ(t.cells_without_timing, 1u); // HA, counted once
+}
+
+TEST(ArrivalNldm, ArrivalsThatOverflowAreRefusedNamingTheNet)
+{
+    // INV rise 1e308 ns: w is 1e308, y after it infinite.
+    const Library lib = gsr::netlist::read_liberty(SourceText::from_string(
+        "huge.lib", half_adder_library("\"1e308, 1e308\", \"1e308, 1e308\"")));
+    gsr::netlist::LoadOptions load;
+    load.library = &lib;
+    const Circuit c =
+        gsr::netlist::load_netlist(SourceText::from_string("ha.v", kHalfAdder), load);
+    DelayModel model;
+    model.library = &lib;
+    try {
+        compute_arrival_times(c, build_net_structure(c), model);
+        ADD_FAILURE() << "an infinite arrival was accepted";
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(e.message().find("the arrival time of net 'y' is not a finite number"),
+                  std::string::npos)
+            << e.message();
+    }
+    // The unit-delay model with a load factor past any sense: w drives two pins, 2e308.
+    DelayModel unit;
+    unit.load_factor = 1e308;
+    const Circuit plain = gsr::labels::testing::circuit_of(
+        "t.v", "module t(a, y, z);\ninput a;\noutput y, z;\nwire w;\nINV u1 (.A(a), .Y(w));\n"
+               "INV u2 (.A(w), .Y(y));\nINV u3 (.A(w), .Y(z));\nendmodule\n");
+    EXPECT_THROW(compute_arrival_times(plain, build_net_structure(plain), unit), gsr::Error);
+}
+
 TEST(ArrivalNldm, LibraryWithoutTablesKeepsTheUnitDelayModel)
 {
     // The same netlist with a library that has no delay tables: the area-proxy model.

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -44,6 +45,29 @@ TEST(LabelSet, CsvHasTheReadmeColumnsAndSixDecimals)
     EXPECT_EQ(prob.size(), 8u);
     EXPECT_EQ(prob[1], '.');
     EXPECT_EQ(row_y.substr(row_y.rfind(',') + 1), "1.200000"); // NAND, no load
+}
+
+TEST(LabelSet, AHugeValueIsWrittenWholeWithSixDecimals)
+{
+    // 1e300 takes 301 digits: a 64-byte buffer wrote stack bytes and NULs for it before.
+    const Circuit c = circuit_of("t.bench", "INPUT(a)\nOUTPUT(y)\ny = NOT(a)\n");
+    const NetStructure s = build_net_structure(c);
+    ArrivalTimes at = compute_arrival_times(c, s);
+    at.arrival.assign(at.arrival.size(), 1e300);
+    at.arrival[0] = -1e300;
+    const std::string csv = label_csv(make_label_set(c, s, compute_net_levels(s), nullptr, &at));
+    EXPECT_EQ(csv.find('\0'), std::string::npos);
+    std::istringstream in(csv);
+    std::string header, row_a, row_y;
+    std::getline(in, header);
+    std::getline(in, row_a);
+    std::getline(in, row_y);
+    char expect[400];
+    std::snprintf(expect, sizeof expect, "%.6f", 1e300);
+    EXPECT_EQ(row_y.substr(row_y.rfind(',') + 1), expect);
+    EXPECT_EQ(row_y.substr(row_y.rfind(',') + 1).size(), 301u + 7u);
+    std::snprintf(expect, sizeof expect, "%.6f", -1e300);
+    EXPECT_EQ(row_a.substr(row_a.rfind(',') + 1), expect);
 }
 
 TEST(LabelSet, BlifNodesAreNamedByTheirInputCount)

@@ -240,6 +240,27 @@ TEST(LefReader, NangateAnd2Facts)
     EXPECT_EQ(lib.find_pin("AND2_X1", "A1")->dir, Direction::Input);
 }
 
+TEST(LefReader, ANetlistOnALefKnowsItsFlipFlopsByName)
+{
+    // A LEF says nothing of storage: the cells' names do (DFFSRX1), as without a library. The
+    // LEF's cells were all taken as combinational before, and s27 failed as a loop.
+    const std::string netlist = kNetlists + "iwls05_gsclib180/netlist/s27.v";
+    const std::string lef = kNetlists + "iwls05_gsclib180/lib/GSCLib_3.0.lef";
+    const std::string lib = kNetlists + "iwls05_gsclib180/lib/GSCLib_3.0.lib";
+    const auto row = counts_row("iwls05_gsclib180/netlist/s27.v");
+    ASSERT_FALSE(row.empty());
+    for (const std::vector<std::string>& order :
+         {std::vector<std::string>{lef}, {lef, lib}, {lib, lef}}) {
+        const Library l = load_libraries(order);
+        LoadOptions load;
+        load.library = &l;
+        const Circuit c = load_netlist(netlist, load);
+        EXPECT_EQ(c.counts.flip_flops, std::stoll(row.at("FF_or_latch"))) << order.front();
+        // Liberty's word holds in either order: a DFF cell stores.
+        if (order.size() == 2) EXPECT_TRUE(l.find("DFFSRX1")->is_ff) << order.front();
+    }
+}
+
 TEST(LefReader, MalformedCorpusFailsWhereExpected)
 {
     testdata::expect_malformed_corpus_fails_where_expected("lef", read_lef);

@@ -221,6 +221,18 @@ TEST(LibertyReader, AStrayControlByteIsNamedAtItsColumn)
               std::string::npos);
 }
 
+TEST(LibertyReader, NanAndInfinityAreNotNumbers)
+{
+    // from_chars reads them; a NaN delay became 0 in the arrival times without a word.
+    for (const char* v : {"nan", "inf", "-inf", "NaN"}) {
+        const Error e = lib_error(std::string("library (l) {\n cell (C) {\n  pin (A) {\n"
+                                              "   capacitance : ") +
+                                  v + " ;\n  }\n }\n}");
+        EXPECT_EQ(e.where().line, 4) << v;
+        EXPECT_NE(e.message().find("number"), std::string::npos) << v << ": " << e.message();
+    }
+}
+
 TEST(LibertyReader, UnterminatedCommentFailsAtItsStart)
 {
     const Error e = lib_error("library (l) {\n /* never closed\n");
