@@ -1,11 +1,13 @@
 #include "cli_commands.hpp"
 
 #include "report/netlist_summary.hpp"
+#include "util/diagnostics.hpp"
 #include "util/json_text.hpp"
 #include "util/resources.hpp"
 
 #include <algorithm>
 #include <charconv>
+#include <csignal>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -156,6 +158,12 @@ void print_warnings(const report::NetlistSummary& s)
 
 } // namespace
 
+void print_warnings(const Diagnostics& d)
+{
+    for (const Warning& w : d.warnings()) std::cerr << w.str() << '\n';
+    if (d.suppressed()) std::cerr << "(" << d.suppressed() << " more warnings not shown)\n";
+}
+
 int cmd_info(const std::vector<std::string>& argv)
 {
     Args a(argv, {"--liberty"}, {"--json", "--quiet"});
@@ -196,6 +204,7 @@ std::vector<std::string> absolute(const std::vector<std::string>& files)
 void refuse_out_over_inputs(const Args& a, const std::vector<std::string>& inputs)
 {
     const std::string out = a.value("--out");
+    if (a.has("--out") && out.empty()) throw UsageError("--out needs a file name");
     for (const std::string& in : inputs) {
         std::error_code ec; // either file missing: nothing to replace
         if (!out.empty() && !in.empty() && std::filesystem::equivalent(out, in, ec))
@@ -230,5 +239,22 @@ int run(const std::vector<std::string>& args)
     if (args[0] == "report") return cmd_report(rest);
     throw UsageError("unknown command '" + args[0] + "'");
 }
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_interrupt(int) { g_interrupted = true; }
+
+} // namespace
+
+InterruptGuard::InterruptGuard()
+{
+    g_interrupted = false;
+    previous_ = std::signal(SIGINT, on_interrupt);
+}
+
+InterruptGuard::~InterruptGuard() { std::signal(SIGINT, previous_); }
+
+const std::atomic<bool>* InterruptGuard::flag() { return &g_interrupted; }
 
 } // namespace gsr::cli

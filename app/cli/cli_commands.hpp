@@ -1,10 +1,15 @@
 #pragma once
 // The subcommands of `gsr`. Each parses its own flags and calls into core.
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+namespace gsr {
+class Diagnostics;
+}
 
 namespace gsr::cli {
 
@@ -43,7 +48,27 @@ std::vector<std::string> expand_list_flags(const std::vector<std::string>& argv)
 std::vector<std::string> absolute(const std::vector<std::string>& files);
 /// Refuses (UsageError) an --out that is one of the command's `inputs` (its netlist, a
 /// library, the project), however it is spelt: writing there would replace what was saved.
+/// An empty --out is refused too.
 void refuse_out_over_inputs(const Args& a, const std::vector<std::string>& inputs);
+
+/// Ctrl-C sets the flag instead of killing the process while a guard lives, so the work stops
+/// at its next check and leaves its run in the project as it should (a GNN run resumable, a
+/// symgraph run cancelled), not "running" for ever. The constructor clears the flag.
+class InterruptGuard {
+public:
+    InterruptGuard();
+    ~InterruptGuard();
+    InterruptGuard(const InterruptGuard&) = delete;
+    InterruptGuard& operator=(const InterruptGuard&) = delete;
+    /// The flag a cancel callback watches.
+    static const std::atomic<bool>* flag();
+
+private:
+    void (*previous_)(int) = nullptr;
+};
+
+/// Each warning of a file that was read ("FILE:LINE:COL: warning: ...") on stderr.
+void print_warnings(const Diagnostics& diagnostics);
 
 int cmd_info(const std::vector<std::string>& args);
 int cmd_import(const std::vector<std::string>& args);

@@ -142,50 +142,62 @@ int cmd_train_symgraph(const std::vector<std::string>& argv)
     record.target = std::string(train::target_name(target));
     record.model = "symgraph";
     record.status = "running";
+    // Ctrl-C from here on cancels the run between the search's candidates.
+    InterruptGuard guard;
+    options.cancel = InterruptGuard::flag();
     const std::int64_t run_id = store.create_run(record);
 
     std::vector<symgraph::CandidateReport> search;
     const auto t0 = std::chrono::steady_clock::now();
     symgraph::SymGraphModel model;
+    symgraph::SplitScore train_s, val_s, test_s;
+    double seconds = 0;
+    nlohmann::ordered_json result;
+    // Everything after create_run ends the run: finished, cancelled (Ctrl-C, between the
+    // candidates of the search) or failed, never left "running".
     try {
         model = symgraph::SymGraphModel::fit(data, options, &search);
+        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+        std::vector<std::vector<double>> predictions;
+        for (const train::CircuitData& c : data.circuits)
+            predictions.push_back(model.predict(c.graph));
+        train_s = symgraph::evaluate_split(data, predictions, train::Split::Train, model.binning());
+        val_s = symgraph::evaluate_split(data, predictions, train::Split::Validation,
+                                         model.binning());
+        test_s = symgraph::evaluate_split(data, predictions, train::Split::Test, model.binning());
+
+        result["status"] = "finished";
+        result["seconds"] = seconds;
+        result["task"] = task;
+        result["granularity"] = granularity_json(model.granularity());
+        nlohmann::ordered_json s = nlohmann::ordered_json::array();
+        for (const symgraph::CandidateReport& c : search)
+            s.push_back({{"granularity", granularity_json(c.granularity)},
+                         {"min_support", c.min_support},
+                         {"vocabulary", c.vocabulary},
+                         {"rules_learned", c.rules_learned},
+                         {"rules_kept", c.rules_kept},
+                         {"validation_score", train::json_number(c.validation_score)},
+                         {"objective", train::json_number(c.objective)},
+                         {"seconds", c.seconds}});
+        result["search"] = s;
+        result["train"] = split_json(train_s);
+        result["val"] = split_json(val_s);
+        result["test"] = split_json(test_s);
+        result["rules"] = model.to_json();
+    } catch (const symgraph::FitCancelled&) {
+        store.finish_run(run_id, "cancelled",
+                         json_text({{"status", "cancelled"},
+                                    {"candidates_searched", search.size()}}),
+                         0);
+        std::cerr << "interrupted: run " << run_id
+                  << " is cancelled (a symgraph search does not resume; start it again)\n";
+        return 130;
     } catch (const std::exception& e) {
         store.finish_run(run_id, "failed", json_text({{"error", e.what()}}), 0);
         throw;
     }
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
-    std::vector<std::vector<double>> predictions;
-    for (const train::CircuitData& c : data.circuits)
-        predictions.push_back(model.predict(c.graph));
-    const symgraph::SplitScore train_s =
-        symgraph::evaluate_split(data, predictions, train::Split::Train, model.binning());
-    const symgraph::SplitScore val_s =
-        symgraph::evaluate_split(data, predictions, train::Split::Validation, model.binning());
-    const symgraph::SplitScore test_s =
-        symgraph::evaluate_split(data, predictions, train::Split::Test, model.binning());
-
-    nlohmann::ordered_json result;
-    result["status"] = "finished";
-    result["seconds"] = seconds;
-    result["task"] = task;
-    result["granularity"] = granularity_json(model.granularity());
-    nlohmann::ordered_json s = nlohmann::ordered_json::array();
-    for (const symgraph::CandidateReport& c : search)
-        s.push_back({{"granularity", granularity_json(c.granularity)},
-                     {"min_support", c.min_support},
-                     {"vocabulary", c.vocabulary},
-                     {"rules_learned", c.rules_learned},
-                     {"rules_kept", c.rules_kept},
-                     {"validation_score", train::json_number(c.validation_score)},
-                     {"objective", train::json_number(c.objective)},
-                     {"seconds", c.seconds}});
-    result["search"] = s;
-    result["train"] = split_json(train_s);
-    result["val"] = split_json(val_s);
-    result["test"] = split_json(test_s);
-    result["rules"] = model.to_json();
     store.finish_run(run_id, "finished", json_text(result), 0);
 
     if (a.has("--json")) {
@@ -263,7 +275,13 @@ int cmd_rules(const std::vector<std::string>& argv)
         throw Error(SourceLocation{a.value("--db")},
                     "run " + std::to_string(id) + " has no stored rules (status: " + run->status +
                         ")");
-    const symgraph::SymGraphModel model = symgraph::SymGraphModel::from_json(result.at("rules"));
+    symgraph::SymGraphModel model;
+    try {
+        model = symgraph::SymGraphModel::from_json(result.at("rules"));
+    } catch (const Error& e) {
+        throw Error(SourceLocation{a.value("--db")},
+                    "the rules of run " + std::to_string(id) + " cannot be read: " + e.message());
+    }
     const std::string text = format == "json" ? json_text(model.to_json(), 2) + "\n" : model.text();
     if (a.has("--out")) {
         write_file_atomically(a.value("--out"), text); // a failed write keeps the old file

@@ -17,10 +17,8 @@
 #include "util/json_text.hpp"
 #endif
 
-#include <atomic>
 #include <charconv>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -148,21 +146,6 @@ RunSettings settings_from_flags(const Args& a)
     }
     return s;
 }
-
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_interrupt(int) { g_interrupted = true; }
-
-/// Ctrl-C cancels the run after the step in progress; the last checkpoint stays resumable.
-class InterruptGuard {
-public:
-    InterruptGuard() { previous_ = std::signal(SIGINT, on_interrupt); }
-    ~InterruptGuard() { std::signal(SIGINT, previous_); }
-    InterruptGuard(const InterruptGuard&) = delete;
-    InterruptGuard& operator=(const InterruptGuard&) = delete;
-
-private:
-    void (*previous_)(int) = SIG_DFL;
-};
 
 std::string fixed(double v, int digits = 4)
 {
@@ -314,8 +297,7 @@ int cmd_train(const std::vector<std::string>& argv)
 
     store::StoreRunLog log(store, run_id);
     train::TrainCallbacks callbacks;
-    g_interrupted = false;
-    callbacks.cancel = &g_interrupted;
+    callbacks.cancel = InterruptGuard::flag();
     callbacks.epoch = [&](const train::EpochReport& r) {
         if (quiet) return;
         std::cout << "epoch " << r.epoch << '/' << settings.config.epochs << "  train "
@@ -326,6 +308,8 @@ int cmd_train(const std::vector<std::string>& argv)
     };
     train::TrainResult result;
     {
+        // Ctrl-C cancels the run after the step in progress; the last checkpoint stays
+        // resumable.
         InterruptGuard guard;
         try {
             result = trainer.run(log, callbacks, resume);

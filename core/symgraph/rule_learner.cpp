@@ -82,9 +82,11 @@ Rule summarise(std::vector<double> ys, const LearnOptions& o, const Rule& empty_
         for (double y : ys) sum += y;
         r.value = sum / static_cast<double>(ys.size());
         std::sort(ys.begin(), ys.end());
+        // Nearest rank: the ceil(p n)-th smallest, so [q(0.1), q(0.9)] holds at least 80 % of
+        // the targets (floor of p (n - 1) gave the smallest of two or three for q(0.9)).
         auto q = [&](double p) {
-            return ys[static_cast<std::size_t>(
-                std::floor(p * static_cast<double>(ys.size() - 1)))];
+            const auto rank = static_cast<std::size_t>(std::ceil(p * double(ys.size())));
+            return ys[std::clamp<std::size_t>(rank, 1, ys.size()) - 1];
         };
         r.low = q(0.1);
         r.high = q(0.9);

@@ -1,6 +1,7 @@
 #include "symgraph/symgraph_model.hpp"
 
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -407,6 +408,7 @@ SymGraphModel SymGraphModel::fit(const train::Dataset& data, const SymGraphOptio
     std::optional<Candidate> best;
     for (const Granularity& gr : o.candidates)
         for (std::uint32_t factor : o.support_factors) {
+            if (o.cancel && o.cancel->load()) throw FitCancelled();
             lo.min_support = base_support * std::max(factor, 1u);
             Candidate c = fit_candidate(data, train_items, val_items, target, gr, o, lo, cache);
             if (search) search->push_back(c.report);
@@ -479,7 +481,11 @@ std::string SymGraphModel::rule_text(std::size_t i) const
 {
     const bool fallback = i >= rules_.rules.size();
     const Rule& r = fallback ? rules_.fallback : rules_.rules[i];
-    const int digits = binning_.hi - binning_.lo <= 2 ? 2 : 1;
+    int digits = binning_.hi - binning_.lo <= 2 ? 2 : 1;
+    // Enough digits that a bin's two ends differ ("[0.86, 0.86)" with 1000 bins).
+    if (rules_.task == Task::Classification && binning_.bins > 0 && binning_.hi > binning_.lo)
+        digits = std::clamp(
+            int(std::ceil(-std::log10((binning_.hi - binning_.lo) / binning_.bins))), digits, 9);
     std::string s = fallback ? "otherwise" : vocabulary_.describe(r.conditions);
     s += " -> " + std::string(target_noun(target_));
     if (rules_.task == Task::Classification) {
@@ -541,12 +547,22 @@ nlohmann::ordered_json rule_json(const Rule& r, Task task)
     return j;
 }
 
+/// A stored count: a whole number from 0 to `most` (a negative one wrapped silently before).
+std::uint64_t count_at(const nlohmann::json& j, const char* key,
+                       std::uint64_t most = std::numeric_limits<std::uint32_t>::max())
+{
+    const nlohmann::json& v = j.at(key);
+    if (const std::optional<std::uint64_t> n = json_whole(v, most)) return *n;
+    throw Error(std::string("symgraph rules: ") + key + " is " + json_text(v) +
+                ", expected a whole number from 0 to " + std::to_string(most));
+}
+
 Rule rule_from_json(const nlohmann::json& j, Task task, const Vocabulary& v, std::uint32_t bins)
 {
     Rule r;
     for (const nlohmann::json& c : j.at("conditions")) {
-        Condition cond{c.at("predicate").get<std::uint32_t>(),
-                       c.at("at_least").get<std::uint32_t>()};
+        Condition cond{static_cast<std::uint32_t>(count_at(c, "predicate")),
+                       static_cast<std::uint32_t>(count_at(c, "at_least"))};
         if (cond.predicate >= v.size() || cond.at_least < 1)
             throw Error("symgraph rules: a condition names predicate " +
                         std::to_string(cond.predicate) + " of " + std::to_string(v.size()) +
@@ -554,7 +570,7 @@ Rule rule_from_json(const nlohmann::json& j, Task task, const Vocabulary& v, std
         r.conditions.push_back(cond);
     }
     if (task == Task::Classification) {
-        r.label = j.at("label").get<std::uint32_t>();
+        r.label = static_cast<std::uint32_t>(count_at(j, "label"));
         if (r.label >= bins)
             throw Error("symgraph rules: a rule predicts bin " + std::to_string(r.label) + " of " +
                         std::to_string(bins));
@@ -565,7 +581,7 @@ Rule rule_from_json(const nlohmann::json& j, Task task, const Vocabulary& v, std
         r.low = j.at("low").get<double>();
         r.high = j.at("high").get<double>();
     }
-    r.support = j.at("support").get<std::size_t>();
+    r.support = count_at(j, "support", std::numeric_limits<std::uint64_t>::max());
     return r;
 }
 
@@ -611,15 +627,15 @@ SymGraphModel SymGraphModel::from_json(const nlohmann::json& j)
         m.rules_.task = task == "classification" ? Task::Classification : Task::Regression;
         const nlohmann::json& g = j.at("granularity");
         m.granularity_.fine_fan = g.at("fine_fan").get<bool>();
-        m.granularity_.depth_bins = g.at("depth_bins").get<std::uint32_t>();
-        m.granularity_.hops = g.at("hops").get<std::uint32_t>();
+        m.granularity_.depth_bins = static_cast<std::uint32_t>(count_at(g, "depth_bins"));
+        m.granularity_.hops = static_cast<std::uint32_t>(count_at(g, "hops"));
         if (m.granularity_.hops < 1 || m.granularity_.hops > 2)
             throw Error("symgraph rules: hops must be 1 or 2");
-        m.max_ego_ = j.at("max_ego").get<std::size_t>();
+        m.max_ego_ = count_at(j, "max_ego", std::numeric_limits<std::uint64_t>::max());
         const nlohmann::json& b = j.at("binning");
         m.binning_.lo = b.at("lo").get<double>();
         m.binning_.hi = b.at("hi").get<double>();
-        m.binning_.bins = b.at("bins").get<std::uint32_t>();
+        m.binning_.bins = static_cast<std::uint32_t>(count_at(b, "bins"));
         if (m.binning_.bins < 2 || !(m.binning_.hi > m.binning_.lo))
             throw Error("symgraph rules: the binning needs bins >= 2 and hi > lo");
         m.rules_.classes = m.rules_.task == Task::Classification ? m.binning_.bins : 0;

@@ -26,9 +26,11 @@
 #include "symgraph/vocabulary.hpp"
 #include "train/dataset.hpp"
 #include "train/metrics.hpp"
+#include "util/diagnostics.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -95,6 +97,14 @@ struct SymGraphOptions {
     std::vector<std::uint32_t> support_factors = {1, 2, 4};
     double rule_penalty = 0.001; ///< validation score given up per rule
     std::size_t max_ego = 256;   ///< larger ego networks are not refined (ego_roles.hpp)
+    /// Set to stop: checked before each candidate of the search, which then throws
+    /// FitCancelled.
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+/// What fit throws when its options' cancel flag was set.
+struct FitCancelled : Error {
+    FitCancelled() : Error("symgraph: the search was cancelled") {}
 };
 
 /// One row of the search: what a granularity scored.

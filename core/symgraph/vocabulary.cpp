@@ -2,8 +2,11 @@
 
 #include "symgraph/structural_hash.hpp"
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 
 #include <cstdio>
+#include <limits>
+#include <optional>
 
 namespace gsr::symgraph {
 
@@ -187,7 +190,12 @@ Vocabulary Vocabulary::from_json(const nlohmann::json& a)
             if (!ok) throw Error("symgraph rules: unknown predicate kind '" + kind + "'");
             p.hash = parse_hex64(j.at("hash").get<std::string>());
             p.name = j.at("name").get<std::string>();
-            p.support = j.at("support").get<std::size_t>();
+            const std::optional<std::uint64_t> support =
+                json_whole(j.at("support"), std::numeric_limits<std::uint64_t>::max());
+            if (!support)
+                throw Error("symgraph rules: a predicate's support is " +
+                            json_text(j.at("support")) + ", expected a whole number");
+            p.support = *support;
             p.fanin = j.value("fanin", -1);
             p.fanout = j.value("fanout", -1);
             p.describe = j.value("describe", std::string());

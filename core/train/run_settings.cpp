@@ -13,20 +13,15 @@ namespace gsr::train {
 namespace {
 
 /// The whole number at `key` (or `fallback` where the key is absent, for settings added
-/// later), from 0 to `most`: nlohmann would wrap -1 into 4294967295 and cast 1e300 to an
-/// integer without a word.
+/// later), from 0 to `most` (json_whole).
 std::uint64_t whole(const nlohmann::json& j, const char* key, std::uint64_t most,
                     std::optional<std::uint64_t> fallback = std::nullopt)
 {
     if (fallback && !j.contains(key)) return *fallback;
     const nlohmann::json& v = j.at(key);
-    const bool negative = v.is_number_integer() && !v.is_number_unsigned() &&
-                          v.get<std::int64_t>() < 0;
-    if (!v.is_number_integer() || negative || v.get<std::uint64_t>() > most)
-        throw Error(std::string("the run's settings cannot be read (") + key + " is " +
-                    json_text(v) + ", expected a whole number from 0 to " +
-                    std::to_string(most) + ")");
-    return v.get<std::uint64_t>();
+    if (const std::optional<std::uint64_t> n = json_whole(v, most)) return *n;
+    throw Error(std::string("the run's settings cannot be read (") + key + " is " + json_text(v) +
+                ", expected a whole number from 0 to " + std::to_string(most) + ")");
 }
 
 constexpr std::uint64_t kMax32 = std::numeric_limits<std::uint32_t>::max();

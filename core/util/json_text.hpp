@@ -5,6 +5,8 @@
 // and lose the whole document. And nlohmann's exceptions as words for a user's message.
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace gsr {
@@ -23,6 +25,16 @@ inline std::string json_error_text(const nlohmann::json::exception& e)
     return what.rfind("[json.exception.", 0) == 0 && tag_end != std::string::npos
                ? what.substr(tag_end + 2)
                : what;
+}
+
+/// The whole number `v` if it is one from 0 to `most`, else nullopt: nlohmann's get of an
+/// unsigned would wrap -1 into 4294967295 and cast 1e300 without a word.
+inline std::optional<std::uint64_t> json_whole(const nlohmann::json& v, std::uint64_t most)
+{
+    if (!v.is_number_integer()) return std::nullopt;
+    if (!v.is_number_unsigned() && v.get<std::int64_t>() < 0) return std::nullopt;
+    if (v.get<std::uint64_t>() > most) return std::nullopt;
+    return v.get<std::uint64_t>();
 }
 
 } // namespace gsr

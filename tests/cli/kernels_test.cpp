@@ -35,7 +35,7 @@ TEST(SolCommand, SpmmTextWithMeasuredTime)
     const auto r = run_gsr("sol spmm --shape 1000,1000,5000,64 --device 'NVIDIA A100-SXM4-40GB' "
                            "--time 7.151762e-7 --baseline 1.0727643e-6");
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_NE(r.out.find("T_SOL      0.358 us"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("T_SOL      357.559 ns"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("memory-bound"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("T_gather"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("headroom 2.000"), std::string::npos) << r.out;

@@ -145,3 +145,43 @@ TEST(RulesCommand, NamesRunsWithoutRules)
     r = run_gsr("rules x --db " + shell_quote(db.string()));
     EXPECT_EQ(r.exit_code, 1);
 }
+
+TEST(SymGraphCommand, CtrlCEndsTheRunCancelledNotRunning)
+{
+    // s38417's search takes seconds: Ctrl-C (SIGINT) once the run is in the project stops it
+    // between candidates, and the run ends "cancelled"; it stayed "running" for ever before.
+    const fs::path db = symgraph_scratch("interrupted.gsr");
+    const std::string gsr = shell_quote(std::string(GSR_BIN_DIR) + "/gsr");
+    const std::string dbq = shell_quote(db.string());
+    const std::string script =
+        gsr + " train " + data("iscas89/bench/s38417.bench") + " --test " +
+        data("iscas85/bench/c17.bench") + " --db " + dbq +
+        " --model symgraph --quiet 2>/dev/null & pid=$!\n"
+        "for i in $(seq 1200); do " + gsr + " runs list --db " + dbq +
+        " 2>/dev/null | grep -q running && break; sleep 0.05; done\n"
+        "kill -INT $pid; wait $pid; echo rc=$?\n";
+    FILE* p = ::popen(script.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string out;
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, p)) out += buf;
+    ::pclose(p);
+    EXPECT_EQ(out, "rc=130\n");
+    const auto runs = run_gsr("runs list --db " + dbq + " --json");
+    ASSERT_EQ(runs.exit_code, 0) << runs.err;
+    const auto j = nlohmann::json::parse(runs.out);
+    ASSERT_EQ(j.size(), 1u) << runs.out;
+    EXPECT_EQ(j[0]["status"], "cancelled") << runs.out;
+    const auto rules = run_gsr("rules 1 --db " + dbq);
+    EXPECT_EQ(rules.exit_code, 2);
+    EXPECT_NE(rules.err.find("no stored rules (status: cancelled)"), std::string::npos)
+        << rules.err;
+}
+
+TEST(RulesCommand, AnEmptyOutIsACommandLineMistake)
+{
+    const fs::path db = symgraph_scratch("out.gsr");
+    const auto r = run_gsr("rules 1 --db " + shell_quote(db.string()) + " --out ''");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--out needs a file name"), std::string::npos) << r.err;
+}

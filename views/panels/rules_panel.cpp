@@ -207,7 +207,8 @@ void RulesPanel::setGraph(std::shared_ptr<const LoadedGraph> graph)
     updateState();
 }
 
-RulesPanel::Outcome RulesPanel::run_learning(const LoadedGraph& graph)
+RulesPanel::Outcome RulesPanel::run_learning(const LoadedGraph& graph,
+                                              const std::atomic<bool>* stop)
 {
     Outcome out;
     const auto t0 = std::chrono::steady_clock::now();
@@ -217,8 +218,10 @@ RulesPanel::Outcome RulesPanel::run_learning(const LoadedGraph& graph)
         hold_out.seed = kSeed;
         const train::Dataset data = train::load_dataset(
             train::Target::SignalProbability, {graph.path.toStdString()}, {}, {}, hold_out);
+        symgraph::SymGraphOptions options;
+        options.cancel = stop;
         auto model = std::make_shared<symgraph::SymGraphModel>(
-            symgraph::SymGraphModel::fit(data, symgraph::SymGraphOptions{}));
+            symgraph::SymGraphModel::fit(data, options));
         const graph::CircuitGraph& g = data.circuits.front().graph;
         // Both come from build_graph on the same file; a changed file would break the ids.
         if (g.node_count() != graph.graph().node_count())
@@ -258,8 +261,10 @@ void RulesPanel::learn()
         watcher->deleteLater();
         finish(job, outcome);
     });
-    // The worker holds the graph itself: it may outlive a dropped job.
-    watcher->setFuture(QtConcurrent::run([graph = graph_] { return run_learning(*graph); }));
+    // The worker holds the graph and its stop flag itself: it may outlive a dropped job.
+    stop_ = std::make_shared<std::atomic<bool>>(false);
+    watcher->setFuture(QtConcurrent::run(
+        [graph = graph_, stop = stop_] { return run_learning(*graph, stop.get()); }));
     status_->setText(
         tr("Learning rules for %1\u2026").arg(QFileInfo(graph_->path).fileName()));
     updateState();
@@ -281,6 +286,7 @@ void RulesPanel::cancel()
 {
     if (!isLearning()) return;
     running_job_ = 0; // its result, when it comes, is dropped
+    if (stop_) *stop_ = true;
     status_->setText(tr("Learning cancelled."));
     updateState();
     Q_EMIT learningCancelled();

@@ -17,6 +17,7 @@
 #include <QVector>
 #include <QWidget>
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -123,7 +124,8 @@ private:
         QString error;
         double seconds = 0;
     };
-    static Outcome run_learning(const LoadedGraph& graph);
+    /// `stop`, when set, ends the search between its candidates (the outcome's error says so).
+    static Outcome run_learning(const LoadedGraph& graph, const std::atomic<bool>* stop = nullptr);
     void start();
     void finish(std::uint64_t job, const Outcome& outcome);
     void updateState();
@@ -134,6 +136,9 @@ private:
     std::shared_ptr<const symgraph::SymGraphModel> symgraph_;
     std::vector<std::uint32_t> assignment_;
     std::uint64_t next_job_ = 1, running_job_ = 0;
+    /// The running job's stop flag: cancel() sets it, so the worker stops instead of finishing
+    /// a search whose result would be dropped.
+    std::shared_ptr<std::atomic<bool>> stop_;
 
     QPushButton* learn_button_ = nullptr;
     QPushButton* cancel_button_ = nullptr;

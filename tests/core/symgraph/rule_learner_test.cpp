@@ -106,6 +106,32 @@ TEST(RuleLearner, RegressionRulesPredictTheMeanOfWhatTheyCover)
     EXPECT_EQ(rules.rules[0].support, expected);
 }
 
+TEST(RuleLearner, ARulesIntervalHoldsAtLeastEightyPercentOfItsTargets)
+{
+    // Rows with no predicate: nothing to split on, so the fallback covers them all. Its
+    // interval is the 10th to 90th percentile by nearest rank, the ceil(p n)-th smallest.
+    const auto fallback_of = [](const std::vector<double>& y) {
+        Bags bags;
+        for (std::size_t i = 0; i < y.size(); ++i) bags.add_row({});
+        return learn_rules(bags, all_rows(y.size()), y, LearnOptions{}).fallback;
+    };
+    // Two targets: [0, 1], both (floor(0.9 (n - 1)) gave the smaller for the 90th, [0, 0]).
+    const Rule two = fallback_of({1.0, 0.0});
+    EXPECT_DOUBLE_EQ(two.low, 0.0);
+    EXPECT_DOUBLE_EQ(two.high, 1.0);
+    EXPECT_DOUBLE_EQ(two.value, 0.5);
+    // Twelve, 0..11: the 2nd and the 11th smallest, 10 of 12 within (floor gave 9 of 12).
+    std::vector<double> twelve;
+    for (int i = 11; i >= 0; --i) twelve.push_back(i);
+    const Rule r = fallback_of(twelve);
+    EXPECT_DOUBLE_EQ(r.low, 1.0);
+    EXPECT_DOUBLE_EQ(r.high, 10.0);
+    // One target: itself at both ends.
+    const Rule one = fallback_of({0.25});
+    EXPECT_DOUBLE_EQ(one.low, 0.25);
+    EXPECT_DOUBLE_EQ(one.high, 0.25);
+}
+
 TEST(RuleLearner, RulesCoverExactlyTheItemsTheyClaim)
 {
     std::vector<std::vector<std::uint32_t>> c;

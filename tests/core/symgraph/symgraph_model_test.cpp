@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 using namespace gsr::symgraph;
@@ -148,8 +149,48 @@ TEST(SymGraphModel, JsonRoundTripKeepsRulesAndCoverage)
     nlohmann::json bad = SymGraphModel::fit(d, few_candidates(Task::Regression)).to_json();
     bad["rules"][0]["conditions"][0]["predicate"] = 100000;
     EXPECT_THROW(SymGraphModel::from_json(bad), gsr::Error);
+    // A negative count is refused, not wrapped into 4294967295.
+    nlohmann::json negative = SymGraphModel::fit(d, few_candidates(Task::Regression)).to_json();
+    negative["rules"][0]["conditions"][0]["at_least"] = -1;
+    try {
+        SymGraphModel::from_json(negative);
+        ADD_FAILURE() << "a negative count was read";
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(e.message().find("at_least is -1, expected a whole number"), std::string::npos)
+            << e.message();
+    }
     bad.erase("granularity");
     EXPECT_THROW(SymGraphModel::from_json(bad), gsr::Error);
+}
+
+TEST(SymGraphModel, AStopFlagEndsTheSearchBetweenCandidates)
+{
+    const train::Dataset d = small_dataset();
+    std::atomic<bool> stop{true};
+    SymGraphOptions o = few_candidates(Task::Regression);
+    o.cancel = &stop;
+    std::vector<CandidateReport> search;
+    EXPECT_THROW(SymGraphModel::fit(d, o, &search), FitCancelled);
+    EXPECT_TRUE(search.empty());
+    stop = false;
+    EXPECT_NO_THROW(SymGraphModel::fit(d, o, &search));
+    EXPECT_EQ(search.size(), o.candidates.size() * o.support_factors.size());
+}
+
+TEST(SymGraphModel, FineBinsGetDigitsEnoughToTellTheirEndsApart)
+{
+    const train::Dataset d = small_dataset();
+    SymGraphOptions o = few_candidates(Task::Classification);
+    o.bins = 1000; // bins 0.001 wide on [0, 1]
+    const std::string t = SymGraphModel::fit(d, o).text();
+    // "in [0.860, 0.861)": three digits, where two printed "[0.86, 0.86)".
+    const std::size_t at = t.find("otherwise -> signal probability in [");
+    ASSERT_NE(at, std::string::npos) << t;
+    const std::string range = t.substr(at + 36, t.find(')', at) - at - 36);
+    const std::size_t comma = range.find(", ");
+    ASSERT_NE(comma, std::string::npos) << range;
+    EXPECT_EQ(comma, 5u) << range; // "0.xyz"
+    EXPECT_NE(range.substr(0, comma), range.substr(comma + 2)) << range;
 }
 
 TEST(SymGraphModel, RuleTextNamesCellsRolesAndTheTarget)
