@@ -157,40 +157,21 @@ TEST(ArrivalNldm, ChainOfCellsByHand)
 
 namespace {
 
-// INV as in kLib, and HA whose sum S has arcs (0.3 ns whatever the transition and load) and
-// whose carry CO has none.
-std::string half_adder_library(const std::string& inv_rise)
+// kLib with HA: its sum S has arcs from A and B (`s_rise`, whatever the transition and
+// load), its carry CO none.
+std::string half_adder_library(const std::string& s_rise)
 {
-    return R"LIB(
-library (ha) {
-  time_unit : "1ns" ;
-  capacitive_load_unit (1, pf) ;
-  lu_table_template (tl) {
-    variable_1 : input_net_transition ;
-    variable_2 : total_output_net_capacitance ;
-    index_1 ("0, 1") ;
-    index_2 ("0, 1") ;
-  }
-  cell (INV) {
-    pin (A) { direction : input ; capacitance : 0.01 ; }
-    pin (Y) { direction : output ; function : "!A" ;
-      timing () { related_pin : "A" ;
-        cell_rise (tl) { values ()LIB" +
-           inv_rise + R"LIB() ; }
-        cell_fall (tl) { values ("0.05, 1.05", "0.55, 1.55") ; }
-        rise_transition (tl) { values ("0.02, 4.02", "0.52, 4.52") ; }
-        fall_transition (tl) { values ("0.01, 1.01", "0.01, 1.01") ; } } }
-  }
-  cell (HA) {
+    std::string lib = kLib;
+    lib.insert(lib.rfind('}'), R"LIB(  cell (HA) {
     pin (A) { direction : input ; capacitance : 0.01 ; }
     pin (B) { direction : input ; capacitance : 0.01 ; }
     pin (S) { direction : output ; function : "A ^ B" ;
       timing () { related_pin : "A B" ;
-        cell_rise (tl) { values ("0.3, 0.3", "0.3, 0.3") ; } } }
+        cell_rise (tl) { values ()LIB" + s_rise + R"LIB() ; } } }
     pin (CO) { direction : output ; function : "A B" ; }
   }
-}
-)LIB";
+)LIB");
+    return lib;
 }
 
 // a -> INV u1 -> w -> HA u2 (with b) -> s, co; co -> INV u3 -> y.
@@ -210,7 +191,7 @@ endmodule
 TEST(ArrivalNldm, AnOutputWithoutAnArcPassesItsInputsOn)
 {
     const Library lib = gsr::netlist::read_liberty(
-        SourceText::from_string("ha.lib", half_adder_library("\"0.1, 2.1\", \"1.1, 3.1\"")));
+        SourceText::from_string("ha.lib", half_adder_library("\"0.3, 0.3\", \"0.3, 0.3\"")));
     gsr::netlist::LoadOptions load;
     load.library = &lib;
     const Circuit c =
@@ -235,20 +216,23 @@ TEST(ArrivalNldm, AnOutputWithoutAnArcPassesItsInputsOn)
 
 TEST(ArrivalNldm, ArrivalsThatOverflowAreRefusedNamingTheNet)
 {
-    // INV rise 1e308 ns: w is 1e308, y after it infinite.
+    // Two sums of 1e308 ns in a row: s1 is 1e308, s2 after it infinite.
     const Library lib = gsr::netlist::read_liberty(SourceText::from_string(
         "huge.lib", half_adder_library("\"1e308, 1e308\", \"1e308, 1e308\"")));
     gsr::netlist::LoadOptions load;
     load.library = &lib;
-    const Circuit c =
-        gsr::netlist::load_netlist(SourceText::from_string("ha.v", kHalfAdder), load);
+    const Circuit c = gsr::netlist::load_netlist(
+        SourceText::from_string("two.v", "module two (a, b, s2);\n  input a, b;\n  output s2;\n"
+                                          "  wire s1;\n  HA u1 (.A(a), .B(b), .S(s1));\n"
+                                          "  HA u2 (.A(s1), .B(b), .S(s2));\nendmodule\n"),
+        load);
     DelayModel model;
     model.library = &lib;
     try {
         compute_arrival_times(c, build_net_structure(c), model);
         ADD_FAILURE() << "an infinite arrival was accepted";
     } catch (const gsr::Error& e) {
-        EXPECT_NE(e.message().find("the arrival time of net 'y' is not a finite number"),
+        EXPECT_NE(e.message().find("the arrival time of net 's2' is not a finite number"),
                   std::string::npos)
             << e.message();
     }
