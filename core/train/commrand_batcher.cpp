@@ -137,13 +137,22 @@ PreparedCommunities prepare_communities(Dataset& data, const CommunityPlan& plan
     return out;
 }
 
+std::size_t community_nodes_per_batch(double alpha, std::size_t batch_size)
+{
+    // A product meant whole (0.07 x 100 is 7.000000000000001) is not rounded up past it.
+    const double share = alpha * static_cast<double>(batch_size);
+    return std::min(batch_size, static_cast<std::size_t>(std::ceil(share - 1e-9 * share)));
+}
+
 void validate(const CommRandOptions& o)
 {
     if (o.batch_size == 0) throw Error("--batch-size must be at least 1");
     if (!(o.alpha >= 0.0 && o.alpha <= 1.0))
         throw Error("--alpha must be in [0, 1] (the community share of each batch)");
-    if (!(o.beta >= 1.0) || !std::isfinite(o.beta))
-        throw Error("--beta must be a finite number >= 1 (1: uniform neighbour sampling)");
+    // At most 1e6: already "always the same community" for any degree, where beta x degree
+    // near the top of the doubles overflowed and reversed the bias.
+    if (!(o.beta >= 1.0 && o.beta <= kMaxBeta))
+        throw Error("--beta must be a number from 1 to 1e6 (1: uniform neighbour sampling)");
 }
 
 CommRandBatcher::CommRandBatcher(CommRandOptions options,
@@ -233,8 +242,7 @@ std::vector<Batch> CommRandBatcher::epoch_batches(const Dataset& data, SeededStr
 
     // Interleave: each batch ceil(alpha B) from the community pool, the rest at random.
     const std::size_t b = options_.batch_size;
-    const auto from_community =
-        static_cast<std::size_t>(std::ceil(alpha * static_cast<double>(b)));
+    const std::size_t from_community = community_nodes_per_batch(alpha, b);
     std::vector<NodeRef> sequence;
     sequence.reserve(community_pool.size() + random_pool.size());
     std::size_t ci = 0, ri = 0;

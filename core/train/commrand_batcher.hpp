@@ -74,9 +74,15 @@ PreparedCommunities prepare_communities(Dataset& data, const CommunityPlan& plan
 struct CommRandOptions {
     std::size_t batch_size = 1024; ///< training nodes per step (the last may be smaller)
     double alpha = 0.5;            ///< community share of each batch, in [0, 1]
-    double beta = 1.0;             ///< intra-community sampling weight, >= 1
+    double beta = 1.0;             ///< intra-community sampling weight, 1 to kMaxBeta
     std::vector<std::uint32_t> fanouts; ///< per hop; empty: whole-circuit steps
 };
+
+/// The largest beta: an intra-community neighbour is then all but certain at any degree.
+inline constexpr double kMaxBeta = 1e6;
+
+/// ceil(alpha B): the nodes of each batch drawn from the community pool.
+std::size_t community_nodes_per_batch(double alpha, std::size_t batch_size);
 
 /// Throws gsr::Error naming --batch-size, --alpha, --beta or --fanout.
 void validate(const CommRandOptions& options);

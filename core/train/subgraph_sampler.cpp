@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 
 namespace gsr::train {
 
@@ -27,7 +28,11 @@ void choose_front(std::vector<std::uint32_t>& items, std::size_t count, SeededSt
 std::uint32_t message_passing_hops(const nn::ModelConfig& model)
 {
     const bool grouped = model.kind == nn::ModelKind::Rev || model.kind == nn::ModelKind::Gsr;
-    return model.layers * (grouped ? model.groups : 1u);
+    // Saturated: layers x groups past 32 bits wrapped to a small count (the model's own checks
+    // refuse such sizes, with their own message).
+    const std::uint64_t hops = std::uint64_t(model.layers) * (grouped ? model.groups : 1u);
+    return static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(hops, std::numeric_limits<std::uint32_t>::max()));
 }
 
 std::vector<std::uint32_t> parse_fanouts(std::string_view text)
@@ -45,8 +50,9 @@ std::vector<std::uint32_t> parse_fanouts(std::string_view text)
             if (item.empty() || ec != std::errc() || end != item.data() + item.size() || v < 1 ||
                 v >= kAllNeighbours)
                 throw Error("--fanout: '" + std::string(item) +
-                            "' is not a fan-out (a whole number >= 1, or 'all'); expected "
-                            "one per hop, as in 10,5");
+                            "' is not a fan-out (a whole number from 1 to " +
+                            std::to_string(kAllNeighbours - 1) +
+                            ", or 'all'); expected one per hop, as in 10,5");
             out.push_back(static_cast<std::uint32_t>(v));
         }
         if (comma == text.size()) break;

@@ -314,6 +314,18 @@ TEST(CommRand, OneSeedGivesOneEpoch)
     EXPECT_NE(draw(12), draw(13));
 }
 
+TEST(CommRand, EachBatchTakesCeilAlphaBFromTheCommunities)
+{
+    // 0.07 x 100 and 0.55 x 100 come out a hair above 7 and 55: 8 and 56 before.
+    EXPECT_EQ(community_nodes_per_batch(0.07, 100), 7u);
+    EXPECT_EQ(community_nodes_per_batch(0.55, 100), 55u);
+    EXPECT_EQ(community_nodes_per_batch(0.0700001, 100), 8u); // truly above 7
+    EXPECT_EQ(community_nodes_per_batch(0.3, 37), 12u);       // 11.1
+    EXPECT_EQ(community_nodes_per_batch(0.5, 64), 32u);
+    EXPECT_EQ(community_nodes_per_batch(1.0, 37), 37u);
+    EXPECT_EQ(community_nodes_per_batch(0.0, 37), 0u);
+}
+
 TEST(CommRand, KnobsOutOfRangeNameTheirFlag)
 {
     auto message = [](CommRandOptions o) {
@@ -331,6 +343,11 @@ TEST(CommRand, KnobsOutOfRangeNameTheirFlag)
     o = {};
     o.beta = 0.5;
     EXPECT_NE(message(o).find("--beta"), std::string::npos);
+    // beta x degree overflowed near the top of the doubles and reversed the bias.
+    o.beta = 1e308;
+    EXPECT_NE(message(o).find("--beta must be a number from 1 to 1e6"), std::string::npos);
+    o.beta = kMaxBeta;
+    EXPECT_EQ(message(o), "");
     o = {};
     o.batch_size = 0;
     EXPECT_NE(message(o).find("--batch-size"), std::string::npos);

@@ -131,8 +131,20 @@ TEST(SubgraphSampler, FanoutsParseAndNameTheirFlag)
             EXPECT_NE(e.message().find("--fanout"), std::string::npos) << bad;
         }
     }
+    // The largest fan-out is named in the message (4294967295 is a whole number >= 1).
+    try {
+        parse_fanouts("4294967295");
+        ADD_FAILURE() << "2^32 - 1 taken as a fan-out";
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(e.message().find("from 1 to 4294967294, or 'all'"), std::string::npos)
+            << e.message();
+    }
+    EXPECT_EQ(parse_fanouts("4294967294"), (std::vector<std::uint32_t>{4294967294u}));
     gsr::nn::ModelConfig m = float64_model(gsr::nn::ModelKind::Gsr, 2);
     EXPECT_EQ(message_passing_hops(m), 4u); // two blocks of two groups
+    gsr::nn::ModelConfig huge = m;
+    huge.layers = huge.groups = 65536; // 2^32 hops wrapped to 0
+    EXPECT_EQ(message_passing_hops(huge), 4294967295u);
     m.kind = gsr::nn::ModelKind::Sage;
     EXPECT_EQ(message_passing_hops(m), 2u);
     try {
