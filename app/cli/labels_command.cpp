@@ -23,6 +23,7 @@ struct Targets {
     bool probability = false; ///< sp: sim_ones, sim_total, sim_prob
     bool toggles = false;     ///< toggle: toggles, toggle_total, toggle_rate
     bool arrival = false;
+    bool toggles_named = false; ///< "toggle" itself, not through "all"
     // level: the structural columns, which every target writes
 };
 
@@ -35,7 +36,7 @@ Targets parse_targets(const std::string& text)
         const std::size_t length = e == std::string::npos ? std::string::npos : e - s;
         const std::string item = text.substr(s, length);
         if (item == "sp") t.probability = true;
-        else if (item == "toggle") t.toggles = true;
+        else if (item == "toggle") t.toggles = t.toggles_named = true;
         else if (item == "arrival") t.arrival = true;
         else if (item == "all") t.probability = t.toggles = t.arrival = true;
         else if (item != "level")
@@ -128,7 +129,7 @@ int cmd_labels(const std::vector<std::string>& argv)
             throw UsageError("--cycles (" + std::to_string(sim.cycles) +
                              ") must exceed --warmup (" + std::to_string(sim.warmup) + ")");
         const bool exhaustive = sim.mode == labels::SimulationMode::Exhaustive;
-        if (targets.toggles && !targets.probability && exhaustive)
+        if (targets.toggles_named && exhaustive) // "all" leaves them out instead
             throw UsageError("--target toggle needs --mode random or seq: exhaustive vectors have "
                              "no meaningful order");
     }

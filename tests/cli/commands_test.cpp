@@ -77,6 +77,20 @@ TEST(LabelsCommand, ReproducesTheReferenceCsvOfC17)
     EXPECT_EQ(ours, ref);
 }
 
+TEST(LabelsCommand, ExhaustiveVectorsRefuseANamedToggleTarget)
+{
+    // Exhaustive vectors have no order to toggle in: "sp,toggle" was written without the
+    // toggle columns, and without a word; "all" leaves them out, as the structural targets do.
+    const fs::path out = scratch_file("c17_toggle.csv");
+    const auto r = run_gsr("labels " + data_arg("netlists/iscas85/bench/c17.bench") +
+                           " --mode exhaustive --target sp,toggle --out " +
+                           shell_quote(out.string()));
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("--target toggle needs --mode random or seq"), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(MemoryCommand, ReversibleModelsStayFlatAndResidualGrowsLinearly)
 {
     EXPECT_LE(static_cast<double>(peak_of("rev", 256)), 1.2 * static_cast<double>(peak_of("rev", 16)));
