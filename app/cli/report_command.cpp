@@ -100,16 +100,29 @@ std::string export_file(const std::string& path, report::ReportFormat format)
         throw Error(SourceLocation{path}, "not valid JSON: " + json_error_text(e) + " (" +
                                               kExpected + ")");
     }
+    // What the file holds is checked here, with what was expected of it; a failure to render
+    // it afterwards names the file only.
+    std::optional<report::RunReport> run;
+    std::optional<tune::TuneSession> session;
     try {
-        if (j.is_object() && j.contains("kind") && j.at("kind") == "run")
-            return report::export_run(report::run_report_from_json(j), format);
-        const nlohmann::json& session =
-            j.is_object() && j.contains("session") && j.at("session").is_object() ? j.at("session")
-                                                                                   : j;
-        return report::export_session(tune::tune_session_from_json(session), format);
+        if (j.is_object() && j.contains("kind") && j.at("kind") == "run") {
+            run = report::run_report_from_json(j);
+        } else {
+            const nlohmann::json& s =
+                j.is_object() && j.contains("session") && j.at("session").is_object()
+                    ? j.at("session")
+                    : j;
+            session = tune::tune_session_from_json(s);
+        }
     } catch (const Error& e) {
         if (!e.where().file.empty()) throw;
         throw Error(SourceLocation{path}, e.message() + " (" + kExpected + ")");
+    }
+    try {
+        return run ? report::export_run(*run, format) : report::export_session(*session, format);
+    } catch (const Error& e) { // a result's figures are read as the report is made
+        if (!e.where().file.empty()) throw;
+        throw Error(SourceLocation{path}, e.message());
     }
 }
 

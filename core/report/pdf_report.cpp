@@ -133,7 +133,16 @@ void draw_scene(cairo_t* cr, const Scene& scene)
     }
 }
 
-/// Splits `text` into lines no wider than `width` at the current font (long words are cut).
+/// The largest n' <= n at which `s` may be cut without splitting a UTF-8 character (cairo
+/// refuses a broken one, and the whole PDF with it).
+std::size_t utf8_cut(const std::string& s, std::size_t n)
+{
+    while (n > 0 && n < s.size() && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+    return n;
+}
+
+/// Splits `text` into lines no wider than `width` at the current font (long words are cut,
+/// between characters).
 std::vector<std::string> wrap(cairo_t* cr, const std::string& text, double width)
 {
     std::vector<std::string> lines;
@@ -148,9 +157,10 @@ std::vector<std::string> wrap(cairo_t* cr, const std::string& text, double width
             line = word;
         }
         // A word wider than the line (a path, a config string) is cut where it must be.
-        while (text_width(cr, line) > width && line.size() > 1) {
-            std::size_t n = line.size();
-            while (n > 1 && text_width(cr, line.substr(0, n)) > width) --n;
+        while (text_width(cr, line) > width && utf8_cut(line, line.size() - 1) > 0) {
+            std::size_t n = utf8_cut(line, line.size() - 1);
+            while (utf8_cut(line, n - 1) > 0 && text_width(cr, line.substr(0, n)) > width)
+                n = utf8_cut(line, n - 1);
             lines.push_back(line.substr(0, n));
             line = line.substr(n);
         }
@@ -176,7 +186,7 @@ std::string fit(cairo_t* cr, const std::string& text, double width)
 {
     if (text_width(cr, text) <= width) return text;
     std::string t = text;
-    while (!t.empty() && text_width(cr, t + "...") > width) t.pop_back();
+    while (!t.empty() && text_width(cr, t + "...") > width) t.resize(utf8_cut(t, t.size() - 1));
     return t + "...";
 }
 
@@ -228,11 +238,14 @@ public:
         for (const auto& [k, v] : kv.rows) {
             set_font(cr_, size, false);
             const std::vector<std::string> lines = wrap(cr_, v, kTextW - key_w - gap);
-            ensure(size * 1.4 * double(lines.size()));
+            // The value's lines with the key while they fit a page; a value longer than a
+            // page goes on over the next (it ran off the sheet before).
+            ensure(size * 1.4 * double(std::min<std::size_t>(lines.size(), 3)));
             set_rgb(cr_, {90, 90, 90});
             cairo_move_to(cr_, kMargin, y_ + size);
             cairo_show_text(cr_, fit(cr_, k, key_w).c_str());
             for (const std::string& l : lines) {
+                ensure(size * 1.4);
                 set_rgb(cr_, {30, 30, 30});
                 cairo_move_to(cr_, kMargin + key_w + gap, y_ + size);
                 cairo_show_text(cr_, l.c_str());
@@ -411,7 +424,10 @@ private:
 
     void new_page()
     {
+        // The footer's font and colour are its own: the text that goes on keeps its style.
+        cairo_save(cr_);
         footer();
+        cairo_restore(cr_);
         cairo_show_page(cr_);
         ++page_;
         y_ = kMargin;

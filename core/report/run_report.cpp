@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace gsr::report {
 namespace {
@@ -43,10 +44,38 @@ std::optional<train::EpochReport> final_epoch(const RunReport& r, const char* ke
     if (r.result.is_object() && r.result.contains(key) && r.result.at(key).is_object())
         return train::epoch_report_from_json(r.result.at(key));
     if (r.epochs.empty()) return std::nullopt;
-    if (std::string(key) == "best" && r.best_epoch > 0)
+    if (std::string(key) == "best") {
+        // Only an epoch the run called its best: a failed run's last is not.
         for (const train::EpochReport& e : r.epochs)
-            if (e.epoch == static_cast<std::uint32_t>(r.best_epoch)) return e;
+            if (r.best_epoch > 0 && e.epoch == static_cast<std::uint32_t>(r.best_epoch)) return e;
+        return std::nullopt;
+    }
     return r.epochs.back();
+}
+
+double number_at(const nlohmann::json& j, const char* key)
+{
+    return j.is_object() && j.contains(key) && j.at(key).is_number()
+               ? j.at(key).get<double>()
+               : std::numeric_limits<double>::quiet_NaN();
+}
+
+/// A run without epochs whose result holds the splits' metrics (symgraph): one row a split.
+void add_result_splits(const RunReport& r, Table& t)
+{
+    static const std::pair<const char*, const char*> splits[] = {
+        {"train", "train"}, {"val", "validation"}, {"test", "test"}};
+    for (const auto& [key, name] : splits) {
+        if (!r.result.is_object() || !r.result.contains(key)) continue;
+        const nlohmann::json& m = r.result.at(key);
+        if (!m.is_object()) continue;
+        t.rows.push_back({"final", name, "", format_number(number_at(m, "mae")),
+                          format_number(number_at(m, "rmse")),
+                          format_number(number_at(m, "pearson")),
+                          format_number(number_at(m, "spearman")),
+                          format_number(number_at(m, "kendall")),
+                          format_number(number_at(m, "count"), 12)});
+    }
 }
 
 Table final_metrics_table(const RunReport& r)
@@ -69,6 +98,7 @@ Table final_metrics_table(const RunReport& r)
             t.rows.push_back(std::move(row));
         }
     }
+    if (t.rows.empty()) add_result_splits(r, t);
     return t;
 }
 
@@ -262,6 +292,8 @@ Document run_document(const RunReport& r)
                 {"updated", r.updated_at}};
     if (r.result.is_object() && r.result.contains("parameters"))
         run.rows.push_back({"parameters", setting_text(r.result.at("parameters"))});
+    if (r.result.is_object() && r.result.contains("error") && r.result.at("error").is_string())
+        run.rows.push_back({"error", r.result.at("error").get<std::string>()});
     doc.add(std::move(run));
 
     if (r.settings.is_object() && !r.settings.empty()) {
@@ -275,6 +307,20 @@ Document run_document(const RunReport& r)
     Table final = final_metrics_table(r);
     if (final.rows.empty()) doc.add(Paragraph{"No epoch has finished yet."});
     else doc.add(std::move(final));
+
+    // A symgraph run's rules, as `gsr rules` prints them.
+    const nlohmann::json* rules =
+        r.result.is_object() && r.result.contains("rules") ? &r.result.at("rules") : nullptr;
+    if (rules && rules->is_object() && rules->contains("rules") && rules->at("rules").is_array()) {
+        doc.add(Heading{"Rules"});
+        std::size_t i = 0;
+        for (const nlohmann::json& rule : rules->at("rules"))
+            if (rule.is_object() && rule.contains("text") && rule.at("text").is_string())
+                doc.add(Paragraph{std::to_string(++i) + ". " + rule.at("text").get<std::string>()});
+        if (rules->contains("fallback") && rules->at("fallback").is_object() &&
+            rules->at("fallback").contains("text") && rules->at("fallback").at("text").is_string())
+            doc.add(Paragraph{rules->at("fallback").at("text").get<std::string>()});
+    }
 
     if (!r.epochs.empty()) {
         doc.add(Heading{"Charts"});
@@ -326,8 +372,8 @@ Document run_document(const RunReport& r)
         doc.add(Figure{memory_chart(r.layers),
                        r.layers.front().measured
                            ? "Measured per layer."
-                           : "Analytic per-layer model (the engine measures only the step's "
-                             "total high-water mark)."});
+                           : "The analytic per-layer model; the measured peak of the whole "
+                             "step is in the Run table."});
         Table t;
         t.columns = {"layer", "name", "parameters", "gradients", "optimizer", "activations",
                      "workspace", "total"};

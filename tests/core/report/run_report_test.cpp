@@ -178,3 +178,76 @@ TEST(RunReport, ARunWithoutEpochsStillReports)
     EXPECT_NE(html.find("No epoch has finished yet."), std::string::npos);
     EXPECT_EQ(count(html, "<svg"), 0u);
 }
+
+TEST(RunReport, ASymgraphRunShowsItsSplitsAndRules)
+{
+    // A symgraph run has no epochs: its metrics and rules are in the result (it said "No
+    // epoch has finished yet." and showed neither).
+    RunReport r;
+    r.id = 2;
+    r.status = "finished";
+    r.model = "symgraph";
+    r.target = "sp";
+    r.result = nlohmann::json::parse(R"({
+        "status": "finished",
+        "train": {"count": 400, "mae": 0.125, "rmse": 0.25, "pearson": 0.5, "spearman": 0.4,
+                  "kendall": 0.3},
+        "val": {"count": 100, "mae": 0.15, "rmse": 0.3, "pearson": null, "spearman": null,
+                "kendall": null},
+        "test": {"count": 1234, "mae": 0.175, "rmse": 0.35, "pearson": 0.375,
+                 "spearman": 0.25, "kendall": 0.1875},
+        "rules": {"rules": [{"text": "a node with a fan-in XOR2 -> signal probability 0.860"}],
+                  "fallback": {"text": "otherwise -> signal probability 0.500"}}})");
+    const std::string html = export_run(r, ReportFormat::Html);
+    EXPECT_EQ(html.find("No epoch has finished yet."), std::string::npos);
+    EXPECT_NE(html.find(">final</td><td>test</td><td class=\"num\"></td><td class=\"num\">0.175<"),
+              std::string::npos)
+        << html;
+    EXPECT_NE(html.find("0.375"), std::string::npos);
+    EXPECT_NE(html.find("1234"), std::string::npos);
+    EXPECT_NE(html.find("1. a node with a fan-in XOR2 -&gt; signal probability 0.860"),
+              std::string::npos);
+    EXPECT_NE(html.find("otherwise -&gt; signal probability 0.500"), std::string::npos);
+}
+
+TEST(RunReport, AFailedRunShowsItsErrorAndNoBestEpoch)
+{
+    RunReport r = trained_run();
+    r.status = "failed";
+    r.best_epoch = 0;
+    r.result = nlohmann::json{{"error", "metrics: NaN at position 0"}};
+    const std::string html = export_run(r, ReportFormat::Html);
+    // Its last epoch was labelled "(best)" where the run table said "best epoch: none".
+    EXPECT_EQ(html.find("(best)"), std::string::npos);
+    EXPECT_NE(html.find("(last)"), std::string::npos);
+    EXPECT_NE(html.find("metrics: NaN at position 0"), std::string::npos);
+}
+
+TEST(RunReport, APdfCutsLongTextBetweenCharacters)
+{
+    if (!pdf_available()) GTEST_SKIP() << "this build has no cairo";
+    // A path of accented words wider than the page is cut to fit: mid-character, cairo
+    // refused the string and the whole PDF with it.
+    RunReport r = trained_run();
+    std::string path = "/home/ingénieur/";
+    for (int i = 0; i < 40; ++i) path += "données_éé_";
+    path += "/c432.bench";
+    r.settings["train"] = nlohmann::json::array({path});
+    r.settings["test"] = std::string(300, 'x') + "é";
+    std::vector<std::string> many;
+    for (int i = 0; i < 150; ++i) many.push_back("/work/circuits/ééé/c" + std::to_string(i));
+    r.settings["val"] = many; // a value taller than a page
+    const std::string pdf = export_run(r, ReportFormat::Pdf);
+    EXPECT_EQ(pdf.rfind("%PDF-", 0), 0u);
+}
+
+TEST(ReportText, NumbersKeepTheirUnitsWithoutExponents)
+{
+    EXPECT_EQ(format_bytes(1020.0 * 1024), "1020 KiB"); // "1.02e+03 KiB" before
+    EXPECT_EQ(format_bytes(1.5 * 1024 * 1024), "1.5 MiB");
+    EXPECT_EQ(format_bytes(512), "512 B");
+    EXPECT_EQ(format_seconds(0.9999), "1 s"); // "1e+03 ms"
+    EXPECT_EQ(format_seconds(0.0009999), "1 ms");
+    EXPECT_EQ(format_seconds(1234.4), "1234 s");
+    EXPECT_EQ(format_seconds(0.0123), "12.3 ms");
+}
