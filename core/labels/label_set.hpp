@@ -3,8 +3,10 @@
 // names of shared/data/labels/README.md: primary inputs first, then the nets driven by each
 // cell in file order. Values: README definitions; `arrival` is from arrival_time.hpp.
 //
-// `driver` is "PI", "DFF" for any flip-flop, "NAMES<k>" for a BLIF .names node with k inputs,
-// otherwise the cell type of the model (the bench reader stores BUFF as BUF).
+// `driver` is "PI", "DFF" for a flip-flop of the netlist format itself (bench DFF, BLIF
+// .latch, AIGER latch), "NAMES<k>" for a BLIF .names node with k inputs, otherwise the cell
+// type of the model: a library flip-flop keeps its own ("DFFSRX1"), and the bench reader
+// stores BUFF as BUF.
 #include "labels/arrival_time.hpp"
 #include "labels/logic_simulator.hpp"
 #include "labels/net_levels.hpp"
