@@ -158,6 +158,15 @@ void print_warnings(const report::NetlistSummary& s)
 
 } // namespace
 
+void refuse_model_flags(const Args& a, bool grouped, bool has_topk, const std::string& model)
+{
+    if (a.has("--groups") && !grouped)
+        throw UsageError("--groups applies to --model rev or gsr only (the model is " + model +
+                         ")");
+    if (a.has("--topk") && !has_topk)
+        throw UsageError("--topk applies to --model gsr only (the model is " + model + ")");
+}
+
 void print_warnings(const Diagnostics& d)
 {
     for (const Warning& w : d.warnings()) std::cerr << w.str() << '\n';

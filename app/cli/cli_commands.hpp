@@ -67,6 +67,10 @@ private:
     void (*previous_)(int) = nullptr;
 };
 
+/// Refuses --groups for a model without groups and --topk for one without a top-k (`grouped`,
+/// `has_topk`), naming the model: they would be ignored without a word.
+void refuse_model_flags(const Args& a, bool grouped, bool has_topk, const std::string& model);
+
 /// Each warning of a file that was read ("FILE:LINE:COL: warning: ...") on stderr.
 void print_warnings(const Diagnostics& diagnostics);
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <new>
 #include <numeric>
 
 namespace gsr::cli {
@@ -143,6 +144,8 @@ int cmd_memory(const std::vector<std::string>& args)
     } catch (const Error& e) {
         throw UsageError(e.message());
     }
+    refuse_model_flags(a, c.kind == nn::ModelKind::Rev || c.kind == nn::ModelKind::Gsr,
+                       c.kind == nn::ModelKind::Gsr, std::string(nn::model_kind_name(c.kind)));
     c.layers = std::uint32_t(a.integer("--layers", c.layers, 1, 100000));
     c.hidden = std::uint32_t(a.integer("--hidden", c.hidden, 1, 1u << 20));
     c.groups = std::uint32_t(a.integer("--groups", c.groups, 1, 1u << 20));
@@ -172,7 +175,16 @@ int cmd_memory(const std::vector<std::string>& args)
     } catch (const Error& e) {
         throw UsageError(e.message()); // an impossible configuration is a command-line mistake
     }
-    if (a.has("--measure")) report = measure_step(c, shape);
+    if (a.has("--measure")) {
+        try {
+            report = measure_step(c, shape);
+        } catch (const std::bad_alloc&) {
+            throw UsageError("--measure: the step needs " +
+                             human_bytes(report.analytic_peak_bytes) +
+                             " (the analytic peak), more than this machine gives; leave "
+                             "--measure out for the analytic figures alone");
+        }
+    }
     if (a.has("--json"))
         std::cout << nn::memory_report_json(c, shape, report) << '\n';
     else

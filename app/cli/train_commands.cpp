@@ -115,13 +115,8 @@ RunSettings settings_from_flags(const Args& a)
         s.target = train::parse_target(a.value("--target", "sp"));
         nn::ModelConfig& m = s.config.model;
         m.kind = nn::parse_model_kind(a.value("--model", "gsr"));
-        const bool grouped = m.kind == nn::ModelKind::Rev || m.kind == nn::ModelKind::Gsr;
-        if (a.has("--groups") && !grouped)
-            throw UsageError("--groups applies to --model rev or gsr only (the model is " +
-                             std::string(nn::model_kind_name(m.kind)) + ")");
-        if (a.has("--topk") && m.kind != nn::ModelKind::Gsr)
-            throw UsageError("--topk applies to --model gsr only (the model is " +
-                             std::string(nn::model_kind_name(m.kind)) + ")");
+        refuse_model_flags(a, m.kind == nn::ModelKind::Rev || m.kind == nn::ModelKind::Gsr,
+                           m.kind == nn::ModelKind::Gsr, std::string(nn::model_kind_name(m.kind)));
         m.layers = static_cast<std::uint32_t>(a.integer("--layers", m.layers, 1, 100000));
         m.hidden = static_cast<std::uint32_t>(a.integer("--hidden", m.hidden, 1, 65536));
         m.groups = static_cast<std::uint32_t>(a.integer("--groups", m.groups, 1, 65536));

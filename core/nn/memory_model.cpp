@@ -3,6 +3,7 @@
 #include "nn/arena.hpp"
 #include "nn/backend.hpp"
 #include "nn/cpu_backend.hpp"
+#include "util/diagnostics.hpp"
 #include "util/json_text.hpp"
 
 #include <nlohmann/json.hpp>
@@ -75,6 +76,17 @@ MemoryReport estimate_memory(const ModelConfig& c, const GraphShape& shape)
     s.deep = s.reversible || c.kind == ModelKind::Res;
     s.topk = c.kind == ModelKind::Gsr;
     const std::size_t n = s.n, D = s.d_model, w = s.width;
+    // The figures below are sums of products in 64 bits. A generous bound first (every layer
+    // keeping a handful of N x D matrices, the parameters and edges several times over) in
+    // floating point: past 2^58 bytes a step is refused rather than its size wrapped around
+    // to a small number (N 2^32 - 1, D 4096 and L 100000 did).
+    const double t = double(s.t), layers = double(s.layers) + 4;
+    const double bound = 8 * t * double(n) * double(D + s.f + 2) * layers +
+                         8 * t * layers * double(D) * double(D) * double(s.terms + 2) +
+                         16 * double(s.e) * (t + 8) + 64 * t * double(s.f) * double(D);
+    if (bound > 0x1p58)
+        throw Error("a training step of this model on this graph would need more than 2^58 "
+                    "bytes (256 PiB): fewer nodes, edges, layers or a narrower hidden width");
 
     MemoryReport r;
     // Parameters, gradients, Adam moments: four flat buffers.

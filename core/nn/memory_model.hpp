@@ -60,11 +60,13 @@ void merge_measured_layers(std::vector<LayerMemory>& into, const std::vector<Lay
 /// the backward pass a quarter of the graph at a time instead of being kept.
 inline std::uint32_t head_chunk_rows(std::uint32_t nodes)
 {
-    return nodes < 4 ? 1 : (nodes + 3) / 4;
+    // In 64 bits: nodes + 3 wrapped to a small count from 2^32 - 3 on.
+    return nodes < 4 ? 1 : static_cast<std::uint32_t>((std::uint64_t(nodes) + 3) / 4);
 }
 
 /// The analytic model of a training step (forward, backward, Adam) of `config` on a graph of
-/// `shape`, with the CPU backend's reduction scratch. Throws gsr::Error on a bad config.
+/// `shape`, with the CPU backend's reduction scratch. Throws gsr::Error on a bad config, or
+/// when the step would need more than 2^58 bytes (the sums would overflow 64 bits).
 MemoryReport estimate_memory(const ModelConfig& config, const GraphShape& shape);
 
 /// JSON text of a report: one object, the per-layer rows in "rows" and, when measured, the

@@ -233,15 +233,25 @@ TrainResult Trainer::run(RunLog& log, const TrainCallbacks& callbacks, bool resu
         }
     }
 
-    // Memory on the largest circuit: the one that sets the arena's size.
+    // Memory: every circuit is bound in the run (to train on or to evaluate) and the arena's
+    // high-water mark covers them all, so the analytic figures are the largest over the
+    // circuits, the peak's and each row's; one circuit's (the most nodes and edges) fell
+    // short of the measured peak when another circuit had more nodes.
     std::size_t largest = 0;
-    for (std::size_t c = 1; c < data_.circuits.size(); ++c) {
-        const auto& a = data_.circuits[c].input;
-        const auto& b = data_.circuits[largest].input;
-        if (a.node_count + a.edge_count() > b.node_count + b.edge_count()) largest = c;
+    nn::MemoryReport memory;
+    std::vector<nn::LayerMemory> rows;
+    for (std::size_t c = 0; c < data_.circuits.size(); ++c) {
+        s.bind(data_, c);
+        nn::MemoryReport m = s.model.memory_report();
+        nn::merge_measured_layers(rows, m.layers);
+        if (c == 0 || m.analytic_peak_bytes > memory.analytic_peak_bytes) {
+            memory = std::move(m);
+            largest = c;
+        }
     }
+    memory.layers = std::move(rows);
     s.bind(data_, largest);
-    result.memory = s.model.memory_report();
+    result.memory = std::move(memory);
     result.parameter_count = s.model.parameter_count();
     log.begin(result.memory);
 

@@ -39,8 +39,12 @@ std::map<std::string, std::string> column(const fs::path& csv, const std::string
 
 std::int64_t peak_of(const std::string& model, int layers)
 {
+    // --groups and --topk only where the model has them (gsr memory refuses them elsewhere).
+    const std::string grouping = model == "gsr"   ? " --groups 2 --topk 16"
+                                 : model == "rev" ? " --groups 2"
+                                                  : "";
     const auto r = run_gsr("memory --model " + model + " --layers " + std::to_string(layers) +
-                           " --hidden 128 --groups 2 --topk 16 --nodes 214591 --edges 857340 --json");
+                           " --hidden 128" + grouping + " --nodes 214591 --edges 857340 --json");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return nlohmann::json::parse(r.out).at("analytic_peak_bytes").get<std::int64_t>();
 }
@@ -89,6 +93,20 @@ TEST(LabelsCommand, ExhaustiveVectorsRefuseANamedToggleTarget)
     EXPECT_NE(r.err.find("--target toggle needs --mode random or seq"), std::string::npos)
         << r.err;
     EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(MemoryCommand, GroupsAndTopkOfAModelWithoutThemAreRefused)
+{
+    // As gsr train refuses them: they were ignored without a word.
+    auto r = run_gsr("memory --model gcn --layers 2 --hidden 16 --groups 4 --nodes 100 "
+                     "--edges 200");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--groups applies to --model rev or gsr only (the model is gcn)"),
+              std::string::npos)
+        << r.err;
+    r = run_gsr("memory --model rev --layers 2 --hidden 16 --topk 2 --nodes 100 --edges 200");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--topk applies to --model gsr only"), std::string::npos) << r.err;
 }
 
 TEST(MemoryCommand, ReversibleModelsStayFlatAndResidualGrowsLinearly)

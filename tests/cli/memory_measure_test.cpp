@@ -11,9 +11,9 @@ namespace {
 
 nlohmann::json measure(const std::string& model)
 {
-    const auto r = run_gsr("memory --model " + model +
-                           " --layers 3 --hidden 16 --groups 2 --topk 3 --nodes 300 --edges 700"
-                           " --features 4 --measure --json");
+    const auto r = run_gsr("memory --model " + model + " --layers 3 --hidden 16" +
+                           (model == "gsr" ? " --groups 2 --topk 3" : "") +
+                           " --nodes 300 --edges 700 --features 4 --measure --json");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return nlohmann::json::parse(r.out);
 }

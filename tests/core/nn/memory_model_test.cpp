@@ -229,3 +229,27 @@ TEST(MemoryModel, JsonHasOneRowPerLayerAndThePeak)
     EXPECT_EQ(j["analytic_peak_bytes"], r.analytic_peak_bytes);
     EXPECT_EQ(j["parameter_count"], r.parameter_count);
 }
+
+TEST(MemoryModel, AStepPastTwoToThe58BytesIsRefusedNotWrapped)
+{
+    // res, D 4096, 2^32 - 1 nodes: at L 100000 the sum passed 2^64 and came out smaller than
+    // at L 80000.
+    ModelConfig c = config(ModelKind::Res, 100000);
+    c.hidden = 4096;
+    const GraphShape huge{0xFFFFFFFFull, 0, 16};
+    try {
+        estimate_memory(c, huge);
+        ADD_FAILURE() << "a step of more than 2^64 bytes was estimated";
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(e.message().find("more than 2^58 bytes"), std::string::npos) << e.message();
+    }
+    // A hyp-sized deep model is far from the bound.
+    ModelConfig g = config(ModelKind::Gsr, 448);
+    g.hidden = 128;
+    g.groups = 2;
+    g.topk = 16;
+    EXPECT_NO_THROW(estimate_memory(g, GraphShape{214591, 428670, 16}));
+    // The head's chunks in 64 bits: (2^32 - 1 + 3) / 4 wrapped to 0 before.
+    EXPECT_EQ(head_chunk_rows(0xFFFFFFFFu), 0x40000000u);
+    EXPECT_EQ(head_chunk_rows(10), 3u);
+}
