@@ -308,8 +308,8 @@ Dataset make_dataset(Target target, std::vector<LabelledCircuit> circuits,
                           number(train.min) + "): nothing can be learnt");
     }
     if (d.node_count(Split::Validation) == 0) {
-        d.notes.push_back("no validation nodes: the training nodes stand in for them (a GNN's early "
-                          "stopping, symgraph's choice of rules)");
+        d.notes.push_back("no validation nodes: the training nodes stand in for them (a GNN's "
+                          "early stopping, symgraph's choice of rules)");
     }
     return d;
 }
