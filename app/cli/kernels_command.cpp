@@ -121,6 +121,8 @@ int suite(const Args& a)
     return 0;
 }
 
+tune::Problem problem_arg(const Args& a, const std::string& name);
+
 int emit(const Args& a)
 {
     if (a.positionals().size() != 2) throw UsageError("kernels emit takes one PROBLEM");
@@ -128,7 +130,7 @@ int emit(const Args& a)
     const sol::DeviceSpec& device = device_of(a);
     const std::string text = a.value("--config");
     try {
-        const tune::Problem& p = tune::suite_problem(a.positionals()[1]);
+        const tune::Problem p = problem_arg(a, a.positionals()[1]); // engine problems too
         tune::KernelConfig c;
         if (text.find('{') != std::string::npos) {
             const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
@@ -251,6 +253,11 @@ tune::Problem problem_arg(const Args& a, const std::string& name)
             a.integer("--topk", nn::default_topk(s.hidden, s.groups), 1, 1u << 16));
         s.nodes = a.integer("--nodes", 0, 1, std::uint64_t(1) << 40);
         s.edges = a.integer("--edges", 0, 1, std::uint64_t(1) << 40);
+        // A graph holds at most N^2 edges; more took minutes to generate a pattern that
+        // could not have them.
+        if (s.edges / s.nodes > s.nodes || (s.edges / s.nodes == s.nodes && s.edges % s.nodes))
+            throw Error("--edges " + std::to_string(s.edges) + ": a graph of " +
+                        std::to_string(s.nodes) + " nodes has at most N^2 edges");
         std::string names;
         for (tune::Problem& p : tune::engine_problems(s)) {
             if (p.name == name) return p;
@@ -284,10 +291,15 @@ int verify(const Args& a)
     const tune::Problem p = problem_arg(a, a.value("--problem"));
     const std::string source = read_text_file(file);
     const std::string entry = a.value("--entry", std::string(tune::entry_point(p.family)));
-    const tune::LaunchShape launch =
-        a.has("--grid") ? tune::launch_from_expression(
-                              p, a.value("--grid"), unsigned(a.integer("--block", 256, 1, 1024)))
-                        : tune::default_launch(p);
+    tune::LaunchShape launch = tune::default_launch(p);
+    if (a.has("--grid")) {
+        try {
+            launch = tune::launch_from_expression(p, a.value("--grid"),
+                                                  unsigned(a.integer("--block", 256, 1, 1024)));
+        } catch (const Error& e) {
+            throw UsageError("--grid: " + e.message()); // the command line's, not a file's
+        }
+    }
     tune::WorkerEvaluator worker(p, sol::device_table().front(), 0, worker_options(a));
     std::string gpu;
     const sol::DeviceSpec device = lab_device(a, worker, &gpu);

@@ -2,6 +2,7 @@
 
 #include "tune/codegen.hpp"
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 
 #include <algorithm>
 #include <map>
@@ -26,11 +27,9 @@ template <class T> T get(const nlohmann::json& j, const char* key)
 {
     if (!j.is_object() || !j.contains(key))
         throw Error(std::string("applied kernels: an entry has no '") + key + "'");
-    try {
-        return j.at(key).get<T>();
-    } catch (const nlohmann::json::exception&) {
-        throw Error(std::string("applied kernels: '") + key + "' has the wrong type");
-    }
+    if (std::optional<T> v = json_exact<T>(j.at(key))) return *v;
+    throw Error(std::string("applied kernels: '") + key +
+                "' has the wrong type or is out of range (" + json_text(j.at(key)) + ")");
 }
 
 /// get(), or `fallback` where the entry lacks the key (kept by later versions).

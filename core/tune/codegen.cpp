@@ -757,6 +757,22 @@ Validation validate(const Problem& p, const KernelConfig& c, const sol::DeviceSp
     if (c.vec != 1 && c.vec != 2 && c.vec != 4)
         reject("vector width: " + n(c.vec) + " is not 1, 2 or 4");
     if (c.unroll < 1 || c.unroll > 16) reject("unroll: " + n(c.unroll) + " is not in 1..16");
+    // Every size within a range first, so that the products below fit an int (threads per
+    // row 2^30 times a vector width of 4 wrapped to 0 and divided by it).
+    auto in_range = [&](const char* what, int value, int lo, int hi) {
+        if (value < lo || value > hi)
+            reject(std::string(what) + ": " + n(value) + " is not in " + n(lo) + ".." + n(hi));
+    };
+    if (c.family == OpFamily::Gemm) {
+        in_range("tile M", c.tile_m, 1, 4096);
+        in_range("tile N", c.tile_n, 1, 4096);
+        in_range("tile K", c.tile_k, 1, 4096);
+        in_range("thread tile M", c.thread_m, 1, 256);
+        in_range("thread tile N", c.thread_n, 1, 256);
+    } else {
+        in_range("block", c.block, 1, 1 << 16); // the device's limit is checked below
+        if (c.family != OpFamily::Elementwise) in_range("threads per row", c.tpr, 1, 1024);
+    }
     if (!v.ok()) return v;
 
     const int threads = c.block_threads();

@@ -1,9 +1,13 @@
 #include "tune/kernel_config.hpp"
 
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 
 #include <array>
 #include <charconv>
+#include <cstdint>
+#include <limits>
+#include <set>
 #include <sstream>
 
 namespace gsr::tune {
@@ -152,11 +156,14 @@ KernelConfig config_from_text(std::string_view text)
     bool has_family = false;
     std::istringstream in{std::string(text)};
     std::string item;
+    std::set<std::string> seen;
     while (in >> item) {
         const std::size_t eq = item.find('=');
         if (eq == std::string::npos)
             throw Error("kernel config: expected key=value, got '" + item + "'");
         const std::string key = item.substr(0, eq), v = item.substr(eq + 1);
+        if (!seen.insert(key).second) // the last one won before, without a word
+            throw Error("kernel config: '" + key + "' is given twice");
         if (key == "family") {
             c.family = parse_family(v);
             has_family = true;
@@ -212,9 +219,18 @@ KernelConfig config_from_json(const nlohmann::json& j)
         throw Error("kernel config: \"family\" (a string) is required");
     KernelConfig c;
     c.family = parse_family(j["family"].get<std::string>());
+    // Within int's range: get<int> wrapped 4294967552 into 256, a different valid config.
     auto integer = [](const std::string& key, const nlohmann::json& v) {
-        if (!v.is_number_integer())
-            throw Error("kernel config: \"" + key + "\" must be an integer");
+        constexpr std::int64_t lo = std::numeric_limits<int>::min(),
+                               hi = std::numeric_limits<int>::max();
+        const bool fits = v.is_number_unsigned() ? v.get<std::uint64_t>() <= std::uint64_t(hi)
+                          : v.is_number_integer()
+                              ? v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi
+                              : false;
+        if (!fits)
+            throw Error("kernel config: \"" + key + "\" must be an integer from " +
+                        std::to_string(lo) + " to " + std::to_string(hi) + ", not " +
+                        json_text(v));
         return v.get<int>();
     };
     auto dims = [&](const std::string& key, const nlohmann::json& v, std::size_t n) {
@@ -225,6 +241,9 @@ KernelConfig config_from_json(const nlohmann::json& j)
         for (const auto& x : v) out.push_back(integer(key, x));
         return out;
     };
+    if (j.contains("tpr") && j.contains("threads_per_row"))
+        throw Error("kernel config: \"tpr\" and \"threads_per_row\" name the same value; give "
+                    "one");
     for (const auto& [key, v] : j.items()) {
         if (key == "family") continue;
         if (key == "block")

@@ -1,6 +1,7 @@
 #include "tune/tune_session.hpp"
 
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -53,12 +54,9 @@ T field(const nlohmann::json& j, const char* key, const char* where)
 {
     if (!j.is_object() || !j.contains(key))
         throw Error(std::string("tune session: ") + where + " has no key '" + key + "'");
-    try {
-        return j.at(key).get<T>();
-    } catch (const nlohmann::json::exception&) {
-        throw Error(std::string("tune session: ") + where + " key '" + key +
-                    "' has the wrong type");
-    }
+    if (std::optional<T> v = json_exact<T>(j.at(key))) return *v;
+    throw Error(std::string("tune session: ") + where + " key '" + key +
+                "' has the wrong type or is out of range (" + json_text(j.at(key)) + ")");
 }
 
 template <typename T>

@@ -5,6 +5,7 @@
 #include "util/json_text.hpp"
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
@@ -53,7 +54,7 @@ public:
     }
 
 private:
-    [[noreturn]] void fail(const char* expected) const
+    [[noreturn]] void fail(const std::string& expected) const
     {
         throw Error("launch expression '" + std::string(text_) + "': at column " +
                     std::to_string(at_ + 1) + ", expected " + expected);
@@ -93,8 +94,11 @@ private:
     {
         skip();
         if (take('(')) {
+            // Nesting past a sensible depth is refused, where the recursion ran out of stack.
+            if (++depth_ > kMaxDepth) fail("at most " + std::to_string(kMaxDepth) + " nested '('");
             const double v = sum();
             if (!take(')')) fail("')'");
+            --depth_;
             return v;
         }
         std::size_t end = at_;
@@ -106,8 +110,12 @@ private:
         if (std::isdigit(static_cast<unsigned char>(word[0]))) {
             for (char c : word)
                 if (!std::isdigit(static_cast<unsigned char>(c))) fail("a number");
+            double v = 0;
+            const auto [stop, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
+            if (ec != std::errc() || stop != word.data() + word.size() || !std::isfinite(v))
+                fail("a number of at most 308 digits"); // stod threw out_of_range (exit 3)
             at_ = end;
-            return std::stod(word);
+            return v;
         }
         at_ = end;
         if (word == "ceil") {
@@ -125,9 +133,11 @@ private:
         fail("rows, cols, n, inner, nnz or ceil");
     }
 
+    static constexpr int kMaxDepth = 256;
     const Problem& p_;
     std::string_view text_;
     std::size_t at_ = 0;
+    int depth_ = 0;
 };
 
 constexpr const char* kNcuMetrics =

@@ -6,8 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 namespace gsr {
 
@@ -35,6 +37,41 @@ inline std::optional<std::uint64_t> json_whole(const nlohmann::json& v, std::uin
     if (!v.is_number_unsigned() && v.get<std::int64_t>() < 0) return std::nullopt;
     if (v.get<std::uint64_t>() > most) return std::nullopt;
     return v.get<std::uint64_t>();
+}
+
+/// `v` as a T when it is one exactly: a whole number in T's range for an integer type (no
+/// wrapping of -1 or 2^32, no truncation of 1.9), a boolean for bool, a number for a floating
+/// type; other types as nlohmann reads them. Nullopt otherwise.
+template <class T> std::optional<T> json_exact(const nlohmann::json& v)
+{
+    if constexpr (std::is_same_v<T, bool>) {
+        if (!v.is_boolean()) return std::nullopt;
+        return v.get<bool>();
+    } else if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T>) {
+        const std::optional<std::uint64_t> n = json_whole(v, std::numeric_limits<T>::max());
+        if (!n) return std::nullopt;
+        return static_cast<T>(*n);
+    } else if constexpr (std::is_integral_v<T>) {
+        if (!v.is_number_integer()) return std::nullopt;
+        if (v.is_number_unsigned())
+            return v.get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<T>::max())
+                       ? std::optional<T>(static_cast<T>(v.get<std::uint64_t>()))
+                       : std::nullopt;
+        const std::int64_t x = v.get<std::int64_t>();
+        if (x < std::int64_t(std::numeric_limits<T>::min()) ||
+            x > std::int64_t(std::numeric_limits<T>::max()))
+            return std::nullopt;
+        return static_cast<T>(x);
+    } else if constexpr (std::is_floating_point_v<T>) {
+        if (!v.is_number()) return std::nullopt;
+        return v.get<T>();
+    } else {
+        try {
+            return v.get<T>();
+        } catch (const nlohmann::json::exception&) {
+            return std::nullopt;
+        }
+    }
 }
 
 } // namespace gsr

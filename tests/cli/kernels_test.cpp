@@ -101,6 +101,25 @@ TEST(KernelsCommand, EmitPrintsCudaOrTheReasons)
     EXPECT_NE(r.err.find("unknown problem"), std::string::npos) << r.err;
 }
 
+TEST(KernelsCommand, EmitTakesEngineProblemsAndRefusesSizesOutOfRange)
+{
+    // The CUDA that `apply` hands the backend, for an engine problem at its graph.
+    auto r = run_gsr("kernels emit engine_spmm_N1000_F16 --nodes 1000 --edges 5000 "
+                     "--config 'family=spmm tpr=16'");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("gsr_spmm_csr"), std::string::npos);
+    // More edges than a graph of 1000 nodes can hold: refused, where it built the pattern.
+    r = run_gsr("kernels emit engine_spmm_N1000_F16 --nodes 1000 --edges 2000000 "
+                "--config 'family=spmm tpr=16'");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("has at most N^2 edges"), std::string::npos) << r.err;
+    // 2^30 threads per row x 4 wrapped to 0 and was divided by (SIGFPE, exit 136).
+    r = run_gsr("kernels emit spmm_w32 --config 'family=spmm tpr=1073741824 vec=4'");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("threads per row: 1073741824 is not in 1..1024"), std::string::npos)
+        << r.err;
+}
+
 TEST(KernelsCommand, TuneVerifyAndCalibrateSayWhyWithoutAGpu)
 {
     // Where there is no GPU (CI, the developers' machines); the GPU side has its own tests

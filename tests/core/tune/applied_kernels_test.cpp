@@ -167,7 +167,7 @@ TEST(AppliedKernels, JsonRoundTripAndErrorsNameTheKey)
             ADD_FAILURE() << key << " of the wrong type was read";
         } catch (const gsr::Error& e) {
             EXPECT_EQ(e.message(), std::string("applied kernels: '") + key +
-                                       "' has the wrong type");
+                                       "' has the wrong type or is out of range ([])");
         }
         broken[0].erase(key);
         EXPECT_EQ(applied_from_json(broken).size(), 1u) << key;

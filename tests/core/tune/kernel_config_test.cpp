@@ -80,6 +80,43 @@ TEST(KernelConfig, ParseErrorsNameTheKey)
                   config_from_json({{"family", "softmax"}, {"epilogue", {"swish"}}});
               }).find("swish"),
               std::string::npos);
+    // Past int's range: refused, where 4294967552 became a block of 256.
+    EXPECT_NE(message([] {
+                  config_from_json(nlohmann::json::parse(
+                      R"({"family": "softmax", "block": 4294967552, "tpr": 32})"));
+              }).find("\"block\" must be an integer from"),
+              std::string::npos);
+    EXPECT_NE(message([] {
+                  config_from_json(nlohmann::json::parse(
+                      R"({"family": "gemm", "tile": [4294967424, 128, 16]})"));
+              }).find("\"tile\" must be an integer"),
+              std::string::npos);
+    // A key given twice, or under both of its names: the last one won before.
+    EXPECT_NE(message([] { config_from_text("family=softmax block=1024 block=256"); })
+                  .find("'block' is given twice"),
+              std::string::npos);
+    EXPECT_NE(message([] {
+                  config_from_json({{"family", "softmax"}, {"tpr", 64}, {"threads_per_row", 8}});
+              }).find("name the same value"),
+              std::string::npos);
+}
+
+TEST(KernelValidation, SizesOutOfRangeAreReasonsNotArithmetic)
+{
+    // threads per row 2^30 x vector width 4 wrapped to 0 and was divided by: SIGFPE.
+    const auto h100 = gsr::sol::device_or_throw("H100 SXM");
+    const Validation spmm = validate(suite_problem("spmm_w32"),
+                                     config_from_text("family=spmm tpr=1073741824 vec=4"), h100);
+    EXPECT_FALSE(spmm.ok());
+    EXPECT_NE(spmm.text().find("threads per row: 1073741824 is not in 1..1024"),
+              std::string::npos)
+        << spmm.text();
+    // A GEMM tile whose thread count overflowed an int.
+    const Validation gemm =
+        validate(suite_problem("gemm_bias_relu"),
+                 config_from_text("family=gemm tile=4194305x1024x16 thread=1x1"), h100);
+    EXPECT_NE(gemm.text().find("tile M: 4194305 is not in 1..4096"), std::string::npos)
+        << gemm.text();
 }
 
 TEST(KernelValidation, SharedMemoryAgainstTheDevice)

@@ -141,6 +141,22 @@ TEST(LaunchExpression, EvaluatesOverTheProblem)
     EXPECT_EQ(default_launch(ew).grid[0], 65536u);
 }
 
+TEST(LaunchExpression, HugeNumbersAndDeepNestingAreRefusedWithAReason)
+{
+    const Problem& ew = suite_problem("ew_bias_gelu_residual");
+    // 400 digits: stod threw out_of_range (exit 3); 50,000 '(': the recursion ran out of stack.
+    for (const std::string& text :
+         {std::string(400, '9'), std::string(50000, '(') + "1" + std::string(50000, ')')}) {
+        try {
+            launch_from_expression(ew, text, 256);
+            ADD_FAILURE() << "accepted";
+        } catch (const Error& e) {
+            EXPECT_NE(e.message().find("expected"), std::string::npos) << e.message();
+        }
+    }
+    EXPECT_EQ(launch_from_expression(ew, "((((ceil(n / 256)))))", 256).grid[0], 65536u);
+}
+
 TEST(LaunchExpression, BadExpressionsSayWhere)
 {
     const Problem& ew = suite_problem("ew_bias_gelu_residual");
