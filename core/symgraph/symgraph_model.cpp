@@ -547,22 +547,22 @@ nlohmann::ordered_json rule_json(const Rule& r, Task task)
     return j;
 }
 
-/// A stored count: a whole number from 0 to `most` (a negative one wrapped silently before).
-std::uint64_t count_at(const nlohmann::json& j, const char* key,
-                       std::uint64_t most = std::numeric_limits<std::uint32_t>::max())
+/// A stored count of type T: a whole number in T's range (a negative one wrapped silently
+/// before).
+template <class T = std::uint32_t> T count_at(const nlohmann::json& j, const char* key)
 {
     const nlohmann::json& v = j.at(key);
-    if (const std::optional<std::uint64_t> n = json_whole(v, most)) return *n;
+    if (const std::optional<T> n = json_exact<T>(v)) return *n;
     throw Error(std::string("symgraph rules: ") + key + " is " + json_text(v) +
-                ", expected a whole number from 0 to " + std::to_string(most));
+                ", expected a whole number from 0 to " +
+                std::to_string(std::numeric_limits<T>::max()));
 }
 
 Rule rule_from_json(const nlohmann::json& j, Task task, const Vocabulary& v, std::uint32_t bins)
 {
     Rule r;
     for (const nlohmann::json& c : j.at("conditions")) {
-        Condition cond{static_cast<std::uint32_t>(count_at(c, "predicate")),
-                       static_cast<std::uint32_t>(count_at(c, "at_least"))};
+        Condition cond{count_at(c, "predicate"), count_at(c, "at_least")};
         if (cond.predicate >= v.size() || cond.at_least < 1)
             throw Error("symgraph rules: a condition names predicate " +
                         std::to_string(cond.predicate) + " of " + std::to_string(v.size()) +
@@ -570,7 +570,7 @@ Rule rule_from_json(const nlohmann::json& j, Task task, const Vocabulary& v, std
         r.conditions.push_back(cond);
     }
     if (task == Task::Classification) {
-        r.label = static_cast<std::uint32_t>(count_at(j, "label"));
+        r.label = count_at(j, "label");
         if (r.label >= bins)
             throw Error("symgraph rules: a rule predicts bin " + std::to_string(r.label) + " of " +
                         std::to_string(bins));
@@ -581,7 +581,7 @@ Rule rule_from_json(const nlohmann::json& j, Task task, const Vocabulary& v, std
         r.low = j.at("low").get<double>();
         r.high = j.at("high").get<double>();
     }
-    r.support = count_at(j, "support", std::numeric_limits<std::uint64_t>::max());
+    r.support = count_at<std::size_t>(j, "support");
     return r;
 }
 
@@ -627,15 +627,15 @@ SymGraphModel SymGraphModel::from_json(const nlohmann::json& j)
         m.rules_.task = task == "classification" ? Task::Classification : Task::Regression;
         const nlohmann::json& g = j.at("granularity");
         m.granularity_.fine_fan = g.at("fine_fan").get<bool>();
-        m.granularity_.depth_bins = static_cast<std::uint32_t>(count_at(g, "depth_bins"));
-        m.granularity_.hops = static_cast<std::uint32_t>(count_at(g, "hops"));
+        m.granularity_.depth_bins = count_at(g, "depth_bins");
+        m.granularity_.hops = count_at(g, "hops");
         if (m.granularity_.hops < 1 || m.granularity_.hops > 2)
             throw Error("symgraph rules: hops must be 1 or 2");
-        m.max_ego_ = count_at(j, "max_ego", std::numeric_limits<std::uint64_t>::max());
+        m.max_ego_ = count_at<std::size_t>(j, "max_ego");
         const nlohmann::json& b = j.at("binning");
         m.binning_.lo = b.at("lo").get<double>();
         m.binning_.hi = b.at("hi").get<double>();
-        m.binning_.bins = static_cast<std::uint32_t>(count_at(b, "bins"));
+        m.binning_.bins = count_at(b, "bins");
         if (m.binning_.bins < 2 || !(m.binning_.hi > m.binning_.lo))
             throw Error("symgraph rules: the binning needs bins >= 2 and hi > lo");
         m.rules_.classes = m.rules_.task == Task::Classification ? m.binning_.bins : 0;

@@ -5,7 +5,6 @@
 #include "util/json_text.hpp"
 
 #include <cstdio>
-#include <limits>
 #include <optional>
 
 namespace gsr::symgraph {
@@ -190,8 +189,7 @@ Vocabulary Vocabulary::from_json(const nlohmann::json& a)
             if (!ok) throw Error("symgraph rules: unknown predicate kind '" + kind + "'");
             p.hash = parse_hex64(j.at("hash").get<std::string>());
             p.name = j.at("name").get<std::string>();
-            const std::optional<std::uint64_t> support =
-                json_whole(j.at("support"), std::numeric_limits<std::uint64_t>::max());
+            const std::optional<std::size_t> support = json_exact<std::size_t>(j.at("support"));
             if (!support)
                 throw Error("symgraph rules: a predicate's support is " +
                             json_text(j.at("support")) + ", expected a whole number");

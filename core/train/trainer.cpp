@@ -235,14 +235,16 @@ TrainResult Trainer::run(RunLog& log, const TrainCallbacks& callbacks, bool resu
 
     // Memory: every circuit is bound in the run (to train on or to evaluate) and the arena's
     // high-water mark covers them all, so the analytic figures are the largest over the
-    // circuits, the peak's and each row's; one circuit's (the most nodes and edges) fell
-    // short of the measured peak when another circuit had more nodes.
+    // circuits, the peak's and each row's (from their shapes; nothing is bound for it); one
+    // circuit's (the most nodes and edges) fell short of the measured peak when another
+    // circuit had more nodes. The largest is bound first.
     std::size_t largest = 0;
     nn::MemoryReport memory;
     std::vector<nn::LayerMemory> rows;
     for (std::size_t c = 0; c < data_.circuits.size(); ++c) {
-        s.bind(data_, c);
-        nn::MemoryReport m = s.model.memory_report();
+        const nn::GraphInput& in = data_.circuits[c].input;
+        nn::MemoryReport m = nn::estimate_memory(
+            s.model.config(), nn::GraphShape{in.node_count, in.edge_count(), data_.feature_count});
         nn::merge_measured_layers(rows, m.layers);
         if (c == 0 || m.analytic_peak_bytes > memory.analytic_peak_bytes) {
             memory = std::move(m);

@@ -5,8 +5,8 @@
 
 #include <array>
 #include <charconv>
-#include <cstdint>
 #include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -221,17 +221,10 @@ KernelConfig config_from_json(const nlohmann::json& j)
     c.family = parse_family(j["family"].get<std::string>());
     // Within int's range: get<int> wrapped 4294967552 into 256, a different valid config.
     auto integer = [](const std::string& key, const nlohmann::json& v) {
-        constexpr std::int64_t lo = std::numeric_limits<int>::min(),
-                               hi = std::numeric_limits<int>::max();
-        const bool fits = v.is_number_unsigned() ? v.get<std::uint64_t>() <= std::uint64_t(hi)
-                          : v.is_number_integer()
-                              ? v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi
-                              : false;
-        if (!fits)
-            throw Error("kernel config: \"" + key + "\" must be an integer from " +
-                        std::to_string(lo) + " to " + std::to_string(hi) + ", not " +
-                        json_text(v));
-        return v.get<int>();
+        if (const std::optional<int> x = json_exact<int>(v)) return *x;
+        throw Error("kernel config: \"" + key + "\" must be an integer from " +
+                    std::to_string(std::numeric_limits<int>::min()) + " to " +
+                    std::to_string(std::numeric_limits<int>::max()) + ", not " + json_text(v));
     };
     auto dims = [&](const std::string& key, const nlohmann::json& v, std::size_t n) {
         if (!v.is_array() || v.size() != n)

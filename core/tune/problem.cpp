@@ -314,7 +314,8 @@ Tolerance tolerance_for(const Problem& p)
     // alpha (the engine's loss is the mean of N terms). Widened as a sum of L terms, softmax_4k
     // took any output up to 8e-4 where the largest is 6e-4, and half the loss passed.
     double atol = base.atol * widen;
-    if (p.family == OpFamily::Softmax) atol = base.atol / double(std::max<std::uint64_t>(p.cols, 1));
+    if (p.family == OpFamily::Softmax)
+        atol = base.atol / double(std::max<std::uint64_t>(p.cols, 1));
     for (const EpilogueStep& step : p.epilogue)
         if (step.kind == EpilogueKind::Scale) atol *= std::abs(double(p.alpha));
     return {atol, base.rtol * widen};
