@@ -57,6 +57,8 @@ constexpr std::size_t kSlabGemmMinInner = 16384;
 /// Row slabs per SM of a slab-reduced GEMM: a small output tile per slab, so a few per SM
 /// keep every SM busy (96 slabs in all left a third of an H100's SMs idle).
 constexpr std::size_t kGemmSlabsPerSm = 4;
+/// Dynamic shared memory every kernel may take without opting in (cudaFuncSetAttribute).
+constexpr std::size_t kDefaultShared = 48 * 1024;
 
 std::string gib(std::size_t bytes)
 {
@@ -91,6 +93,19 @@ template <class T> class CudaBackend final : public nn::Backend {
 public:
     CudaBackend()
     {
+        try {
+            acquire();
+        } catch (...) {
+            release(); // no destructor runs for a constructor that throws
+            throw;
+        }
+    }
+    ~CudaBackend() override { release(); }
+
+    /// The constructor's work: the device, the stream, cuBLAS, the pinned scalars and the
+    /// benchmark switches.
+    void acquire()
+    {
         GSR_CUDA(cudaSetDevice(0));
         cudaDeviceProp p{};
         GSR_CUDA(cudaGetDeviceProperties(&p, 0));
@@ -99,6 +114,10 @@ public:
         compute_major_ = p.major;
         compute_minor_ = p.minor;
         shared_optin_ = p.sharedMemPerBlockOptin;
+        // GSR_GPU_SHARED_OPTIN=B lowers the shared memory a block may be allowed to B bytes:
+        // the tests run an H100/H200 as a 99 KB GPU (sm_86, sm_89, sm_120) would.
+        if (const char* cap = std::getenv("GSR_GPU_SHARED_OPTIN"))
+            shared_optin_ = std::min<std::size_t>(shared_optin_, std::strtoull(cap, nullptr, 10));
         GSR_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
         blas_lib_ = cublas_library();
         if (!blas_lib_) throw std::logic_error("cuda backend: cuBLAS missing after the probe");
@@ -144,15 +163,21 @@ public:
                  !(mma && std::string(mma) == "sync");
 #endif
     }
-    ~CudaBackend() override
+    /// Frees whatever acquire() and the run took. Never throws: a failing release at exit
+    /// has nobody left to tell.
+    void release() noexcept
     {
-        // Destructors never throw: a failing release at exit has nobody left to tell.
         if (stream_) cudaStreamSynchronize(stream_);
         if (blas_) blas_lib_->destroy(blas_);
         if (block_) cudaFree(block_);
         if (host_) cudaFreeHost(host_);
         if (host_scalars_) cudaFreeHost(host_scalars_);
         if (stream_) cudaStreamDestroy(stream_);
+        blas_ = nullptr;
+        block_ = nullptr;
+        host_ = nullptr;
+        host_scalars_ = nullptr;
+        stream_ = nullptr;
     }
 
     std::string name() const override
@@ -175,38 +200,84 @@ public:
     {
         bytes = nn::Arena::align_up(bytes);
         if (block_ && bytes <= arena_.capacity()) return;
-        const std::size_t total = bytes + kWorkspaceBytes + kCublasWorkspaceBytes + kCounterBytes;
         void* fresh = nullptr;
-        const cudaError_t e = cudaMalloc(&fresh, total);
-        if (e == cudaErrorMemoryAllocation) {
-            cudaGetLastError(); // not sticky: clear it
-            std::size_t free_bytes = 0, device_bytes = 0;
-            cudaMemGetInfo(&free_bytes, &device_bytes);
-            throw Error("out of GPU memory on " + device_name_ + ": this model needs " +
-                        gib(total) + " on the device (the estimate of `gsr memory` for this "
-                        "graph and configuration, plus " + gib(total - bytes) +
-                        " of workspace), and the GPU has " + gib(free_bytes) + " free of " +
-                        gib(device_bytes) + ". Try --model gsr (compressed activations, flat "
-                        "in depth), fewer --layers, a smaller --hidden, or mini-batches "
-                        "(--batch N)");
+        cudaError_t e = cudaMalloc(&fresh, with_workspace(bytes));
+        if (e == cudaSuccess) {
+            try {
+                if (block_) {
+                    if (arena_.used() > 0)
+                        GSR_CUDA(cudaMemcpyAsync(fresh, block_, arena_.used(),
+                                                 cudaMemcpyDeviceToDevice, stream_));
+                    GSR_CUDA(cudaStreamSynchronize(stream_));
+                    GSR_CUDA(cudaFree(block_));
+                    block_ = nullptr;
+                }
+            } catch (...) {
+                cudaFree(fresh);
+                throw;
+            }
+            adopt(fresh, bytes);
+            return;
         }
-        GSR_CUDA(e);
-        auto* base = static_cast<std::byte*>(fresh);
-        if (block_) {
-            if (arena_.used() > 0)
-                GSR_CUDA(cudaMemcpyAsync(base, block_, arena_.used(), cudaMemcpyDeviceToDevice,
-                                         stream_));
-            GSR_CUDA(cudaStreamSynchronize(stream_));
-            GSR_CUDA(cudaFree(block_));
+        if (e != cudaErrorMemoryAllocation) GSR_CUDA(e);
+        cudaGetLastError(); // not sticky: clear it
+        if (!block_) throw out_of_memory(bytes);
+        // The old and the new block do not fit side by side: the used bytes wait in host
+        // memory while the old block is freed and the new one taken (failing that, the old
+        // size again, so that the backend stays usable after the error).
+        const std::size_t old = arena_.capacity();
+        std::vector<std::byte> staged(arena_.used());
+        if (!staged.empty())
+            GSR_CUDA(cudaMemcpyAsync(staged.data(), block_, staged.size(),
+                                     cudaMemcpyDeviceToHost, stream_));
+        GSR_CUDA(cudaStreamSynchronize(stream_));
+        GSR_CUDA(cudaFree(block_));
+        block_ = nullptr;
+        e = cudaMalloc(&fresh, with_workspace(bytes));
+        const bool grown = e == cudaSuccess;
+        if (!grown) {
+            cudaGetLastError();
+            GSR_CUDA(cudaMalloc(&fresh, with_workspace(old)));
         }
-        block_ = base;
+        adopt(fresh, grown ? bytes : old);
+        if (!staged.empty())
+            GSR_CUDA(cudaMemcpyAsync(block_, staged.data(), staged.size(),
+                                     cudaMemcpyHostToDevice, stream_));
+        GSR_CUDA(cudaStreamSynchronize(stream_)); // `staged` is freed on return
+        if (!grown) throw out_of_memory(bytes);
+    }
+    /// An arena of `bytes` with the workspace, cuBLAS's workspace and the counters after it.
+    static std::size_t with_workspace(std::size_t bytes)
+    {
+        return bytes + kWorkspaceBytes + kCublasWorkspaceBytes + kCounterBytes;
+    }
+    /// Takes `fresh` (with_workspace(bytes) long) as the arena's block.
+    void adopt(void* fresh, std::size_t bytes)
+    {
+        block_ = static_cast<std::byte*>(fresh);
         arena_.set_capacity(bytes);
-        workspace_ = base + bytes;
+        workspace_ = block_ + bytes;
         GSR_CUDA(blas_lib_->set_workspace(blas_, workspace_ + kWorkspaceBytes,
                                           kCublasWorkspaceBytes));
         counters_ =
             reinterpret_cast<unsigned*>(workspace_ + kWorkspaceBytes + kCublasWorkspaceBytes);
         GSR_CUDA(cudaMemsetAsync(counters_, 0, kCounterBytes, stream_));
+    }
+    /// The plain message for an arena of `bytes` that does not fit.
+    Error out_of_memory(std::size_t bytes) const
+    {
+        const std::size_t total = with_workspace(bytes);
+        std::size_t free_bytes = 0, device_bytes = 0;
+        cudaMemGetInfo(&free_bytes, &device_bytes);
+        cudaGetLastError();
+        return Error("out of GPU memory on " + device_name_ + ": this model needs " +
+                     gib(total) + " on the device (the estimate of `gsr memory` for this graph "
+                     "and configuration, plus " + gib(total - bytes) + " of workspace), and the "
+                     "GPU has " + gib(free_bytes) + " free of " + gib(device_bytes) +
+                     ". Try --model gsr (compressed activations, flat in depth), fewer "
+                     "--layers, a smaller --hidden, --offload-optimizer (gradients and Adam "
+                     "moments in host memory), or sampled mini-batches (--batching cluster, or "
+                     "--batch-size N with --fanout F1,F2,...)");
     }
 
     void reserve_host(std::size_t bytes) override
@@ -650,11 +721,16 @@ public:
         if (z.rows() > 0) {
             with_index_type(z, [&](auto* idx) {
                 using I = std::remove_pointer_t<decltype(idx)>;
+                // A row's accumulator in shared memory: as many rows a block as fit in the
+                // 48 KB every kernel may take unasked (fewer than kThreads / tpr for wide d).
                 const int tpr = threads_per_row(z.k(), 1);
-                const std::size_t shared = std::size_t(k::kThreads / tpr) * d * sizeof(T);
+                const std::size_t row_bytes = std::size_t(d) * sizeof(T);
+                const int rows = int(std::clamp<std::size_t>(kDefaultShared / row_bytes, 1,
+                                                             std::size_t(k::kThreads / tpr)));
+                const std::size_t shared = std::size_t(rows) * row_bytes;
                 for (std::uint32_t t = 0; t < w.terms; ++t) {
-                    k::aggregate_compressed<T, I><<<grid(z.rows(), k::kThreads / tpr),
-                                                    k::kThreads, shared, stream_>>>(
+                    k::aggregate_compressed<T, I><<<grid(z.rows(), rows), rows * tpr, shared,
+                                                    stream_>>>(
                         csr(*w.graph[t], Transpose::No), mat(z.values), idx, d,
                         mat(aggregated.columns(t * d, d)), tpr);
                     GSR_CUDA_LAUNCH();
@@ -1416,8 +1492,12 @@ private:
     /// runtime is asked once per kernel, and again only for a larger size than before.
     template <class Kernel> void allow_shared(Kernel kernel, std::size_t bytes)
     {
-        constexpr std::size_t kDefault = 48 * 1024; // what every kernel may take unasked
-        if (bytes <= kDefault) return;
+        if (bytes <= kDefaultShared) return;
+        // Callers check shared_optin_ and take another kernel when it is short.
+        if (bytes > shared_optin_)
+            throw std::logic_error("cuda backend: a kernel asked for " + std::to_string(bytes) +
+                                   " bytes of shared memory, the GPU allows " +
+                                   std::to_string(shared_optin_));
         const void* key = reinterpret_cast<const void*>(kernel);
         auto it = std::find_if(shared_allowed_.begin(), shared_allowed_.end(),
                                [&](const SharedAllowed& a) { return a.kernel == key; });
@@ -1473,14 +1553,12 @@ private:
         if constexpr (!std::is_same_v<T, float>) {
             return false;
         } else {
-            // Dynamic shared memory a block may take without opting in.
-            constexpr std::size_t kDefaultSharedBytes = 48 * 1024;
             const std::uint32_t d_in = z.width, d_out = y.cols, terms = w.terms;
             const std::uint32_t cols = terms * d_out, lanes = d_out / 4;
             if (aggregate_first_ || terms == 0 || terms > 2 || z.rows() == 0 ||
                 scratch.cols != cols || d_out % 4 != 0 || (lanes & (lanes - 1)) != 0 ||
                 lanes < 4 || lanes > 16 ||
-                k::compressed_product_shared_bytes(d_in, cols) > kDefaultSharedBytes)
+                k::compressed_product_shared_bytes(d_in, cols) > kDefaultShared)
                 return false;
             if (!rows_aligned16(mat(scratch)) || !rows_aligned16(mat(y)) ||
                 (!add.residual.empty() && !rows_aligned16(mat(add.residual))))
@@ -1597,18 +1675,24 @@ private:
                 // partials in the workspace, added in block order. The warpgroup kernel holds
                 // a row's kept entries in registers, up to kWgmmaKept of them.
                 const bool wgmma = wgmma_ && terms == 1;
-                const bool wgmma_weights = wgmma && z.values.cols <= k::kWgmmaKept;
+                const bool wgmma_weights =
+                    wgmma && z.values.cols <= k::kWgmmaKept &&
+                    k::compressed_weight_gradient_wgmma_shared_bytes() <= shared_optin_;
+                const std::size_t mma_weights_shared =
+                    terms > 1 ? k::compressed_weight_gradient_mma_shared_bytes<3>()
+                              : k::compressed_weight_gradient_mma_shared_bytes<2>();
+                const bool fma_weights =
+                    fma_only_ || (!wgmma_weights && mma_weights_shared > shared_optin_);
                 const auto weights =
                     wgmma_weights ? k::compressed_weight_gradient_wgmma<I>
-                    : fma_only_ ? (terms > 1 ? k::compressed_weight_gradient<3, I>
-                                             : k::compressed_weight_gradient<2, I>)
-                                : (terms > 1 ? k::compressed_weight_gradient_mma<3, I>
-                                             : k::compressed_weight_gradient_mma<2, I>);
+                    : fma_weights ? (terms > 1 ? k::compressed_weight_gradient<3, I>
+                                               : k::compressed_weight_gradient<2, I>)
+                                  : (terms > 1 ? k::compressed_weight_gradient_mma<3, I>
+                                               : k::compressed_weight_gradient_mma<2, I>);
                 const std::size_t weights_shared =
                     wgmma_weights ? k::compressed_weight_gradient_wgmma_shared_bytes()
-                    : fma_only_ ? 0
-                    : terms > 1 ? k::compressed_weight_gradient_mma_shared_bytes<3>()
-                                : k::compressed_weight_gradient_mma_shared_bytes<2>();
+                    : fma_weights ? 0
+                                  : mma_weights_shared;
                 const int weights_threads = wgmma_weights ? k::kWgmmaThreads : k::kWeightThreads;
                 allow_shared(weights, weights_shared);
                 const std::size_t stride = (std::size_t(d) + 1) * (terms + 1) * d;
@@ -1643,7 +1727,13 @@ private:
                 // The warpgroup kernel copies the kept indices 16 bytes at a time.
                 const std::size_t wgmma_shared =
                     k::compressed_input_gradient_wgmma_shared_bytes(d_values.cols, sizeof(I));
-                if (fma_only_) {
+                const std::size_t mma_shared =
+                    k::compressed_input_gradient_mma_shared_bytes(int(terms) + 1);
+                const bool use_wgmma = wgmma && wgmma_shared <= shared_optin_ &&
+                                       std::uintptr_t(idx) % 16 == 0;
+                // The FMA kernel also where the mma.sync one's 100 KB (one term) exceed what
+                // the GPU allows a block (99 KB on sm_86, sm_89, sm_120).
+                if (fma_only_ || (!use_wgmma && mma_shared > shared_optin_)) {
                     const auto input = k::compressed_input_gradient<16, I>;
                     const std::size_t shared =
                         k::compressed_product_shared_bytes(d, (terms + 1) * d);
@@ -1651,8 +1741,7 @@ private:
                             k::kThreads, shared, stream_>>>(mat(g), terms, mat(dy),
                                                             mat(w.neighbour[0]), w1,
                                                             mat(w.root), idx, mat(d_values));
-                } else if (wgmma && wgmma_shared <= shared_optin_ &&
-                           std::uintptr_t(idx) % 16 == 0) {
+                } else if (use_wgmma) {
                     const auto input = d_values.cols == 16
                                            ? k::compressed_input_gradient_wgmma<I, 16>
                                            : k::compressed_input_gradient_wgmma<I, 0>;
@@ -1664,11 +1753,9 @@ private:
                 } else {
                     const auto input = terms > 1 ? k::compressed_input_gradient_mma<3, I>
                                                  : k::compressed_input_gradient_mma<2, I>;
-                    const std::size_t shared =
-                        k::compressed_input_gradient_mma_shared_bytes(int(terms) + 1);
-                    allow_shared(input, shared);
-                    input<<<wave_blocks(input, k::kThreads, shared, n, k::kThreads / 2),
-                            k::kThreads, shared, stream_>>>(mat(g), mat(dy),
+                    allow_shared(input, mma_shared);
+                    input<<<wave_blocks(input, k::kThreads, mma_shared, n, k::kThreads / 2),
+                            k::kThreads, mma_shared, stream_>>>(mat(g), mat(dy),
                                                             mat(w.neighbour[0]), w1,
                                                             mat(w.root), idx, mat(d_values));
                 }
@@ -1694,6 +1781,7 @@ private:
             return false;
         const std::size_t shared =
             k::gemm_shared_bytes(a.cols, ep.values.p ? ep.wroot.rows : 0);
+        if (shared > shared_optin_) return false; // 99 KB GPUs (sm_86, sm_89, sm_120)
         const auto kernel = k::gemm_rows<I>;
         allow_shared(kernel, shared);
         // One wave of blocks, each keeping its columns of B while it walks row tiles.
@@ -1794,10 +1882,17 @@ nn::GpuStatus probe()
     s.name = p.name;
     s.compute_capability = p.major * 10 + p.minor;
     s.total_bytes = p.totalGlobalMem;
-    if (cudaSetDevice(0) == cudaSuccess) {
-        std::size_t free_bytes = 0, total = 0;
-        if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess) s.free_bytes = free_bytes;
+    s.max_hidden = kMaxWidth;
+    // cudaSetDevice makes the primary context (CUDA 12 on): it fails for a GPU in
+    // exclusive-process mode that another process holds, or in prohibited mode.
+    if (const cudaError_t set = cudaSetDevice(0); set != cudaSuccess) {
+        cudaGetLastError();
+        s.reason = s.name + " cannot be used (" + cudaGetErrorString(set) +
+                   "): another process may hold it in exclusive mode";
+        return s;
     }
+    std::size_t free_bytes = 0, total = 0;
+    if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess) s.free_bytes = free_bytes;
     cudaGetLastError();
     std::string why;
     if (!cublas_library(&why)) {
@@ -1817,8 +1912,12 @@ std::unique_ptr<nn::Backend> make_cuda_backend(nn::Precision precision)
 {
     const nn::GpuStatus s = probe();
     if (!s.available) throw Error("cannot use the GPU: " + s.reason);
-    if (precision == nn::Precision::Float64) return std::make_unique<CudaBackend<double>>();
-    return std::make_unique<CudaBackend<float>>();
+    try {
+        if (precision == nn::Precision::Float64) return std::make_unique<CudaBackend<double>>();
+        return std::make_unique<CudaBackend<float>>();
+    } catch (const CudaError& e) { // the GPU went away, or its memory ran out, since the probe
+        throw Error("cannot use the GPU " + s.name + ": " + e.what());
+    }
 }
 
 std::size_t device_bytes_held(const nn::Backend& backend)

@@ -53,6 +53,14 @@ void check(cudaError_t e, const char* where)
     if (e != cudaSuccess) throw Fault{e, where};
 }
 
+/// Waits for the copies and fills on the legacy default stream (cudaMemcpy from pageable
+/// memory may return before its DMA lands, cudaMemset returns at once): the timing stream is
+/// non-blocking, so nothing else orders them before its launches.
+void settle()
+{
+    check(cudaDeviceSynchronize(), "waiting for the inputs' copies");
+}
+
 /// Errors after which the context is unusable: the worker reports and exits.
 bool is_sticky(cudaError_t e)
 {
@@ -224,6 +232,7 @@ struct DeviceInputs {
         values.upload(in.values);
         row_ptr.upload(in.row_ptr);
         col_idx.upload(in.col_idx);
+        settle();
     }
 };
 
@@ -387,6 +396,7 @@ public:
           buffer_(bytes_), sink_(1), kernel_(compile(kFlushKernel, "gsr_l2_flush"))
     {
         check(cudaMemset(buffer_.get(), 0, bytes_), "cudaMemset");
+        settle();
     }
     void enqueue(cudaStream_t stream)
     {
@@ -646,8 +656,9 @@ json cublas_baseline(const tune::Problem& p, const JobOptions& o)
     if (blas->create(&handle) != CUBLAS_STATUS_SUCCESS)
         return reply(Verdict::Unsupported, "cublasCreate failed");
     std::unique_ptr<cublasContext, decltype(blas->destroy)> owner(handle, blas->destroy);
-    blas->set_stream(handle, stream.get());
-    blas->set_math_mode(handle, CUBLAS_DEFAULT_MATH);
+    if (blas->set_stream(handle, stream.get()) != CUBLAS_STATUS_SUCCESS ||
+        blas->set_math_mode(handle, CUBLAS_DEFAULT_MATH) != CUBLAS_STATUS_SUCCESS)
+        return reply(Verdict::Unsupported, "cuBLAS could not be set to the timing stream");
     DeviceInputs d;
     d.y.resize(p.output_size());
     DeviceArray<float> c(p.output_size());
@@ -741,6 +752,7 @@ json calibrate(const json&)
     {
         DeviceArray<unsigned char> a(bytes), b(bytes);
         check(cudaMemset(a.get(), 1, bytes), "cudaMemset");
+        settle();
         auto [t, times] = time_launches(stream.get(), [&] {
             check(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice,
                                   stream.get()),
@@ -780,19 +792,29 @@ json calibrate(const json&)
         DeviceArray<float> a(std::size_t(n) * n), b(std::size_t(n) * n), c(std::size_t(n) * n);
         check(cudaMemset(a.get(), 0, a.size() * 4), "cudaMemset");
         check(cudaMemset(b.get(), 0, b.size() * 4), "cudaMemset");
+        settle();
         cublasHandle_t handle = nullptr;
-        if (blas->create(&handle) == CUBLAS_STATUS_SUCCESS) {
+        // Every status checked: a failed SGEMM times nothing, and its "rate" would be absurd.
+        bool ok = blas->create(&handle) == CUBLAS_STATUS_SUCCESS;
+        if (ok) {
             std::unique_ptr<cublasContext, decltype(blas->destroy)> owner(handle, blas->destroy);
-            blas->set_stream(handle, stream.get());
-            blas->set_math_mode(handle, CUBLAS_DEFAULT_MATH);
+            ok = blas->set_stream(handle, stream.get()) == CUBLAS_STATUS_SUCCESS &&
+                 blas->set_math_mode(handle, CUBLAS_DEFAULT_MATH) == CUBLAS_STATUS_SUCCESS;
             const float one = 1, zero = 0;
-            auto [t, times] = time_launches(stream.get(), [&] {
-                blas->sgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a.get(), n, b.get(),
-                            n, &zero, c.get(), n);
-            }, 2, 10);
-            r["gemm_rate"] = 2.0 * double(n) * n * n / t;
-            r["gemm_unit"] = "fp32";
+            if (ok) {
+                auto [t, times] = time_launches(stream.get(), [&] {
+                    ok = ok && blas->sgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one,
+                                           a.get(), n, b.get(), n, &zero, c.get(),
+                                           n) == CUBLAS_STATUS_SUCCESS;
+                }, 2, 10);
+                if (ok) {
+                    r["gemm_rate"] = 2.0 * double(n) * n * n / t;
+                    r["gemm_unit"] = "fp32";
+                }
+            }
         }
+        if (!ok)
+            r["notes"] = r["notes"].get<std::string>() + "; cuBLAS SGEMM failed: no GEMM rate";
     } else {
         r["notes"] = r["notes"].get<std::string>() + "; " + why;
     }
@@ -839,6 +861,8 @@ json run_kernel_job(const json& job)
         return reply(Verdict::Unsupported, "unknown job type '" + type + "'");
     } catch (const Fault& f) {
         return fault_reply(f);
+    } catch (const CompileFailure& c) { // a harness kernel (the L2 flush): NVRTC missing, say
+        return reply(Verdict::Unsupported, "a harness kernel did not compile: " + c.log);
     } catch (const std::exception& e) {
         // A harness error (bad job, cuSPARSE failure): the context may still be fine, but a
         // fresh worker is cheap and certain.

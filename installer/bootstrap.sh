@@ -84,7 +84,7 @@ run_tests() {
   say "running the test suite"
   (cd "$ROOT/build/release" && ctest --output-on-failure -j "$JOBS" --timeout 900)
   # The parsers once more under AddressSanitizer and UndefinedBehaviorSanitizer.
-  build asan --target gsr test_cli test_core_netlist test_core_graph test_core_util
+  build asan --target gsr test_cli test_core_netlist test_core_graph test_core_util test_core_community
   say "running the parser tests under ASan + UBSan"
   # (fontconfig's process-lifetime caches, reached through cairo's PDF text, are not leaks.)
   (cd "$ROOT/build/asan" &&

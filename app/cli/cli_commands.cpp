@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 namespace gsr::cli {
 
@@ -95,9 +96,7 @@ double Args::number(const std::string& flag, double fallback, double lowest, boo
 
 namespace {
 
-void print_help()
-{
-    std::cout <<
+constexpr const char* kHelp =
         "usage: gsr <command> [options]\n"
         "\n"
         "commands:\n"
@@ -148,6 +147,27 @@ void print_help()
         "Formats (detected from the content): ISCAS bench, BLIF, AIGER (aag/aig), structural\n"
         "Verilog, DEF, SPICE netlists; Liberty (.lib, .lib.gz) and LEF libraries.\n"
         "Exit codes: 0 ok, 1 bad command line, 2 bad input file, 3 internal failure.\n";
+
+void print_help() { std::cout << kHelp; }
+
+/// `gsr COMMAND --help`: the entries of the help text for that command (an entry is a line
+/// "  COMMAND ..." and the more deeply indented lines under it). False when there is none.
+bool print_command_help(const std::string& command)
+{
+    std::istringstream in(kHelp);
+    std::string line, out;
+    bool inside = false;
+    while (std::getline(in, line)) {
+        const bool entry = line.size() > 2 && line.compare(0, 2, "  ") == 0 && line[2] != ' ';
+        if (entry)
+            inside = line.compare(2, command.size() + 1, command + " ") == 0;
+        else if (line.rfind("   ", 0) != 0)
+            inside = false; // a heading or a blank line
+        if (inside) out += line + '\n';
+    }
+    if (out.empty()) return false;
+    std::cout << "usage:\n" << out;
+    return true;
 }
 
 void print_warnings(const report::NetlistSummary& s)
@@ -233,6 +253,8 @@ int run(const std::vector<std::string>& args)
         return 0;
     }
     const std::vector<std::string> rest(args.begin() + 1, args.end());
+    for (const std::string& a : rest)
+        if ((a == "--help" || a == "-h") && print_command_help(args[0])) return 0;
     if (args[0] == "info") return cmd_info(rest);
     if (args[0] == "import") return cmd_import(rest);
     if (args[0] == "netlists") return cmd_netlists(rest);

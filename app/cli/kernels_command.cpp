@@ -203,7 +203,13 @@ sol::SolAnalysis lab_analysis(const Args& a, const tune::Problem& p,
         const auto project =
             store::ProjectStore::open(a.value("--project"), store::OpenMode::CreateOrOpen);
         if (const auto saved = project.project_value("calibration")) {
-            j = nlohmann::json::parse(*saved);
+            try {
+                j = nlohmann::json::parse(*saved);
+            } catch (const nlohmann::json::exception& e) {
+                throw Error(SourceLocation{a.value("--project")},
+                            "its stored calibration is not valid JSON (" + json_error_text(e) +
+                                "): run `gsr kernels calibrate --project` again");
+            }
             // A calibration of another GPU says nothing about this one.
             if (j.value("device_name", std::string()) != gpu) j = nullptr;
         }
@@ -214,16 +220,41 @@ sol::SolAnalysis lab_analysis(const Args& a, const tune::Problem& p,
     return sol::analyze(p.op_spec(), device, &c);
 }
 
-/// Saves a session in --project (when given and the build has the store).
+/// Checks --project (when given) before a search: a file that is not a project, one of a
+/// newer build or a store-less build fails now, not after minutes of GPU work.
+void check_session_project(const Args& a)
+{
+    if (!a.has("--project")) return;
+#ifdef GSR_HAVE_STORE
+    store::TuneStore::open(a.value("--project"), store::OpenMode::CreateOrOpen);
+#else
+    throw Error("this build of gsr has no project store (SQLite): use --out FILE.json");
+#endif
+}
+
+/// Saves a session in --project (when given and the build has the store). When that fails
+/// (the project locked past the timeout, the disk full), the session is not lost: it goes to
+/// PROJECT.unsaved-session.json, which the error names (unless --out has it already).
 void save_session(const Args& a, const tune::TuneSession& s)
 {
     if (!a.has("--project")) return;
 #ifdef GSR_HAVE_STORE
-    auto sessions = store::TuneStore::open(a.value("--project"), store::OpenMode::CreateOrOpen);
-    const std::int64_t id = sessions.save(s);
+    const std::string project = a.value("--project");
+    std::int64_t id = 0;
+    try {
+        auto sessions = store::TuneStore::open(project, store::OpenMode::CreateOrOpen);
+        id = sessions.save(s);
+    } catch (const Error& e) {
+        std::string kept = a.value("--out");
+        if (kept.empty()) {
+            kept = project + ".unsaved-session.json";
+            write_file_atomically(kept, json_text(tune::to_json(s), 2) + "\n");
+        }
+        throw Error(e.where(), e.message() + "; the session is kept in " + kept +
+                                   " (gsr report " + kept + " --format html)");
+    }
     std::fprintf(stderr, "saved as session:%lld in %s (gsr report session:%lld --project %s)\n",
-                 (long long)id, a.value("--project").c_str(), (long long)id,
-                 a.value("--project").c_str());
+                 (long long)id, project.c_str(), (long long)id, project.c_str());
 #else
     throw Error("this build of gsr has no project store (SQLite): use --out FILE.json");
 #endif
@@ -337,6 +368,7 @@ int tune_problem(const Args& a)
     if (a.positionals().size() != 2) throw UsageError("kernels tune takes one PROBLEM");
     refuse_out_over_inputs(a, {a.value("--project"), a.value("--calibration")});
     const tune::Problem p = problem_arg(a, a.positionals()[1]);
+    check_session_project(a);
     tune::SearchOptions options;
     try {
         options.strategy = tune::parse_strategy(a.value("--strategy", "sol"));
@@ -372,13 +404,14 @@ int tune_problem(const Args& a)
     const tune::CandidateRecord* best = s.best_candidate();
     if (a.has("--out"))
         write_file_atomically(a.value("--out"), json_text(tune::to_json(s), 2) + "\n");
-    save_session(a, s);
-    if (json) {
+    if (json) { // before the save: its failure must not take the printed session with it
         nlohmann::json j = tune::to_json(s);
         j["gpu"] = gpu;
-        std::cout << json_text(j, 2) << '\n';
+        std::cout << json_text(j, 2) << std::endl;
+        save_session(a, s);
         return best ? 0 : 3;
     }
+    save_session(a, s);
     for (const tune::CandidateRecord& c : s.candidates)
         std::printf("%4zu %-9s %-17s %10.2f us %6.1f%%  %s\n", c.id, c.origin.c_str(),
                     std::string(tune::verdict_name(c.verdict)).c_str(), c.seconds * 1e6,

@@ -132,6 +132,12 @@ int cmd_labels(const std::vector<std::string>& argv)
         if (targets.toggles_named && exhaustive) // "all" leaves them out instead
             throw UsageError("--target toggle needs --mode random or seq: exhaustive vectors have "
                              "no meaningful order");
+        if (targets.toggles_named && !exhaustive &&
+            (seq ? sim.cycles - sim.warmup < 2 : sim.vectors < 2))
+            throw UsageError(seq ? "--target toggle needs two sampled cycles in a row: --cycles "
+                                   "must exceed --warmup by 2 or more"
+                                 : "--target toggle needs two vectors in a row: --vectors must be "
+                                   "2 or more");
     }
 
     const auto start = std::chrono::steady_clock::now();

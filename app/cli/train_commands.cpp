@@ -22,6 +22,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
+#include <system_error>
 
 namespace gsr::cli {
 
@@ -150,48 +152,6 @@ std::string fixed(double v, int digits = 4)
     return buf;
 }
 
-/// The run's batcher; renumbers the training circuits first when its order asks for it.
-/// The same settings always give the same batcher (communities are seeded by --seed).
-std::unique_ptr<train::Batcher> make_run_batcher(const RunSettings& s, train::Dataset& data,
-                                                 bool notes)
-{
-    const bool commrand = s.batching == "commrand";
-    train::PreparedCommunities communities;
-    if (commrand || s.order != train::NodeOrderKind::Original) {
-        train::CommunityPlan plan;
-        plan.seed = s.config.seed;
-        plan.order = s.order;
-        plan.detect = commrand;
-        communities = train::prepare_communities(data, plan);
-        if (notes) {
-            std::size_t count = 0;
-            for (std::uint32_t c : communities.community_count) count += c;
-            std::cerr << "note: training circuits renumbered in "
-                      << train::node_order_name(s.order) << " order";
-            if (commrand) std::cerr << ", " << count << " communities (Leiden)";
-            std::cerr << ", " << fixed(communities.seconds, 2) << " s\n";
-        }
-    }
-    if (notes && s.fanouts.empty() && (commrand || s.batching == "random"))
-        std::cerr << "note: without --fanout every step runs the whole circuit with the loss "
-                     "on its batch; --fanout F1,F2 trains on sampled subgraphs\n";
-    if (s.batching == "full") return std::make_unique<train::FullGraphBatcher>();
-    if (s.batching == "random")
-        return std::make_unique<train::RandomNodeBatcher>(s.config.batch_size, s.fanouts);
-    if (s.batching == "cluster") {
-        train::ClusterOptions o;
-        o.batch_size = s.config.batch_size;
-        o.seed = s.config.seed;
-        return std::make_unique<train::ClusterBatcher>(o);
-    }
-    train::CommRandOptions o;
-    o.batch_size = s.config.batch_size;
-    o.alpha = s.alpha;
-    o.beta = s.beta;
-    o.fanouts = s.fanouts;
-    return std::make_unique<train::CommRandBatcher>(o, std::move(communities.membership));
-}
-
 nlohmann::json split_summary(const nlohmann::json& epoch, const char* split)
 {
     return epoch.is_object() ? epoch.at(split) : nlohmann::json(nullptr);
@@ -220,7 +180,8 @@ int cmd_train(const std::vector<std::string>& argv)
         throw UsageError(e.message());
     }
 
-    auto store = store::RunStore::open(a.value("--db"), store::OpenMode::CreateOrOpen);
+    // The command line is checked before the project is touched: a mistake must not leave a
+    // new, empty project behind (and a resume opens only a project that exists).
     RunSettings settings;
     std::int64_t run_id = 0;
     const bool resume = a.has("--resume");
@@ -234,8 +195,20 @@ int cmd_train(const std::vector<std::string>& argv)
                                              "leave out ") + f + " (only --epochs may change)");
         if (!a.positionals().empty())
             throw UsageError("--resume continues a run on its own circuits: leave out FILE");
-        run_id = static_cast<std::int64_t>(
-            a.integer("--resume", 0, 1, std::uint64_t{1} << 62));
+        run_id = static_cast<std::int64_t>(a.integer(
+            "--resume", 0, 1, std::uint64_t(std::numeric_limits<std::int64_t>::max())));
+    } else {
+        settings = settings_from_flags(a);
+        for (const auto* list : {&settings.train, &settings.validation, &settings.test})
+            for (const std::string& f : *list)
+                if (std::error_code ec; !std::filesystem::is_regular_file(f, ec))
+                    throw Error(SourceLocation{f}, std::filesystem::exists(f, ec)
+                                                       ? "is not a file"
+                                                       : "no such file");
+    }
+    auto store = store::RunStore::open(a.value("--db"), resume ? store::OpenMode::OpenExisting
+                                                               : store::OpenMode::CreateOrOpen);
+    if (resume) {
         const std::optional<store::RunRecord> run = store.find_run(run_id);
         if (!run) throw UsageError("--resume: no run " + std::to_string(run_id) + " in " +
                                    a.value("--db") + " (gsr runs list --db ... lists them)");
@@ -250,11 +223,14 @@ int cmd_train(const std::vector<std::string>& argv)
             settings.config.epochs =
                 static_cast<std::uint32_t>(a.integer("--epochs", 1, 1, train::kMaxEpochs));
         }
-    } else {
-        settings = settings_from_flags(a);
     }
 
     const bool quiet = a.has("--quiet") || a.has("--json");
+    try { // again, now that the model's width is known (a resumed run's included)
+        device = train::choose_device(a.value("--device", "auto"), settings.config.model.hidden);
+    } catch (const Error& e) {
+        throw UsageError(e.message());
+    }
     if (!device.note.empty() && !a.has("--quiet")) std::cerr << "note: " << device.note << '\n';
 
     train::HoldOut hold_out;
@@ -279,7 +255,15 @@ int cmd_train(const std::vector<std::string>& argv)
             for (const std::string& n : skipped) std::cerr << "note: " << n << '\n';
     }
     train::Trainer trainer(data, settings.config);
-    trainer.set_batcher(make_run_batcher(settings, data, !a.has("--quiet")));
+    std::vector<std::string> batcher_notes;
+    trainer.set_batcher(train::make_run_batcher(settings, data, &batcher_notes));
+    if (!a.has("--quiet")) {
+        for (const std::string& n : batcher_notes) std::cerr << "note: " << n << '\n';
+        if (settings.fanouts.empty() &&
+            (settings.batching == "commrand" || settings.batching == "random"))
+            std::cerr << "note: without --fanout every step runs the whole circuit with the "
+                         "loss on its batch; --fanout F1,F2 trains on sampled subgraphs\n";
+    }
     if (!resume) {
         store::RunRecord record;
         record.config_json = json_text(train::settings_to_json(settings));
@@ -306,16 +290,28 @@ int cmd_train(const std::vector<std::string>& argv)
         // Ctrl-C cancels the run after the step in progress; the last checkpoint stays
         // resumable.
         InterruptGuard guard;
+        // Recording the failure writes to the project too: when the project is what failed
+        // (locked, the disk full), both errors are said, the first one first.
+        const auto record_failure = [&](const std::exception& e) {
+            try {
+                return log.fail(e.what(), resume);
+            } catch (const std::exception& also) {
+                throw Error(SourceLocation{a.value("--db")},
+                            std::string(e.what()) + "; recording the failure in the project "
+                            "failed too: " + also.what());
+            }
+        };
         try {
             result = trainer.run(log, callbacks, resume);
         } catch (const Error& e) {
-            if (log.fail(e.what(), resume) || !e.where().file.empty()) throw;
-            // A resume that failed before it began: say where, and that the run is kept.
+            if (record_failure(e) || !e.where().file.empty()) throw;
+            // A resume that failed before it kept an epoch: say where, and that the run is
+            // kept.
             throw Error(SourceLocation{a.value("--db")},
                         "run " + std::to_string(run_id) + " cannot be resumed (it is left as it "
                         "was): " + e.message());
         } catch (const std::exception& e) {
-            log.fail(e.what(), resume);
+            record_failure(e);
             throw;
         }
     }

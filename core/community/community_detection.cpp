@@ -28,15 +28,16 @@ struct Cancelled {};
 constexpr std::uint32_t kToEmpty = std::numeric_limits<std::uint32_t>::max();
 
 /// A community that is empty now, from a list that may hold stale ids (ids that were empty when
-/// pushed and have gained members since): those are dropped on the way.
+/// pushed and have gained members since): those are dropped on the way. kToEmpty when the list
+/// runs out (the callers give every part enough ids; the node then stays where it is).
 std::uint32_t pop_empty(std::vector<std::uint32_t>& empty, const std::uint32_t* size)
 {
-    std::uint32_t c;
-    do {
-        c = empty.back();
+    while (!empty.empty()) {
+        const std::uint32_t c = empty.back();
         empty.pop_back();
-    } while (size[c] != 0);
-    return c;
+        if (size[c] == 0) return c;
+    }
+    return kToEmpty;
 }
 constexpr std::size_t kDecideGrain = 256;   ///< nodes per parallel chunk of a batch
 constexpr std::size_t kMaxBatch = 4096;     ///< nodes decided against one snapshot
@@ -130,6 +131,7 @@ struct Workspace {
     /// cache lines between the two cores.
     std::vector<std::uint8_t> part_queued[2];
     std::vector<std::uint32_t> part_empty[2];
+    std::vector<std::uint32_t> lent; ///< part 1's empty ids lent to part 0 (move_in_order)
     std::vector<std::uint32_t> decision;
     std::vector<double> gain;
     std::vector<NodeId> batch_nodes, moved;
@@ -514,6 +516,7 @@ void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
         if (target == kToEmpty) {
             if (size[from] == 1) return refuse(); // the others left: it is alone already
             target = pop_empty(empty, size.data());
+            if (target == kToEmpty) return refuse(); // never: n ids serve n nodes
         }
         tot[from] -= k[v];
         tot[target] += k[v];
@@ -670,8 +673,8 @@ std::size_t Detector::run_queue(const WeightedGraph& g, const std::vector<double
         }
         // Leaving for a new community of its own: tested last, as it is rare.
         if (0 > best + eps && size[from] > 1) to = kToEmpty;
-        if (to == from) continue;
         if (to == kToEmpty) to = pop_empty(empty, size);
+        if (to == from || to == kToEmpty) continue;
         tot[from] -= kv;
         tot[to] += kv;
         --size[from];
@@ -730,6 +733,16 @@ void Detector::move_in_order(const WeightedGraph& g, const std::vector<double>& 
     std::size_t below = 0;
     std::uint32_t split = 0;
     while (split < n && 2 * below < n) below += size[split++];
+    // Part 0's nodes (`below` of them) may need as many communities, but it owns only `split`
+    // ids, all of them in use when the ids are dense (every level after the first): it also
+    // gets the highest below - split empty ids of part 1's range, which part 1 (n - below
+    // nodes, n - split ids) can spare. No part-1 node reads or joins them: a part-0 interior
+    // node has no neighbour in part 1.
+    std::vector<std::uint32_t>& lent = ws_.lent;
+    lent.clear();
+    for (std::size_t c = n; c-- > split && lent.size() + split < below;)
+        if (size[c] == 0) lent.push_back(static_cast<std::uint32_t>(c));
+    const std::size_t lent_from = lent.empty() ? n : lent.back(); // part 1 keeps [split, this)
     constexpr std::uint8_t kBoundary = 2;
     std::uint8_t* const side = first_n(ws_.side, n).data();
     const std::uint64_t* const offsets = g.offsets.data();
@@ -757,7 +770,9 @@ void Detector::move_in_order(const WeightedGraph& g, const std::vector<double>& 
                 }
             if (ring.empty()) continue;
             std::vector<std::uint32_t>& empty = ws_.part_empty[p];
-            empty_in(empty, p == 0 ? 0 : split, p == 0 ? split : n);
+            empty_in(empty, p == 0 ? 0 : split, p == 0 ? split : lent_from);
+            if (p == 0) // its own ids are popped first (the lowest first), the lent ones after
+                empty.insert(empty.begin(), lent.begin(), lent.end());
             run_queue(g, k, community, std::span<NodeId>(ring), ring.size(), part_queued,
                       empty, scratch_[w], [&](NodeId u) { return side[u] == p; });
         }

@@ -825,7 +825,7 @@ SimulationResult LogicSimulator::run(const SimulationOptions& o) const
                             });
         r.total = static_cast<std::uint64_t>(o.cycles - o.warmup) * o.runs;
         r.toggle_total = static_cast<std::uint64_t>(o.cycles - o.warmup - 1) * o.runs;
-        r.has_toggles = true;
+        r.has_toggles = r.toggle_total > 0; // one sampled cycle has no pair to compare
     } else {
         if (!p.state_rows.empty())
             fail("the circuit has " + std::to_string(p.state_rows.size()) +
@@ -852,7 +852,7 @@ SimulationResult LogicSimulator::run(const SimulationOptions& o) const
                             });
         r.total = vectors;
         r.toggle_total = plan.toggles ? vectors - 1 : 0;
-        r.has_toggles = plan.toggles;
+        r.has_toggles = r.toggle_total > 0; // one vector has no pair to compare
         if (plan.toggles) {
             // A block skips the pair across its first border; add it from the stored bits.
             const ChunkCounts* before = nullptr;

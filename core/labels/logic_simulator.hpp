@@ -58,7 +58,7 @@ struct SimulationResult {
     std::vector<std::uint64_t> toggles; ///< value changes between consecutive samples
     std::uint64_t total = 0;            ///< samples per net
     std::uint64_t toggle_total = 0;     ///< consecutive pairs per net
-    bool has_toggles = false;           ///< false in exhaustive mode (its order is arbitrary)
+    bool has_toggles = false; ///< false in exhaustive mode (no order) and with one sample (no pair)
 };
 
 class LogicSimulator {

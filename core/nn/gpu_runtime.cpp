@@ -3,6 +3,7 @@
 #include "util/diagnostics.hpp"
 
 #include <mutex>
+#include <utility>
 
 namespace gsr::nn {
 
@@ -19,10 +20,10 @@ GpuRuntime installed()
 
 } // namespace
 
-void install_gpu_runtime(const GpuRuntime& runtime)
+GpuRuntime install_gpu_runtime(const GpuRuntime& runtime)
 {
     std::lock_guard lock(g_mutex);
-    g_runtime = runtime;
+    return std::exchange(g_runtime, runtime);
 }
 
 GpuStatus gpu_status()

@@ -18,6 +18,7 @@ struct GpuStatus {
     std::size_t total_bytes = 0;  ///< device memory
     std::size_t free_bytes = 0;
     int compute_capability = 0;   ///< 90 for sm_90
+    std::uint32_t max_hidden = 0; ///< the widest --hidden its backend takes; 0: no limit known
     std::string reason;           ///< why it cannot be used (no GPU, driver too old, ...)
 };
 
@@ -27,7 +28,8 @@ struct GpuRuntime {
     std::unique_ptr<Backend> (*make_backend)(Precision precision) = nullptr;
 };
 
-void install_gpu_runtime(const GpuRuntime& runtime);
+/// Installs `runtime` and returns the one it replaces (tests put it back).
+GpuRuntime install_gpu_runtime(const GpuRuntime& runtime);
 /// The probe of the installed runtime, or "this build has no GPU backend".
 GpuStatus gpu_status();
 /// gsr::Error (with gpu_status().reason) when no GPU can be used.

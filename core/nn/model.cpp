@@ -319,8 +319,10 @@ void ModelImpl::head_forward(const StepContext& s, DeviceMatrix top)
         head_.forward(layout_, *s.backend, top, pred_);
         return;
     }
-    for (std::uint32_t r = 0; r < n_; r += head_chunk_rows(n_)) {
-        const std::uint32_t rows = std::min(head_chunk_rows(n_), n_ - r);
+    const std::uint64_t chunk = head_chunk_rows(n_); // 64 bits: four chunks can pass 2^32
+    for (std::uint64_t first = 0; first < n_; first += chunk) {
+        const auto r = static_cast<std::uint32_t>(first);
+        const auto rows = static_cast<std::uint32_t>(std::min<std::uint64_t>(chunk, n_ - first));
         ArenaScope scope(be_->arena());
         const HeadActivation a = head_activation(top.row_block(r, rows));
         head_.forward(layout_, *s.backend, a.z, pred_.row_block(r, rows));
@@ -345,8 +347,10 @@ void ModelImpl::head_backward(const StepContext& s, DeviceMatrix top, DeviceMatr
     }
     // The head's activations are recomputed from `top` chunk by chunk instead of kept: N x D
     // of memory traded for one more LayerNorm and ReLU.
-    for (std::uint32_t r = 0; r < n_; r += head_chunk_rows(n_)) {
-        const std::uint32_t rows = std::min(head_chunk_rows(n_), n_ - r);
+    const std::uint64_t chunk = head_chunk_rows(n_); // 64 bits: four chunks can pass 2^32
+    for (std::uint64_t first = 0; first < n_; first += chunk) {
+        const auto r = static_cast<std::uint32_t>(first);
+        const auto rows = static_cast<std::uint32_t>(std::min<std::uint64_t>(chunk, n_ - first));
         ArenaScope scope(be_->arena());
         const DeviceMatrix x = top.row_block(r, rows), dp = dpred_.row_block(r, rows);
         const HeadActivation a = head_activation(x);

@@ -8,6 +8,8 @@ namespace gsr::report {
 namespace {
 
 constexpr double kEps = 1e-9;
+/// The lineage tree's deepest nesting (see session_document).
+constexpr std::size_t kMaxLineageDepth = 16;
 const Rgb kInk{40, 40, 40};
 const Rgb kRoof{60, 60, 60};
 const Rgb kOk{0, 114, 178};
@@ -269,40 +271,61 @@ Document session_document(const tune::TuneSession& s)
         doc.add(Heading{"Lineage"});
         doc.add(Paragraph{"Refine steps, each under the candidate it was derived from."});
         std::map<std::size_t, const tune::CandidateRecord*> by_id;
-        std::map<std::size_t, std::vector<const tune::CandidateRecord*>> children;
+        std::map<std::size_t, std::vector<std::size_t>> children; // by id, in session order
         for (const tune::CandidateRecord& c : s.candidates) by_id[c.id] = &c;
-        for (const tune::CandidateRecord& c : s.candidates)
-            if (c.parent && by_id.count(*c.parent)) children[*c.parent].push_back(&c);
-        // Iterative, children in session order; `seen` guards against a malformed cycle.
-        std::vector<bool> seen(s.candidates.size(), false);
-        auto index_of = [&](const tune::CandidateRecord* c) {
-            return static_cast<std::size_t>(c - s.candidates.data());
-        };
-        Tree tree;
-        for (const tune::CandidateRecord& root : s.candidates) {
+        for (std::size_t i = 0; i < s.candidates.size(); ++i) {
+            const tune::CandidateRecord& c = s.candidates[i];
+            if (c.parent && by_id.count(*c.parent)) children[*c.parent].push_back(i);
+        }
+        // Walked without recursion, children in session order; `seen` guards against a
+        // malformed cycle. Nesting stops at kMaxLineageDepth: a longer refine chain goes on as
+        // siblings under its deepest shown step (each line names its parent there), so a
+        // chain of any length neither overflows the stack nor runs off the page.
+        const std::size_t n = s.candidates.size();
+        constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+        std::vector<bool> seen(n, false);
+        std::vector<std::size_t> order; // pre-order of the shown tree
+        std::vector<std::size_t> shown_parent(n, kNone);
+        std::vector<std::size_t> depth(n, 0);
+        for (std::size_t r = 0; r < n; ++r) {
+            const tune::CandidateRecord& root = s.candidates[r];
             const bool has_parent = root.parent && by_id.count(*root.parent);
             if (has_parent || !children.count(root.id)) continue;
-            tree.roots.push_back(TreeNode{candidate_line(s, root), {}});
-            seen[index_of(&root)] = true;
-            std::vector<std::pair<TreeNode*, const tune::CandidateRecord*>> stack{
-                {&tree.roots.back(), &root}};
+            seen[r] = true;
+            std::vector<std::size_t> stack{r};
             while (!stack.empty()) {
-                auto [node, c] = stack.back();
+                const std::size_t i = stack.back();
                 stack.pop_back();
-                auto it = children.find(c->id);
+                order.push_back(i);
+                auto it = children.find(s.candidates[i].id);
                 if (it == children.end()) continue;
-                std::vector<const tune::CandidateRecord*> kids;
-                for (const tune::CandidateRecord* child : it->second) {
-                    if (seen[index_of(child)]) continue;
-                    seen[index_of(child)] = true;
-                    node->children.push_back(TreeNode{candidate_line(s, *child), {}});
-                    kids.push_back(child);
+                const bool flat = depth[i] >= kMaxLineageDepth;
+                for (auto k = it->second.rbegin(); k != it->second.rend(); ++k) {
+                    if (seen[*k]) continue;
+                    seen[*k] = true;
+                    shown_parent[*k] = flat ? shown_parent[i] : i;
+                    depth[*k] = flat ? depth[i] : depth[i] + 1;
+                    stack.push_back(*k);
                 }
-                // Each node is expanded once, so these pointers stay valid while stacked.
-                for (std::size_t k = 0; k < kids.size(); ++k)
-                    stack.push_back({&node->children[k], kids[k]});
             }
         }
+        // Built from the leaves up: in reverse pre-order every child is done before its parent.
+        std::vector<TreeNode> built(n);
+        std::vector<std::vector<std::size_t>> shown_children(n);
+        for (std::size_t i : order)
+            if (shown_parent[i] != kNone) shown_children[shown_parent[i]].push_back(i);
+        Tree tree;
+        for (auto it = order.rbegin(); it != order.rend(); ++it) {
+            const tune::CandidateRecord& c = s.candidates[*it];
+            built[*it].text = candidate_line(s, c);
+            if (depth[*it] == kMaxLineageDepth && shown_parent[*it] != kNone &&
+                by_id.at(*c.parent) != &s.candidates[shown_parent[*it]])
+                built[*it].text += " (refined from #" + std::to_string(*c.parent) + ")";
+            for (std::size_t k : shown_children[*it])
+                built[*it].children.push_back(std::move(built[k]));
+        }
+        for (std::size_t i : order)
+            if (shown_parent[i] == kNone) tree.roots.push_back(std::move(built[i]));
         doc.add(std::move(tree));
     }
     return doc;

@@ -159,8 +159,9 @@ int check_project_header(Connection& conn, OpenMode mode, int latest)
 
     const bool blank = app_id == 0 && version == 0 && objects == 0;
     if (blank) {
-        // An empty (or 0-byte) database becomes a project on first open for writing.
-        if (mode == OpenMode::ReadOnly) {
+        // An empty (or 0-byte) database becomes a project only where one may be created: a
+        // listing or an export given an empty file by mistake must not turn it into one.
+        if (mode != OpenMode::CreateOrOpen) {
             throw error_at(conn.path(), "not a GSR Studio project (an empty database)");
         }
         return 0;

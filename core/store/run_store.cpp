@@ -359,7 +359,11 @@ void StoreRunLog::begin(const nn::MemoryReport& memory)
 {
     const std::vector<LayerMemoryRecord> rows = layer_memory_rows(memory);
     store_.write_transaction([&] {
-        store_.set_layer_memory(run_id_, rows, as_int(memory.analytic_peak_bytes), 0);
+        // The run as this session found it: a resume that fails before it keeps an epoch
+        // puts it back (fail()).
+        before_ = store_.find_run(run_id_);
+        store_.set_layer_memory(run_id_, rows, as_int(memory.analytic_peak_bytes),
+                                before_ ? before_->peak_bytes_measured : 0);
         store_.set_status(run_id_, "running");
     });
     begun_ = true;
@@ -381,6 +385,7 @@ void StoreRunLog::epoch_done(const train::EpochReport& report, const train::Chec
     c.optimizer = ck.optimizer;
     c.rng = ck.rng;
     store_.record_epoch(e, c, report.improved, keep_);
+    kept_epoch_ = true;
 }
 
 std::optional<train::Checkpoint> StoreRunLog::last_checkpoint()
@@ -413,6 +418,19 @@ void StoreRunLog::end(const std::string& status, const nlohmann::json& result)
 bool StoreRunLog::fail(const std::string& error, bool resumed)
 {
     if (resumed && !begun_) return false;
+    if (resumed && before_) {
+        if (!kept_epoch_) { // nothing of this session was kept: the run as it was
+            store_.finish_run(run_id_, before_->status, before_->result_json,
+                              before_->peak_bytes_measured);
+            return false;
+        }
+        // Its earlier result (best epoch, test metrics, memory) stays, with the error added.
+        nlohmann::json result = nlohmann::json::parse(before_->result_json, nullptr, false);
+        if (!result.is_object()) result = nlohmann::json::object();
+        result["error"] = error;
+        store_.finish_run(run_id_, "failed", json_text(result), before_->peak_bytes_measured);
+        return true;
+    }
     store_.finish_run(run_id_, "failed", json_text({{"error", error}}), 0);
     return true;
 }

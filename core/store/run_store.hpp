@@ -142,9 +142,11 @@ public:
     void end(const std::string& status, const nlohmann::json& result) override;
 
     /// This session ended in `error` (the trainer threw). A new run is marked "failed" with the
-    /// error as its result. A resumed run is changed only once this session has begun writing
-    /// to it: one that fails before (a damaged checkpoint, settings or circuits that changed
-    /// since) keeps its status and results. Returns whether the run was changed.
+    /// error as its result. A resumed run is changed only once this session has kept an epoch
+    /// of it: one that fails before (a damaged checkpoint, settings or circuits that changed
+    /// since, the disk full at its first epoch) is put back as it was, status, result and
+    /// measured peak; after, it is "failed" with its earlier result kept and the error added.
+    /// Returns whether the run was changed.
     bool fail(const std::string& error, bool resumed);
 
 private:
@@ -152,6 +154,8 @@ private:
     std::int64_t run_id_;
     std::size_t keep_;
     bool begun_ = false;
+    bool kept_epoch_ = false;          ///< this session recorded an epoch
+    std::optional<RunRecord> before_; ///< the run when begin() found it
 };
 
 /// The memory report as rows, one per layer. The engine measures only the arena's total

@@ -81,12 +81,12 @@ RoleSignatures role_signatures(const StructureGraph& g, const EgoNetworks& ego)
             for (std::uint64_t e = g.in.offsets[u]; e < g.in.offsets[u + 1]; ++e)
                 if (const std::int32_t w = local[g.in.targets[e]]; w >= 0) {
                     lg.neighbour.push_back(static_cast<std::uint32_t>(w));
-                    lg.tag.push_back(static_cast<std::uint8_t>(kFromFanin));
+                    lg.tag.push_back(static_cast<std::uint8_t>(edge_tag(kFromFanin, g.in, e)));
                 }
             for (std::uint64_t e = g.out.offsets[u]; e < g.out.offsets[u + 1]; ++e)
                 if (const std::int32_t w = local[g.out.targets[e]]; w >= 0) {
                     lg.neighbour.push_back(static_cast<std::uint32_t>(w));
-                    lg.tag.push_back(static_cast<std::uint8_t>(kToFanout));
+                    lg.tag.push_back(static_cast<std::uint8_t>(edge_tag(kToFanout, g.out, e)));
                 }
             lg.offsets.push_back(static_cast<std::uint32_t>(lg.neighbour.size()));
         }

@@ -22,6 +22,9 @@ struct Granularity {
     bool fine_fan = true;
     std::uint32_t depth_bins = 0; ///< bins of level / (max_level + 1); 0: depth not in the state
     std::uint32_t hops = 1;       ///< K: WL rounds and ego-network radius, 1 or 2
+    /// Edge inversions (AIGER) tell neighbours apart in the WL classes and roles; false only
+    /// for rules saved as version 1, which hashed direction alone.
+    bool polarity = true;
 
     bool operator==(const Granularity&) const = default;
     /// "fan fine, depth 3, K=2"

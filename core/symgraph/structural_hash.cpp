@@ -48,11 +48,15 @@ StructureGraph graph_from_edges(std::size_t nodes,
     return g;
 }
 
-StructureGraph structure_of(const graph::CircuitGraph& g)
+StructureGraph structure_of(const graph::CircuitGraph& g, bool polarity)
 {
     StructureGraph s;
     s.out = g.fanout;
     s.in = g.fanin;
+    if (!polarity) {
+        s.out.inverted.assign(s.out.targets.size(), 0);
+        s.in.inverted.assign(s.in.targets.size(), 0);
+    }
     s.state.assign(g.node_count(), 0);
     return s;
 }
@@ -65,9 +69,9 @@ std::vector<std::uint64_t> wl_hashes(const StructureGraph& g, unsigned rounds)
         for (std::size_t v = 0; v < h.size(); ++v) {
             bag.clear();
             for (std::uint64_t e = g.in.offsets[v]; e < g.in.offsets[v + 1]; ++e)
-                bag.push_back(combine(kFromFanin, h[g.in.targets[e]]));
+                bag.push_back(combine(edge_tag(kFromFanin, g.in, e), h[g.in.targets[e]]));
             for (std::uint64_t e = g.out.offsets[v]; e < g.out.offsets[v + 1]; ++e)
-                bag.push_back(combine(kToFanout, h[g.out.targets[e]]));
+                bag.push_back(combine(edge_tag(kToFanout, g.out, e), h[g.out.targets[e]]));
             std::sort(bag.begin(), bag.end());
             std::uint64_t x = h[v];
             for (std::uint64_t b : bag) x = combine(x, b);

@@ -40,9 +40,19 @@ constexpr std::uint64_t hash_text(std::string_view text)
     return mix64(h);
 }
 
-/// Tags of the edge direction seen from the node being hashed.
-inline constexpr std::uint64_t kFromFanin = 1; ///< the neighbour drives this node
-inline constexpr std::uint64_t kToFanout = 2;  ///< this node drives the neighbour
+/// Tags of the edge direction seen from the node being hashed, and of its polarity: an
+/// inverted edge (AIGER's complemented fan-in) is told apart from a plain one.
+inline constexpr std::uint64_t kFromFanin = 1;         ///< the neighbour drives this node
+inline constexpr std::uint64_t kToFanout = 2;          ///< this node drives the neighbour
+inline constexpr std::uint64_t kFromInvertedFanin = 3; ///< ... through an inversion
+inline constexpr std::uint64_t kToInvertedFanout = 4;  ///< ... through an inversion
+
+/// Edge e of `c` seen with direction tag `plain` (kFromFanin or kToFanout): the tag, or its
+/// inverted counterpart when the edge is inverted.
+inline std::uint64_t edge_tag(std::uint64_t plain, const graph::Csr& c, std::uint64_t e)
+{
+    return e < c.inverted.size() && c.inverted[e] ? plain + 2 : plain;
+}
 
 /// A directed graph with one discrete state per node. An undirected graph has every edge in
 /// both directions (then `in` equals `out`).
@@ -60,8 +70,9 @@ StructureGraph graph_from_edges(std::size_t nodes,
                                 const std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges,
                                 bool directed, std::vector<std::uint64_t> states);
 
-/// The circuit's adjacency with every state 0 (node_states.hpp fills them in).
-StructureGraph structure_of(const graph::CircuitGraph& g);
+/// The circuit's adjacency with every state 0 (node_states.hpp fills them in). With
+/// `polarity` false the edges' inversions are dropped (rules saved before they were hashed).
+StructureGraph structure_of(const graph::CircuitGraph& g, bool polarity = true);
 
 /// h_rounds(v) for every node (h_0 = the state). In an undirected graph each neighbour is
 /// seen once as fan-in and once as fan-out, which changes no comparison between graphs.

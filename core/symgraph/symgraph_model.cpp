@@ -19,7 +19,7 @@ NodeFeatures node_features(const graph::CircuitGraph& g, const Granularity& gr,
     if (ego.hops() != gr.hops || ego.node_count() != g.node_count())
         throw Error("symgraph: ego networks of another graph or K were given");
     NodeFeatures f;
-    StructureGraph s = structure_of(g);
+    StructureGraph s = structure_of(g, gr.polarity);
     s.state = node_states(g, gr, &f.state_label);
     f.state = s.state;
     f.wl = wl_hashes(s, gr.hops);
@@ -33,7 +33,7 @@ NodeFeatures node_features(const graph::CircuitGraph& g, const Granularity& gr,
 const NodeFeatures& FeatureCache::get(std::size_t circuit, const graph::CircuitGraph& g,
                                       const Granularity& gr)
 {
-    const auto fkey = std::make_tuple(circuit, gr.fine_fan, gr.depth_bins, gr.hops);
+    const auto fkey = std::make_tuple(circuit, gr.fine_fan, gr.depth_bins, gr.hops, gr.polarity);
     if (auto it = features_.find(fkey); it != features_.end()) return it->second;
     auto& ego = ego_[{circuit, gr.hops}];
     if (!ego) {
@@ -591,12 +591,13 @@ nlohmann::ordered_json SymGraphModel::to_json() const
 {
     nlohmann::ordered_json j;
     j["format"] = "gsr-symgraph-rules";
-    j["version"] = 1;
+    j["version"] = 2; // 2: WL classes and roles tell inverted edges apart
     j["target"] = std::string(train::target_name(target_));
     j["task"] = rules_.task == Task::Classification ? "classification" : "regression";
     j["granularity"] = {{"fine_fan", granularity_.fine_fan},
                         {"depth_bins", granularity_.depth_bins},
-                        {"hops", granularity_.hops}};
+                        {"hops", granularity_.hops},
+                        {"polarity", granularity_.polarity}};
     j["max_ego"] = max_ego_;
     j["binning"] = {{"lo", binning_.lo}, {"hi", binning_.hi}, {"bins", binning_.bins}};
     j["predicates"] = vocabulary_.to_json();
@@ -617,8 +618,9 @@ SymGraphModel SymGraphModel::from_json(const nlohmann::json& j)
 {
     SymGraphModel m;
     try {
-        if (j.at("format") != "gsr-symgraph-rules" || j.at("version") != 1)
-            throw Error("symgraph rules: not a gsr-symgraph-rules version 1 document");
+        if (j.at("format") != "gsr-symgraph-rules" ||
+            (j.at("version") != 1 && j.at("version") != 2))
+            throw Error("symgraph rules: not a gsr-symgraph-rules version 1 or 2 document");
         m.target_ = train::parse_target(j.at("target").get<std::string>());
         const std::string task = j.at("task");
         if (task != "regression" && task != "classification")
@@ -629,6 +631,8 @@ SymGraphModel SymGraphModel::from_json(const nlohmann::json& j)
         m.granularity_.fine_fan = g.at("fine_fan").get<bool>();
         m.granularity_.depth_bins = count_at(g, "depth_bins");
         m.granularity_.hops = count_at(g, "hops");
+        // Version 1 hashed direction alone and has no such key.
+        m.granularity_.polarity = j.at("version") != 1 && g.at("polarity").get<bool>();
         if (m.granularity_.hops < 1 || m.granularity_.hops > 2)
             throw Error("symgraph rules: hops must be 1 or 2");
         m.max_ego_ = count_at<std::size_t>(j, "max_ego");

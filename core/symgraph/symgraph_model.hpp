@@ -64,7 +64,9 @@ private:
     std::size_t max_ego_;
     std::size_t ego_builds_ = 0;
     std::map<std::pair<std::size_t, std::uint32_t>, std::unique_ptr<EgoNetworks>> ego_;
-    std::map<std::tuple<std::size_t, bool, std::uint32_t, std::uint32_t>, NodeFeatures> features_;
+    /// (circuit, fine_fan, depth_bins, hops, polarity) -> features
+    using FeatureKey = std::tuple<std::size_t, bool, std::uint32_t, std::uint32_t, bool>;
+    std::map<FeatureKey, NodeFeatures> features_;
 };
 
 /// Equal-width bins over [lo, hi]; values outside go to the end bins.

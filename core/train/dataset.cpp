@@ -85,7 +85,10 @@ std::vector<double> net_labels(const Circuit& circuit, Target target, const Labe
         const bool sp = target == Target::SignalProbability;
         const double total = static_cast<double>(sp ? r.total : r.toggle_total);
         if (total <= 0)
-            throw Error(SourceLocation{circuit.source}, "the simulation gave no samples");
+            throw Error(SourceLocation{circuit.source},
+                        sp ? "the simulation gave no samples"
+                           : "the simulation gave no two samples in a row to count toggles over "
+                             "(more vectors, or more cycles past the warm-up)");
         for (std::size_t n = 0; n < value.size(); ++n)
             value[n] = static_cast<double>(sp ? r.ones[n] : r.toggles[n]) / total;
         break;

@@ -20,8 +20,12 @@ void check_sizes(std::span<const double> a, std::span<const double> b)
                                     " targets");
     }
     for (std::size_t i = 0; i < a.size(); ++i) {
-        if (std::isnan(a[i]) || std::isnan(b[i])) {
-            throw std::domain_error("metrics: NaN at position " + std::to_string(i));
+        if (!std::isfinite(a[i]) || !std::isfinite(b[i])) {
+            throw std::domain_error("metrics: " +
+                                    std::string(std::isnan(a[i]) || std::isnan(b[i])
+                                                    ? "NaN"
+                                                    : "an infinite value") +
+                                    " at position " + std::to_string(i));
         }
     }
 }
@@ -59,23 +63,30 @@ Correlation undefined(std::string reason)
     return c;
 }
 
-/// Pearson's r of two columns known to have variance. Two passes: means first, so large
-/// offsets (arrival times, levels) do not cancel catastrophically.
+/// Pearson's r of two columns known to have variance. Means first, so large offsets (arrival
+/// times, levels) do not cancel catastrophically; the deviations scaled by their largest
+/// magnitude, so that neither their squares nor the product of the two sums over- or
+/// underflows (values near 1e80 gave r = 0, near 1e-170 NaN).
 double pearson_of(std::span<const double> x, std::span<const double> y)
 {
     const double n = static_cast<double>(x.size());
     const double mx = std::accumulate(x.begin(), x.end(), 0.0) / n;
     const double my = std::accumulate(y.begin(), y.end(), 0.0) / n;
+    double ax = 0.0, ay = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        ax = std::max(ax, std::abs(x[i] - mx));
+        ay = std::max(ay, std::abs(y[i] - my));
+    }
+    // Both columns vary, so both are positive, and every scaled deviation is at most 1.
     double sxy = 0.0, sxx = 0.0, syy = 0.0;
     for (std::size_t i = 0; i < x.size(); ++i) {
-        const double dx = x[i] - mx;
-        const double dy = y[i] - my;
+        const double dx = (x[i] - mx) / ax;
+        const double dy = (y[i] - my) / ay;
         sxy += dx * dy;
         sxx += dx * dx;
         syy += dy * dy;
     }
-    // Both columns vary, so both sums of squares are positive (at worst tiny).
-    return std::clamp(sxy / std::sqrt(sxx * syy), -1.0, 1.0);
+    return std::clamp(sxy / (std::sqrt(sxx) * std::sqrt(syy)), -1.0, 1.0);
 }
 
 /// Pairs tied within each run of equal values of `sorted`: sum of t (t - 1) / 2.

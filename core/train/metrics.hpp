@@ -4,7 +4,8 @@
 //
 // A correlation is undefined when either side has no variance (every value equal) or fewer than
 // two values are given: it is then NaN and `undefined` says why, in words fit for a user. The
-// formulas never divide by zero. NaN inputs are a caller bug and are refused (std::domain_error).
+// formulas never divide by zero. NaN and infinite inputs are a caller bug and are refused
+// (std::domain_error): the trainer stops a diverged run before its predictions get here.
 #include <cstddef>
 #include <limits>
 #include <span>

@@ -1,10 +1,13 @@
 #include "train/run_settings.hpp"
 
+#include "train/cluster_batcher.hpp"
+
 #include "nn/model_config.hpp"
 #include "train/subgraph_sampler.hpp"
 #include "util/diagnostics.hpp"
 #include "util/json_text.hpp"
 
+#include <cstdio>
 #include <limits>
 #include <optional>
 
@@ -93,6 +96,46 @@ RunSettings settings_from_json(const nlohmann::json& j)
         throw Error("the run's settings cannot be read (" + json_error_text(e) + ")");
     }
     return s;
+}
+
+std::unique_ptr<Batcher> make_run_batcher(const RunSettings& s, Dataset& data,
+                                          std::vector<std::string>* notes)
+{
+    const bool commrand = s.batching == "commrand";
+    PreparedCommunities communities;
+    if (commrand || s.order != NodeOrderKind::Original) {
+        CommunityPlan plan;
+        plan.seed = s.config.seed;
+        plan.order = s.order;
+        plan.detect = commrand;
+        communities = prepare_communities(data, plan);
+        if (notes) {
+            std::size_t count = 0;
+            for (std::uint32_t c : communities.community_count) count += c;
+            std::string n = "training circuits renumbered in " +
+                            std::string(node_order_name(s.order)) + " order";
+            if (commrand) n += ", " + std::to_string(count) + " communities (Leiden)";
+            char seconds[32];
+            std::snprintf(seconds, sizeof seconds, ", %.2f s", communities.seconds);
+            notes->push_back(n + seconds);
+        }
+    }
+    if (s.batching == "full") return std::make_unique<FullGraphBatcher>();
+    if (s.batching == "random")
+        return std::make_unique<RandomNodeBatcher>(s.config.batch_size, s.fanouts);
+    if (s.batching == "cluster") {
+        ClusterOptions o;
+        o.batch_size = s.config.batch_size;
+        o.seed = s.config.seed;
+        return std::make_unique<ClusterBatcher>(o);
+    }
+    if (!commrand) throw Error("unknown batching mode '" + s.batching + "'");
+    CommRandOptions o;
+    o.batch_size = s.config.batch_size;
+    o.alpha = s.alpha;
+    o.beta = s.beta;
+    o.fanouts = s.fanouts;
+    return std::make_unique<CommRandBatcher>(o, std::move(communities.membership));
 }
 
 } // namespace gsr::train

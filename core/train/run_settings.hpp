@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,5 +39,12 @@ nlohmann::json settings_to_json(const RunSettings& settings);
 /// Reads a run's config_json (a discarded value, from parsing damaged text without exceptions,
 /// included). Throws gsr::Error naming what is missing or malformed.
 RunSettings settings_from_json(const nlohmann::json& json);
+
+/// The run's batcher; renumbers the training circuits first when its order asks for it (and
+/// detects their communities for commrand). The same settings always give the same batcher
+/// (communities are seeded by the run's seed), so `gsr train` and the GUI resume alike.
+/// `notes`, when given, receives what a user should hear (the renumbering and its time).
+std::unique_ptr<Batcher> make_run_batcher(const RunSettings& settings, Dataset& data,
+                                          std::vector<std::string>* notes = nullptr);
 
 } // namespace gsr::train

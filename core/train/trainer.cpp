@@ -348,6 +348,16 @@ TrainResult Trainer::run(RunLog& log, const TrainCallbacks& callbacks, bool resu
             ++progress.step;
             if (callbacks.progress) callbacks.progress(progress);
         }
+        // A learning rate too high for the model sends its outputs to inf or NaN: say so,
+        // where the metrics would refuse them with "NaN at position 0".
+        const bool diverged = std::any_of(std::begin(pools), std::end(pools), [](const Pool& p) {
+            return std::any_of(p.prediction.begin(), p.prediction.end(),
+                               [](double v) { return !std::isfinite(v); });
+        });
+        if (diverged || (loss_nodes > 0 && !std::isfinite(report.train_loss)))
+            throw Error("epoch " + std::to_string(epoch) + ": training diverged (the model's " +
+                        (diverged ? "predictions are" : "training loss is") + " not finite): " +
+                        "lower the learning rate (--lr), or raise it slowly (--warmup N)");
         auto split_result = [&](Split which) {
             Pool& p = pools[static_cast<int>(which)];
             SplitResult r;
@@ -406,13 +416,20 @@ std::vector<double> Trainer::predict(std::size_t circuit)
     return p;
 }
 
-DeviceChoice choose_device(std::string_view asked)
+DeviceChoice choose_device(std::string_view asked, std::uint32_t hidden)
 {
     if (asked == "cpu") return {"cpu", "CPU", {}};
     if (asked != "auto" && asked != "gpu")
         throw Error("--device: unknown device '" + std::string(asked) +
                     "' (allowed: auto, cpu, gpu)");
     const nn::GpuStatus gpu = nn::gpu_status();
+    if (gpu.available && gpu.max_hidden > 0 && hidden > gpu.max_hidden) {
+        const std::string why = "the GPU backend takes --hidden up to " +
+                                std::to_string(gpu.max_hidden) + ", this model has " +
+                                std::to_string(hidden);
+        if (asked == "gpu") throw Error("--device gpu: " + why + "; use --device cpu or auto");
+        return {"cpu", "CPU", "no GPU used: " + why + "; training on the CPU"};
+    }
     if (gpu.available) return {"gpu", gpu.name, {}};
     if (asked == "gpu")
         throw Error("--device gpu: " + gpu.reason + "; use --device cpu or auto");

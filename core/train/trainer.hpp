@@ -213,7 +213,9 @@ struct DeviceChoice {
     std::string name;   ///< "CPU" or the GPU's name
     std::string note;   ///< why, when it is not what was asked for; empty otherwise
 };
-/// Throws gsr::Error naming --device when the device is unknown or cannot be used.
-DeviceChoice choose_device(std::string_view asked);
+/// Throws gsr::Error naming --device when the device is unknown or cannot be used. With
+/// `hidden` (the model's width, once known) a GPU whose backend takes no model that wide is
+/// an error for "gpu" and the CPU, with a note, for "auto".
+DeviceChoice choose_device(std::string_view asked, std::uint32_t hidden = 0);
 
 } // namespace gsr::train

@@ -95,6 +95,67 @@ TEST(LabelsCommand, ExhaustiveVectorsRefuseANamedToggleTarget)
     EXPECT_FALSE(fs::exists(out));
 }
 
+TEST(LabelsCommand, ANamedToggleTargetNeedsTwoSamplesInARow)
+{
+    // One vector (or one cycle past the warm-up) wrote a toggle rate of 0 for every net; "all"
+    // leaves the columns out instead, as it does for exhaustive vectors.
+    const fs::path out = scratch_file("c17_one_vector.csv");
+    auto r = run_gsr("labels " + data_arg("netlists/iscas85/bench/c17.bench") +
+                     " --vectors 1 --target toggle --out " + shell_quote(out.string()));
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("--target toggle needs two vectors in a row: --vectors must be 2 or more"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(out));
+    r = run_gsr("labels " + data_arg("netlists/iscas89/bench/s27.bench") +
+                " --cycles 5 --warmup 4 --target toggle --out " + shell_quote(out.string()));
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("--cycles must exceed --warmup by 2 or more"), std::string::npos)
+        << r.err;
+    r = run_gsr("labels " + data_arg("netlists/iscas85/bench/c17.bench") +
+                " --vectors 1 --out " + shell_quote(out.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string csv = gsr::test::read_text(out);
+    EXPECT_NE(csv.find("sim_prob"), std::string::npos);
+    EXPECT_EQ(csv.find("toggle"), std::string::npos);
+}
+
+TEST(TrainCommand, AMistakeLeavesNoNewProjectBehind)
+{
+    // The project was created before the command line and the inputs were checked.
+    const fs::path db = scratch_file("never.gsr");
+    fs::remove(db);
+    const std::string c17 = data_arg("netlists/iscas85/bench/c17.bench");
+    auto r = run_gsr("train " + shell_quote(scratch_file("missing.bench").string()) +
+                     " --test " + c17 + " --db " + shell_quote(db.string()));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("missing.bench: error: no such file"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(db));
+    r = run_gsr("train " + c17 + " --test " + c17 + " --model bogus --db " +
+                shell_quote(db.string()));
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_FALSE(fs::exists(db));
+    r = run_gsr("train --resume 1 --db " + shell_quote(db.string()));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("no such project file"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(db));
+}
+
+TEST(Help, ACommandsHelpIsItsUsage)
+{
+    // `gsr train --help` was "unknown option --help".
+    auto r = run_gsr("train --help");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("[--batching full|random|commrand|cluster]"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("--model symgraph"), std::string::npos) << r.out; // both train entries
+    EXPECT_EQ(r.out.find("labels FILE"), std::string::npos) << r.out;
+    r = run_gsr("kernels tune -h");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("kernels tune PROBLEM"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("kernels calibrate"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("report --list"), std::string::npos) << r.out;
+}
+
 TEST(MemoryCommand, GroupsAndTopkOfAModelWithoutThemAreRefused)
 {
     // As gsr train refuses them: they were ignored without a word.

@@ -10,6 +10,7 @@
 #include "tune/engine_problems.hpp"
 
 #include <filesystem>
+#include <fstream>
 #endif
 
 using gsr::test::run_gsr;
@@ -140,6 +141,24 @@ TEST(KernelsCommand, TuneVerifyAndCalibrateSayWhyWithoutAGpu)
     EXPECT_NE(bad.exit_code, 0);
     EXPECT_NE(bad.err.find("softmax_1k"), std::string::npos) << "lists the names: " << bad.err;
 }
+
+#ifdef GSR_HAVE_STORE
+TEST(KernelsCommand, TuneChecksItsProjectBeforeTheSearch)
+{
+    // The project was first opened to save the session, after minutes of GPU work: a file
+    // that is no project lost the whole session. It is refused before anything runs.
+    const std::filesystem::path notes = gsr::test::scratch_file("notes.txt");
+    {
+        std::ofstream out(notes);
+        out << "not a project\n";
+    }
+    const auto r = run_gsr("kernels tune softmax_1k --budget 2 --project " +
+                           shell_quote(notes.string()));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err.rfind(notes.string() + ": error: ", 0), 0u) << r.err;
+    EXPECT_EQ(r.err.find("GPU"), std::string::npos) << "the project first: " << r.err;
+}
+#endif
 
 TEST(KernelsCommand, EngineProblemsNeedTheirGraphAndListTheNamesAtIt)
 {

@@ -432,15 +432,20 @@ protected:
     /// indices.
     void check_compressed_conv()
     {
-        const std::uint32_t n = 3000;
-        const GraphInput g = random_dag(n, fresh_seed() + 2);
         struct Case {
-            std::uint32_t d, k;
+            std::uint32_t d, k, n;
         };
+        const std::uint64_t seed = fresh_seed();
         for (bool directed : {false, true})
-            for (const Case c : {Case{32, 8}, Case{64, 16}, Case{64, 5}, Case{300, 75}}) {
+            // d 128 k 2 and d 512 k 4: the aggregation's accumulators (rows a block x d)
+            // passed the 48 KB a launch may take unasked; d 128 also takes gemm_rows. 700
+            // rows still make 30 blocks of the widest (24 rows each); more would only slow
+            // the sanitizers.
+            for (const Case c : {Case{32, 8, 3000}, Case{64, 16, 3000}, Case{64, 5, 3000},
+                                 Case{300, 75, 3000}, Case{128, 2, 700}, Case{512, 4, 700}}) {
                 ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
-                const std::uint32_t d = c.d, k = c.k;
+                const std::uint32_t d = c.d, k = c.k, n = c.n;
+                const GraphInput g = random_dag(n, seed + 2 + n);
                 const AggregationOperators og = upload_aggregation(*gpu_, g, Normalisation::Mean,
                                                                    directed);
                 const AggregationOperators oc = upload_aggregation(*cpu_, g, Normalisation::Mean,
@@ -560,6 +565,24 @@ protected:
 
 TEST_P(CudaConvMma, CompressedForwardAndBackward) { check_compressed_conv(); }
 INSTANTIATE_TEST_SUITE_P(Baselines, CudaConvMma, ::testing::Values("off", "sync"));
+
+/// The GPU as an sm_86, sm_89 or sm_120 one sees it: mma.sync, no warpgroup MMA, and 99 KB of
+/// shared memory a block at most (GSR_GPU_SHARED_OPTIN). The mma.sync backward's 100 KB and
+/// gemm_rows' 118 KB asked for more, and the launch failed; they now take the FMA kernel and
+/// cuBLAS.
+class CudaConvSmallShared : public CudaConv {
+protected:
+    void SetUp() override
+    {
+        ::setenv("GSR_GPU_MMA", "sync", 1);
+        ::setenv("GSR_GPU_SHARED_OPTIN", "101376", 1);
+        CudaConv::SetUp();
+        ::unsetenv("GSR_GPU_MMA");
+        ::unsetenv("GSR_GPU_SHARED_OPTIN");
+    }
+};
+
+TEST_F(CudaConvSmallShared, CompressedForwardAndBackward) { check_compressed_conv(); }
 
 TEST_F(CudaConv, TopkAndTransientConvolutionInOnePass)
 {

@@ -78,6 +78,36 @@ private slots:
         QCOMPARE(back.config.model.seed, 5u);
         QCOMPARE(back.holdout_validation, 0.1); // no validation circuits: as gsr train
         QVERIFY_THROWS_EXCEPTION(gsr::Error, settings_from_json(nlohmann::json::object()));
+        // The panel's batch size is random batching, as --batch is.
+        s.config.batch_size = 64;
+        QVERIFY(settings_json(s).at("batching") == "random");
+    }
+
+    void aCliRunKeepsItsMiniBatchingThroughTheGui()
+    {
+        // The GUI dropped commrand, alpha/beta, fan-outs and the node order of a `gsr train`
+        // run, so its Resume could not continue it (or continued it in another order).
+        TrainingSettings s;
+        s.train = {QStringLiteral("/t/a.v")};
+        s.test = {QStringLiteral("/t/b.bench")};
+        s.config.batch_size = 128;
+        s.normalize();
+        nlohmann::json cli = settings_json(s);
+        cli["batching"] = "commrand";
+        cli["alpha"] = 0.25;
+        cli["beta"] = 4.0;
+        cli["fanout"] = "5,3";
+        cli["order"] = "community";
+        const TrainingSettings back = settings_from_json(cli);
+        QVERIFY(back.batching == "commrand");
+        QCOMPARE(back.alpha, 0.25);
+        QCOMPARE(back.beta, 4.0);
+        QVERIFY((back.fanouts == std::vector<std::uint32_t>{5, 3}));
+        QVERIFY(back.order == gsr::train::NodeOrderKind::Community);
+        const nlohmann::json again = settings_json(back);
+        for (const char* key : {"batching", "alpha", "beta", "fanout", "order", "batch"})
+            QCOMPARE(QString::fromStdString(again.at(key).dump()),
+                     QString::fromStdString(cli.at(key).dump()));
     }
 
     void logsCommandsInOrder()

@@ -416,6 +416,14 @@ private slots:
         broken.close();
         QVERIFY(!other.openSession(broken.fileName(), &error));
         QVERIFY2(error.contains(QStringLiteral("device")), qPrintable(error));
+        // Text that is not JSON: the line and column where it broke.
+        QVERIFY(broken.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        broken.write("{\n  \"problem\": \"x\",\n  \"device\": tru\n}\n");
+        broken.close();
+        QVERIFY(!other.openSession(broken.fileName(), &error));
+        QVERIFY2(error.startsWith(broken.fileName() + QStringLiteral(":3:")), qPrintable(error));
+        QVERIFY2(error.contains(QStringLiteral("expected a JSON tuning session")),
+                 qPrintable(error));
 
         // The report hook gets every session of the window.
         QVERIFY(!panel.exportReport(dir.filePath(QStringLiteral("r")), &error));

@@ -188,6 +188,9 @@ void CanvasPanel::applyCommunities(const QString& path,
                 return with_communities(*scene, *result, method);
             } catch (const std::invalid_argument&) {
                 return nullptr; // a partition of another graph: nothing to show
+            } catch (const std::exception& e) { // memory ran out copying the scene, say
+                qWarning("communities on the canvas: %s", e.what());
+                return nullptr;
             }
         }));
 }

@@ -116,9 +116,13 @@ void LayoutRunner::work()
         }
         done = layout_->finished();
         converged = layout_->snapshot().converged;
-    } catch (const Error& e) {
-        // Options are checked before a runner is made; a failure here means no layout at all.
+    } catch (const std::exception& e) {
+        // Options are checked before a runner is made; a failure here (an Error, or memory
+        // running out on a large graph) means no layout at all, and must not leave the thread.
         qWarning("layout: %s", e.what());
+        done = true;
+    } catch (...) {
+        qWarning("layout: an unexpected failure");
         done = true;
     }
     const bool finished_now = done && !finished_.exchange(done);

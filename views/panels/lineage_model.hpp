@@ -7,6 +7,7 @@
 
 #include <QAbstractItemModel>
 
+#include <unordered_map>
 #include <vector>
 
 namespace gsr::views {
@@ -54,6 +55,7 @@ private:
 
     std::vector<Node> nodes_;
     std::vector<int> roots_;
+    std::unordered_map<std::size_t, int> node_of_id_; ///< candidate id -> its node
 };
 
 } // namespace gsr::views

@@ -1,5 +1,7 @@
 #include "panels/memory_estimates.hpp"
 
+#include "nn/gpu_runtime.hpp"
+
 #include <QObject>
 
 #include <unistd.h>
@@ -8,8 +10,11 @@ namespace gsr::views {
 
 std::size_t device_memory_bytes()
 {
-    // Training runs on the CPU backend in this build (train::choose_device), so its memory is
-    // the machine's.
+    // Training takes the GPU when there is a usable one (train::choose_device("auto")): its
+    // memory then, asked once (the probe is not free and the GPU does not change); else the
+    // machine's.
+    static const nn::GpuStatus gpu = nn::gpu_status();
+    if (gpu.available && gpu.total_bytes > 0) return gpu.total_bytes;
     const long pages = ::sysconf(_SC_PHYS_PAGES);
     const long page = ::sysconf(_SC_PAGE_SIZE);
     if (pages <= 0 || page <= 0) return 0;

@@ -164,8 +164,14 @@ bool render_panel_screenshot(const QString& panel, const QString& out_png, const
     }
 
     StudioPanels panels;
+    // The reader's error names the file, the line and what was expected: print it.
+    QString why;
+    QObject::connect(&panels, &StudioPanels::graphFailed,
+                     [&why](const QString&, const QString& error) { why = error; });
     if (!panels.setNetlistNow(path)) {
-        std::cerr << "gsr-studio: could not read " << path.toStdString() << '\n';
+        std::cerr << "gsr-studio: could not read " << path.toStdString();
+        if (!why.isEmpty()) std::cerr << ": " << why.toStdString();
+        std::cerr << '\n';
         return false;
     }
     if (panel == QLatin1String("profiling")) return profiling_screenshot(panels, out_png);

@@ -8,6 +8,7 @@
 #include "panels/tune_includes.hpp"
 #include "util/diagnostics.hpp"
 #include "util/json_text.hpp"
+#include "util/source_text.hpp"
 
 #include <QChartView>
 #include <QComboBox>
@@ -701,10 +702,19 @@ bool ProfilingPanel::openSession(const QString& path, QString* error)
         if (error) *error = tr("%1: cannot open: %2").arg(path, f.errorString());
         return false;
     }
-    const QByteArray bytes = f.readAll();
-    const nlohmann::json j = nlohmann::json::parse(bytes.toStdString(), nullptr, false);
-    if (j.is_discarded()) {
-        if (error) *error = tr("%1: expected a JSON tuning session").arg(path);
+    const std::string text = f.readAll().toStdString();
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        // Where it broke, as the CLI's readers say it: FILE:LINE:COL.
+        const auto* parse = dynamic_cast<const nlohmann::json::parse_error*>(&e);
+        const SourceText source = SourceText::from_string(path.toStdString(), text);
+        const SourceLocation at = parse && parse->byte > 0 ? source.location(parse->byte - 1)
+                                                           : SourceLocation{path.toStdString()};
+        if (error)
+            *error = QString::fromStdString(
+                Error(at, "expected a JSON tuning session (" + json_error_text(e) + ")").what());
         return false;
     }
     try {

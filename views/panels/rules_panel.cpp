@@ -194,7 +194,11 @@ RulesPanel::RulesPanel(QWidget* parent) : QWidget(parent)
     updateState();
 }
 
-RulesPanel::~RulesPanel() = default;
+RulesPanel::~RulesPanel()
+{
+    // The search runs in the global pool, which the application waits for on exit: stop it.
+    if (stop_) *stop_ = true;
+}
 
 void RulesPanel::setGraph(std::shared_ptr<const LoadedGraph> graph)
 {
@@ -218,6 +222,7 @@ RulesPanel::Outcome RulesPanel::run_learning(const LoadedGraph& graph,
         hold_out.seed = kSeed;
         const train::Dataset data = train::load_dataset(
             train::Target::SignalProbability, {graph.path.toStdString()}, {}, {}, hold_out);
+        if (stop && *stop) throw symgraph::FitCancelled(); // Cancel during the labelling
         symgraph::SymGraphOptions options;
         options.cancel = stop;
         auto model = std::make_shared<symgraph::SymGraphModel>(

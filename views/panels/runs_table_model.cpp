@@ -66,13 +66,15 @@ RunRow row_of(const store::RunRecord& r, bool has_checkpoint)
         }
     }
     const nlohmann::json result = nlohmann::json::parse(r.result_json, nullptr, false);
-    if (result.is_object() && result.contains("best") && result["best"].is_object()) {
-        const nlohmann::json& test = result["best"]["test"];
-        if (test.is_object()) {
-            row.test_mae = train::number_at(test, "mae", train::kUndefined);
-            row.test_pearson = train::number_at(test, "pearson", train::kUndefined);
-            row.test_spearman = train::number_at(test, "spearman", train::kUndefined);
-            row.test_kendall = train::number_at(test, "kendall", train::kUndefined);
+    const auto best = result.is_object() ? result.find("best") : result.end();
+    // find, not operator[]: a const json's operator[] on a missing key is undefined behaviour.
+    if (best != result.end() && best->is_object()) {
+        const auto test = best->find("test");
+        if (test != best->end() && test->is_object()) {
+            row.test_mae = train::number_at(*test, "mae", train::kUndefined);
+            row.test_pearson = train::number_at(*test, "pearson", train::kUndefined);
+            row.test_spearman = train::number_at(*test, "spearman", train::kUndefined);
+            row.test_kendall = train::number_at(*test, "kendall", train::kUndefined);
         }
     }
     const bool ended = row.status == QLatin1String("finished") ||

@@ -64,7 +64,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent)
     connect(runner_, &TrainingRunner::finished, this, &TrainingPanel::onFinished);
     connect(runner_, &TrainingRunner::runCreated, this, [this](qint64 id) {
         run_id_ = id;
-        Q_EMIT noteIssued(tr("run %1 in %2").arg(id).arg(project_));
+        Q_EMIT noteIssued(tr("run %1 in %2").arg(id).arg(run_project_));
         Q_EMIT runCreated(id);
     });
     applying_preset_ = true; // the form's signals wait until every widget exists
@@ -428,6 +428,13 @@ void TrainingPanel::setProject(const QString& path)
     updateState();
 }
 
+bool TrainingPanel::runOfThisProject() const
+{
+    // A run started before another project was opened belongs to its own project: Resume
+    // must not continue the run of that id in this one.
+    return !project_.isEmpty() && run_id_ > 0 && run_project_ == project_;
+}
+
 void TrainingPanel::setGraphShape(const nn::GraphShape& shape)
 {
     shape_ = shape;
@@ -475,6 +482,7 @@ void TrainingPanel::train()
     const TrainingSettings s = settings();
     Q_EMIT commandIssued(train_command(s, project_));
     run_id_ = 0;
+    run_project_ = project_;
     if (!runner_->start(s, project_)) return;
     startSession(tr("Loading and labelling the circuits\u2026"));
 }
@@ -489,12 +497,13 @@ void TrainingPanel::stop()
 void TrainingPanel::resume()
 {
     if (isTraining()) return;
-    if (!project_.isEmpty() && run_id_ > 0) {
+    if (runOfThisProject()) {
         resumeRun(run_id_);
         return;
     }
     if (project_.isEmpty() && runner_->canResumeInMemory()) {
         Q_EMIT noteIssued(tr("resuming the run kept in memory (open a project to keep runs)"));
+        run_project_.clear();
         if (runner_->resume({}, 0)) startSession(tr("Resuming\u2026"));
         return;
     }
@@ -506,6 +515,7 @@ void TrainingPanel::resumeRun(qint64 run_id)
     if (isTraining() || project_.isEmpty()) return;
     Q_EMIT commandIssued(resume_command(project_, run_id));
     run_id_ = run_id;
+    run_project_ = project_;
     if (runner_->resume(project_, run_id)) startSession(tr("Resuming run %1\u2026").arg(run_id));
 }
 
@@ -569,7 +579,7 @@ void TrainingPanel::onFinished(const TrainingOutcome& o)
                              fixed(t.spearman.value, 3), fixed(t.kendall.value, 3));
         }
         if (o.resumable) text += tr(" Its last checkpoint is kept: Resume continues it.");
-        if (project_.isEmpty()) text += tr(" Not saved: no project is open.");
+        if (run_project_.isEmpty()) text += tr(" Not saved: no project is open.");
         status_->setText(text);
         status_->setStyleSheet(QString());
         eta_->setText(tr("Took %1").arg(format_duration(session_clock_.elapsed() / 1000.0)));
@@ -612,7 +622,7 @@ void TrainingPanel::updateState()
     stop_button_->setEnabled(busy);
     // Resume continues a stopped run of this session; the Runs panel resumes older ones.
     const bool stopped = outcome_ && outcome_->resumable;
-    const bool can_resume = !busy && ((!project_.isEmpty() && run_id_ > 0 && stopped) ||
+    const bool can_resume = !busy && ((runOfThisProject() && stopped) ||
                                       (project_.isEmpty() && runner_->canResumeInMemory()));
     resume_button_->setEnabled(can_resume);
     batch_size_->setEnabled(batching_->currentIndex() == 1);

@@ -92,6 +92,7 @@ private:
     void startSession(const QString& status);
     void showError(const QString& message);
     void updateState();
+    bool runOfThisProject() const; ///< run_id_ is a run of the open project
     void addTestCircuits();
     void removeTestCircuits();
 
@@ -99,6 +100,7 @@ private:
     QString netlist_, project_;
     std::optional<nn::GraphShape> shape_;
     std::int64_t run_id_ = 0;
+    QString run_project_; ///< the project run_id_ belongs to (empty: kept in memory)
     QVector<EpochPoint> epochs_;
     std::optional<TrainingOutcome> outcome_;
     QElapsedTimer session_clock_;

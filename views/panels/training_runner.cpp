@@ -167,12 +167,14 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
 #endif
     try {
         // The GPU when there is a usable one (the status bar names it), else the CPU.
-        const train::DeviceChoice device = train::choose_device("auto");
+        train::DeviceChoice device = train::choose_device("auto");
         TrainingSettings settings = job.settings;
         if (!job.project.isEmpty()) {
 #ifdef GSR_HAVE_STORE
+            // OpenExisting: the window made the project; one moved or deleted since must not
+            // come back empty at the old path with this run in it.
             store.emplace(store::RunStore::open(QFile::encodeName(job.project).toStdString(),
-                                                store::OpenMode::CreateOrOpen));
+                                                store::OpenMode::OpenExisting));
             if (job.resume) {
                 const std::optional<store::RunRecord> run = store->find_run(job.run_id);
                 if (!run)
@@ -193,10 +195,16 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
         train::HoldOut hold_out;
         hold_out.validation = settings.holdout_validation;
         hold_out.seed = settings.split_seed;
-        const train::Dataset data = train::load_dataset(
+        train::Dataset data = train::load_dataset(
             settings.target, std_strings(settings.train), std_strings(settings.validation),
             std_strings(settings.test), hold_out);
         for (const std::string& n : data.notes) out.notes << QString::fromStdString(n);
+        // Again with the model's width: a model wider than the GPU backend takes trains on
+        // the CPU, with a note.
+        if (device.device == "gpu") {
+            device = train::choose_device("auto", settings.config.model.hidden);
+            if (!device.note.empty()) out.notes << QString::fromStdString(device.note);
+        }
         settings.config.device = device.device;
 #ifdef GSR_HAVE_STORE
         if (store && device.device == "gpu") {
@@ -207,6 +215,11 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
         }
 #endif
         train::Trainer trainer(data, settings.config);
+        // The batcher `gsr train` makes from the same settings: a CLI run's commrand, cluster,
+        // fan-outs and node order resume here as they would there.
+        std::vector<std::string> batcher_notes;
+        trainer.set_batcher(train::make_run_batcher(run_settings(settings), data, &batcher_notes));
+        for (const std::string& n : batcher_notes) out.notes << QString::fromStdString(n);
 
         train::RunLog* log = memory_log.get();
 #ifdef GSR_HAVE_STORE

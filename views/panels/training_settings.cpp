@@ -32,7 +32,7 @@ void TrainingSettings::normalize()
     holdout_validation = validation.isEmpty() ? 0.1 : 0.0;
 }
 
-nlohmann::json settings_json(const TrainingSettings& s)
+train::RunSettings run_settings(const TrainingSettings& s)
 {
     train::RunSettings run;
     run.train = std_strings(s.train);
@@ -42,9 +42,20 @@ nlohmann::json settings_json(const TrainingSettings& s)
     run.config = s.config;
     run.holdout_validation = s.holdout_validation;
     run.split_seed = s.split_seed;
-    // The panel's batch size picks random batches, as --batch does for `gsr train`.
-    run.batching = s.config.batch_size > 0 ? "random" : "full";
-    return train::settings_to_json(run);
+    // The panel's batch size picks random batches, as --batch does for `gsr train`; a resumed
+    // CLI run keeps its mode.
+    const bool panel_mode = s.batching == "full" || s.batching == "random";
+    run.batching = !panel_mode ? s.batching : s.config.batch_size > 0 ? "random" : "full";
+    run.alpha = s.alpha;
+    run.beta = s.beta;
+    run.fanouts = s.fanouts;
+    run.order = s.order;
+    return run;
+}
+
+nlohmann::json settings_json(const TrainingSettings& s)
+{
+    return train::settings_to_json(run_settings(s));
 }
 
 TrainingSettings settings_from_json(const nlohmann::json& j)
@@ -58,6 +69,11 @@ TrainingSettings settings_from_json(const nlohmann::json& j)
     s.config = run.config;
     s.holdout_validation = run.holdout_validation;
     s.split_seed = run.split_seed;
+    s.batching = run.batching;
+    s.alpha = run.alpha;
+    s.beta = run.beta;
+    s.fanouts = run.fanouts;
+    s.order = run.order;
     return s;
 }
 

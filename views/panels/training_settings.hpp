@@ -5,6 +5,7 @@
 // panel offers.
 //
 // Contents: TrainingSettings, settings_json / settings_from_json, ModelPreset, model_presets.
+#include "train/run_settings.hpp"
 #include "train/trainer.hpp"
 
 #include <nlohmann/json.hpp>
@@ -24,6 +25,13 @@ struct TrainingSettings {
     train::TrainConfig config; ///< model, epochs, learning rate, batch, seed, patience
     double holdout_validation = 0.1; ///< as `gsr train`: 0.1 without validation circuits
     std::uint64_t split_seed = 1;    ///< as `gsr train`: the seed
+    /// The mini-batching of a run started by `gsr train` (commrand, cluster, fan-outs, a node
+    /// order), kept so that the GUI resumes it as the CLI would. The panel's own runs leave
+    /// them be: their batching is random with a batch size, else the full graph.
+    std::string batching = "full";
+    double alpha = 0.5, beta = 1.0;
+    std::vector<std::uint32_t> fanouts;
+    train::NodeOrderKind order = train::NodeOrderKind::Original;
 
     /// Applies the rules `gsr train` applies to its flags: the model's seed and the split seed
     /// are the run's seed, and the hold-out is 10 % exactly when there are no validation
@@ -31,11 +39,13 @@ struct TrainingSettings {
     void normalize();
 };
 
+/// The run as `gsr train` has it: batching "random" or "full" from the batch size unless the
+/// settings came from a run with another mode.
+train::RunSettings run_settings(const TrainingSettings& settings);
 /// The run's config_json, through train::settings_to_json (as `gsr train` writes it).
 nlohmann::json settings_json(const TrainingSettings& settings);
-/// Reads a run's config_json (the GUI's or the CLI's) through train::settings_from_json; the
-/// mini-batching keys the panel has no field for are dropped. Throws gsr::Error saying what
-/// is missing.
+/// Reads a run's config_json (the GUI's or the CLI's) through train::settings_from_json, every
+/// key kept. Throws gsr::Error saying what is missing.
 TrainingSettings settings_from_json(const nlohmann::json& json);
 
 /// A starting point for the Training panel's form; every field stays editable.

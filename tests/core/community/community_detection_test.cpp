@@ -187,6 +187,39 @@ TEST(CommunityDetection, ThreadCountDoesNotChangeTheBatchedPartition)
     EXPECT_NEAR(two.modularity, modularity(g, two.membership), 1e-9);
 }
 
+TEST(CommunityDetection, PartZeroHasCommunityIdsToLeaveForOnEveryLevel)
+{
+    // A weighted chain of 150,000 nodes with short chords, at resolution 6: on the levels
+    // after the first the community ids are dense, and the two-part local moving gave part 0
+    // (the lower ids) no empty id, so a node leaving for a community of its own popped an
+    // empty list (a heap overflow under ASan, silent in a release build). Part 0 now borrows
+    // part 1's spare ids. The result must stay a sound partition at any thread count.
+    constexpr std::size_t n = 150000;
+    std::vector<WeightedEdge> edges;
+    std::uint64_t x = 1;
+    const auto next = [&x] { // SplitMix64
+        std::uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+    };
+    for (std::size_t v = 0; v + 1 < n; ++v)
+        edges.push_back({NodeId(v), NodeId(v + 1), next() % 4 == 0 ? 5.0 : 1.0});
+    for (std::size_t i = 0; i < n / 10; ++i) {
+        const std::size_t a = next() % n;
+        edges.push_back({NodeId(a), NodeId(std::min(n - 1, a + 2 + next() % 28)), 1.0});
+    }
+    const WeightedGraph g = weighted_graph_from_edges(n, edges);
+    CommunityOptions o;
+    o.resolution = 6.0;
+    o.seed = 1;
+    const CommunityResult r = expect_thread_count_invariant(g, o, "chain, resolution 6");
+    ASSERT_GE(r.levels.size(), 3u);
+    EXPECT_EQ(nodes_in_disconnected_communities(g, r.membership), 0u);
+    EXPECT_NEAR(r.modularity, modularity(g, r.membership, o.resolution), 1e-9);
+    EXPECT_LT(*std::max_element(r.membership.begin(), r.membership.end()), r.community_count);
+}
+
 TEST(CommunityDetection, LevelsNestFromFineToTheFinalPartition)
 {
     for (Method method : {Method::Leiden, Method::Louvain}) {

@@ -179,6 +179,33 @@ TEST(LogicSimulator, FlipFlopsStartAtZeroAndLoadOncePerCycle)
     EXPECT_EQ(r.toggle_total, 600u);
 }
 
+TEST(LogicSimulator, OneSampleHasNoTogglesRatherThanARateOfZero)
+{
+    // One vector, or one cycle past the warm-up, has no consecutive pair: no toggle rate, where
+    // a rate of 0 would claim a net that never switches.
+    const Circuit comb = load_netlist(netlists_dir() + "/iscas85/bench/c17.bench");
+    const SimulationResult one = simulate(comb, random_vectors(1, 5, 1));
+    EXPECT_EQ(one.total, 1u);
+    EXPECT_EQ(one.toggle_total, 0u);
+    EXPECT_FALSE(one.has_toggles);
+    EXPECT_TRUE(simulate(comb, random_vectors(2, 5, 1)).has_toggles);
+
+    const Circuit seq =
+        circuit_of("t.bench", "INPUT(a)\nOUTPUT(q)\nq = DFF(d)\nd = NOT(q)\n");
+    SimulationOptions o;
+    o.mode = SimulationMode::Sequential;
+    o.runs = 10;
+    o.cycles = 4;
+    o.warmup = 3;
+    const SimulationResult last = simulate(seq, o);
+    EXPECT_EQ(last.total, 10u);
+    EXPECT_FALSE(last.has_toggles);
+    o.warmup = 2;
+    const SimulationResult two = simulate(seq, o);
+    EXPECT_TRUE(two.has_toggles);
+    EXPECT_EQ(two.toggles[seq.net_names.find("q")], 10u);
+}
+
 TEST(LogicSimulator, MuxSelectsItsFirstDataInputWhenTheSelectIsOne)
 {
     // ABC's bench MUX: y = MUX(s, a, b) = s ? a : b.

@@ -282,6 +282,55 @@ TEST(SessionReport, LineageIsATreeOfRefineSteps)
         EXPECT_FALSE(std::holds_alternative<Tree>(b));
 }
 
+TEST(SessionReport, ALongRefineChainNestsSixteenDeepAndRendersWithoutRecursion)
+{
+    // 100,000 refine steps in one chain: nested one level a step, the HTML writer's and the
+    // tree's destructor's recursion overflowed the stack. Past 16 levels the chain goes on as
+    // siblings, each naming its parent.
+    tune::TuneSession s = known_session();
+    s.candidates.clear();
+    constexpr std::size_t kSteps = 100000;
+    for (std::size_t i = 0; i < kSteps; ++i) {
+        tune::CandidateRecord c;
+        c.id = i + 1;
+        c.label = "cfg" + std::to_string(i);
+        c.origin = i == 0 ? "start" : "refine";
+        if (i > 0) c.parent = i;
+        s.candidates.push_back(c);
+    }
+    {
+        const Document doc = session_document(s);
+        const Tree* tree = nullptr;
+        for (const Block& b : doc.blocks)
+            if (const auto* t = std::get_if<Tree>(&b)) tree = t;
+        ASSERT_NE(tree, nullptr);
+        ASSERT_EQ(tree->roots.size(), 1u);
+        std::size_t depth = 0, nodes = 0;
+        std::vector<std::pair<const TreeNode*, std::size_t>> stack{{&tree->roots[0], 0}};
+        while (!stack.empty()) {
+            auto [node, d] = stack.back();
+            stack.pop_back();
+            ++nodes;
+            depth = std::max(depth, d);
+            for (const TreeNode& c : node->children) stack.push_back({&c, d + 1});
+        }
+        EXPECT_EQ(nodes, kSteps);
+        EXPECT_EQ(depth, 16u);
+        const TreeNode* deepest = &tree->roots[0];
+        for (int d = 0; d < 15; ++d) deepest = &deepest->children.at(0);
+        // #16 at depth 15 holds #17 (its child) and then #18 ... #100000 as flattened siblings.
+        ASSERT_EQ(deepest->children.size(), kSteps - 16);
+        EXPECT_EQ(deepest->children[0].text.rfind("#17 refine: cfg16", 0), 0u);
+        EXPECT_EQ(deepest->children[0].text.find("refined from"), std::string::npos);
+        EXPECT_EQ(deepest->children[1].text.rfind("#18 refine: cfg17", 0), 0u);
+        EXPECT_NE(deepest->children[1].text.find("(refined from #17)"), std::string::npos)
+            << deepest->children[1].text;
+        EXPECT_NE(deepest->children.back().text.find("(refined from #99999)"), std::string::npos);
+    }
+    const std::string html = export_session(s, ReportFormat::Html);
+    EXPECT_NE(html.find("#100000 refine: cfg99999"), std::string::npos);
+}
+
 TEST(SessionReport, PdfRendersAndLongTablesSpanPages)
 {
     tune::TuneSession s = known_session();

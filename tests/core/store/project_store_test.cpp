@@ -258,7 +258,14 @@ TEST_F(ProjectStoreTest, MigratesEmptyFileToLatest)
     std::ofstream(path, std::ios::binary).close();
     ASSERT_EQ(fs::file_size(path), 0u);
 
-    ProjectStore store = ProjectStore::open(path, OpenMode::OpenExisting);
+    // Only an open that may create a project makes one of it: `gsr report --list` given an
+    // empty file by mistake turned it into a project.
+    for (OpenMode mode : {OpenMode::OpenExisting, OpenMode::ReadOnly}) {
+        const std::string message = error_of([&] { ProjectStore::open(path, mode); });
+        EXPECT_EQ(message, path + ": error: not a GSR Studio project (an empty database)");
+        EXPECT_EQ(fs::file_size(path), 0u);
+    }
+    ProjectStore store = ProjectStore::open(path, OpenMode::CreateOrOpen);
     EXPECT_EQ(store.schema_version(), ProjectStore::latest_schema_version());
     EXPECT_TRUE(store.netlists().empty());
     RawDb raw(path);

@@ -378,14 +378,38 @@ TEST_F(RunStoreTest, AResumeThatFailsBeforeItBeginsLeavesTheRunAsItWas)
         EXPECT_EQ(after.epochs_done, 2) << damage;
     }
 
-    // A resume that has begun, and a new run, are marked failed with the error.
+    // A resume that has begun but kept no epoch (the disk full at its first, say) is put
+    // back as it was: it replaced the finished run's result and measured peak with the error.
+    fs::copy_file(pristine, path_, fs::copy_options::overwrite_existing);
     RunStore store = RunStore::open(path_, OpenMode::OpenExisting);
+    ASSERT_GT(before.peak_bytes_measured, 0);
     {
         StoreRunLog log(store, id);
         log.begin(gsr::nn::MemoryReport{});
+        EXPECT_EQ(store.find_run(id)->status, "running");
+        EXPECT_FALSE(log.fail("error: disk full", true));
+        const RunRecord after = *store.find_run(id);
+        EXPECT_EQ(after.status, "finished");
+        EXPECT_EQ(after.result_json, before.result_json);
+        EXPECT_EQ(after.peak_bytes_measured, before.peak_bytes_measured);
+    }
+    // One that kept an epoch is failed, its earlier result kept with the error added.
+    {
+        StoreRunLog log(store, id);
+        log.begin(gsr::nn::MemoryReport{});
+        EpochReport report;
+        report.epoch = 3;
+        Checkpoint ck;
+        ck.epoch = 3;
+        ck.model = {1, 2, 3};
+        log.epoch_done(report, ck);
         EXPECT_TRUE(log.fail("error: out of memory", true));
-        EXPECT_EQ(store.find_run(id)->status, "failed");
-        EXPECT_EQ(store.find_run(id)->result_json, R"({"error":"error: out of memory"})");
+        const RunRecord after = *store.find_run(id);
+        EXPECT_EQ(after.status, "failed");
+        EXPECT_EQ(after.peak_bytes_measured, before.peak_bytes_measured);
+        nlohmann::json want = nlohmann::json::parse(before.result_json);
+        want["error"] = "error: out of memory";
+        EXPECT_EQ(nlohmann::json::parse(after.result_json), want);
     }
     const std::int64_t fresh = store.create_run(run("gcn"));
     EXPECT_TRUE(StoreRunLog(store, fresh).fail("error: no such file", false));

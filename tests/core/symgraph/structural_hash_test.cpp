@@ -97,6 +97,55 @@ TEST(StructuralHash, IsInvariantUnderRenumberingOfARealCircuit)
     EXPECT_NE(graph_signature(wl_hashes(q, 2)), graph_signature(wl_hashes(g, 2)));
 }
 
+TEST(StructuralHash, AnInvertedFaninIsToldApartFromAPlainOne)
+{
+    // AIGER: g1 = a & b and g2 = a & !b have equal states and equal direction-only neighbour
+    // bags; the inversion is an edge attribute, hashed with the fan-in tag 3 (fan-out 4).
+    const gsr::graph::CircuitGraph c = gsr::graph::build_graph(gsr::netlist::load_netlist(
+        gsr::SourceText::from_string("and2.aag", "aag 4 2 0 2 2\n2\n4\n6\n8\n6 2 4\n8 2 5\n"
+                                                 "i0 a\ni1 b\no0 g1\no1 g2\n")));
+    ASSERT_EQ(c.node_count(), 4u);
+    std::vector<std::uint32_t> ands;
+    for (std::uint32_t v = 0; v < 4; ++v)
+        if (c.fanin.degree(v) == 2) ands.push_back(v);
+    ASSERT_EQ(ands.size(), 2u);
+    const auto inverted_at = [&](std::uint32_t v) {
+        return c.fanin.inverted[c.fanin.offsets[v]] + c.fanin.inverted[c.fanin.offsets[v] + 1];
+    };
+    const std::uint32_t plain = inverted_at(ands[0]) ? ands[1] : ands[0];
+    const std::uint32_t inv = plain == ands[0] ? ands[1] : ands[0];
+    ASSERT_EQ(inverted_at(plain), 0);
+    ASSERT_EQ(inverted_at(inv), 1);
+
+    const StructureGraph g = gsr::test::with_states(c);
+    ASSERT_EQ(g.state[plain], g.state[inv]);
+    const std::vector<std::uint64_t> h = wl_hashes(g, 1);
+    EXPECT_NE(h[plain], h[inv]);
+    // The specification: the inverted fan-in's bag entry is combine(3, h0(u)).
+    std::vector<std::uint64_t> bag;
+    for (std::uint64_t e = c.fanin.offsets[inv]; e < c.fanin.offsets[inv + 1]; ++e)
+        bag.push_back(combine(c.fanin.inverted[e] ? 3 : 1, g.state[c.fanin.targets[e]]));
+    std::sort(bag.begin(), bag.end());
+    std::uint64_t want = g.state[inv];
+    for (std::uint64_t b : bag) want = combine(want, b);
+    EXPECT_EQ(h[inv], want);
+    // The inputs: a drives both plainly, b one plainly and one inverted.
+    std::uint32_t a = 0, b = 0;
+    for (std::uint32_t v = 0; v < 4; ++v)
+        if (c.fanout.degree(v) == 2)
+            (c.fanout.inverted[c.fanout.offsets[v]] || c.fanout.inverted[c.fanout.offsets[v] + 1]
+                 ? b
+                 : a) = v;
+    EXPECT_NE(h[a], h[b]);
+
+    // Without polarity (rules saved as version 1) the two are alike again.
+    StructureGraph blind = structure_of(c, false);
+    blind.state = g.state;
+    const std::vector<std::uint64_t> hb = wl_hashes(blind, 1);
+    EXPECT_EQ(hb[plain], hb[inv]);
+    EXPECT_EQ(hb[a], hb[b]);
+}
+
 TEST(StructuralHash, OneWlCannotTellTwoTrianglesFromAHexagon)
 {
     const StructureGraph two_triangles = cycles({3, 3}), hexagon = cycles({6});

@@ -163,6 +163,28 @@ TEST(SymGraphModel, JsonRoundTripKeepsRulesAndCoverage)
     EXPECT_THROW(SymGraphModel::from_json(bad), gsr::Error);
 }
 
+TEST(SymGraphModel, RulesSavedAsVersionOneKeepHashingDirectionAlone)
+{
+    // Version 2 hashes edge inversions and says so; version 1 documents load with it off, and
+    // saving them again keeps it off.
+    const train::Dataset d = small_dataset();
+    const SymGraphModel m = SymGraphModel::fit(d, few_candidates(Task::Regression));
+    nlohmann::json j = m.to_json();
+    EXPECT_EQ(j.at("version"), 2);
+    EXPECT_EQ(j.at("granularity").at("polarity"), true);
+    EXPECT_TRUE(m.granularity().polarity);
+    j["version"] = 1;
+    j["granularity"].erase("polarity");
+    const SymGraphModel old = SymGraphModel::from_json(j);
+    EXPECT_FALSE(old.granularity().polarity);
+    const SymGraphModel again = SymGraphModel::from_json(old.to_json());
+    EXPECT_FALSE(again.granularity().polarity);
+    // The bench circuits have no inversions: the same coverage either way.
+    EXPECT_EQ(old.assign(d.circuits[2].graph), m.assign(d.circuits[2].graph));
+    j["version"] = 3;
+    EXPECT_THROW(SymGraphModel::from_json(j), gsr::Error);
+}
+
 TEST(SymGraphModel, AStopFlagEndsTheSearchBetweenCandidates)
 {
     const train::Dataset d = small_dataset();

@@ -125,11 +125,35 @@ TEST(Metrics, ConstantPredictionAndTooFewValues)
     EXPECT_FALSE(empty.spearman.defined());
 }
 
-TEST(Metrics, MismatchedLengthsAndNaNAreRefused)
+TEST(Metrics, MismatchedLengthsAndNonFiniteValuesAreRefused)
 {
     const std::vector<double> a{1, 2}, b{1, 2, 3}, bad{1, std::nan("")};
     EXPECT_THROW(evaluate(a, b), std::invalid_argument);
     EXPECT_THROW(pearson(bad, a), std::domain_error);
+    // An infinity gave a NaN r that claimed to be defined.
+    const std::vector<double> inf{1, HUGE_VAL};
+    try {
+        evaluate(inf, a);
+        ADD_FAILURE() << "an infinite prediction was scored";
+    } catch (const std::domain_error& e) {
+        EXPECT_STREQ(e.what(), "metrics: an infinite value at position 1");
+    }
+}
+
+TEST(Metrics, PearsonHoldsAtExtremeMagnitudes)
+{
+    // sqrt(sxx * syy) overflowed at 1e80 (r = 0) and underflowed at 1e-170 (r = NaN).
+    for (double scale : {1e80, 1e-170, 1e150, 1e-300}) {
+        const std::vector<double> x{scale, -scale, 0.0, 0.5 * scale};
+        const std::vector<double> y{2 * scale, -2 * scale, 0.0, scale};
+        const std::vector<double> z{-scale, scale, 0.0, -0.5 * scale};
+        EXPECT_NEAR(pearson(x, y).value, 1.0, 1e-15) << scale;
+        EXPECT_NEAR(pearson(x, z).value, -1.0, 1e-15) << scale;
+    }
+    // n = 2: +1 or -1 whatever the values.
+    EXPECT_DOUBLE_EQ(pearson(std::vector<double>{3, 4}, std::vector<double>{-7, 100}).value, 1.0);
+    EXPECT_DOUBLE_EQ(pearson(std::vector<double>{3, 4}, std::vector<double>{100, -7}).value,
+                     -1.0);
 }
 
 TEST(Metrics, FastAlgorithmsAgreeWithBruteForceOnTiedRandomData)

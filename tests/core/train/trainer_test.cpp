@@ -5,6 +5,7 @@
 #include "train/trainer.hpp"
 
 #include "nn/backend.hpp"
+#include "nn/gpu_runtime.hpp"
 #include "nn/model.hpp"
 #include "train/report_json.hpp"
 #include "util/diagnostics.hpp"
@@ -307,6 +308,27 @@ TEST(Trainer, ImpossibleConfigurationsNameTheFlag)
     EXPECT_NE(message(c).find("--topk"), std::string::npos);
 }
 
+TEST(Trainer, ADivergedRunSaysSoInsteadOfFailingInTheMetrics)
+{
+    // A learning rate of 1e12 sends the outputs to inf or NaN: the run failed with "metrics: NaN
+    // at position 0", which named neither the epoch nor the cause.
+    TrainConfig c = small_config();
+    c.adam.learning_rate = 1e12;
+    MemoryRunLog log;
+    Trainer trainer(small_dataset(), c);
+    try {
+        trainer.run(log);
+        FAIL() << "a learning rate of 1e12 trained";
+    } catch (const gsr::Error& e) {
+        const std::string m = e.message();
+        EXPECT_EQ(m.rfind("epoch ", 0), 0u) << m;
+        EXPECT_NE(m.find(": training diverged (the model's predictions are not finite): lower "
+                         "the learning rate (--lr)"),
+                  std::string::npos)
+            << m;
+    }
+}
+
 TEST(Trainer, DeviceChoice)
 {
     EXPECT_EQ(choose_device("cpu").device, "cpu");
@@ -315,6 +337,40 @@ TEST(Trainer, DeviceChoice)
     EXPECT_NE(choose_device("auto").note.find("CPU"), std::string::npos);
     EXPECT_THROW(choose_device("gpu"), gsr::Error);
     EXPECT_THROW(choose_device("tpu"), gsr::Error);
+}
+
+TEST(Trainer, AModelWiderThanTheGpuBackendTakesTrainsOnTheCpu)
+{
+    // A GPU whose backend takes --hidden up to 1024: a wider model stopped in its first step
+    // with an internal shape error; auto now trains it on the CPU and says why.
+    gsr::nn::GpuRuntime fake;
+    fake.probe = [] {
+        gsr::nn::GpuStatus s;
+        s.available = true;
+        s.name = "Test GPU";
+        s.max_hidden = 1024;
+        return s;
+    };
+    const gsr::nn::GpuRuntime before = gsr::nn::install_gpu_runtime(fake);
+    const DeviceChoice fits = choose_device("auto", 1024);
+    const DeviceChoice wide = choose_device("auto", 2048);
+    const DeviceChoice unknown = choose_device("gpu"); // the width not yet known
+    std::string refused;
+    try {
+        choose_device("gpu", 2048);
+    } catch (const gsr::Error& e) {
+        refused = e.message();
+    }
+    gsr::nn::install_gpu_runtime(before);
+    EXPECT_EQ(fits.device, "gpu");
+    EXPECT_EQ(fits.name, "Test GPU");
+    EXPECT_TRUE(fits.note.empty());
+    EXPECT_EQ(unknown.device, "gpu");
+    EXPECT_EQ(wide.device, "cpu");
+    EXPECT_EQ(wide.note, "no GPU used: the GPU backend takes --hidden up to 1024, this model has "
+                         "2048; training on the CPU");
+    EXPECT_EQ(refused, "--device gpu: the GPU backend takes --hidden up to 1024, this model has "
+                       "2048; use --device cpu or auto");
 }
 
 TEST(Trainer, EpochReportJsonRoundTrips)
