@@ -66,7 +66,10 @@ std::vector<Point2> placement_positions(const netlist::Circuit& circuit,
                     sy += pos[csr->targets[e]].y;
                     ++k;
                 }
-        const double w = (x1 - x0) * scale, h = (y1 - y0) * scale;
+        // Over the placement's box, or over `extent` where it has none (one placed cell and
+        // no die): coincident starts never part, as they push each other nowhere.
+        const double w = x1 > x0 ? (x1 - x0) * scale : extent;
+        const double h = y1 > y0 ? (y1 - y0) * scale : extent;
         if (k > 0) {
             pos[v].x = sx / static_cast<double>(k) + (rng.uniform() - 0.5) * jitter * 10;
             pos[v].y = sy / static_cast<double>(k) + (rng.uniform() - 0.5) * jitter * 10;

@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include <unistd.h>
+
 #ifndef GSR_VERSION
 #define GSR_VERSION "unknown"
 #endif
@@ -318,6 +320,18 @@ ProjectStore ProjectStore::open_with_migrations(const std::string& path, OpenMod
     if (mode != OpenMode::ReadOnly && sqlite3_db_readonly(conn->handle(), "main") == 1) {
         throw error_at(path, "the project file is read-only: open it read-only, or make it "
                              "writable");
+    }
+    // WAL's side files, left write-protected by an earlier open (a read-only one by a user
+    // who could not write the project then): every write would fail with "readonly
+    // database", naming the project, whose own file is fine.
+    if (mode != OpenMode::ReadOnly) {
+        for (const char* side : {"-wal", "-shm"}) {
+            const std::string file = path + side;
+            if (::access(file.c_str(), F_OK) == 0 && ::access(file.c_str(), W_OK) != 0)
+                throw error_at(file, "cannot be written, so neither can the project: make it "
+                                     "writable, or remove it while no program has the project "
+                                     "open");
+        }
     }
 
     const int latest = static_cast<int>(migrations.size());

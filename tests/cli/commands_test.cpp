@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -139,6 +140,52 @@ TEST(TrainCommand, AMistakeLeavesNoNewProjectBehind)
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_NE(r.err.find("no such project file"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(db));
+}
+
+TEST(CommunitiesCommand, BadFlagsAreRefusedWithTheirRealLimits)
+{
+    const std::string c17 = data_arg("netlists/iscas85/bench/c17.bench");
+    auto r = run_gsr("communities " + c17 + " --iterations 99999999");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("from -1000000 to 1000000, not 0"), std::string::npos) << r.err;
+    r = run_gsr("communities " + c17 + " --threads 5000");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("1024"), std::string::npos) << r.err;
+    r = run_gsr("layout " + c17 + " --iterations 20000000 --out " +
+                shell_quote(scratch_file("never.csv").string()));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("10000000"), std::string::npos) << r.err;
+    // Louvain makes one pass: its --iterations was ignored without a word.
+    r = run_gsr("communities " + c17 + " --method louvain --iterations 5");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--iterations applies to --method leiden only"), std::string::npos)
+        << r.err;
+}
+
+TEST(LayoutCommand, CtrlCStopsItAndWritesNothing)
+{
+    // The CLI passed no cancel flag: Ctrl-C killed the process outright. Now the layout stops
+    // between iterations, says so, and exits 130 without writing --out. hyp's layout runs for
+    // minutes; the signal comes two seconds in, after the netlist is read.
+    const fs::path out = scratch_file("hyp_interrupted.csv");
+    const fs::path err = scratch_file("hyp_interrupted.err");
+    fs::remove(out);
+    const std::string script =
+        shell_quote(std::string(GSR_BIN_DIR) + "/gsr") + " layout " +
+        data_arg("netlists/epfl/arithmetic/hyp_from_aig.blif") + " --out " +
+        shell_quote(out.string()) + " 2>" + shell_quote(err.string()) +
+        " & pid=$!\nsleep 2; kill -INT $pid; wait $pid; echo rc=$?\n";
+    FILE* p = ::popen(script.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string rc;
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, p)) rc += buf;
+    ::pclose(p);
+    EXPECT_EQ(rc, "rc=130\n");
+    EXPECT_NE(gsr::test::read_text(err).find("interrupted: the layout stopped;"),
+              std::string::npos)
+        << gsr::test::read_text(err);
+    EXPECT_FALSE(fs::exists(out));
 }
 
 TEST(Help, ACommandsHelpIsItsUsage)

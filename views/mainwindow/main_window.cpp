@@ -310,7 +310,12 @@ void MainWindow::onLoaded(const report::NetlistSummary& summary,
     circuit_ = std::move(circuit);
     summary_model_->setSummary(summary);
     if (overview_) overview_->setSummary(summary);
-    showGraph(QString::fromStdString(summary.path));
+    // A cell library has no graph: the canvas keeps what it shows (it logged an error).
+    if (summary.graph_nodes)
+        showGraph(QString::fromStdString(summary.path));
+    else
+        log(Severity::Info, tr("%1 is a cell library: no graph to show")
+                                .arg(file_name(QString::fromStdString(summary.path))));
 
     const QString path = QString::fromStdString(summary.path);
     if (persists_settings_) recent_->add(path);

@@ -238,8 +238,11 @@ void StudioPanels::install(MainWindow& window)
     const QList<QAction*> top = window.menuBar()->actions();
     window.menuBar()->insertMenu(top.isEmpty() ? nullptr : top.last(), menu);
 
-    connect(&window, &MainWindow::loadFinished, this,
-            [this, w = &window](const QString& path) { setNetlist(path, w->loadedCircuit()); });
+    // A cell library has no circuit: the panels keep the netlist they have (Training would
+    // have trained on the library).
+    connect(&window, &MainWindow::loadFinished, this, [this, w = &window](const QString& path) {
+        if (w->summary() && w->summary()->graph_nodes) setNetlist(path, w->loadedCircuit());
+    });
     connect(&window, &MainWindow::loadFailed, this, [this](const QString& path, const QString& m) {
         console_->appendCommand(info_command(path));
         console_->appendNote(m);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <numeric>
@@ -74,17 +75,21 @@ bool sleeping_reaches(const WorkerPool& pool, unsigned want)
 
 TEST(WorkerPool, IdleWorkersSleepUnlessHeld)
 {
-    WorkerPool pool(3);
+    // Up to three threads, as many as the machine has (a Hold needs them to fit it).
+    const unsigned cores = std::max(2u, std::thread::hardware_concurrency());
+    WorkerPool pool(std::min(3u, cores));
+    const unsigned workers = pool.size() - 1;
     auto job = [&] {
         std::atomic<int> chunks{0};
         pool.parallel_for(8, 1, [&](std::size_t, std::size_t, unsigned) { ++chunks; });
         EXPECT_EQ(chunks.load(), 8);
     };
     job();
-    // Idle past their spin (well under a second), both workers sleep.
-    ASSERT_TRUE(sleeping_reaches(pool, 2));
+    // Idle past their spin (well under a second), the workers sleep.
+    ASSERT_TRUE(sleeping_reaches(pool, workers));
     {
         WorkerPool::Hold hold(pool);
+        ASSERT_TRUE(hold.held());
         job(); // wakes them; from here on they poll
         ASSERT_TRUE(sleeping_reaches(pool, 0));
         for (int i = 0; i < 5; ++i) {
@@ -94,6 +99,21 @@ TEST(WorkerPool, IdleWorkersSleepUnlessHeld)
         }
     }
     // Released, they sleep again once idle.
-    EXPECT_TRUE(sleeping_reaches(pool, 2));
+    EXPECT_TRUE(sleeping_reaches(pool, workers));
     job();
+}
+
+TEST(WorkerPool, APoolLargerThanTheMachineIsNotHeld)
+{
+    // Its polling workers would starve the thread with the sequential work: they sleep.
+    const unsigned cores = std::thread::hardware_concurrency();
+    if (cores == 0) GTEST_SKIP() << "the core count is unknown";
+    WorkerPool pool(cores + 1);
+    if (pool.size() <= cores) GTEST_SKIP() << "the threads could not all be started";
+    WorkerPool::Hold hold(pool);
+    EXPECT_FALSE(hold.held());
+    std::atomic<int> chunks{0};
+    pool.parallel_for(64, 1, [&](std::size_t, std::size_t, unsigned) { ++chunks; });
+    EXPECT_EQ(chunks.load(), 64);
+    EXPECT_TRUE(sleeping_reaches(pool, cores));
 }

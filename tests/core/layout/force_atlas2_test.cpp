@@ -10,6 +10,8 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <set>
+#include <sstream>
 #include <thread>
 
 using namespace gsr;
@@ -201,6 +203,45 @@ TEST(ForceAtlas2, AComponentOffTheDieStartsOnItsEdge)
         }
     }
     EXPECT_GT(checked, 100u);
+}
+
+TEST(ForceAtlas2, OnePlacedCellAndNoDieStillSpreadTheOthers)
+{
+    // gcd without its DIEAREA and with one cell placed: the box of the placement has no
+    // extent, and every node with no placed neighbour started at the one point (0, 0), where
+    // no force parts them.
+    const std::string path = data("openroad_nangate45/gcd_nangate45.def");
+    std::istringstream in(gsr::test::read_text(path));
+    std::string text, line;
+    bool kept = false;
+    while (std::getline(in, line)) {
+        if (line.find("DIEAREA") != std::string::npos) continue;
+        for (const char* how : {"+ PLACED (", "+ FIXED ("}) {
+            const std::size_t at = line.find(how);
+            if (at == std::string::npos) continue;
+            if (!kept && line.find("+ PLACED (") != std::string::npos) {
+                kept = true;
+                continue;
+            }
+            line = line.substr(0, at) + "+ UNPLACED ;";
+        }
+        text += line + '\n';
+    }
+    ASSERT_TRUE(kept);
+    Loaded c;
+    c.circuit = netlist::read_def(SourceText::from_string(path, text));
+    c.graph = graph::build_graph(c.circuit);
+    const double extent = default_extent(c.graph.node_count());
+    const auto p = placement_positions(c.circuit, c.graph, extent, 1);
+    ASSERT_EQ(p.size(), c.graph.node_count());
+    std::set<std::pair<double, double>> distinct;
+    for (const auto& q : p) {
+        EXPECT_TRUE(std::isfinite(q.x) && std::isfinite(q.y));
+        EXPECT_LE(std::abs(q.x), extent);
+        EXPECT_LE(std::abs(q.y), extent);
+        distinct.insert({q.x, q.y});
+    }
+    EXPECT_EQ(distinct.size(), p.size());
 }
 
 TEST(ForceAtlas2, NoPlacementGivesNoPositions)

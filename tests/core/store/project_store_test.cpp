@@ -516,6 +516,25 @@ TEST_F(ProjectStoreTest, RefusesReadOnlyLocation)
         << message2;
 }
 
+TEST_F(ProjectStoreTest, AWriteProtectedSideFileIsNamed)
+{
+    // A -shm left read-only by an earlier read-only open: every write failed with "attempt to
+    // write a readonly database", naming the project, whose own file is writable.
+    const std::string path = file("p.gsr");
+    ProjectStore::open(path, OpenMode::CreateOrOpen);
+    const std::string shm = path + "-shm";
+    std::ofstream(shm, std::ios::binary) << std::string(32768, '\0');
+    fs::permissions(shm, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    if (::access(shm.c_str(), W_OK) == 0)
+        GTEST_SKIP() << "running as a user who may write read-only files (root)";
+    const std::string message =
+        error_of([&] { ProjectStore::open(path, OpenMode::OpenExisting); });
+    EXPECT_EQ(message.rfind(shm + ": error: cannot be written, so neither can the project", 0),
+              0u)
+        << message;
+    fs::permissions(shm, fs::perms::owner_read | fs::perms::owner_write);
+}
+
 TEST_F(ProjectStoreTest, LockedDatabaseGivesErrorAfterTimeout)
 {
     const std::string path = file("p.gsr");
