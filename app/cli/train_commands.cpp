@@ -200,11 +200,22 @@ int cmd_train(const std::vector<std::string>& argv)
     } else {
         settings = settings_from_flags(a);
         for (const auto* list : {&settings.train, &settings.validation, &settings.test})
-            for (const std::string& f : *list)
+            for (const std::string& f : *list) {
                 if (std::error_code ec; !std::filesystem::is_regular_file(f, ec))
                     throw Error(SourceLocation{f}, std::filesystem::exists(f, ec)
                                                        ? "is not a file"
                                                        : "no such file");
+                // The project keeps the paths as JSON text: one that is not UTF-8 comes back
+                // with U+FFFD in it, so the run trains and reports but cannot be resumed.
+                try {
+                    (void)nlohmann::json(f).dump();
+                } catch (const nlohmann::json::exception&) {
+                    if (!a.has("--quiet"))
+                        std::cerr << "note: " << f << ": the path is not UTF-8; the project "
+                                  << "keeps it with U+FFFD for the bad bytes, so this run "
+                                  << "cannot be resumed (rename the file to resume it)\n";
+                }
+            }
     }
     auto store = store::RunStore::open(a.value("--db"), resume ? store::OpenMode::OpenExisting
                                                                : store::OpenMode::CreateOrOpen);
@@ -316,6 +327,10 @@ int cmd_train(const std::vector<std::string>& argv)
         }
     }
 
+    // The run now aims at the resume's --epochs: its settings say so, for the report and for
+    // a later --resume without --epochs.
+    if (resume && a.has("--epochs"))
+        store.set_config(run_id, json_text(train::settings_to_json(settings)));
     const nlohmann::json r = train::train_result_json(result);
     if (a.has("--json")) {
         nlohmann::ordered_json j;

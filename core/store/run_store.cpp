@@ -138,6 +138,17 @@ void RunStore::set_status(std::int64_t id, std::string_view status,
         throw Error(SourceLocation{path()}, "no run " + std::to_string(id) + " in the project");
 }
 
+void RunStore::set_config(std::int64_t id, std::string_view config_json)
+{
+    Statement q(impl_->conn, std::string("UPDATE runs SET config_json = ?2, updated_at = ") +
+                                 kNow + " WHERE id = ?1");
+    q.bind(1, id);
+    q.bind(2, config_json);
+    q.run();
+    if (sqlite3_changes64(impl_->conn.handle()) == 0)
+        throw Error(SourceLocation{path()}, "no run " + std::to_string(id) + " in the project");
+}
+
 bool RunStore::remove_run(std::int64_t id)
 {
     Statement q(impl_->conn, "DELETE FROM runs WHERE id = ?1"); // the rest goes by ON DELETE CASCADE

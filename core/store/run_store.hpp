@@ -97,6 +97,8 @@ public:
     std::vector<RunRecord> runs() const;
     void set_status(std::int64_t id, std::string_view status,
                     std::string_view result_json = {});
+    /// Replaces the run's config_json (a resume's new epoch count).
+    void set_config(std::int64_t id, std::string_view config_json);
     /// The final status, result and measured peak, in one statement.
     void finish_run(std::int64_t id, std::string_view status, std::string_view result_json,
                     std::int64_t peak_bytes_measured);

@@ -124,8 +124,16 @@ void ClusterBatcher::prepare(const Dataset& data)
                                       static_cast<double>(options_.batch_size));
         const auto parts = static_cast<std::uint32_t>(
             std::min<double>(want, static_cast<double>(circuit.input.node_count)));
-        const std::vector<std::uint32_t> part =
-            metis_partition(circuit.input, std::max(parts, 1u), options_.seed);
+        std::vector<std::uint32_t> part;
+        try {
+            part = metis_partition(circuit.input, std::max(parts, 1u), options_.seed);
+        } catch (const Error& e) { // name the circuit, and the flag that chose the parts
+            if (!e.where().file.empty()) throw;
+            throw Error(SourceLocation{circuit.name},
+                        "--batching cluster: " + e.message() + ", the count --batch-size " +
+                            std::to_string(options_.batch_size) +
+                            " asks for: try another --batch-size");
+        }
         const std::size_t first = clusters_.size();
         std::uint32_t top = 0;
         for (std::uint32_t p : part) top = std::max(top, p + 1);

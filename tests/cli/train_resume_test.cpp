@@ -78,6 +78,27 @@ TEST(TrainResume, ARunThatCannotBeResumedIsLeftAsItWas)
                                         "4294967295)\n");
 }
 
+TEST(TrainResume, ResumingWithMoreEpochsRecordsThem)
+{
+    // A run resumed with --epochs 3 kept "epochs": 2 in its settings: the report showed 2
+    // for a 3-epoch run, and a later --resume without --epochs aimed at 2 again.
+    const fs::path db = gsr::test::scratch_file("resume_epochs.gsr");
+    fs::remove(db);
+    const std::string project = shell_quote(db.string());
+    const auto first = run_gsr("train " + data_arg("netlists/iscas85/bench/c432.bench") +
+                               " --test " + data_arg("netlists/iscas85/bench/c17.bench") +
+                               " --db " + project + " --model gcn --layers 2 --hidden 8 "
+                               "--epochs 2 --device cpu --quiet");
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    const auto resumed = run_gsr("train --db " + project + " --resume 1 --epochs 3 --quiet");
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+    auto store = gsr::store::RunStore::open(db.string(), gsr::store::OpenMode::ReadOnly);
+    const gsr::store::RunRecord run = *store.find_run(1);
+    EXPECT_EQ(nlohmann::json::parse(run.config_json).at("epochs"), 3);
+    EXPECT_EQ(run.epochs_done, 3);
+    EXPECT_EQ(run.status, "finished");
+}
+
 TEST(TrainResume, ARunWhoseCircuitChangedSaysSo)
 {
     // The user's own copy of c432, trained on, then edited: one NAND's inputs changed.

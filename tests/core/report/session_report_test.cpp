@@ -24,6 +24,15 @@ using gsr::test::parse_csv;
 
 namespace {
 
+/// The document's lineage tree, or null.
+const Tree* lineage_of(const Document& doc)
+{
+    const Tree* tree = nullptr;
+    for (const Block& b : doc.blocks)
+        if (const auto* t = std::get_if<Tree>(&b)) tree = t;
+    return tree;
+}
+
 /// Peaks 1e12 FLOP/s and 1e11 B/s (ridge at 10 FLOP/byte); the problem does 1e9 FLOP over
 /// 1e9 bytes (intensity 1, memory bound, T_SOL = 1e9 / 1e11 = 10 ms).
 tune::TuneSession known_session()
@@ -264,9 +273,7 @@ TEST(SessionReport, LineageIsATreeOfRefineSteps)
     s.candidates[2].parent = 11;
     s.candidates[3].parent = 10;
     const Document doc = session_document(s);
-    const Tree* tree = nullptr;
-    for (const Block& b : doc.blocks)
-        if (const auto* t = std::get_if<Tree>(&b)) tree = t;
+    const Tree* tree = lineage_of(doc);
     ASSERT_NE(tree, nullptr);
     ASSERT_EQ(tree->roots.size(), 1u);
     const TreeNode& root = tree->roots[0];
@@ -300,9 +307,7 @@ TEST(SessionReport, ALongRefineChainNestsSixteenDeepAndRendersWithoutRecursion)
     }
     {
         const Document doc = session_document(s);
-        const Tree* tree = nullptr;
-        for (const Block& b : doc.blocks)
-            if (const auto* t = std::get_if<Tree>(&b)) tree = t;
+        const Tree* tree = lineage_of(doc);
         ASSERT_NE(tree, nullptr);
         ASSERT_EQ(tree->roots.size(), 1u);
         std::size_t depth = 0, nodes = 0;
