@@ -145,6 +145,33 @@ private slots:
                                 .arg(QDir::temp().filePath(QStringLiteral("canvas_alu8_actual.png")))));
     }
 
+    void survivesMovingToAnotherWindow()
+    {
+        // A new top-level window gives the canvas a new GL context: its objects and the ImGui
+        // renderer were built again over the old ones (the renderer's "already initialised"),
+        // and the old ones leaked. The frame after the move is the frame before it.
+        Fixture f(true);
+        const QImage before = f.frame();
+        QCOMPARE(f.canvas.glStatesBuilt(), 1);
+        QWidget other;
+        other.resize(480, 360);
+        f.canvas.setParent(&other);
+        f.canvas.move(0, 0);
+        other.show();
+        f.canvas.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&other));
+        f.canvas.fitToView();
+        const QImage after = f.frame();
+        if (f.canvas.glStatesBuilt() == 1) QSKIP("this platform kept the canvas's GL context");
+        QCOMPARE(f.canvas.glStatesBuilt(), 2);
+        QCOMPARE(f.canvas.glStatesReleased(), 1); // the old context's, before the new one
+        QCOMPARE(after.size(), before.size());
+        const auto d = compare_images(after, before, kGoldenTolerance);
+        QVERIFY2(d.differing_fraction <= kGoldenMaxDiffering,
+                 qPrintable(QStringLiteral("%1% of pixels differ").arg(d.differing_fraction * 100)));
+        f.canvas.setParent(nullptr); // the fixture owns it, not `other`
+    }
+
     void discsShowTheirCommunityColour()
     {
         Fixture f;

@@ -144,26 +144,31 @@ GraphCanvas::GraphCanvas(QWidget* parent) : QOpenGLWidget(parent)
 
 GraphCanvas::~GraphCanvas()
 {
-    if (gl_) {
-        makeCurrent();
-        if (gl_->imgui_renderer) {
-            ImGui::SetCurrentContext(imgui_);
-            ImGui_ImplOpenGL3_Shutdown();
-        }
-        const GLuint vaos[] = {gl_->vao_nodes,       gl_->vao_edges,      gl_->vao_super_nodes,
-                               gl_->vao_super_edges, gl_->vao_cull_nodes, gl_->vao_cull_edges};
-        glDeleteVertexArrays(6, vaos);
-        const GLuint buffers[] = {gl_->quad,           gl_->positions,      gl_->colours,
-                                  gl_->flags,          gl_->edge_index,     gl_->super_positions,
-                                  gl_->super_colours,  gl_->super_radius,   gl_->super_edges,
-                                  gl_->cull_positions, gl_->cull_colours,   gl_->cull_flags,
-                                  gl_->cull_edges};
-        glDeleteBuffers(13, buffers);
-        gl_.reset();
-        doneCurrent();
-    }
+    releaseGL();
     if (ImGui::GetCurrentContext() == imgui_) ImGui::SetCurrentContext(nullptr);
     ImGui::DestroyContext(imgui_);
+}
+
+void GraphCanvas::releaseGL()
+{
+    if (!gl_) return;
+    makeCurrent();
+    if (gl_->imgui_renderer) {
+        ImGui::SetCurrentContext(imgui_);
+        ImGui_ImplOpenGL3_Shutdown();
+    }
+    const GLuint vaos[] = {gl_->vao_nodes,       gl_->vao_edges,      gl_->vao_super_nodes,
+                           gl_->vao_super_edges, gl_->vao_cull_nodes, gl_->vao_cull_edges};
+    glDeleteVertexArrays(6, vaos);
+    const GLuint buffers[] = {gl_->quad,           gl_->positions,      gl_->colours,
+                              gl_->flags,          gl_->edge_index,     gl_->super_positions,
+                              gl_->super_colours,  gl_->super_radius,   gl_->super_edges,
+                              gl_->cull_positions, gl_->cull_colours,   gl_->cull_flags,
+                              gl_->cull_edges};
+    glDeleteBuffers(13, buffers);
+    gl_.reset();
+    ++gl_released_;
+    doneCurrent();
 }
 
 QSurfaceFormat GraphCanvas::surfaceFormat()
@@ -528,8 +533,21 @@ void GraphCanvas::setHovered(const Pick& pick)
 
 void GraphCanvas::initializeGL()
 {
+    // Called again with a new context when the canvas moves to another window: the old
+    // context's objects and the ImGui renderer go with it (aboutToBeDestroyed), and are
+    // built afresh here.
+    connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, &GraphCanvas::releaseGL,
+            Qt::UniqueConnection);
+    if (gl_) { // the old context went without a word: start the renderer over
+        if (gl_->imgui_renderer) {
+            ImGui::SetCurrentContext(imgui_);
+            ImGui_ImplOpenGL3_Shutdown();
+        }
+        gl_.reset();
+    }
     initializeOpenGLFunctions();
     gl_ = std::make_unique<GlState>();
+    ++gl_built_;
     auto build = [this](QOpenGLShaderProgram& p, const char* vs, const char* fs) {
         if (!p.addShaderFromSourceCode(QOpenGLShader::Vertex, vs) ||
             !p.addShaderFromSourceCode(QOpenGLShader::Fragment, fs) || !p.link())

@@ -155,6 +155,10 @@ public:
 
     // ---- overlay and timing -------------------------------------------------------------
     ImGuiContext* imguiContext() const { return imgui_; }
+    /// GL states built (initializeGL) and released (releaseGL) so far: a new window's new
+    /// context builds one more, after the old one's is released.
+    int glStatesBuilt() const { return gl_built_; }
+    int glStatesReleased() const { return gl_released_; }
     /// CPU time of the last paintGL, milliseconds.
     double lastPaintMs() const { return last_paint_ms_; }
     /// Frames per second over the last second of painting.
@@ -187,6 +191,9 @@ protected:
 private:
     struct GlState;
 
+    /// Frees the GL objects and the ImGui renderer of the current context (the destructor,
+    /// and the context's aboutToBeDestroyed when the canvas moves to another window).
+    void releaseGL();
     void onSnapshot();
     void recolour();
     /// The levels, colours and aggregate caches of scene_'s communities, the final partition
@@ -289,6 +296,7 @@ private:
     bool positions_dirty_ = true, colours_dirty_ = true, flags_dirty_ = true,
          edges_dirty_ = true;
     std::unique_ptr<GlState> gl_;
+    int gl_built_ = 0, gl_released_ = 0;
     ImGuiContext* imgui_ = nullptr;
     std::unique_ptr<ImGuiQtBridge> bridge_;
     bool overlay_visible_ = true;
