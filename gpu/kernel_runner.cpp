@@ -580,8 +580,21 @@ json cusparse_baseline(const tune::Problem& p, const JobOptions& o)
     d.y.resize(p.output_size());
     const auto m = std::int64_t(p.rows), f = std::int64_t(p.cols);
     const auto nnz = std::int64_t(d.col_idx.size());
-    cusparseSpMatDescr_t a = nullptr;
-    cusparseDnMatDescr_t x = nullptr, y = nullptr;
+    // Freed on every way out: a fault the worker survives (out of memory in one algorithm's
+    // buffer, say) left them behind, job after job.
+    struct Descriptors {
+        const CusparseLibrary* sp;
+        cusparseSpMatDescr_t a = nullptr;
+        cusparseDnMatDescr_t x = nullptr, y = nullptr;
+        ~Descriptors()
+        {
+            if (y) sp->destroy_dn_mat(y);
+            if (x) sp->destroy_dn_mat(x);
+            if (a) sp->destroy_sp_mat(a);
+        }
+    } descriptors{sp};
+    cusparseSpMatDescr_t& a = descriptors.a;
+    cusparseDnMatDescr_t &x = descriptors.x, &y = descriptors.y;
     check_cusparse(sp->create_csr(&a, m, m, nnz, d.row_ptr.get(), d.col_idx.get(),
                                   d.values.get(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                                   CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F),
@@ -622,9 +635,6 @@ json cusparse_baseline(const tune::Problem& p, const JobOptions& o)
         all.push_back(r);
         if (r["verdict"] == "ok" && (best.is_null() || r["seconds"] < best["seconds"])) best = r;
     }
-    sp->destroy_dn_mat(y);
-    sp->destroy_dn_mat(x);
-    sp->destroy_sp_mat(a);
     json out = best.is_null() ? reply(Verdict::WrongResult, "no cuSPARSE algorithm verified")
                               : best;
     out["algorithms"] = all;

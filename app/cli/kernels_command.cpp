@@ -226,7 +226,9 @@ void check_session_project(const Args& a)
 {
     if (!a.has("--project")) return;
 #ifdef GSR_HAVE_STORE
-    store::TuneStore::open(a.value("--project"), store::OpenMode::CreateOrOpen);
+    // One that is not there yet is made by the save; a search that fails must not leave it.
+    if (std::error_code ec; std::filesystem::exists(a.value("--project"), ec))
+        store::TuneStore::open(a.value("--project"), store::OpenMode::OpenExisting);
 #else
     throw Error("this build of gsr has no project store (SQLite): use --out FILE.json");
 #endif

@@ -161,8 +161,9 @@ nlohmann::json split_summary(const nlohmann::json& epoch, const char* split)
 
 int cmd_train(const std::vector<std::string>& argv)
 {
-    for (std::size_t i = 0; i + 1 < argv.size(); ++i)
-        if ((argv[i] == "--model" && argv[i + 1] == "symgraph") || argv[i] == "--model=symgraph")
+    for (std::size_t i = 0; i < argv.size(); ++i)
+        if ((i + 1 < argv.size() && argv[i] == "--model" && argv[i + 1] == "symgraph") ||
+            argv[i] == "--model=symgraph")
             return cmd_train_symgraph(argv);
     Args a(expand_list_flags(argv),
            {"--target", "--model", "--layers", "--hidden", "--groups", "--topk", "--epochs",
@@ -394,10 +395,18 @@ int cmd_runs(const std::vector<std::string>& argv)
     if (a.has("--json")) {
         nlohmann::ordered_json j = nlohmann::ordered_json::array();
         for (const store::RunRecord& r : runs) {
-            auto parsed = [](const std::string& text) {
-                return text.empty() ? nlohmann::ordered_json()
-                                    : nlohmann::ordered_json::parse(text, nullptr, false);
+            // A damaged field is null, and named under "damaged": its discarded value would
+            // print as "<discarded>", which is no JSON.
+            nlohmann::ordered_json damaged = nlohmann::ordered_json::array();
+            auto parsed = [&](const std::string& text, const char* field) {
+                if (text.empty()) return nlohmann::ordered_json();
+                nlohmann::ordered_json v = nlohmann::ordered_json::parse(text, nullptr, false);
+                if (!v.is_discarded()) return v;
+                damaged.push_back(field);
+                return nlohmann::ordered_json();
             };
+            const nlohmann::ordered_json config = parsed(r.config_json, "config");
+            const nlohmann::ordered_json result = parsed(r.result_json, "result");
             j.push_back({{"id", r.id},
                          {"created_at", r.created_at},
                          {"updated_at", r.updated_at},
@@ -412,8 +421,9 @@ int cmd_runs(const std::vector<std::string>& argv)
                                                            : nlohmann::ordered_json()},
                          {"peak_bytes_analytic", r.peak_bytes_analytic},
                          {"peak_bytes_measured", r.peak_bytes_measured},
-                         {"config", parsed(r.config_json)},
-                         {"result", parsed(r.result_json)}});
+                         {"config", config},
+                         {"result", result}});
+            if (!damaged.empty()) j.back()["damaged"] = damaged;
         }
         std::cout << json_text(j, 2) << '\n';
         return 0;

@@ -301,6 +301,10 @@ ProjectStore ProjectStore::open_with_migrations(const std::string& path, OpenMod
         throw error_at(path, "cannot open the project file: " + ec.message());
     }
     if (fs::is_directory(status)) throw error_at(path, "is a folder, not a project file");
+    // A device or a pipe: SQLite would put its journal beside it (/dev/null-journal).
+    if (fs::exists(status) && !fs::is_regular_file(status))
+        throw error_at(path, "is not a regular file (a device, a pipe or a socket), not a "
+                             "project file");
     if (mode != OpenMode::CreateOrOpen && !fs::exists(status)) {
         throw error_at(path, "no such project file");
     }

@@ -140,6 +140,11 @@ TEST(TrainCommand, AMistakeLeavesNoNewProjectBehind)
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_NE(r.err.find("no such project file"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(db));
+    // --model=symgraph as the last argument was "unknown model".
+    r = run_gsr("train " + shell_quote(scratch_file("missing.bench").string()) + " --test " +
+                c17 + " --db " + shell_quote(db.string()) + " --model=symgraph");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err.find("unknown model"), std::string::npos) << r.err;
 }
 
 TEST(CommunitiesCommand, BadFlagsAreRefusedWithTheirRealLimits)

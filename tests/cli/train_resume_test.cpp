@@ -92,11 +92,23 @@ TEST(TrainResume, ResumingWithMoreEpochsRecordsThem)
     ASSERT_EQ(first.exit_code, 0) << first.err;
     const auto resumed = run_gsr("train --db " + project + " --resume 1 --epochs 3 --quiet");
     ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
-    auto store = gsr::store::RunStore::open(db.string(), gsr::store::OpenMode::ReadOnly);
-    const gsr::store::RunRecord run = *store.find_run(1);
-    EXPECT_EQ(nlohmann::json::parse(run.config_json).at("epochs"), 3);
-    EXPECT_EQ(run.epochs_done, 3);
-    EXPECT_EQ(run.status, "finished");
+    {
+        auto store = gsr::store::RunStore::open(db.string(), gsr::store::OpenMode::ReadOnly);
+        const gsr::store::RunRecord run = *store.find_run(1);
+        EXPECT_EQ(nlohmann::json::parse(run.config_json).at("epochs"), 3);
+        EXPECT_EQ(run.epochs_done, 3);
+        EXPECT_EQ(run.status, "finished");
+    }
+    // Damaged settings: `runs list --json` printed "<discarded>", which is no JSON.
+    gsr::store::RunStore::open(db.string(), gsr::store::OpenMode::OpenExisting)
+        .set_config(1, "{broken");
+    const auto listed = run_gsr("runs list --json --db " + project);
+    ASSERT_EQ(listed.exit_code, 0) << listed.err;
+    ASSERT_TRUE(nlohmann::json::accept(listed.out)) << listed.out;
+    const nlohmann::json run = nlohmann::json::parse(listed.out).at(0);
+    EXPECT_TRUE(run.at("config").is_null());
+    EXPECT_EQ(run.at("damaged"), nlohmann::json::array({"config"}));
+    EXPECT_TRUE(run.at("result").is_object());
 }
 
 TEST(TrainResume, ARunWhoseCircuitChangedSaysSo)

@@ -466,6 +466,17 @@ TEST_F(ProjectStoreTest, FailedFirstMigrationLeavesBlankFile)
     EXPECT_FALSE(raw.has_table("t"));
 }
 
+TEST_F(ProjectStoreTest, ADeviceIsNoProjectAndGetsNoJournalBeside)
+{
+    // `gsr import F --db /dev/null` left /dev/null-journal behind.
+    for (OpenMode mode : {OpenMode::CreateOrOpen, OpenMode::OpenExisting, OpenMode::ReadOnly})
+        EXPECT_EQ(error_of([&] { ProjectStore::open("/dev/null", mode); }),
+                  "/dev/null: error: is not a regular file (a device, a pipe or a socket), not a "
+                  "project file");
+    EXPECT_FALSE(fs::exists("/dev/null-journal"));
+    EXPECT_FALSE(fs::exists("/dev/null-wal"));
+}
+
 TEST_F(ProjectStoreTest, MissingFileIsNotCreatedUnlessAsked)
 {
     const std::string path = file("missing.gsr");
