@@ -2626,18 +2626,23 @@ void Reader::flatten_into_circuit(std::uint32_t top_index)
 
 void Reader::compact_nets()
 {
-    // Nets that survive: roots of the union-find that a pin or a port touches. Constants leave
-    // the net space (a pin tied to one is unconnected); the survivors get dense ids, in order,
-    // and are interned into the Circuit's pool: the only NamePool insertions of net names.
+    // Nets that survive: roots of the union-find that a pin or a port touches; the survivors
+    // get dense ids, in order, and are interned into the Circuit's pool: the only NamePool
+    // insertions of net names. A pin or port tied to 1'b0 or 1'b1 keeps the constant: each
+    // value used gets one net, driven by a CONST0/CONST1 cell made here (left as unconnected,
+    // `xor(y, a, 1'b1)` read as a buffer of a). Neither is counted: as yosys counts them,
+    // constants are no nets and no cells. X and Z ties stay unconnected.
     const std::size_t n = gnets_.size();
     std::vector<NetId> remap(n, kUnmapped);
     std::size_t used = 0;
+    bool tied[2] = {false, false};
     auto visit = [&](NetId& net) {
-        if (!is_net(net)) {
-            net = kNoNet;
+        const NetId r = is_net(net) ? find_root(gparent_, net) : net;
+        if (r == kConst0 || r == kConst1) {
+            tied[r - kConst0] = true;
+            net = r; // given the constant's net below
             return;
         }
-        const NetId r = find_root(gparent_, net);
         if (!is_net(r)) {
             net = kNoNet;
             return;
@@ -2677,10 +2682,30 @@ void Reader::compact_nets()
         --queued;
         remap[i] = out.intern(gnets_.view(i));
     }
-    for (Pin& p : c_.pins)
-        if (p.net != kNoNet) p.net = remap[p.net];
-    for (Port& p : c_.ports)
-        if (p.net != kNoNet) p.net = remap[p.net];
+    std::int64_t cells = 0; // as Circuit::finalize_counts counts them, before the constants
+    for (const Cell& c : c_.cells) cells += c.kind != CellKind::FlipFlop;
+    c_.counts.cells = cells;
+    c_.counts.nets = static_cast<std::int64_t>(used);
+    NetId constant[2] = {kNoNet, kNoNet};
+    for (int v = 0; v < 2; ++v) {
+        if (!tied[v]) continue;
+        std::string name = v ? "1'b1" : "1'b0";
+        while (out.find(name) != kNoName) name += '\''; // an escaped identifier took it
+        constant[v] = out.intern(name);
+    }
+    auto final_net = [&](NetId net) {
+        if (net == kConst0 || net == kConst1) return constant[net - kConst0];
+        return net == kNoNet ? kNoNet : remap[net];
+    };
+    for (Pin& p : c_.pins) p.net = final_net(p.net);
+    for (Port& p : c_.ports) p.net = final_net(p.net);
+    for (int v = 0; v < 2; ++v) {
+        if (constant[v] == kNoNet) continue;
+        const std::uint32_t first = static_cast<std::uint32_t>(c_.pins.size());
+        c_.pins.push_back(Pin{constant[v], kNoName, Direction::Output, false});
+        c_.cells.push_back(Cell{kNoName, c_.names.intern(v ? "CONST1" : "CONST0"), first, 1,
+                                CellKind::Constant, 0});
+    }
     gnets_ = NameTable();
     c_.net_names = std::move(out);
 }

@@ -634,12 +634,20 @@ void Model::load_state(std::span<const std::uint8_t> bytes)
     if (bytes.size() != sizeof(h) + 3 * count * sizeof(double))
         throw Error("model state: truncated or padded (" + std::to_string(bytes.size()) +
                     " bytes)");
-    std::vector<double> values(count);
-    std::size_t at = sizeof(h);
+    // Checked whole before any of it is loaded: a NaN parameter trained on as a dead model
+    // that "finished", a negative second moment as a run that "diverged".
+    std::vector<double> values(3 * count);
+    std::memcpy(values.data(), bytes.data() + sizeof(h), values.size() * sizeof(double));
+    static constexpr const char* kParts[] = {"parameter", "Adam first moment",
+                                             "Adam second moment"};
+    for (std::size_t i = 0; i < values.size(); ++i)
+        if (!std::isfinite(values[i]) || (i >= 2 * count && values[i] < 0))
+            throw Error("model state: damaged: " + std::string(kParts[i / count]) + " " +
+                        std::to_string(i % count) + " is " + std::to_string(values[i]));
+    std::size_t at = 0;
     for (DeviceMatrix buf : {m.params_, m.m_, m.v_}) {
-        std::memcpy(values.data(), bytes.data() + at, count * sizeof(double));
-        m.be_->upload(buf, std::span<const double>(values));
-        at += count * sizeof(double);
+        m.be_->upload(buf, std::span<const double>(values).subspan(at, count));
+        at += count;
     }
     m.step_ = h.step;
     m.dropout_draws_ = h.dropout_draws;

@@ -206,6 +206,27 @@ TEST(LogicSimulator, OneSampleHasNoTogglesRatherThanARateOfZero)
     EXPECT_EQ(two.toggles[seq.net_names.find("q")], 10u);
 }
 
+TEST(LogicSimulator, VerilogGatesSeeTheirConstantInputs)
+{
+    // A miter whose outputs are 0 for every input (yosys `sat -prove` agrees): a gate input
+    // tied to 1'b0 or 1'b1 was left unconnected, so xor(x1, a, 1'b1) was a buffer of a and
+    // every output came out 1 or 0.5.
+    const Circuit c = circuit_of(
+        "t.v", "module top(input a, input b, output d0, output d1, output d2);\n"
+               "  wire x1, x2, o1, o2, na, n1, n2;\n"
+               "  xor (x1, a, 1'b1); not (x2, a); xor (d0, x1, x2);\n"
+               "  or (o1, a, 1'b1); not (na, a); or (o2, a, na); xor (d1, o1, o2);\n"
+               "  nor (n1, b, 1'b1); and (n2, b, 1'b0); or (d2, n1, n2);\n"
+               "endmodule\n");
+    const SimulationResult r = simulate(c, exhaustive());
+    EXPECT_EQ(r.total, 4u);
+    for (const char* out : {"d0", "d1", "d2"}) EXPECT_EQ(r.ones[c.net_names.find(out)], 0u) << out;
+    EXPECT_EQ(r.ones[c.net_names.find("x1")], 2u); // not a
+    EXPECT_EQ(r.ones[c.net_names.find("o1")], 4u); // always 1
+    EXPECT_EQ(r.ones[c.net_names.find("1'b1")], 4u);
+    EXPECT_EQ(r.ones[c.net_names.find("1'b0")], 0u);
+}
+
 TEST(LogicSimulator, MuxSelectsItsFirstDataInputWhenTheSelectIsOne)
 {
     // ABC's bench MUX: y = MUX(s, a, b) = s ? a : b.

@@ -40,7 +40,7 @@ const Cell* cell_named(const Circuit& c, std::string_view name)
     return nullptr;
 }
 
-/// Net names of a cell's pins, "" for an unconnected (or constant) pin.
+/// Net names of a cell's pins, "" for an unconnected (or X or Z) pin.
 std::vector<std::string> pin_nets(const Circuit& c, const Cell& cell)
 {
     std::vector<std::string> out;
@@ -281,15 +281,26 @@ TEST(VerilogReader, ConcatenationAndReplication)
     EXPECT_EQ(pin_nets(c, c.cells[0]), (Names{"a", "b[0]", "b[0]", "b[1]", "b[0]"}));
 }
 
-TEST(VerilogReader, ConstantsAreNotNets)
+TEST(VerilogReader, ConstantsAreTheirOwnNetsButNotCounted)
 {
+    // A pin tied to a constant sees it: one net a value, driven by a CONST0/CONST1 cell the
+    // reader makes (they were unconnected, `xor(y, a, 1'b1)` a buffer of a). Counted neither
+    // as nets nor as cells, as yosys counts them.
     const Circuit c =
         verilog("module m(a, y); input a; output y;\n"
                 "CELL u(.A(a), .B(1'b1), .C(4'hA), .D('b0), .E(0), .Z(y)); endmodule");
     const Cell& u = c.cells[0];
     EXPECT_EQ(pin_names(c, u), (Names{"A", "B", "C[3]", "C[2]", "C[1]", "C[0]", "D", "E", "Z"}));
-    for (std::uint32_t i = 1; i + 1 < u.pin_count; ++i) EXPECT_EQ(c.pins_of(u)[i].net, kNoNet);
+    EXPECT_EQ(pin_nets(c, u),
+              (Names{"a", "1'b1", "1'b1", "1'b0", "1'b1", "1'b0", "1'b0", "1'b0", "y"}));
+    ASSERT_EQ(c.cells.size(), 3u);
+    EXPECT_EQ(c.cell_type(c.cells[1]), "CONST0");
+    EXPECT_EQ(c.cells[1].kind, CellKind::Constant);
+    EXPECT_EQ(pin_nets(c, c.cells[1]), (Names{"1'b0"}));
+    EXPECT_EQ(c.cell_type(c.cells[2]), "CONST1");
+    EXPECT_EQ(pin_nets(c, c.cells[2]), (Names{"1'b1"}));
     EXPECT_EQ(*c.counts.nets, 2);
+    EXPECT_EQ(*c.counts.cells, 1);
 }
 
 TEST(VerilogReader, ConstantWithXAndZBits)
@@ -363,13 +374,15 @@ TEST(VerilogReader, AssignInAModuleWithInstancesIsAnAlias)
     EXPECT_EQ(c.net_name(c.ports[1].net), "y"); // a port names the merged net
 }
 
-TEST(VerilogReader, AliasToAConstantIsNoNet)
+TEST(VerilogReader, AliasToAConstantIsTheConstantsNet)
 {
+    // An output assigned a constant is driven by it (it was "not driven").
     const Circuit c =
         verilog("module m(a, y, z); input a; output y, z; wire t;\n"
                 "assign y = 1'b1; assign t = 1'b0; AND2 u(.A(a), .B(t), .Z(z)); endmodule");
-    EXPECT_EQ(c.ports[1].net, kNoNet);
-    EXPECT_EQ(c.pins_of(c.cells[0])[1].net, kNoNet);
+    ASSERT_NE(c.ports[1].net, kNoNet);
+    EXPECT_EQ(c.net_name(c.ports[1].net), "1'b1");
+    EXPECT_EQ(pin_nets(c, c.cells[0]), (Names{"a", "1'b0", "z"}));
     EXPECT_EQ(*c.counts.nets, 2);
     EXPECT_EQ(*c.counts.outputs, 2);
 }
@@ -393,7 +406,7 @@ TEST(VerilogReader, SupplyNetsAreConstants)
 {
     const Circuit c = verilog("module m(a, y); input a; output y; supply0 gnd;\n"
                               "nand (y, a, gnd); endmodule");
-    EXPECT_EQ(c.pins_of(c.cells[0])[2].net, kNoNet);
+    EXPECT_EQ(pin_nets(c, c.cells[0]), (Names{"y", "a", "1'b0"}));
     EXPECT_EQ(*c.counts.nets, 2);
 }
 

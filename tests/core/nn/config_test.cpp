@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <string>
 
 using namespace gsr::nn;
@@ -133,6 +135,38 @@ TEST(Model, StateOfAnotherArchitectureIsRefused)
     }
     std::vector<std::uint8_t> junk(10, 7);
     EXPECT_THROW(b.load_state(junk), gsr::Error);
+}
+
+TEST(Model, ADamagedStateIsRefusedWhole)
+{
+    // A NaN parameter loaded and trained on as a dead model that "finished"; a negative Adam
+    // second moment ended the run as "diverged". Both are refused, and nothing is loaded.
+    Model a(gsr_config(), 3);
+    const std::vector<std::uint8_t> good = a.save_state();
+    constexpr std::size_t kHeader = 72; // magic, 8 x 32-bit, 4 x 64-bit
+    ASSERT_EQ((good.size() - kHeader) % (3 * sizeof(double)), 0u);
+    const std::size_t count = (good.size() - kHeader) / (3 * sizeof(double));
+    auto with = [&](std::size_t index, double value) {
+        std::vector<std::uint8_t> s = good;
+        std::memcpy(s.data() + kHeader + index * sizeof(double), &value, sizeof value);
+        return s;
+    };
+    auto message = [&](const std::vector<std::uint8_t>& s) {
+        Model b(gsr_config(), 3);
+        try {
+            b.load_state(s);
+        } catch (const gsr::Error& e) {
+            EXPECT_EQ(b.save_state(), Model(gsr_config(), 3).save_state()); // untouched
+            return e.message();
+        }
+        return std::string("loaded");
+    };
+    EXPECT_EQ(message(with(5, std::nan(""))), "model state: damaged: parameter 5 is nan");
+    EXPECT_EQ(message(with(count + 1, HUGE_VAL)),
+              "model state: damaged: Adam first moment 1 is inf");
+    EXPECT_EQ(message(with(2 * count, -1.0)),
+              "model state: damaged: Adam second moment 0 is -1.000000");
+    EXPECT_EQ(message(good), "loaded");
 }
 
 TEST(Model, GraphAndTargetsAreChecked)
