@@ -111,13 +111,19 @@ CircuitGraph build_graph(const Circuit& c, Diagnostics* diag)
     g.type_names.push_back("PI");
     std::unordered_map<NameId, std::uint32_t> type_index;
 
-    std::size_t multi_driven = 0;
+    std::size_t multi_driven = 0;        // nets with more than one driver, each once
+    std::vector<std::uint8_t> counted;   // per net, once one is: four drivers are one net
     NetId multi_net = kNoNet;            // the first net driven twice
     std::int64_t multi_cell = -1;        // the cell driving it again, or -1: an input port
     auto drive = [&](NetId net, NodeId node, std::int64_t cell) {
         if (driver[net] == kNoNode) {
             driver[net] = node;
-        } else if (multi_driven++ == 0) {
+            return;
+        }
+        if (counted.empty()) counted.assign(driver.size(), 0);
+        if (counted[net]) return;
+        counted[net] = 1;
+        if (multi_driven++ == 0) {
             multi_net = net;
             multi_cell = cell;
         }

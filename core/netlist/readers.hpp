@@ -36,6 +36,7 @@ Circuit load_netlist(const SourceText& src, const LoadOptions& options = {});
 
 /// Direction of a pin of a cell type that no library describes, guessed from its name
 /// (Y, Z, ZN, Q, QN, CO, S, SUM, OUT... are outputs). Unknown when no rule matches.
-Direction guess_pin_direction(std::string_view pin);
+/// `cell_type` tells a multiplexer's select pin S (an input) from an adder's sum S.
+Direction guess_pin_direction(std::string_view pin, std::string_view cell_type = {});
 
 } // namespace gsr::netlist

@@ -86,6 +86,16 @@ TEST(CircuitGraph, ASecondDriverIsAWarningAtItsLineNamingBoth)
     EXPECT_EQ(w.message, "1 net(s) have more than one driver; the first one is used (net 'y': "
                          "cell 'y' of type 'BUF' after cell 'y' of type 'AND' on line 4)");
     EXPECT_EQ(g.fanin.targets.size(), 3u); // both cells' inputs: a, b into the AND, a into the BUF
+
+    // Four drivers of one net are one net with more than one driver (it said "3 net(s)").
+    gsr::Diagnostics four;
+    build_graph(load_netlist(SourceText::from_string(
+                    "t.blif", ".model m\n.inputs a\n.outputs y\n.names a y\n0 1\n.names a y\n1 1\n"
+                              ".names a y\n0 1\n.names a y\n1 1\n.end\n")),
+                &four);
+    ASSERT_FALSE(four.warnings().empty());
+    EXPECT_EQ(four.warnings().front().message.rfind("1 net(s) have more than one driver", 0), 0u)
+        << four.warnings().front().message;
 }
 
 TEST(CircuitGraph, DeepChainNeedsNoRecursion)

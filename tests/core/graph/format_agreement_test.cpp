@@ -71,4 +71,19 @@ std::string pair_name(const ::testing::TestParamInfo<SameCircuit>& info)
 
 INSTANTIATE_TEST_SUITE_P(Manifest, FormatAgreement, ::testing::ValuesIn(pairs()), pair_name);
 
+TEST(GuessedDirections, AMultiplexersSelectIsAnInput)
+{
+    // Without a library, gcd's MUX2_X1 select S was guessed an output (an adder's sum): 12
+    // nets of two drivers and 754 edges, where the Liberty gives 766 (and yosys agrees).
+    const std::string dir = std::string(GSR_DATA_DIR) + "/netlists/openroad_nangate45/";
+    const gsr::netlist::Circuit guessed = gsr::netlist::load_netlist(dir + "gcd_nangate45.v");
+    gsr::Diagnostics diag;
+    const gsr::graph::CircuitGraph g = gsr::graph::build_graph(guessed, &diag);
+    EXPECT_EQ(g.edge_count(), 766u);
+    for (const gsr::Warning& w : diag.warnings())
+        EXPECT_EQ(w.message.find("more than one driver"), std::string::npos) << w.message;
+    EXPECT_EQ(gsr::netlist::guess_pin_direction("S", "MUX2_X1"), gsr::netlist::Direction::Input);
+    EXPECT_EQ(gsr::netlist::guess_pin_direction("S", "FA_X1"), gsr::netlist::Direction::Output);
+}
+
 } // namespace
