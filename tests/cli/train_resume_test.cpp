@@ -27,18 +27,26 @@ nlohmann::json listed_run(const fs::path& db, std::size_t index)
     return nlohmann::json::parse(r.out).at(index);
 }
 
+/// A fresh scratch project `name` with run 1: gcn on c432, tested on c17, two epochs.
+fs::path project_with_a_run(const std::string& name)
+{
+    const fs::path db = gsr::test::scratch_file(name);
+    fs::remove(db);
+    const auto first = run_gsr("train " + data_arg("netlists/iscas85/bench/c432.bench") +
+                               " --test " + data_arg("netlists/iscas85/bench/c17.bench") +
+                               " --db " + shell_quote(db.string()) +
+                               " --model gcn --layers 2 --hidden 8 --epochs 2 --device cpu "
+                               "--quiet");
+    EXPECT_EQ(first.exit_code, 0) << first.err;
+    return db;
+}
+
 } // namespace
 
 TEST(TrainResume, ARunThatCannotBeResumedIsLeftAsItWas)
 {
-    const fs::path db = gsr::test::scratch_file("resume_damaged.gsr");
-    fs::remove(db);
+    const fs::path db = project_with_a_run("resume_damaged.gsr");
     const std::string project = shell_quote(db.string());
-    const auto first = run_gsr("train " + data_arg("netlists/iscas85/bench/c432.bench") +
-                               " --test " + data_arg("netlists/iscas85/bench/c17.bench") +
-                               " --db " + project + " --model gcn --layers 2 --hidden 8 "
-                               "--epochs 2 --device cpu --quiet");
-    ASSERT_EQ(first.exit_code, 0) << first.err;
     const nlohmann::json before = listed_run(db, 0);
     ASSERT_EQ(before.at("status"), "finished");
 
@@ -82,14 +90,8 @@ TEST(TrainResume, ResumingWithMoreEpochsRecordsThem)
 {
     // A run resumed with --epochs 3 kept "epochs": 2 in its settings: the report showed 2
     // for a 3-epoch run, and a later --resume without --epochs aimed at 2 again.
-    const fs::path db = gsr::test::scratch_file("resume_epochs.gsr");
-    fs::remove(db);
+    const fs::path db = project_with_a_run("resume_epochs.gsr");
     const std::string project = shell_quote(db.string());
-    const auto first = run_gsr("train " + data_arg("netlists/iscas85/bench/c432.bench") +
-                               " --test " + data_arg("netlists/iscas85/bench/c17.bench") +
-                               " --db " + project + " --model gcn --layers 2 --hidden 8 "
-                               "--epochs 2 --device cpu --quiet");
-    ASSERT_EQ(first.exit_code, 0) << first.err;
     const auto resumed = run_gsr("train --db " + project + " --resume 1 --epochs 3 --quiet");
     ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
     {
