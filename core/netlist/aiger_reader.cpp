@@ -3,6 +3,7 @@
 #include "netlist/readers.hpp"
 
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace gsr::netlist {
@@ -222,28 +223,46 @@ private:
             if (!undefined_warned_)
                 c_.diagnostics.warn({src_.name()}, "variable " + std::to_string(v) + " is used but never defined");
             undefined_warned_ = true;
-            var_net_[v] = c_.net("n" + std::to_string(v));
+            var_net_[v] = c_.net(own_name("n" + std::to_string(v)));
         }
         return var_net_[v];
     }
 
+    /// A name the reader makes (i<k>, l<k>, n<var>), kept apart from the symbol table's names
+    /// and from those already given: an input named "n3" merged with AND variable 3.
+    std::string own_name(std::string name) const
+    {
+        while (symbols_.count(name) || c_.net_names.find(name) != kNoName) name += '\'';
+        return name;
+    }
+
     void build()
     {
+        for (const auto* names : {&input_names_, &latch_names_})
+            for (std::string_view s : *names) {
+                if (s.empty()) continue;
+                symbols_.insert(std::string(s));
+                // Shaped like the reader's own (n12): only these can meet an AND's name.
+                if (s.size() > 1 && (s[0] == 'n' || s[0] == 'i' || s[0] == 'l') &&
+                    s.find_first_not_of("0123456789", 1) == std::string_view::npos)
+                    reader_like_ = true;
+            }
         // Names first, so that each net is known before its readers refer to it.
         for (std::size_t i = 0; i < inputs_.size(); ++i) {
-            std::string name = i < input_names_.size() && !input_names_[i].empty() ? std::string(input_names_[i]) : "i" + std::to_string(i);
+            std::string name = i < input_names_.size() && !input_names_[i].empty() ? std::string(input_names_[i]) : own_name("i" + std::to_string(i));
             var_net_[inputs_[i]] = c_.net(name);
             c_.add_port(name, var_net_[inputs_[i]], Direction::Input);
         }
         for (std::size_t i = 0; i < latches_.size(); ++i) {
-            std::string name = i < latch_names_.size() && !latch_names_[i].empty() ? std::string(latch_names_[i]) : "l" + std::to_string(i);
+            std::string name = i < latch_names_.size() && !latch_names_[i].empty() ? std::string(latch_names_[i]) : own_name("l" + std::to_string(i));
             var_net_[latches_[i].var] = c_.net(name);
         }
         std::string buf;
         for (const And& a : ands_) {
             buf = "n";
             buf += std::to_string(a.var);
-            var_net_[a.var] = c_.net(buf);
+            // Only a symbol table with names like the reader's pays for the check.
+            var_net_[a.var] = reader_like_ ? c_.net(own_name(buf)) : c_.net(buf);
         }
         for (std::size_t i = 0; i < latches_.size(); ++i) {
             const Latch& l = latches_[i];
@@ -302,6 +321,8 @@ private:
     std::vector<std::uint64_t> output_lits_;
     std::vector<bool> var_defined_;
     std::vector<std::string_view> input_names_, latch_names_, output_names_;
+    std::unordered_set<std::string> symbols_; ///< the symbol table's input and latch names
+    bool reader_like_ = false; ///< one of them is shaped like the reader's own, as n12
     std::vector<NetId> var_net_;
     std::vector<CellId> var_cell_;
     bool undefined_warned_ = false;

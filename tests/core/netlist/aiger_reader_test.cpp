@@ -75,6 +75,24 @@ TEST(AigerReader, ConstantOutputGetsAConstantCell)
     EXPECT_TRUE(c.ports[0].inverted);
 }
 
+TEST(AigerReader, SymbolNamesDoNotMergeWithTheReadersOwn)
+{
+    // An input named "n3" was the same net as AND variable 3 ("n3" too), and one named "i0"
+    // the same as an unnamed input 0: two drivers on one net.
+    const Circuit c = aig("aag 3 2 0 1 1\n2\n4\n6\n6 2 4\ni0 n3\ni1 i0\no0 y\n");
+    EXPECT_EQ(c.net_count(), 3u);
+    EXPECT_NE(c.net_names.find("n3"), c.net_names.find("n3'"));
+    ASSERT_NE(c.net_names.find("n3'"), gsr::kNoName);
+    const Pin* and_pins = c.pins_of(c.cells[0]);
+    EXPECT_EQ(c.net_name(and_pins[c.cells[0].pin_count - 1].net), "n3'"); // the AND's output
+    EXPECT_EQ(c.net_name(c.ports[0].net), "n3");
+    EXPECT_EQ(c.net_name(c.ports[1].net), "i0");
+
+    const Circuit unnamed_first = aig("aag 3 2 0 1 1\n2\n4\n6\n6 2 4\ni1 i0\no0 y\n");
+    EXPECT_EQ(unnamed_first.net_count(), 3u); // input 0 is i0', input 1 is i0
+    EXPECT_EQ(unnamed_first.net_name(unnamed_first.ports[0].net), "i0'");
+}
+
 TEST(AigerReader, EveryTruncationAndCorruptedByteReadsOrNamesItsLine)
 {
     const std::string bin = "aig 5 3 0 1 2\n11\n" + varint(4) + varint(2) + varint(2) + varint(1) +
