@@ -66,18 +66,23 @@ void Circuit::finalize_counts()
         else if (p.dir == Direction::Output) ++out;
         else if (p.dir == Direction::InOut) { ++in; ++out; }
     }
-    std::int64_t ff = 0, logic = 0;
-    for (const Cell& c : cells) {
-        bool seq = c.kind == CellKind::FlipFlop || (c.flags & kCellSequential);
-        if (seq) ++ff;
-        if (c.kind != CellKind::FlipFlop) ++logic;
-    }
+    std::int64_t ff = 0;
+    for (const Cell& c : cells)
+        if (c.kind == CellKind::FlipFlop || (c.flags & kCellSequential)) ++ff;
+    const std::int64_t logic = counted_cells();
     if (!counts.inputs) counts.inputs = in;
     if (!counts.outputs) counts.outputs = out;
     if (!counts.ports) counts.ports = static_cast<std::int64_t>(ports.size());
     if (!counts.flip_flops) counts.flip_flops = ff;
     if (!counts.cells) counts.cells = logic;
     if (!counts.nets) counts.nets = static_cast<std::int64_t>(net_count());
+}
+
+std::int64_t Circuit::counted_cells() const
+{
+    std::int64_t n = 0;
+    for (const Cell& c : cells) n += c.kind != CellKind::FlipFlop;
+    return n;
 }
 
 std::string describe_cell(const Circuit& c, CellId id, bool with_line)

@@ -172,6 +172,9 @@ public:
 
     /// Fills the counts a parser left unset, from the model.
     void finalize_counts();
+    /// The cells `counts.cells` counts: every cell that is not a FlipFlop (library flip-flops
+    /// are instances, counted as cells, as yosys counts them).
+    std::int64_t counted_cells() const;
 };
 
 /// "cell 'U1' of type 'NAND2_X1'", for messages; with_line adds " on line 12" where the line

@@ -2682,9 +2682,7 @@ void Reader::compact_nets()
         --queued;
         remap[i] = out.intern(gnets_.view(i));
     }
-    std::int64_t cells = 0; // as Circuit::finalize_counts counts them, before the constants
-    for (const Cell& c : c_.cells) cells += c.kind != CellKind::FlipFlop;
-    c_.counts.cells = cells;
+    c_.counts.cells = c_.counted_cells(); // before the constants' cells join
     c_.counts.nets = static_cast<std::int64_t>(used);
     NetId constant[2] = {kNoNet, kNoNet};
     for (int v = 0; v < 2; ++v) {
