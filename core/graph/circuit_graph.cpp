@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <utility>
 
 namespace gsr::graph {
 
@@ -21,30 +22,83 @@ constexpr NodeId kNoNode = 0xffffffffu;
 bool drives(Direction d) { return d == Direction::Output || d == Direction::InOut; }
 bool reads(Direction d) { return d != Direction::Output; }
 
-/// Longest-path levels by Kahn's algorithm over the edges u->v that `keep(v)` allows. Nodes
-/// left on cycles keep the level their acyclic predecessors gave them; returns their count.
+/// Longest-path levels over the edges u->v that `keep(u, v)` allows. Combinational loops are
+/// collapsed first: Tarjan's strongly connected components (iterative, no recursion) give the
+/// condensation, a DAG whose components each take one level, so every node on one loop shares a
+/// level and nodes downstream of a loop are levelled past it. Returns the nodes on loops (in a
+/// component of two or more nodes, or with a kept edge to themselves).
 template <class Keep>
 std::size_t longest_paths(const Csr& forward, std::size_t n, Keep keep, std::vector<std::uint32_t>& level)
 {
-    std::vector<std::uint32_t> indeg(n, 0);
-    for (NodeId u = 0; u < n; ++u)
-        for (std::uint64_t e = forward.offsets[u]; e < forward.offsets[u + 1]; ++e)
-            if (keep(u, forward.targets[e])) ++indeg[forward.targets[e]];
-    level.assign(n, 0);
-    std::vector<NodeId> queue;
-    queue.reserve(n);
-    for (NodeId v = 0; v < n; ++v)
-        if (indeg[v] == 0) queue.push_back(v);
-    for (std::size_t head = 0; head < queue.size(); ++head) {
-        const NodeId u = queue[head];
-        for (std::uint64_t e = forward.offsets[u]; e < forward.offsets[u + 1]; ++e) {
-            const NodeId v = forward.targets[e];
-            if (!keep(u, v)) continue;
-            level[v] = std::max(level[v], level[u] + 1);
-            if (--indeg[v] == 0) queue.push_back(v);
+    constexpr std::uint32_t kUnseen = 0xffffffffu;
+    std::vector<std::uint32_t> index(n, kUnseen), low(n, 0), component(n, kUnseen);
+    std::vector<NodeId> stack;            // Tarjan's stack of nodes not yet in a component
+    std::vector<std::pair<NodeId, std::uint64_t>> walk; // the depth-first path, with next edge
+    std::vector<NodeId> members;          // nodes by component, in order of completion
+    std::vector<std::uint32_t> component_start;
+    std::uint32_t next_index = 0;
+    for (NodeId root = 0; root < n; ++root) {
+        if (index[root] != kUnseen) continue;
+        walk.emplace_back(root, forward.offsets[root]);
+        index[root] = low[root] = next_index++;
+        stack.push_back(root);
+        while (!walk.empty()) {
+            auto& [u, e] = walk.back();
+            if (e < forward.offsets[u + 1]) {
+                const NodeId v = forward.targets[e++];
+                if (!keep(u, v)) continue;
+                if (index[v] == kUnseen) {
+                    index[v] = low[v] = next_index++;
+                    stack.push_back(v);
+                    walk.emplace_back(v, forward.offsets[v]); // invalidates u, e: loop again
+                } else if (component[v] == kUnseen) {
+                    low[u] = std::min(low[u], index[v]);
+                }
+                continue;
+            }
+            const NodeId done = u;
+            walk.pop_back();
+            if (!walk.empty()) low[walk.back().first] = std::min(low[walk.back().first], low[done]);
+            if (low[done] != index[done]) continue;
+            const auto id = static_cast<std::uint32_t>(component_start.size());
+            component_start.push_back(static_cast<std::uint32_t>(members.size()));
+            NodeId m;
+            do {
+                m = stack.back();
+                stack.pop_back();
+                component[m] = id;
+                members.push_back(m);
+            } while (m != done);
         }
     }
-    return n - queue.size();
+    component_start.push_back(static_cast<std::uint32_t>(members.size()));
+
+    // Tarjan completes a component after every component it reaches, so the reverse of the
+    // completion order is a topological order of the condensation.
+    const std::size_t components = component_start.size() - 1;
+    std::vector<std::uint32_t> component_level(components, 0);
+    std::size_t on_loops = 0;
+    for (std::size_t k = components; k-- > 0;) {
+        const std::uint32_t first = component_start[k], last = component_start[k + 1];
+        const std::uint32_t from = component_level[k];
+        for (std::uint32_t i = first; i < last; ++i) {
+            const NodeId u = members[i];
+            bool self_loop = false;
+            for (std::uint64_t e = forward.offsets[u]; e < forward.offsets[u + 1]; ++e) {
+                const NodeId v = forward.targets[e];
+                if (!keep(u, v)) continue;
+                if (component[v] == k) {
+                    self_loop |= v == u;
+                    continue;
+                }
+                component_level[component[v]] = std::max(component_level[component[v]], from + 1);
+            }
+            if (last - first > 1 || self_loop) ++on_loops;
+        }
+    }
+    level.resize(n);
+    for (NodeId v = 0; v < n; ++v) level[v] = component_level[component[v]];
+    return on_loops;
 }
 
 Csr reverse(const Csr& fwd, std::size_t n)
@@ -210,7 +264,7 @@ CircuitGraph build_graph(const Circuit& c, Diagnostics* diag)
         if (undriven_outputs)
             diag->warn({c.source}, std::to_string(undriven_outputs) + " primary output(s) are not driven");
         if (g.loop_nodes)
-            diag->warn({c.source}, std::to_string(g.loop_nodes) + " node(s) lie on combinational loops; their levels are lower bounds");
+            diag->warn({c.source}, std::to_string(g.loop_nodes) + " node(s) lie on combinational loops; each loop is levelled as one node");
     }
     return g;
 }

@@ -43,7 +43,7 @@ public:
     std::vector<std::uint32_t> level;    ///< longest path from a PI or flip-flop output
     std::vector<std::uint32_t> reverse_level; ///< longest path to a PO or flip-flop input
     std::uint32_t max_level = 0;
-    std::size_t loop_nodes = 0; ///< nodes on combinational loops (level taken as far as known)
+    std::size_t loop_nodes = 0; ///< nodes on combinational loops (each loop shares one level)
 
     /// Node count per level: histogram[l] = nodes whose level is l.
     std::vector<std::size_t> level_histogram() const;

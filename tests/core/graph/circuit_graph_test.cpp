@@ -74,6 +74,33 @@ TEST(CircuitGraph, CombinationalLoopIsReportedNotFatal)
     EXPECT_NE(d.warnings().back().message.find("combinational loops"), std::string::npos);
 }
 
+TEST(CircuitGraph, ALoopTakesOneLevelAndWhatFollowsItIsLevelledPastIt)
+{
+    // nodes: a=0 x=1 y=2 z=3 w=4; x and y form a loop fed by a, and z, w follow it.
+    const auto g = graph_of("t.bench", "INPUT(a)\nOUTPUT(w)\nx = AND(a, y)\ny = NOT(x)\n"
+                                       "z = BUF(y)\nw = NOT(z)\n");
+    EXPECT_EQ(g.loop_nodes, 2u);
+    EXPECT_EQ(g.level[0], 0u);
+    EXPECT_EQ(g.level[1], 1u);
+    EXPECT_EQ(g.level[2], 1u);
+    EXPECT_EQ(g.level[3], 2u); // was 0 when Kahn's algorithm stopped at the loop
+    EXPECT_EQ(g.level[4], 3u);
+    EXPECT_EQ(g.max_level, 3u);
+    EXPECT_EQ(g.reverse_level[4], 0u);
+    EXPECT_EQ(g.reverse_level[3], 1u);
+    EXPECT_EQ(g.reverse_level[1], 2u);
+    EXPECT_EQ(g.reverse_level[2], 2u);
+    EXPECT_EQ(g.reverse_level[0], 3u);
+
+    // A cell reading its own output is a loop of one; two loops in a row take a level each.
+    const auto self = graph_of("t.bench", "INPUT(a)\nOUTPUT(q)\nx = AND(a, x)\n"
+                                          "p = OR(x, q)\nq = NOT(p)\n");
+    EXPECT_EQ(self.loop_nodes, 3u);
+    EXPECT_EQ(self.level[1], 1u);
+    EXPECT_EQ(self.level[2], 2u);
+    EXPECT_EQ(self.level[3], 2u);
+}
+
 TEST(CircuitGraph, ASecondDriverIsAWarningAtItsLineNamingBoth)
 {
     gsr::Diagnostics d;
@@ -107,6 +134,14 @@ TEST(CircuitGraph, DeepChainNeedsNoRecursion)
     const auto g = graph_of("chain.bench", text);
     EXPECT_EQ(g.max_level, static_cast<std::uint32_t>(n));
     EXPECT_EQ(g.reverse_level[0], static_cast<std::uint32_t>(n));
+
+    // The same chain closed into one loop: the strongly connected components walk it too.
+    std::string loop = "INPUT(a)\nOUTPUT(n" + std::to_string(n) + ")\nn1 = AND(a, n" + std::to_string(n) + ")\n";
+    loop += text.substr(text.find("n2 = "));
+    const auto closed = graph_of("loop.bench", loop);
+    EXPECT_EQ(closed.loop_nodes, static_cast<std::size_t>(n));
+    EXPECT_EQ(closed.max_level, 1u);
+    EXPECT_EQ(closed.reverse_level[0], 1u);
 }
 
 TEST(CircuitGraph, FeaturesAreOneHotTypeDegreesAndFlags)
