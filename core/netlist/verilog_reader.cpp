@@ -1930,7 +1930,8 @@ void Reader::parse_rhs(ModuleDef& m)
     braces_.clear();
     std::uint8_t ops = 0;
     bool other = false, any_invert = false, outer_not = false, outer_pending = false;
-    bool prev_operand = false, invert_next = false;
+    // `!` is a logical NOT: on one bit it is `~`, on a vector it reduces the vector to one bit.
+    bool prev_operand = false, invert_next = false, logical_next = false;
     std::size_t parens = 0;
     if (tok_.is(';') || tok_.is(',')) expected("an expression after '='");
     if (tok_.is('~') && peek().is('(')) {
@@ -1951,7 +1952,7 @@ void Reader::parse_rhs(ModuleDef& m)
             operand_start();
             if (peek().is('(')) { // a function call: the name is no net
                 other = true;
-                invert_next = false;
+                invert_next = logical_next = false;
                 advance();
                 continue;
             }
@@ -1961,7 +1962,8 @@ void Reader::parse_rhs(ModuleDef& m)
                 parse_primary(m, rhs_bits_);
             operands_.push_back(
                 {first, static_cast<std::uint32_t>(rhs_bits_.size()) - first, invert_next, false});
-            invert_next = false;
+            if (logical_next && operands_.back().count != 1) other = true;
+            invert_next = logical_next = false;
             prev_operand = true;
             continue;
         }
@@ -1980,7 +1982,7 @@ void Reader::parse_rhs(ModuleDef& m)
             }
             operand_start();
             if (invert_next) other = true;
-            invert_next = false;
+            invert_next = logical_next = false;
             const std::uint32_t first = static_cast<std::uint32_t>(rhs_bits_.size());
             append_constant(tok_, rhs_bits_);
             operands_.push_back(
@@ -2047,8 +2049,12 @@ void Reader::parse_rhs(ModuleDef& m)
             case '!':
                 operand_start();
                 any_invert = true;
-                if (peek().is_name()) invert_next = true;
-                else other = true;
+                if (peek().is_name()) {
+                    invert_next = true;
+                    logical_next = tok_.is('!');
+                } else {
+                    other = true;
+                }
                 break;
             case '&':
             case '|':

@@ -344,6 +344,26 @@ TEST(VerilogReader, AssignTypesFollowTheOperator)
     EXPECT_EQ(c.cells[0].pin_count, 4u);
 }
 
+TEST(VerilogReader, LogicalNotOfAVectorIsOneExpressionNotANotPerBit)
+{
+    // `!d` is 1 when every bit of d is 0: one gate reading all four bits, never four NOTs.
+    const Circuit c = verilog("module m(d, a, y, z, w); input [3:0] d; input a; output [3:0] y;\n"
+                              "output z, w;\nassign y = !d;\nassign z = !a;\nassign w = !d & a;\n"
+                              "endmodule");
+    ASSERT_EQ(c.cells.size(), 3u);
+    EXPECT_EQ(c.cell_type(c.cells[0]), "EXPR");
+    EXPECT_EQ(c.cells[0].pin_count, 8u); // y[3:0] out, d[3:0] in
+    EXPECT_EQ(c.cell_type(c.cells[1]), "NOT"); // on one bit `!` is `~`
+    EXPECT_EQ(c.cell_type(c.cells[2]), "EXPR");
+    EXPECT_EQ(c.cells[2].pin_count, 6u);
+
+    // `~d` on the same vector stays a NOT per bit.
+    const Circuit bitwise = verilog("module m(d, y); input [3:0] d; output [3:0] y;\n"
+                                    "assign y = ~d;\nendmodule");
+    ASSERT_EQ(bitwise.cells.size(), 4u);
+    EXPECT_EQ(bitwise.cell_type(bitwise.cells[0]), "NOT");
+}
+
 TEST(VerilogReader, ConstantAssignIsAConstantCell)
 {
     const Circuit c =
