@@ -253,8 +253,14 @@ int run(const std::vector<std::string>& args)
         return 0;
     }
     const std::vector<std::string> rest(args.begin() + 1, args.end());
-    for (const std::string& a : rest)
-        if ((a == "--help" || a == "-h") && print_command_help(args[0])) return 0;
+    for (const std::string& a : rest) {
+        if (a != "--help" && a != "-h") continue;
+        // These three carry a longer usage text of their own than their entry in the help.
+        if (args[0] == "memory") return cmd_memory({"--help"});
+        if (args[0] == "sol") return cmd_sol({"--help"});
+        if (args[0] == "kernels") return cmd_kernels({"--help"});
+        if (print_command_help(args[0])) return 0;
+    }
     if (args[0] == "info") return cmd_info(rest);
     if (args[0] == "import") return cmd_import(rest);
     if (args[0] == "netlists") return cmd_netlists(rest);

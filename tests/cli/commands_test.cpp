@@ -206,6 +206,14 @@ TEST(Help, ACommandsHelpIsItsUsage)
     EXPECT_NE(r.out.find("kernels tune PROBLEM"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("kernels calibrate"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("report --list"), std::string::npos) << r.out;
+    // memory, sol and kernels print their own longer usage, which the help entry hid.
+    EXPECT_NE(r.out.find("verify: compile, check (3 fresh input sets"), std::string::npos) << r.out;
+    r = run_gsr("memory --layers 4 -h");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("--measure also runs one CPU training step"), std::string::npos) << r.out;
+    r = run_gsr("sol gemm --help");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("OP and DIMS: gemm M,N,K"), std::string::npos) << r.out;
 }
 
 TEST(MemoryCommand, GroupsAndTopkOfAModelWithoutThemAreRefused)
