@@ -31,6 +31,12 @@ Args::Args(const std::vector<std::string>& args, std::vector<std::string> value_
                 if (!known(value_flags, name)) throw UsageError("unknown option " + name);
             } else if (known(value_flags, name)) {
                 if (i + 1 >= args.size()) throw UsageError(name + " needs a value");
+                // `--db --epochs 5` would take "--epochs" as the project file.
+                const std::string& next = args[i + 1];
+                const std::string next_name = next.substr(0, next.find('='));
+                if (next.rfind("--", 0) == 0 &&
+                    (known(value_flags, next_name) || known(bool_flags, next_name)))
+                    throw UsageError(name + " needs a value before " + next_name);
                 val = args[++i];
             } else if (!known(bool_flags, name)) {
                 throw UsageError("unknown option " + name);

@@ -145,6 +145,14 @@ TEST(TrainCommand, AMistakeLeavesNoNewProjectBehind)
                 c17 + " --db " + shell_quote(db.string()) + " --model=symgraph");
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_EQ(r.err.find("unknown model"), std::string::npos) << r.err;
+    // A flag without its value took the next flag as the value: --db "--epochs" was created.
+    r = run_gsr("train " + c17 + " --test " + c17 + " --db --epochs 2");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("--db needs a value before --epochs"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists("--epochs"));
+    r = run_gsr("layout " + c17 + " --out --seed=3");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("--out needs a value before --seed"), std::string::npos) << r.err;
 }
 
 TEST(CommunitiesCommand, BadFlagsAreRefusedWithTheirRealLimits)
