@@ -48,6 +48,13 @@ Args::Args(const std::vector<std::string>& args, std::vector<std::string> value_
     }
 }
 
+void Args::refuse_flags_except(const std::vector<std::string>& allowed, const std::string& command) const
+{
+    for (const auto& f : flags_)
+        if (std::find(allowed.begin(), allowed.end(), f.first) == allowed.end())
+            throw UsageError(f.first + " does not apply to " + command);
+}
+
 bool Args::has(const std::string& flag) const
 {
     return std::any_of(flags_.begin(), flags_.end(), [&](const auto& f) { return f.first == flag; });

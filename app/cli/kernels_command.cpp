@@ -539,6 +539,25 @@ int cmd_kernels(const std::vector<std::string>& args)
         return a.has("--help") ? 0 : 1;
     }
     const std::string& sub = a.positionals()[0];
+    // The subcommands share one flag list; a flag one of them does not read was ignored.
+    const std::vector<std::string> engine = {"--nodes", "--edges", "--model", "--hidden",
+                                             "--groups", "--topk"};
+    const std::vector<std::string> lab = {"--timeout", "--seed", "--profile", "--device",
+                                          "--calibration", "--project", "--json"};
+    const auto allow = [&](std::vector<std::string> own, bool engine_problem, bool in_lab) {
+        if (engine_problem) own.insert(own.end(), engine.begin(), engine.end());
+        if (in_lab) own.insert(own.end(), lab.begin(), lab.end());
+        a.refuse_flags_except(own, "gsr kernels " + sub);
+    };
+    if (sub == "suite") allow({"--device", "--json"}, false, false);
+    else if (sub == "emit") allow({"--config", "--device"}, true, false);
+    else if (sub == "verify") allow({"--problem", "--entry", "--grid", "--block"}, true, true);
+    else if (sub == "tune")
+        allow({"--strategy", "--budget", "--stop-headroom", "--patience", "--out"}, true, true);
+    else if (sub == "calibrate")
+        allow({"--timeout", "--seed", "--profile", "--device", "--project", "--json"}, false, false);
+    else if (sub == "apply")
+        allow({"--project", "--session", "--list", "--clear", "--json"}, false, false);
     if (sub == "suite") {
         if (a.positionals().size() != 1) throw UsageError("kernels suite takes no argument");
         return suite(a);

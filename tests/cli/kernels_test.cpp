@@ -102,6 +102,25 @@ TEST(KernelsCommand, EmitPrintsCudaOrTheReasons)
     EXPECT_NE(r.err.find("unknown problem"), std::string::npos) << r.err;
 }
 
+TEST(KernelsCommand, AFlagTheSubcommandDoesNotReadIsRefused)
+{
+    // The subcommands share one flag list: `suite --budget 3` listed the suite and ignored it.
+    auto r = run_gsr("kernels suite --budget 3");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("--budget does not apply to gsr kernels suite"), std::string::npos)
+        << r.err;
+    r = run_gsr("kernels emit softmax_1k --config 'family=softmax' --strategy sol");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("--strategy does not apply to gsr kernels emit"), std::string::npos)
+        << r.err;
+    r = run_gsr("kernels apply --project x.gsr --nodes 10");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("--nodes does not apply to gsr kernels apply"), std::string::npos)
+        << r.err;
+    // What each one reads still passes: suite with its device, emit with an engine graph.
+    EXPECT_EQ(run_gsr("kernels suite --device T4 --json").exit_code, 0);
+}
+
 TEST(KernelsCommand, EmitTakesEngineProblemsAndRefusesSizesOutOfRange)
 {
     // The CUDA that `apply` hands the backend, for an engine problem at its graph.
