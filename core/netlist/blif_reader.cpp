@@ -54,8 +54,8 @@ public:
         if (model_index_ == 0 && !in_model_)
             throw Error(SourceLocation{src_.name(), 1, 1}, "expected a .model (or .inputs/.names) statement: the file has no BLIF content");
         top_net_count_ = c_.net_count();
-        warn_undriven();
         expand_subckts();
+        warn_undriven();
         finish_counts();
         return std::move(c_);
     }
@@ -540,11 +540,16 @@ private:
         }
     }
 
+    /// Nets of the top model that nothing drives, once the hierarchy is flat: a .subckt's
+    /// output drives its actual through the model's contents (a black box's pins, whose
+    /// direction may be unknown, are taken as driving).
     void warn_undriven()
     {
-        driven_.resize(c_.net_count(), false);
+        driven_.resize(top_net_count_, false);
+        for (const Pin& p : c_.pins)
+            if (p.net < top_net_count_ && p.dir != Direction::Input) driven_[p.net] = true;
         std::int64_t undriven = 0;
-        for (NetId n = 0; n < c_.net_count(); ++n) {
+        for (NetId n = 0; n < top_net_count_; ++n) {
             if (driven_[n]) continue;
             ++undriven;
             c_.diagnostics.warn({src_.name()}, "signal " + std::string(c_.net_name(n)) +

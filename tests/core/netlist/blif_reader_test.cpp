@@ -68,6 +68,21 @@ TEST(BlifReader, SubcktHierarchyIsFlattenedWithHierarchicalNames)
     EXPECT_EQ(c.modules[0].instances, 2u);
 }
 
+TEST(BlifReader, SubcktOutputsDriveTheirActualsAndOnlyUndrivenNetsAreWarnedAbout)
+{
+    // t and y are driven through the models' contents: they were "never driven in model top",
+    // because that was said before the hierarchy was flattened. u really is undriven.
+    const Circuit c = blif(".model top\n.inputs a b\n.outputs y u\n.subckt and2 x=a y=b z=t\n"
+                           ".subckt and2 x=t y=b z=y\n.end\n.model and2\n.inputs x y\n"
+                           ".outputs z\n.names x y z\n11 1\n.end\n");
+    ASSERT_EQ(c.diagnostics.warnings().size(), 1u);
+    EXPECT_EQ(c.diagnostics.warnings()[0].message, "signal u is never driven in model top");
+    EXPECT_EQ(c.counts.extra.at("undriven_nets"), 1);
+    // An undefined model's pins may drive: its actuals are not called undriven either.
+    const Circuit box = blif(".model top\n.inputs a\n.outputs y\n.subckt mystery i=a o=y\n.end\n");
+    EXPECT_TRUE(box.diagnostics.warnings().empty());
+}
+
 TEST(BlifReader, UndefinedSubcktIsABlackBox)
 {
     const Circuit c = blif(".model top\n.inputs a\n.outputs y\n.subckt mystery i=a o=y\n.end\n");
