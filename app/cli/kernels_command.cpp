@@ -551,7 +551,8 @@ int cmd_kernels(const std::vector<std::string>& args)
     };
     if (sub == "suite") allow({"--device", "--json"}, false, false);
     else if (sub == "emit") allow({"--config", "--device"}, true, false);
-    else if (sub == "verify") allow({"--problem", "--entry", "--grid", "--block"}, true, true);
+    else if (sub == "verify")
+        allow({"--problem", "--entry", "--grid", "--block"}, true, true);
     else if (sub == "tune")
         allow({"--strategy", "--budget", "--stop-headroom", "--patience", "--out"}, true, true);
     else if (sub == "calibrate")

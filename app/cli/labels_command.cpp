@@ -96,8 +96,14 @@ int cmd_labels(const std::vector<std::string>& argv)
     const double input_transition =
         a.number("--input-transition", labels::DelayModel{}.input_transition, 0.0);
 
-    netlist::Library library;
     const std::vector<std::string> libs = a.values("--liberty");
+    const std::string transition_needs = "--input-transition applies to --target arrival with a "
+                                         "--liberty library that has delay tables";
+    if (a.has("--input-transition") && !(targets.arrival && !libs.empty()))
+        throw UsageError(transition_needs);
+    if (a.has("--load-factor") && !targets.arrival)
+        throw UsageError("--load-factor applies to --target arrival in the unit-delay model");
+    netlist::Library library;
     if (!libs.empty()) library = netlist::load_libraries(libs);
     netlist::LoadOptions load;
     if (!libs.empty()) load.library = &library;
@@ -140,15 +146,8 @@ int cmd_labels(const std::vector<std::string>& argv)
                                    "2 or more");
     }
 
-    const auto start = std::chrono::steady_clock::now();
-    std::optional<labels::SimulationResult> result;
-    if (simulate) {
-        const labels::LogicSimulator simulator(circuit, structure);
-        result = simulator.run(sim);
-        if (!targets.toggles) result->has_toggles = false;
-    }
-    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    const double seconds = elapsed.count();
+    // Arrival first: it is quick, and a delay flag it cannot use is refused before a long
+    // simulation rather than after it.
     std::optional<labels::ArrivalTimes> arrival;
     if (targets.arrival) {
         labels::DelayModel model;
@@ -162,13 +161,21 @@ int cmd_labels(const std::vector<std::string>& argv)
                          "given zero delay\n";
     }
     if (a.has("--input-transition") && !(arrival && arrival->nldm))
-        throw UsageError("--input-transition applies to --target arrival with a --liberty "
-                         "library that has delay tables");
+        throw UsageError(transition_needs);
     if (a.has("--load-factor") && !(arrival && !arrival->nldm))
         throw UsageError("--load-factor applies to --target arrival in the unit-delay model; "
                          "with a library's delay tables a net's load is its sinks' pin "
                          "capacitances");
 
+    const auto start = std::chrono::steady_clock::now();
+    std::optional<labels::SimulationResult> result;
+    if (simulate) {
+        const labels::LogicSimulator simulator(circuit, structure);
+        result = simulator.run(sim);
+        if (!targets.toggles) result->has_toggles = false;
+    }
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    const double seconds = elapsed.count();
     labels::LabelSet set = labels::make_label_set(circuit, structure, levels,
                                                   result ? &*result : nullptr,
                                                   arrival ? &*arrival : nullptr);

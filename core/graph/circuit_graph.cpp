@@ -32,9 +32,10 @@ std::size_t longest_paths(const Csr& forward, std::size_t n, Keep keep, std::vec
 {
     constexpr std::uint32_t kUnseen = 0xffffffffu;
     std::vector<std::uint32_t> index(n, kUnseen), low(n, 0), component(n, kUnseen);
-    std::vector<NodeId> stack;            // Tarjan's stack of nodes not yet in a component
-    std::vector<std::pair<NodeId, std::uint64_t>> walk; // the depth-first path, with next edge
-    std::vector<NodeId> members;          // nodes by component, in order of completion
+    std::vector<NodeId> stack;   // Tarjan's stack of nodes not yet in a component
+    std::vector<NodeId> members; // nodes by component, in order of completion
+    // The depth-first path, each node with its next edge to follow.
+    std::vector<std::pair<NodeId, std::uint64_t>> walk;
     std::vector<std::uint32_t> component_start;
     std::uint32_t next_index = 0;
     for (NodeId root = 0; root < n; ++root) {

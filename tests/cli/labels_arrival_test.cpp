@@ -86,6 +86,16 @@ TEST(LabelsArrival, InputTransitionNeedsADelayTable)
                            shell_quote(gsr::test::scratch_file("x.csv").string()));
     EXPECT_EQ(r.exit_code, 1) << r.out; // a usage error
     EXPECT_NE(r.err.find("--input-transition"), std::string::npos) << r.err;
+    // Without --liberty or without the arrival target it is refused before anything is read
+    // or simulated: the missing netlist is not reached (it was, after the whole simulation).
+    const std::string absent = shell_quote(gsr::test::scratch_file("absent.v").string());
+    for (const char* flags :
+         {" --target all --input-transition 0.2", " --target sp --load-factor 2"}) {
+        const auto early = run_gsr("labels " + absent + flags + " --out " +
+                                   shell_quote(gsr::test::scratch_file("x.csv").string()));
+        EXPECT_EQ(early.exit_code, 1) << flags << ": " << early.err;
+        EXPECT_NE(early.err.find(" applies to --target arrival"), std::string::npos) << early.err;
+    }
 }
 
 TEST(LabelsArrival, LoadFactorNeedsTheUnitDelayModel)
