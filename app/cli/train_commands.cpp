@@ -12,6 +12,7 @@
 #include "util/diagnostics.hpp"
 
 #ifdef GSR_HAVE_STORE
+#include "store/run_claim.hpp"
 #include "store/run_store.hpp"
 #include "store/tune_store.hpp"
 #include "util/json_text.hpp"
@@ -220,10 +221,12 @@ int cmd_train(const std::vector<std::string>& argv)
     }
     auto store = store::RunStore::open(a.value("--db"), resume ? store::OpenMode::OpenExisting
                                                                : store::OpenMode::CreateOrOpen);
+    std::optional<store::RunClaim> claim; // this process trains the run: no other may meanwhile
     if (resume) {
         const std::optional<store::RunRecord> run = store.find_run(run_id);
         if (!run) throw UsageError("--resume: no run " + std::to_string(run_id) + " in " +
                                    a.value("--db") + " (gsr runs list --db ... lists them)");
+        claim = store::RunClaim::take(a.value("--db"), run_id); // before its checkpoint is read
         try {
             settings = train::settings_from_json(
                 nlohmann::json::parse(run->config_json, nullptr, false));
@@ -283,6 +286,7 @@ int cmd_train(const std::vector<std::string>& argv)
         record.target = std::string(train::target_name(settings.target));
         record.model = std::string(nn::model_kind_name(settings.config.model.kind));
         run_id = store.create_run(record);
+        claim = store::RunClaim::take(a.value("--db"), run_id);
     }
     if (!quiet) std::cout << "run " << run_id << '\n';
 
@@ -411,6 +415,7 @@ int cmd_runs(const std::vector<std::string>& argv)
                          {"created_at", r.created_at},
                          {"updated_at", r.updated_at},
                          {"status", r.status},
+                         {"training_now", store::RunClaim::held(a.value("--db"), r.id)},
                          {"device", r.device},
                          {"target", r.target},
                          {"model", r.model},
@@ -429,7 +434,11 @@ int cmd_runs(const std::vector<std::string>& argv)
         return 0;
     }
     for (const store::RunRecord& r : runs) {
-        std::cout << r.id << '\t' << r.status << '\t' << r.model << '\t' << r.target << '\t'
+        // A run left "running" by a training that no longer holds it was interrupted (killed,
+        // the machine went down): `gsr train --resume ID` goes on from its last checkpoint.
+        const bool interrupted =
+            r.status == "running" && !store::RunClaim::held(a.value("--db"), r.id);
+        std::cout << r.id << '\t' << (interrupted ? "interrupted" : r.status) << '\t' << r.model << '\t' << r.target << '\t'
                   << r.epochs_done << " epochs\tbest " << r.best_epoch << " (val "
                   << (r.best_val_loss ? fixed(*r.best_val_loss) : "-") << ")\t" << r.created_at
                   << '\n';

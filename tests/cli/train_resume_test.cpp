@@ -4,6 +4,7 @@
 #include "test_files.hpp"
 
 #ifdef GSR_HAVE_STORE
+#include "store/run_claim.hpp"
 #include "store/run_store.hpp"
 
 #include <gtest/gtest.h>
@@ -111,6 +112,36 @@ TEST(TrainResume, ResumingWithMoreEpochsRecordsThem)
     EXPECT_TRUE(run.at("config").is_null());
     EXPECT_EQ(run.at("damaged"), nlohmann::json::array({"config"}));
     EXPECT_TRUE(run.at("result").is_object());
+}
+
+TEST(TrainResume, ARunBeingTrainedIsNotResumedAgainAndAKilledOneIsInterrupted)
+{
+    // Two trainings of one run wrote their epochs and checkpoints over each other.
+    const fs::path db = project_with_a_run("resume_claimed.gsr");
+    const std::string project = shell_quote(db.string());
+    gsr::store::RunStore::open(db.string(), gsr::store::OpenMode::OpenExisting)
+        .set_status(1, "running"); // as a training leaves it when it is killed
+    {
+        // This process trains run 1 (as the GUI would): `gsr train --resume 1` is refused.
+        const gsr::store::RunClaim training = gsr::store::RunClaim::take(db.string(), 1);
+        const nlohmann::json before = listed_run(db, 0);
+        EXPECT_EQ(before.at("training_now"), true);
+        const auto second = run_gsr("train --db " + project + " --resume 1 --epochs 4 --quiet");
+        EXPECT_EQ(second.exit_code, 2) << second.err;
+        EXPECT_EQ(second.err, db.string() + ": error: run 1 is being trained now by another "
+                                            "training (in this or another process); wait for it "
+                                            "to finish or stop it, then resume the run\n");
+        EXPECT_EQ(listed_run(db, 0), before);
+        const auto text = run_gsr("runs list --db " + project);
+        EXPECT_EQ(text.out.rfind("1\trunning\t", 0), 0u) << text.out;
+    }
+    // No training holds it now: listed as interrupted, and it resumes.
+    EXPECT_EQ(listed_run(db, 0).at("training_now"), false);
+    const auto text = run_gsr("runs list --db " + project);
+    EXPECT_EQ(text.out.rfind("1\tinterrupted\t", 0), 0u) << text.out;
+    const auto resumed = run_gsr("train --db " + project + " --resume 1 --epochs 3 --quiet");
+    EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+    EXPECT_EQ(listed_run(db, 0).at("status"), "finished");
 }
 
 TEST(TrainResume, ARunWhoseCircuitChangedSaysSo)

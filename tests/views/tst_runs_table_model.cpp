@@ -5,6 +5,11 @@
 
 #include "util/diagnostics.hpp"
 
+#ifdef GSR_HAVE_STORE
+#include "store/run_claim.hpp"
+#include "store/run_store.hpp"
+#endif
+
 #include <QAbstractItemModelTester>
 #include <QDir>
 #include <QFile>
@@ -129,6 +134,40 @@ private slots:
         QVERIFY(lines[2].startsWith(QStringLiteral(
             "2,2026-11-21T10:00:00Z,cancelled (resumable),\"res, \"\"deep\"\"\",")));
     }
+
+#ifdef GSR_HAVE_STORE
+    void aRunNoTrainingHoldsIsInterruptedAndOneBeingTrainedIsNotResumable()
+    {
+        // A run left "running" by a killed training showed "running" for ever; and one being
+        // trained in another process offered Resume, which would train it twice at once.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("p.gsr"));
+        const std::string file = QFile::encodeName(path).toStdString();
+        {
+            auto store = gsr::store::RunStore::open(file, gsr::store::OpenMode::CreateOrOpen);
+            gsr::store::RunRecord r;
+            r.config_json = "{}";
+            r.model = "gcn";
+            const std::int64_t id = store.create_run(r);
+            gsr::store::RunEpochRecord e;
+            e.run_id = id;
+            e.epoch = 1;
+            e.metrics_json = "{}";
+            gsr::store::CheckpointRecord ck;
+            ck.run_id = id;
+            ck.epoch = 1;
+            store.record_epoch(e, ck, true); // and the run is "running"
+        }
+        std::vector<RunRow> rows = gsr::views::read_runs(path);
+        QCOMPARE(rows.size(), std::size_t{1});
+        QCOMPARE(rows[0].status, QStringLiteral("interrupted"));
+        QVERIFY(rows[0].resumable);
+        const gsr::store::RunClaim training = gsr::store::RunClaim::take(file, 1);
+        rows = gsr::views::read_runs(path);
+        QCOMPARE(rows[0].status, QStringLiteral("running"));
+        QVERIFY(!rows[0].resumable);
+    }
+#endif
 
     void writesAtomically()
     {

@@ -6,6 +6,7 @@
 #include "util/diagnostics.hpp"
 
 #ifdef GSR_HAVE_STORE
+#include "store/run_claim.hpp"
 #include "store/run_store.hpp"
 #endif
 
@@ -37,12 +38,15 @@ QString csv_field(const QString& s)
 }
 
 #ifdef GSR_HAVE_STORE
-RunRow row_of(const store::RunRecord& r, bool has_checkpoint)
+/// `training_now`: a training holds the run (store::RunClaim), here or in another process.
+RunRow row_of(const store::RunRecord& r, bool has_checkpoint, bool training_now)
 {
     RunRow row;
     row.id = r.id;
     row.created = QString::fromStdString(r.created_at);
     row.status = QString::fromStdString(r.status);
+    // "running" with no training holding it: killed, or the machine went down.
+    if (r.status == "running" && !training_now) row.status = QStringLiteral("interrupted");
     row.model = QString::fromStdString(r.model);
     row.target = QString::fromStdString(r.target);
     row.device = QString::fromStdString(r.device);
@@ -79,7 +83,8 @@ RunRow row_of(const store::RunRecord& r, bool has_checkpoint)
     }
     const bool ended = row.status == QLatin1String("finished") ||
                        row.status == QLatin1String("stopped early");
-    row.resumable = !ended && has_checkpoint && (row.epochs == 0 || row.epochs_done < row.epochs);
+    row.resumable = !ended && !training_now && has_checkpoint &&
+                    (row.epochs == 0 || row.epochs_done < row.epochs);
     return row;
 }
 #endif
@@ -97,7 +102,8 @@ std::vector<RunRow> read_runs(const QString& project)
     const auto store = store::RunStore::open(native(project), store::OpenMode::ReadOnly);
     std::vector<RunRow> rows;
     for (const store::RunRecord& r : store.runs())
-        rows.push_back(row_of(r, !store.checkpoint_epochs(r.id).empty()));
+        rows.push_back(row_of(r, !store.checkpoint_epochs(r.id).empty(),
+                              store::RunClaim::held(store.path(), r.id)));
     return rows;
 #else
     throw Error(SourceLocation{native(project)},

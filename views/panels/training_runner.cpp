@@ -6,6 +6,7 @@
 #include "util/json_text.hpp"
 
 #ifdef GSR_HAVE_STORE
+#include "store/run_claim.hpp"
 #include "store/run_store.hpp"
 #include "store/tune_store.hpp"
 #endif
@@ -164,6 +165,7 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
 #ifdef GSR_HAVE_STORE
     std::optional<store::RunStore> store;
     std::unique_ptr<store::StoreRunLog> store_log; // the run's log once there is one
+    std::optional<store::RunClaim> claim;          // no other training of the run meanwhile
 #endif
     try {
         // The GPU when there is a usable one (the status bar names it), else the CPU.
@@ -180,6 +182,7 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
                 if (!run)
                     throw Error("the project has no run " + std::to_string(job.run_id) +
                                 " to resume");
+                claim = store::RunClaim::take(store->path(), job.run_id);
                 settings = settings_from_json(
                     nlohmann::json::parse(run->config_json, nullptr, false));
                 if (job.epochs > 0) settings.config.epochs = job.epochs;
@@ -231,6 +234,7 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
                 record.target = std::string(train::target_name(settings.target));
                 record.model = std::string(nn::model_kind_name(settings.config.model.kind));
                 out.run_id = store->create_run(record);
+                claim = store::RunClaim::take(store->path(), out.run_id);
                 post([self, id = out.run_id] { Q_EMIT self->runCreated(id); });
             }
             store_log = std::make_unique<store::StoreRunLog>(*store, out.run_id);
