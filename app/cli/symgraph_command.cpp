@@ -10,6 +10,7 @@
 #include "util/diagnostics.hpp"
 
 #ifdef GSR_HAVE_STORE
+#include "store/run_claim.hpp"
 #include "store/run_store.hpp"
 #include "util/json_text.hpp"
 #endif
@@ -110,7 +111,6 @@ int cmd_train_symgraph(const std::vector<std::string>& argv)
     options.rule_penalty = a.number("--penalty", 0.001, 0.0);
     seed = a.integer("--seed", 1, 0, ~std::uint64_t{0});
 
-    auto store = store::RunStore::open(a.value("--db"), store::OpenMode::CreateOrOpen);
     train::HoldOut hold_out;
     // Without validation circuits, the penalised search watches 10 % of the training nodes,
     // as early stopping does for the GNNs.
@@ -120,6 +120,9 @@ int cmd_train_symgraph(const std::vector<std::string>& argv)
         train::load_dataset(target, train_files, val_files, test_files, hold_out);
     if (!a.has("--quiet"))
         for (const std::string& n : data.notes) std::cerr << "note: " << n << '\n';
+    // Opened (or created) once the circuits have been read: a missing or bad one leaves no
+    // new project behind.
+    auto store = store::RunStore::open(a.value("--db"), store::OpenMode::CreateOrOpen);
 
     nlohmann::ordered_json config;
     config["train"] = train_files;
@@ -146,6 +149,8 @@ int cmd_train_symgraph(const std::vector<std::string>& argv)
     InterruptGuard guard;
     options.cancel = InterruptGuard::flag();
     const std::int64_t run_id = store.create_run(record);
+    // Held while the search runs: `gsr runs list` tells it from a run whose process died.
+    const store::RunClaim claim = store::RunClaim::take(a.value("--db"), run_id);
 
     std::vector<symgraph::CandidateReport> search;
     const auto t0 = std::chrono::steady_clock::now();

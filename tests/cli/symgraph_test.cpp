@@ -127,6 +127,16 @@ TEST(SymGraphCommand, RefusesGnnFlagsAndBadValues)
     r = run_gsr(train_args(db, "--hops 3"));
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("--hops"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(db));
+    // A training circuit that is not there: named, and no project made for nothing.
+    const fs::path missing = gsr::test::scratch_file("no_such_circuit.bench");
+    fs::remove(missing);
+    r = run_gsr("train " + shell_quote(missing.string()) + " --test " +
+                data("iscas85/bench/c17.bench") + " --db " + shell_quote(db.string()) +
+                " --model symgraph");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("no_such_circuit.bench"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(db));
 }
 
 TEST(RulesCommand, NamesRunsWithoutRules)
