@@ -19,7 +19,10 @@ namespace {
 
 constexpr NodeId kNoNode = 0xffffffffu;
 
-bool drives(Direction d) { return d == Direction::Output || d == Direction::InOut; }
+// An output drives its net. A bidirectional pin (a transistor's source or drain, a pad, a
+// feedthrough) drives it only where nothing else does, the first such pin in node order,
+// and reads it otherwise: a transistor-level net of several channels is a star around one of
+// them, not several drivers with nothing reading them.
 bool reads(Direction d) { return d != Direction::Output; }
 
 /// Longest-path levels over the edges u->v that `keep(u, v)` allows. Combinational loops are
@@ -189,7 +192,7 @@ CircuitGraph build_graph(const Circuit& c, Diagnostics* diag)
         if (p.dir != Direction::Input && p.dir != Direction::InOut) continue;
         g.flags[v] = kNodePrimaryInput;
         g.cell_of[v] = -static_cast<std::int64_t>(i) - 1;
-        if (p.net != kNoNet) drive(p.net, v, -1);
+        if (p.net != kNoNet && p.dir == Direction::Input) drive(p.net, v, -1);
         ++v;
     }
     for (std::size_t ci = 0; ci < c.cells.size(); ++ci, ++v) {
@@ -202,9 +205,26 @@ CircuitGraph build_graph(const Circuit& c, Diagnostics* diag)
         if (cell.kind == CellKind::Constant) g.flags[v] |= kNodeConstant;
         const netlist::Pin* pins = c.pins_of(cell);
         for (std::uint32_t k = 0; k < cell.pin_count; ++k) {
-            if (pins[k].net == kNoNet || !drives(pins[k].dir)) continue;
+            if (pins[k].net == kNoNet || pins[k].dir != Direction::Output) continue;
             drive(pins[k].net, v, static_cast<std::int64_t>(ci));
         }
+    }
+    // Bidirectional ports and pins, in node order, where no output drives the net.
+    v = 0;
+    for (const auto& p : c.ports) {
+        if (p.dir != Direction::Input && p.dir != Direction::InOut) continue;
+        if (p.dir == Direction::InOut && p.net != kNoNet && driver[p.net] == kNoNode)
+            driver[p.net] = v;
+        ++v;
+    }
+    for (const Cell& cell : c.cells) {
+        const netlist::Pin* pins = c.pins_of(cell);
+        for (std::uint32_t k = 0; k < cell.pin_count; ++k) {
+            const NetId net = pins[k].net;
+            if (pins[k].dir == Direction::InOut && net != kNoNet && driver[net] == kNoNode)
+                driver[net] = v;
+        }
+        ++v;
     }
 
     // Edges into each cell, in cell order: this is the fan-in CSR, with sources by driver.
@@ -218,8 +238,9 @@ CircuitGraph build_graph(const Circuit& c, Diagnostics* diag)
         const netlist::Pin* pins = c.pins_of(cell);
         for (std::uint32_t k = 0; k < cell.pin_count; ++k) {
             const netlist::Pin& p = pins[k];
-            if (p.net == kNoNet || !reads(p.dir) || p.dir == Direction::InOut) continue;
+            if (p.net == kNoNet || !reads(p.dir)) continue;
             const NodeId d = driver[p.net];
+            if (p.dir == Direction::InOut && d == static_cast<NodeId>(pis + ci)) continue;
             if (d == kNoNode) { ++undriven; continue; }
             in.targets.push_back(d);
             in.inverted.push_back(p.inverted ? 1 : 0);

@@ -179,7 +179,9 @@ TEST(LayoutCommand, CtrlCStopsItAndWritesNothing)
 {
     // The CLI passed no cancel flag: Ctrl-C killed the process outright. Now the layout stops
     // between iterations, says so, and exits 130 without writing --out. hyp's layout runs for
-    // minutes; the signal comes two seconds in, after the netlist is read.
+    // minutes. A background job of sh ignores SIGINT until the guard catches it, so the
+    // signal comes once the process does (SigCgt in /proc/PID/status has SIGINT's bit): a
+    // fixed two seconds in came before that on a busy machine, and the layout ran on.
     const fs::path out = scratch_file("hyp_interrupted.csv");
     const fs::path err = scratch_file("hyp_interrupted.err");
     fs::remove(out);
@@ -187,7 +189,10 @@ TEST(LayoutCommand, CtrlCStopsItAndWritesNothing)
         shell_quote(std::string(GSR_BIN_DIR) + "/gsr") + " layout " +
         data_arg("netlists/epfl/arithmetic/hyp_from_aig.blif") + " --out " +
         shell_quote(out.string()) + " 2>" + shell_quote(err.string()) +
-        " & pid=$!\nsleep 2; kill -INT $pid; wait $pid; echo rc=$?\n";
+        " & pid=$!\nfor i in $(seq 1200); do "
+        "caught=$(awk '/^SigCgt/ {print (index(\"2367abef\", substr($2, length($2))) > 0)}' "
+        "/proc/$pid/status 2>/dev/null); [ \"$caught\" = 1 ] && break; sleep 0.05; done\n"
+        "sleep 0.2; kill -INT $pid; wait $pid; echo rc=$?\n";
     FILE* p = ::popen(script.c_str(), "r");
     ASSERT_NE(p, nullptr);
     std::string rc;

@@ -101,6 +101,35 @@ TEST(CircuitGraph, ALoopTakesOneLevelAndWhatFollowsItIsLevelledPastIt)
     EXPECT_EQ(self.level[3], 2u);
 }
 
+TEST(CircuitGraph, ATransistorNetIsAStarAroundItsFirstChannelNotManyDrivers)
+{
+    // Two CMOS inverters. Sources and drains are bidirectional: every one "drove" its net, the
+    // first won, the rest read nothing (74 nets of adder_mos.cir had "more than one driver").
+    gsr::Diagnostics d;
+    const auto c = load_netlist(SourceText::from_string(
+        "inv.sp", "* two inverters\nM1 out in vdd vdd pch\nM2 out in 0 0 nch\n"
+                  "M3 y out vdd vdd pch\nM4 y out 0 0 nch\nV1 vdd 0 DC 1\n.end\n"));
+    const auto g = build_graph(c, &d);
+    // nodes: M1=0 M2=1 M3=2 M4=3 V1=4 (no ports)
+    ASSERT_EQ(g.node_count(), 5u);
+    for (const gsr::Warning& w : d.warnings())
+        EXPECT_EQ(w.message.find("more than one driver"), std::string::npos) << w.message;
+    EXPECT_EQ(g.fanin.degree(0), 0u); // M1 is the first channel of out and vdd
+    EXPECT_EQ(g.fanin.degree(1), 1u); // M2's drain reads out; it is the first on 0
+    EXPECT_EQ(g.fanin.degree(2), 3u); // M3: its gate reads out, its source and bulk vdd
+    EXPECT_EQ(g.fanin.degree(3), 4u); // M4: gate (out), drain (y), source and bulk (0)
+    EXPECT_EQ(g.fanin.degree(4), 2u); // V1: vdd from M1, 0 from M2
+    EXPECT_EQ(g.edge_count(), 10u);
+    EXPECT_EQ(g.loop_nodes, 0u);
+
+    // The whole adder: no net has two drivers, and each transistor's channel is in the graph.
+    gsr::Diagnostics adder;
+    const auto a = build_graph(load_netlist(data("spice/adder_mos.cir")), &adder);
+    for (const gsr::Warning& w : adder.warnings())
+        EXPECT_EQ(w.message.find("more than one driver"), std::string::npos) << w.message;
+    EXPECT_EQ(a.node_count(), 153u);
+}
+
 TEST(CircuitGraph, ASecondDriverIsAWarningAtItsLineNamingBoth)
 {
     gsr::Diagnostics d;
