@@ -33,6 +33,8 @@ constexpr NetId kConst0 = 0xfffffff0u;
 constexpr NetId kConst1 = 0xfffffff1u;
 constexpr NetId kConstX = 0xfffffff2u;
 constexpr NetId kConstZ = 0xfffffff3u;
+/// The cell type driving each constant, by value - kConst0.
+constexpr std::string_view kConstTypes[] = {"CONST0", "CONST1", "CONSTX", "CONSTZ"};
 constexpr NetId kUnmapped = 0xfffffffeu;
 constexpr NetId kMaxNets = 0xffffff00u;
 constexpr std::uint32_t kNone = 0xffffffffu;
@@ -1432,7 +1434,6 @@ void Reader::finish_module(ModuleDef& m)
         }
     } else {
         // An assign-style module: every assign is a gate, plain ones are buffers and constants.
-        static constexpr std::string_view kConstTypes[] = {"CONST0", "CONST1", "CONSTX", "CONSTZ"};
         const std::uint32_t buf = type_id("BUF");
         for (const SimpleAssign& a : m.simple_assigns) {
             const std::uint32_t first = static_cast<std::uint32_t>(m.pins.size());
@@ -2634,17 +2635,18 @@ void Reader::compact_nets()
 {
     // Nets that survive: roots of the union-find that a pin or a port touches; the survivors
     // get dense ids, in order, and are interned into the Circuit's pool: the only NamePool
-    // insertions of net names. A pin or port tied to 1'b0 or 1'b1 keeps the constant: each
-    // value used gets one net, driven by a CONST0/CONST1 cell made here (left as unconnected,
-    // `xor(y, a, 1'b1)` read as a buffer of a). Neither is counted: as yosys counts them,
-    // constants are no nets and no cells. X and Z ties stay unconnected.
+    // insertions of net names. A pin or port tied to a constant (1'b0, 1'b1, 1'bx, 1'bz)
+    // keeps it: each value used gets one net, driven by a CONST0/CONST1/CONSTX/CONSTZ cell made
+    // here (left as unconnected, `xor(y, a, 1'b1)` was read as a buffer of a, and
+    // `nand(n, a, 1'bx)` as NOT a; the simulator refuses CONSTX and CONSTZ by name). None is
+    // counted: as yosys counts them, constants are no nets and no cells.
     const std::size_t n = gnets_.size();
     std::vector<NetId> remap(n, kUnmapped);
     std::size_t used = 0;
-    bool tied[2] = {false, false};
+    bool tied[4] = {false, false, false, false};
     auto visit = [&](NetId& net) {
         const NetId r = is_net(net) ? find_root(gparent_, net) : net;
-        if (r == kConst0 || r == kConst1) {
+        if (is_const(r)) {
             tied[r - kConst0] = true;
             net = r; // given the constant's net below
             return;
@@ -2690,25 +2692,36 @@ void Reader::compact_nets()
     }
     c_.counts.cells = c_.counted_cells(); // before the constants' cells join
     c_.counts.nets = static_cast<std::int64_t>(used);
-    NetId constant[2] = {kNoNet, kNoNet};
-    for (int v = 0; v < 2; ++v) {
+    static constexpr std::string_view kValueNames[] = {"1'b0", "1'b1", "1'bx", "1'bz"};
+    NetId constant[4] = {kNoNet, kNoNet, kNoNet, kNoNet};
+    for (int v = 0; v < 4; ++v) {
         if (!tied[v]) continue;
-        std::string name = v ? "1'b1" : "1'b0";
+        std::string name(kValueNames[v]);
         while (out.find(name) != kNoName) name += '\''; // an escaped identifier took it
         constant[v] = out.intern(name);
     }
     auto final_net = [&](NetId net) {
-        if (net == kConst0 || net == kConst1) return constant[net - kConst0];
+        if (is_const(net)) return constant[net - kConst0];
         return net == kNoNet ? kNoNet : remap[net];
     };
     for (Pin& p : c_.pins) p.net = final_net(p.net);
     for (Port& p : c_.ports) p.net = final_net(p.net);
-    for (int v = 0; v < 2; ++v) {
+    // A constant's cell takes the line of its first reader: a message about an X tie (the
+    // simulator refuses it) then points at a gate that reads one.
+    std::uint32_t first_line[4] = {0, 0, 0, 0};
+    for (const Cell& cell : c_.cells)
+        for (std::uint32_t k = 0; k < cell.pin_count; ++k)
+            for (int v = 0; v < 4; ++v)
+                if (constant[v] != kNoNet && c_.pins[cell.first_pin + k].net == constant[v] &&
+                    first_line[v] == 0)
+                    first_line[v] = cell.line;
+    for (int v = 0; v < 4; ++v) {
         if (constant[v] == kNoNet) continue;
         const std::uint32_t first = static_cast<std::uint32_t>(c_.pins.size());
         c_.pins.push_back(Pin{constant[v], kNoName, Direction::Output, false});
-        c_.cells.push_back(Cell{kNoName, c_.names.intern(v ? "CONST1" : "CONST0"), first, 1,
+        c_.cells.push_back(Cell{kNoName, c_.names.intern(kConstTypes[v]), first, 1,
                                 CellKind::Constant, 0});
+        c_.cells.back().set_line(first_line[v]);
     }
     gnets_ = NameTable();
     c_.net_names = std::move(out);

@@ -96,6 +96,27 @@ TEST(LabelsCommand, ExhaustiveVectorsRefuseANamedToggleTarget)
     EXPECT_FALSE(fs::exists(out));
 }
 
+TEST(LabelsCommand, AnXTieIsRefusedAtTheGateThatReadsItNotDropped)
+{
+    // `nand(n, a, 1'bx)` was labelled as NOT a: fan-in 1, probability 0.5, exit 0.
+    const fs::path v = scratch_file("x_tie.v");
+    std::ofstream(v) << "module m(a, n);\ninput a; output n;\nnand g1(n, a, 1'bx);\nendmodule\n";
+    const fs::path out = scratch_file("x_tie.csv");
+    fs::remove(out);
+    auto r = run_gsr("labels " + shell_quote(v.string()) + " --mode exhaustive --target sp --out " +
+                     shell_quote(out.string()));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err.rfind(v.string() + ":3: error: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find("CONSTX"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+    // The structure has both inputs.
+    r = run_gsr("labels " + shell_quote(v.string()) + " --target level --out " +
+                shell_quote(out.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(gsr::test::read_text(out).find("\nn,NAND,0,1,0,2,0,1,0\n"), std::string::npos)
+        << gsr::test::read_text(out);
+}
+
 TEST(LabelsCommand, ANamedToggleTargetNeedsTwoSamplesInARow)
 {
     // One vector (or one cycle past the warm-up) wrote a toggle rate of 0 for every net; "all"

@@ -305,9 +305,25 @@ TEST(VerilogReader, ConstantsAreTheirOwnNetsButNotCounted)
 
 TEST(VerilogReader, ConstantWithXAndZBits)
 {
+    // X and Z ties are constants too, with CONSTX and CONSTZ cells: left unconnected, a gate
+    // lost the input (`nand(n, a, 1'bx)` was simulated as NOT a). Still no counted nets.
     const Circuit c = verilog("module m(); CELL u(.A(2'bxz), .B(8'hz)); endmodule");
     EXPECT_EQ(c.cells[0].pin_count, 10u);
-    EXPECT_EQ(c.net_count(), 0u);
+    EXPECT_EQ(pin_nets(c, c.cells[0]), (Names{"1'bx", "1'bz", "1'bz", "1'bz", "1'bz", "1'bz",
+                                              "1'bz", "1'bz", "1'bz", "1'bz"}));
+    EXPECT_EQ(c.net_count(), 2u);
+    EXPECT_EQ(*c.counts.nets, 0);
+    ASSERT_EQ(c.cells.size(), 3u);
+    EXPECT_EQ(c.cell_type(c.cells[1]), "CONSTX");
+    EXPECT_EQ(c.cell_type(c.cells[2]), "CONSTZ");
+
+    const Circuit gates = verilog("module m(a, b, n, x);\ninput a, b; output n, x;\n"
+                                  "xor g2(x, 1'bz, b);\nnand g1(n, a, 1'bx);\nendmodule");
+    ASSERT_EQ(gates.cells.size(), 4u);
+    EXPECT_EQ(pin_nets(gates, gates.cells[1]), (Names{"n", "a", "1'bx"}));
+    EXPECT_EQ(gates.cell_type(gates.cells[2]), "CONSTX");
+    EXPECT_EQ(gates.cells[2].line, 4u); // the line of its first reader, g1
+    EXPECT_EQ(gates.cells[3].line, 3u);
 }
 
 TEST(VerilogReader, WholeBusConnectsEveryBit)
