@@ -113,6 +113,8 @@ int cmd_labels(const std::vector<std::string>& argv)
         print_warnings(circuit.diagnostics);
     }
     const labels::NetStructure structure = labels::build_net_structure(circuit);
+    // Every target: level and arrival would keep the first driver without a word.
+    labels::refuse_multiple_drivers(structure, circuit, "the labels need one driver per net");
     const labels::NetLevels levels = labels::compute_net_levels(structure);
 
     // Random for combinational circuits, seq for sequential ones, unless asked otherwise.

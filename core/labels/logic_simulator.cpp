@@ -110,7 +110,7 @@ public:
         p.source = c_.source;
         p.net_count = s_.net_count();
         p.undriven = s_.undriven_nets;
-        if (s_.multiply_driven > 0) fail_multiply_driven();
+        refuse_multiple_drivers(s_, c_, "simulation needs one driver per net");
         row_of_.assign(s_.net_count(), kZeroRow);
         for (NetId n : s_.primary_inputs) p.value_net.push_back(n);
         for (CellId c = 0; c < c_.cells.size(); ++c)
@@ -168,23 +168,6 @@ private:
     [[noreturn]] void fail(const std::string& message) const
     {
         throw Error(SourceLocation{c_.source}, message);
-    }
-    /// A net with two drivers, said at the second one's line when it is a cell.
-    [[noreturn]] void fail_multiply_driven() const
-    {
-        const NetId n = s_.first_multiply_driven;
-        const CellId first = s_.driver[n], extra = s_.extra_driver;
-        const std::string by_first =
-            s_.is_pi[n] ? "the primary input of that name"
-                        : netlist::describe_cell(c_, first, true);
-        const std::string message =
-            "net " + quoted(c_.net_name(n)) + " has more than one driver: " +
-            (extra == kNoCell ? "a second input port" : netlist::describe_cell(c_, extra)) +
-            " and " + by_first + " (" + std::to_string(s_.multiply_driven) +
-            (s_.multiply_driven == 1 ? " such net" : " such nets") +
-            "); simulation needs one driver per net";
-        throw Error(extra == kNoCell ? SourceLocation{c_.source} : c_.cell_location(extra),
-                    message);
     }
     /// Fails at the line of cell c, naming it before `message`.
     [[noreturn]] void fail_cell(CellId c, const std::string& message) const

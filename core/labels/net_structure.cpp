@@ -204,4 +204,21 @@ NetStructure build_net_structure(const Circuit& circuit)
     return s;
 }
 
+void refuse_multiple_drivers(const NetStructure& s, const Circuit& circuit,
+                             std::string_view needs)
+{
+    if (s.multiply_driven == 0) return;
+    const NetId n = s.first_multiply_driven;
+    const CellId first = s.driver[n], extra = s.extra_driver;
+    const std::string by_first = s.is_pi[n] ? "the primary input of that name"
+                                            : netlist::describe_cell(circuit, first, true);
+    const std::string message =
+        "net '" + std::string(circuit.net_name(n)) + "' has more than one driver: " +
+        (extra == kNoCell ? "a second input port" : netlist::describe_cell(circuit, extra)) +
+        " and " + by_first + " (" + std::to_string(s.multiply_driven) +
+        (s.multiply_driven == 1 ? " such net" : " such nets") + "); " + std::string(needs);
+    throw Error(extra == kNoCell ? SourceLocation{circuit.source} : circuit.cell_location(extra),
+                message);
+}
+
 } // namespace gsr::labels

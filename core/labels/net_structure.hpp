@@ -76,4 +76,10 @@ int flip_flop_data_pin(const netlist::Circuit& circuit, const netlist::Cell& cel
 /// Builds the structure. Throws gsr::Error on a combinational loop, naming a net on it.
 NetStructure build_net_structure(const netlist::Circuit& circuit);
 
+/// Throws gsr::Error when a net has more than one driver, at the second driver's line, naming
+/// the net, both drivers and the count, ending "; `needs`": the labels would silently take
+/// the first driver.
+void refuse_multiple_drivers(const NetStructure& s, const netlist::Circuit& circuit,
+                             std::string_view needs);
+
 } // namespace gsr::labels

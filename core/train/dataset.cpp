@@ -68,6 +68,7 @@ namespace {
 std::vector<double> net_labels(const Circuit& circuit, Target target, const LabelOptions& o)
 {
     const labels::NetStructure structure = labels::build_net_structure(circuit);
+    labels::refuse_multiple_drivers(structure, circuit, "the labels need one driver per net");
     std::vector<double> value(structure.net_count(), 0.0);
     switch (target) {
     case Target::SignalProbability:

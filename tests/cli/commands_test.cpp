@@ -117,6 +117,25 @@ TEST(LabelsCommand, AnXTieIsRefusedAtTheGateThatReadsItNotDropped)
         << gsr::test::read_text(out);
 }
 
+TEST(LabelsCommand, ANetWithTwoDriversIsRefusedForEveryTarget)
+{
+    // Simulation refused it; level and arrival kept the first driver without a word.
+    const fs::path v = scratch_file("two_drivers.v");
+    std::ofstream(v) << "module m(a, b, y);\ninput a, b; output y;\nand g1(y, a, b);\n"
+                        "or g2(y, a, b);\nendmodule\n";
+    const fs::path out = scratch_file("two_drivers.csv");
+    fs::remove(out);
+    const auto r = run_gsr("labels " + shell_quote(v.string()) + " --target level,arrival --out " +
+                           shell_quote(out.string()));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(v.string() + ":4: error: net 'y' has more than one driver: cell 'g2' of "
+                                      "type 'OR' and cell 'g1' of type 'AND' on line 3 (1 such "
+                                      "net); the labels need one driver per net"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(LabelsCommand, ANamedToggleTargetNeedsTwoSamplesInARow)
 {
     // One vector (or one cycle past the warm-up) wrote a toggle rate of 0 for every net; "all"

@@ -294,6 +294,9 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
         }
 #endif
     }
+#ifdef GSR_HAVE_STORE
+    claim.reset(); // before the window hears of the end: its runs table reads the run free
+#endif
     post([self, out, in_memory = job.project.isEmpty()] {
         self->running_ = false;
         self->memory_run_resumable_ = in_memory && out.resumable;
