@@ -1,6 +1,7 @@
 #include "cli_commands.hpp"
 
 #include "report/netlist_summary.hpp"
+#include "util/atomic_file.hpp"
 #include "util/diagnostics.hpp"
 #include "util/json_text.hpp"
 #include "util/resources.hpp"
@@ -253,6 +254,7 @@ void refuse_out_over_inputs(const Args& a, const std::vector<std::string>& input
             throw UsageError("--out " + out + " is the input " + in +
                              ": writing there would replace it; choose another file");
     }
+    if (!out.empty()) check_writable(out); // before the work, not after it
 }
 
 int run(const std::vector<std::string>& args)

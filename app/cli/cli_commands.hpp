@@ -51,7 +51,8 @@ std::vector<std::string> expand_list_flags(const std::vector<std::string>& argv)
 std::vector<std::string> absolute(const std::vector<std::string>& files);
 /// Refuses (UsageError) an --out that is one of the command's `inputs` (its netlist, a
 /// library, the project), however it is spelt: writing there would replace what was saved.
-/// An empty --out is refused too.
+/// An empty --out is refused too, and one that cannot be written (a folder, a missing or
+/// write-protected folder: gsr::Error) before the command works for minutes.
 void refuse_out_over_inputs(const Args& a, const std::vector<std::string>& inputs);
 
 /// Ctrl-C sets the flag instead of killing the process while a guard lives, so the work stops

@@ -39,7 +39,35 @@ fs::path followed(const fs::path& path)
     return p;
 }
 
+/// The folder a new file for `path` (whose links lead to `target`) goes into; gsr::Error
+/// naming `path` when it is missing or no folder.
+fs::path folder_of(const std::string& path, const fs::path& target)
+{
+    std::error_code error;
+    const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    if (!fs::is_directory(folder, error))
+        throw Error(SourceLocation{path},
+                    "cannot write the file: " +
+                        (fs::exists(folder, error) ? folder.string() + " is not a folder"
+                                                   : "the folder " + folder.string() +
+                                                         " does not exist"));
+    return folder;
+}
+
 } // namespace
+
+void check_writable(const std::string& path)
+{
+    if (path.empty()) throw Error("no output file given");
+    std::error_code error;
+    const fs::file_status status = fs::status(path, error);
+    if (fs::is_directory(status)) throw Error(SourceLocation{path}, "is a folder, not a file");
+    if (fs::exists(status) && !fs::is_regular_file(status)) return; // a device or a pipe
+    const fs::path folder = folder_of(path, followed(path));
+    if (::access(folder.c_str(), W_OK) != 0)
+        throw Error(SourceLocation{path}, "cannot create a file in the folder " +
+                                              folder.string() + ": " + std::strerror(errno));
+}
 
 void write_file_atomically(const std::string& path, std::string_view bytes)
 {
@@ -64,13 +92,7 @@ void write_file_atomically(const std::string& path, std::string_view bytes)
     const fs::path target = followed(path);
     // The bytes go to a temporary file beside the target first, then replace it in one rename:
     // the messages name the folder and the target, which the user chose, not the temporary.
-    const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    if (!fs::is_directory(folder, error))
-        throw Error(SourceLocation{path},
-                    "cannot write the file: " +
-                        (fs::exists(folder, error) ? folder.string() + " is not a folder"
-                                                   : "the folder " + folder.string() +
-                                                         " does not exist"));
+    const fs::path folder = folder_of(path, target);
     const fs::path tmp =
         folder / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
     auto fail = [&](const std::string& what) {

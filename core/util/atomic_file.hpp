@@ -13,4 +13,9 @@ namespace gsr {
 /// gsr::Error naming `path` when the file cannot be written or renamed.
 void write_file_atomically(const std::string& path, std::string_view bytes);
 
+/// Throws the gsr::Error write_file_atomically would for what can be told before writing: no
+/// name, a folder, a folder that does not exist or cannot be written to. For commands that
+/// work long before they write.
+void check_writable(const std::string& path);
+
 } // namespace gsr

@@ -503,3 +503,27 @@ TEST(OutFlag, NeverReplacesAnInputHoweverItIsSpelt)
                   .exit_code,
               0);
 }
+
+TEST(OutFlag, AnOutThatCannotBeWrittenIsRefusedBeforeTheWork)
+{
+    // The folder was found missing when the file was written, after the simulation or the
+    // layout: hours at --vectors 2^40. Now it is refused first, before even the netlist is read
+    // (the netlist here does not exist, and the --out error is the one said).
+    const fs::path absent = scratch_file("no_such_netlist.bench");
+    fs::remove(absent);
+    const fs::path folder = scratch_file("no_such_folder");
+    fs::remove_all(folder);
+    for (const std::string command : {"labels", "layout"}) {
+        auto r = run_gsr(command + " " + shell_quote(absent.string()) + " --out " +
+                         shell_quote((folder / "x.csv").string()));
+        EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
+        EXPECT_NE(r.err.find("cannot write the file: the folder " + folder.string() +
+                             " does not exist"),
+                  std::string::npos)
+            << command << ": " << r.err;
+        r = run_gsr(command + " " + shell_quote(absent.string()) + " --out " +
+                    shell_quote(scratch_file("").string()));
+        EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
+        EXPECT_NE(r.err.find("is a folder, not a file"), std::string::npos) << r.err;
+    }
+}
