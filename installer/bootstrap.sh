@@ -102,8 +102,12 @@ run_benchmarks() {
   say "community detection against igraph; layout speed"
   "$bin/gsr_bench_community" --runs 5
   "$bin/gsr_bench_layout" --iterations 20
-  say "canvas frame time at hyp size (Xvfb, Mesa llvmpipe)"
+  say "canvas frame time at hyp size (Xvfb, Mesa llvmpipe); opening a netlist in the window"
   xvfb-run -a -s "-screen 0 1600x1200x24" "$bin/gsr_bench_canvas" --iterations 30
+  QT_QPA_PLATFORM=offscreen "$bin/gsr_bench_window_load" --runs 5
+  say "the kernel lab's search on synthetic landscapes; NLDM arrival times on GSCLib"
+  "$bin/test_core_tune" --gtest_filter='Search.*'
+  "$bin/test_core_labels" --gtest_filter='ArrivalNldm.IwlsNetlistsOnGscLib'
   say "COMM-RAND against random batching; SymGraph against the GNNs"
   "$bin/gsr_bench_commrand" --epochs 8
   "$bin/gsr_bench_symgraph"

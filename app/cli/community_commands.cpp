@@ -195,7 +195,10 @@ int cmd_layout(const std::vector<std::string>& argv)
         std::cout << "nodes        " << s->positions.size() << '\n'
                   << "start        " << (from_placement ? "DEF placement" : "random") << '\n'
                   << "iterations   " << s->iteration
-                  << (s->converged ? " (converged)" : " (limit)") << '\n'
+                  << (s->converged ? " (converged)"
+                                   : " (the --iterations limit, before it converged: a higher "
+                                     "limit lets it settle)")
+                  << '\n'
                   << "seconds      " << seconds << '\n'
                   << "wrote        " << a.value("--out") << '\n';
     return 0;

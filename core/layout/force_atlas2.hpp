@@ -2,7 +2,9 @@
 // ForceAtlas2 (Jacomy, Venturini, Heymann, Bastian 2014) on the undirected weighted circuit
 // graph: degree-weighted repulsion through a Barnes-Hut quadtree, linear attraction along edges,
 // gravity towards the origin, and the adaptive speed of the paper (global swinging and traction).
-// It measures its own convergence and stops by itself; it runs incrementally (step) for
+// It measures its own convergence and stops by itself, or at its iteration limit (the CLI's
+// --iterations, 2000 by default, which circuits of a few thousand nodes can reach first: the
+// run says which); it runs incrementally (step) for
 // animation, in parallel, and gives the same positions for a seed whatever the thread count.
 #include "community/weighted_graph.hpp"
 #include "layout/barnes_hut_tree.hpp"

@@ -253,6 +253,9 @@ TEST(Help, ACommandsHelpIsItsUsage)
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("[--batching full|random|commrand|cluster]"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("--model symgraph"), std::string::npos) << r.out; // both train entries
+    for (const char* flag : {"--tuned-kernels on|off", "--batch B", "--quiet", "--penalty X",
+                             "--max-conditions N", "--min-support N"})
+        EXPECT_NE(r.out.find(flag), std::string::npos) << flag << " is accepted but not shown";
     EXPECT_EQ(r.out.find("labels FILE"), std::string::npos) << r.out;
     r = run_gsr("kernels tune -h");
     EXPECT_EQ(r.exit_code, 0) << r.err;
