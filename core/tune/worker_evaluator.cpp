@@ -311,13 +311,16 @@ nlohmann::json WorkerEvaluator::job(const char* type) const
             {"t_sol", t_sol_}};
 }
 
-Evaluation WorkerEvaluator::run(const nlohmann::json& request)
+Evaluation WorkerEvaluator::run(const nlohmann::json& job_without_id)
 {
     last_reply_ = nullptr;
     if (!process_) {
         process_ = std::make_unique<AgentProcess>(std::vector<std::string>{options_.worker});
         ++started_;
     }
+    nlohmann::json request = job_without_id;
+    const std::uint64_t id = ++jobs_sent_;
+    request["id"] = id;
     const auto start = Clock::now();
     std::string line;
     try {
@@ -351,11 +354,32 @@ Evaluation WorkerEvaluator::run(const nlohmann::json& request)
                 "the worker answered something that is not JSON: " + tail(line, 200),
                 std::nullopt};
     }
-    if (last_reply_.value("fatal", false)) {
-        process_->finish(std::chrono::milliseconds(5000));
+    // The reply must be this job's: a line from anything else (a worker that lets a candidate
+    // write to its replies) would give this candidate another's verdict, and every later one
+    // the one before it.
+    const auto id_field = last_reply_.is_object() ? last_reply_.find("id") : last_reply_.end();
+    if (!last_reply_.is_object() || id_field == last_reply_.end() ||
+        !id_field->is_number_unsigned() || id_field->get<std::uint64_t>() != id) {
         process_.reset();
+        last_reply_ = nullptr;
+        return {Verdict::Crash, 0,
+                "the worker's answer is not the reply to job " + std::to_string(id) + ": " +
+                    tail(line, 200),
+                std::nullopt};
     }
-    return evaluation_from_reply(last_reply_);
+    try {
+        if (last_reply_.value("fatal", false)) {
+            process_->finish(std::chrono::milliseconds(5000));
+            process_.reset();
+        }
+        return evaluation_from_reply(last_reply_);
+    } catch (const nlohmann::json::exception& e) {
+        process_.reset();
+        return {Verdict::Crash, 0,
+                std::string("the worker's answer has a field of the wrong type (") + e.what() +
+                    "): " + tail(line, 200),
+                std::nullopt};
+    }
 }
 
 Evaluation WorkerEvaluator::evaluate(const KernelConfig& config)
@@ -423,7 +447,7 @@ Evaluation WorkerEvaluator::baseline()
     if (problem_.baseline == BaselineKind::Straightforward)
         return evaluate(default_config(problem_));
     Evaluation e = run(job("baseline"));
-    if (last_reply_.contains("algorithm"))
+    if (last_reply_.contains("algorithm") && last_reply_.at("algorithm").is_string())
         e.detail = std::string(baseline_name(problem_.baseline)) + " " +
                    last_reply_.at("algorithm").get<std::string>() +
                    (e.detail.empty() ? "" : "; " + e.detail);

@@ -89,6 +89,7 @@ private:
     std::vector<std::uint64_t> seeds_;
     std::unique_ptr<AgentProcess> process_;
     std::size_t started_ = 0;
+    std::uint64_t jobs_sent_ = 0; ///< each job's "id", which its reply must carry back
     nlohmann::json last_reply_;
 };
 

@@ -4,9 +4,17 @@
 // the parent starts a fresh one. A hang is the parent's to end (it kills the process group).
 // `gsr-kernel-worker --job FILE` runs the one job in FILE and exits: the form a profiler
 // (ncu) wraps.
+//
+// The replies go out on a copy of stdout made at the start, and stdout itself is pointed at
+// stderr: what a candidate prints (device printf, which the CUDA runtime writes to stdout)
+// can never be read as a reply. Each reply carries its job's "id" back, which the parent
+// checks.
 #include "kernel_runner.hpp"
 #include "util/json_text.hpp"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -24,17 +32,26 @@ int main(int argc, char** argv)
         std::cout << gsr::json_text(reply) << '\n';
         return reply.value("verdict", std::string()) == "ok" ? 0 : 3;
     }
-    std::ios::sync_with_stdio(false);
+    std::FILE* replies = stdout;
+    if (const int protocol = ::dup(STDOUT_FILENO); protocol >= 0) {
+        if (std::FILE* f = ::fdopen(protocol, "w"); f && ::dup2(STDERR_FILENO, STDOUT_FILENO) >= 0)
+            replies = f;
+    }
     std::string line;
     while (std::getline(std::cin, line)) {
         if (line.empty()) continue;
-        nlohmann::json reply;
+        nlohmann::json job, reply;
         try {
-            reply = gsr::gpu::run_kernel_job(nlohmann::json::parse(line));
+            job = nlohmann::json::parse(line);
+            reply = gsr::gpu::run_kernel_job(job);
         } catch (const std::exception& e) {
             reply = {{"verdict", "crash"}, {"detail", std::string("bad job: ") + e.what()}};
         }
-        std::cout << gsr::json_text(reply) << '\n' << std::flush;
+        if (job.is_object() && job.contains("id")) reply["id"] = job["id"];
+        std::fflush(stdout); // a candidate's output, now on stderr, before its reply
+        const std::string text = gsr::json_text(reply) + '\n';
+        std::fwrite(text.data(), 1, text.size(), replies);
+        std::fflush(replies);
         if (reply.value("fatal", false)) return 3;
     }
     return 0;

@@ -19,17 +19,26 @@ namespace fs = std::filesystem;
 
 class FakeWorker : public ::testing::Test {
 protected:
-    /// A worker that runs `body` for every job line it reads ($line holds the job).
+    /// A worker that runs `body` for every job line it reads ($line holds the job, $id its
+    /// "id", which a reply must carry back).
     WorkerOptions script(const std::string& body, int timeout_ms = 3000)
     {
         const fs::path path = dir_ / "worker.sh";
-        std::ofstream(path) << "#!/bin/sh\nwhile read -r line; do\n" << body << "\ndone\n";
+        std::ofstream(path) << "#!/bin/sh\nwhile read -r line; do\n"
+                            << "id=$(printf '%s' \"$line\" | sed -n 's/.*\"id\":\\([0-9]*\\).*/\\1/p')\n"
+                            << body << "\ndone\n";
         fs::permissions(path, fs::perms::owner_all);
         WorkerOptions o;
         o.worker = path.string();
         o.timeout = std::chrono::milliseconds(timeout_ms);
         o.seed = 7;
         return o;
+    }
+
+    /// The shell that answers the job with `fields` (JSON members, without braces).
+    static std::string reply(const std::string& fields)
+    {
+        return "printf '{\"id\":%s,%s}\\n' \"$id\" '" + fields + "'";
     }
 
     const Problem& problem() { return suite_problem("ew_scale_relu"); }
@@ -45,7 +54,7 @@ TEST_F(FakeWorker, AReplyBecomesAnEvaluationAndTheJobCarriesTheCandidate)
     const std::string job_file = (dir_ / "job.json").string();
     WorkerEvaluator w(problem(), device(), 0,
                       script("printf '%s\\n' \"$line\" > " + job_file +
-                             "\necho '{\"verdict\":\"ok\",\"seconds\":0.00125}'"));
+                             "\n" + reply("\"verdict\":\"ok\",\"seconds\":0.00125")));
     const Evaluation e = w.evaluate(default_config(problem()));
     EXPECT_EQ(e.verdict, Verdict::Ok) << e.detail;
     EXPECT_DOUBLE_EQ(e.seconds, 0.00125);
@@ -102,11 +111,37 @@ TEST_F(FakeWorker, NonsenseIsACrash)
 TEST_F(FakeWorker, AFatalReplyKeepsItsVerdictAndRestartsTheWorker)
 {
     WorkerEvaluator w(problem(), device(), 0,
-                      script("echo '{\"verdict\":\"illegal_address\",\"detail\":\"x\","
-                             "\"fatal\":true}'; exit 3"));
+                      script(reply("\"verdict\":\"illegal_address\",\"detail\":\"x\","
+                                   "\"fatal\":true") + "; exit 3"));
     EXPECT_EQ(w.evaluate(default_config(problem())).verdict, Verdict::IllegalAddress);
     EXPECT_EQ(w.evaluate(default_config(problem())).verdict, Verdict::IllegalAddress);
     EXPECT_EQ(w.workers_started(), 2u);
+}
+
+TEST_F(FakeWorker, ALineThatIsNotThisJobsReplyIsACrashAndShiftsNothing)
+{
+    // A line ahead of the reply (what a candidate's printf wrote, when the worker let it reach
+    // its replies) was taken as the verdict: the first candidate "ok" at the time it chose,
+    // each later one the verdict of the one before.
+    WorkerEvaluator w(problem(), device(), 0,
+                      script("echo '{\"verdict\":\"ok\",\"seconds\":0.0001}'\n" +
+                             reply("\"verdict\":\"wrong_result\",\"detail\":\"element 0\"")));
+    for (int candidate = 0; candidate < 3; ++candidate) {
+        const Evaluation e = w.evaluate(default_config(problem()));
+        EXPECT_EQ(e.verdict, Verdict::Crash) << candidate << ": " << e.detail;
+        EXPECT_NE(e.detail.find("not the reply to job"), std::string::npos) << e.detail;
+    }
+    EXPECT_EQ(w.workers_started(), 3u); // each time a fresh worker, nothing left over
+
+    // JSON that is no object, and fields of the wrong type: crashes, not exceptions.
+    for (const std::string& body :
+         {std::string("echo 0.5"), reply("\"verdict\":\"ok\",\"fatal\":\"yes\""),
+          reply("\"verdict\":7"), reply("\"verdict\":\"ok\",\"seconds\":\"fast\"")}) {
+        WorkerEvaluator odd(problem(), device(), 0, script(body));
+        Evaluation e;
+        EXPECT_NO_THROW(e = odd.evaluate(default_config(problem()))) << body;
+        EXPECT_EQ(e.verdict, Verdict::Crash) << body << ": " << e.detail;
+    }
 }
 
 TEST_F(FakeWorker, AnInvalidConfigNeverReachesTheWorker)
