@@ -867,11 +867,21 @@ KernelConfig default_config(const Problem& p)
         c.vec = 1;
         c.unroll = 1;
         break;
-    case OpFamily::Gemm:
-        c.tile_m = 64, c.tile_n = 64, c.tile_k = 16, c.thread_m = 4, c.thread_n = 4;
+    case OpFamily::Gemm: {
+        // 64 x 64 x 16 tiles, narrower where N or K is (the engine's GEMMs at a block width
+        // of 16: no 64-wide tile divides them).
+        const auto widest = [](std::uint64_t extent, std::initializer_list<int> tiles) {
+            for (int t : tiles)
+                if (extent % std::uint64_t(t) == 0) return t;
+            return *tiles.begin();
+        };
+        c.tile_m = 64, c.tile_n = widest(p.cols, {64, 32, 16, 8});
+        c.tile_k = widest(p.inner, {16, 8});
+        c.thread_m = 4, c.thread_n = std::min(4, c.tile_n);
         c.stages = 1;
         c.vec = 1;
         break;
+    }
     case OpFamily::Spmm:
         c.block = 256;
         c.vec = 1;

@@ -43,11 +43,18 @@ std::vector<KernelConfig> config_space(const Problem& p, const sol::DeviceSpec& 
     KernelConfig base;
     base.family = p.family;
     if (p.family == OpFamily::Gemm) {
+        // A narrow output (the engine's GEMMs at a block width of 16 or 8) needs narrow tiles,
+        // which wider problems do without.
+        std::vector<int> tns = {32, 64, 128, 256}, rns = {2, 4, 8};
+        if (p.cols < 32) {
+            tns.insert(tns.begin(), {8, 16});
+            rns.insert(rns.begin(), 1);
+        }
         for (int tm : {32, 64, 128, 256})
-            for (int tn : {32, 64, 128, 256})
+            for (int tn : tns)
                 for (int tk : {8, 16, 32})
                     for (int rm : {2, 4, 8})
-                        for (int rn : {2, 4, 8})
+                        for (int rn : rns)
                             for (int st : {1, 2, 3, 4})
                                 for (int v : {1, 4}) {
                                     KernelConfig c = base;

@@ -181,6 +181,24 @@ TEST(EngineProblems, TunableAndComputable)
         const std::vector<double> ref = reference(p, in, {0});
         EXPECT_EQ(ref.size(), p.output_cols()) << p.name;
     }
+    // At the default model (hidden 64 in 4 groups: blocks 16 wide) and at blocks 8 wide the
+    // GEMM had no config at all (every tile 32 or more wide) and its default was invalid.
+    for (std::uint32_t groups : {4u, 8u}) {
+        EngineShape narrow = s;
+        narrow.hidden = 64;
+        narrow.groups = groups;
+        narrow.topk = 4;
+        int gemms = 0;
+        for (const Problem& p : engine_problems(narrow)) {
+            if (p.family != OpFamily::Gemm) continue;
+            ++gemms;
+            EXPECT_EQ(p.cols, 64u / groups) << p.name;
+            EXPECT_FALSE(config_space(p, h100).empty()) << p.name;
+            EXPECT_TRUE(validate(p, default_config(p), h100).ok())
+                << p.name << ": " << validate(p, default_config(p), h100).text();
+        }
+        EXPECT_GT(gemms, 0) << groups << " groups";
+    }
     // The loss reference is the mean of its inputs (the factor is the float 1/N).
     const Problem loss = engine_problems(s).back();
     const ProblemInputs in = make_inputs(loss, 3);
