@@ -224,6 +224,10 @@ TuneSession tune_session_from_json(const nlohmann::json& j)
         }
         s.candidates.push_back(std::move(c));
     }
+    // The best is what the verdicts and times say, as when it was recorded: a file whose "best"
+    // was edited onto a gaming or failed candidate (or onto several) is not believed, and the
+    // report agrees with the GUI, which derives it the same way.
+    mark_best(s);
     return s;
 }
 

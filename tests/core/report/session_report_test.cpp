@@ -236,6 +236,17 @@ TEST(SessionReport, JsonRoundTripsTheSession)
     EXPECT_EQ(tune::to_json(back), tune::to_json(s));
     EXPECT_DOUBLE_EQ(j["roofline"]["ridge_intensity"].get<double>(), 10);
     EXPECT_EQ(j["roofline"]["points"].size(), 4u);
+
+    // "best" edited onto the gaming candidate and the compile error: the report showed the
+    // cheat as the best, "4x the baseline". Read back, the best is the fastest ok one again.
+    nlohmann::json edited = j["session"];
+    for (auto& c : edited["candidates"]) c["best"] = c["verdict"] != "ok";
+    const tune::TuneSession forged = tune::tune_session_from_json(edited);
+    ASSERT_NE(forged.best_candidate(), nullptr);
+    EXPECT_EQ(forged.best_candidate()->id, 1u);
+    std::size_t marked = 0;
+    for (const tune::CandidateRecord& c : forged.candidates) marked += c.best;
+    EXPECT_EQ(marked, 1u);
 }
 
 TEST(SessionReport, HtmlIsSelfContainedWithAnInlineRoofline)
