@@ -192,12 +192,9 @@ sol::SolAnalysis lab_analysis(const Args& a, const tune::Problem& p,
 {
     nlohmann::json j;
     if (a.has("--calibration")) {
-        const std::string file = a.value("--calibration");
-        try {
-            j = nlohmann::json::parse(read_text_file(file));
-        } catch (const nlohmann::json::parse_error& e) {
-            throw Error(SourceLocation{file}, std::string("not JSON: ") + e.what());
-        }
+        const sol::Calibration c = sol::read_calibration_file(a.value("--calibration"));
+        sol::refuse_calibration_of_another_gpu(c, a.value("--calibration"), gpu);
+        return sol::analyze(p.op_spec(), device, &c);
     } else if (a.has("--project")) {
 #ifdef GSR_HAVE_STORE
         const auto project =

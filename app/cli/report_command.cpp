@@ -8,6 +8,7 @@
 #include "report/pdf_report.hpp"
 #include "report/report_export.hpp"
 #include "util/diagnostics.hpp"
+#include "util/json_file.hpp"
 #include "util/json_text.hpp"
 
 #ifdef GSR_HAVE_STORE
@@ -62,21 +63,6 @@ std::string project_of(const Args& a)
     return p;
 }
 
-/// 1-based line and column of a byte offset, for a JSON parse error.
-SourceLocation locate(const std::string& file, const std::string& text, std::size_t byte)
-{
-    SourceLocation at{file, 1, 1};
-    for (std::size_t i = 0; i < text.size() && i + 1 < byte; ++i) {
-        if (text[i] == '\n') {
-            ++at.line;
-            at.column = 1;
-        } else {
-            ++at.column;
-        }
-    }
-    return at;
-}
-
 constexpr const char* kExpected =
     "expected a tune session as `gsr kernels tune --json` writes it, or a report JSON of "
     "`gsr report --format json`";
@@ -84,22 +70,7 @@ constexpr const char* kExpected =
 /// The bytes of the export of a JSON file: a tune session, or a report JSON (run or session).
 std::string export_file(const std::string& path, report::ReportFormat format)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw Error(SourceLocation{path},
-                    "cannot read the file: " + std::string(std::strerror(errno)));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw Error(locate(path, text, e.byte), std::string("not valid JSON (") + kExpected + ")");
-    } catch (const nlohmann::json::exception& e) { // a number past a double's range
-        throw Error(SourceLocation{path}, "not valid JSON: " + json_error_text(e) + " (" +
-                                              kExpected + ")");
-    }
+    const nlohmann::json j = read_json_file(path, kExpected);
     // What the file holds is checked here, with what was expected of it; a failure to render
     // it afterwards names the file only.
     std::optional<report::RunReport> run;

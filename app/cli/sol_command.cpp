@@ -111,16 +111,9 @@ int cmd_sol(const std::vector<std::string>& args)
     op.inputs = unsigned(a.integer("--inputs", 1, 1, 64));
     std::optional<sol::Calibration> calibration;
     if (a.has("--calibration")) {
-        const std::string file = a.value("--calibration");
-        std::ifstream in(file);
-        if (!in) throw Error(SourceLocation{file, 0, 0}, "cannot open the calibration file");
-        const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-        if (j.is_discarded()) throw Error(SourceLocation{file, 0, 0}, "expected JSON");
-        try {
-            calibration = sol::calibration_from_json(j);
-        } catch (const Error& e) {
-            throw Error(SourceLocation{file, 0, 0}, e.message());
-        }
+        calibration = sol::read_calibration_file(a.value("--calibration"));
+        sol::refuse_calibration_of_another_gpu(*calibration, a.value("--calibration"),
+                                               device->name);
     }
     const sol::SolAnalysis an = sol::analyze(op, *device, calibration ? &*calibration : nullptr);
     const double t = a.number("--time", 0.0, 0.0, true);

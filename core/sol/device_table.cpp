@@ -1,6 +1,7 @@
 #include "sol/device_table.hpp"
 
 #include "util/diagnostics.hpp"
+#include "util/json_file.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -290,6 +291,30 @@ Calibration calibration_from_json(const nlohmann::json& j)
     if (!found) throw Error("calibration: \"gemm_unit\" must be fp32, tf32, fp16 or bf16");
     if (j.contains("notes") && j["notes"].is_string()) c.notes = j["notes"].get<std::string>();
     return c;
+}
+
+Calibration read_calibration_file(const std::string& path)
+{
+    const nlohmann::json j =
+        read_json_file(path, "expected a calibration as `gsr kernels calibrate --json` writes it");
+    try {
+        return calibration_from_json(j);
+    } catch (const Error& e) {
+        throw Error(SourceLocation{path}, e.message());
+    }
+}
+
+void refuse_calibration_of_another_gpu(const Calibration& c, const std::string& path,
+                                       const std::string& here)
+{
+    // The same CUDA name, or names of the same row of the table ("H100 SXM" and the CUDA
+    // name of an H100 SXM).
+    const DeviceSpec* row = find_device(c.device_name);
+    if (c.device_name == here || (row && row == find_device(here))) return;
+    throw Error(SourceLocation{path}, "the calibration was measured on " + c.device_name +
+                                          ", not on " + here +
+                                          ": its peaks say nothing about this GPU (measure "
+                                          "this one with `gsr kernels calibrate --json`)");
 }
 
 double Peaks::rate(MathUnit unit) const

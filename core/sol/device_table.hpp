@@ -80,6 +80,16 @@ nlohmann::json calibration_json(const Calibration& c);
 /// The inverse of calibration_json. gsr::Error naming the key when one is missing or wrong.
 Calibration calibration_from_json(const nlohmann::json& j);
 
+/// A calibration file (`gsr kernels calibrate --json`). gsr::Error naming the file (and the
+/// line and column of bad JSON, or the key).
+Calibration read_calibration_file(const std::string& path);
+
+/// gsr::Error naming the calibration file unless the calibration was measured on the GPU
+/// `here` (a CUDA device name, or a row's name): the peaks of another GPU say nothing about
+/// this one.
+void refuse_calibration_of_another_gpu(const Calibration& c, const std::string& path,
+                                       const std::string& here);
+
 /// The divisors of the SOL model.
 struct Peaks {
     double bandwidth = 0;

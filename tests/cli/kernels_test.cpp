@@ -64,6 +64,36 @@ TEST(SolCommand, MistakesAreUsageErrors)
     EXPECT_NE(r.out.find("RTX 4090"), std::string::npos);
 }
 
+TEST(SolCommand, ACalibrationIsForItsOwnGpuAndItsMistakesArePlaced)
+{
+    const std::filesystem::path cal = gsr::test::scratch_file("h100_cal.json");
+    std::ofstream(cal) << "{\"device_name\": \"NVIDIA H100 80GB HBM3\", \"date\": "
+                          "\"2026-11-28T00:00:00Z\",\n \"copy_bandwidth\": 3.0e12, "
+                          "\"gemm_rate\": 5.0e13, \"fp32_fma_rate\": 6.0e13}\n";
+    const std::string shape = "sol gemm --shape 4096,4096,4096 --json --calibration " +
+                              shell_quote(cal.string());
+    auto r = run_gsr(shape + " --device 'H100 SXM'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(nlohmann::json::parse(r.out)["calibrated"].get<bool>());
+    // Measured on an H100, applied to an A100: a headroom that meant nothing, without a word.
+    r = run_gsr(shape + " --device A100-SXM4-40GB");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err.rfind(cal.string() + ": error: the calibration was measured on NVIDIA H100 "
+                                         "80GB HBM3, not on A100",
+                          0),
+              0u)
+        << r.err;
+    // Bad JSON: its line and column (it said "expected JSON" and nothing else).
+    const std::filesystem::path bad = gsr::test::scratch_file("bad_cal.json");
+    std::ofstream(bad) << "{\"device_name\": \"x\",\n  \"date\": [1, 2\n";
+    r = run_gsr("sol gemm --shape 64,64,64 --device 'H100 SXM' --calibration " +
+                shell_quote(bad.string()));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err.rfind(bad.string() + ":3:1: error: not valid JSON (expected a calibration", 0),
+              0u)
+        << r.err;
+}
+
 TEST(KernelsCommand, SuiteListsEveryProblemWithItsSol)
 {
     const auto r = run_gsr("kernels suite --device H200 --json");
