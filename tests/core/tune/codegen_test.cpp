@@ -178,6 +178,17 @@ TEST(Codegen, EntryPointsEpiloguesAndLaunchShapes)
                  gsr::Error);
 }
 
+TEST(Codegen, AProblemsNameCannotReachPastItsComment)
+{
+    // The name comes from a project file on the Apply path; a newline or a line splice in it
+    // ended the comment and put the rest into the kernel.
+    Problem p = suite_problem("spmm_w64");
+    p.name = "evil\n__device__ int injected;\\";
+    const GeneratedKernel k = generate_kernel(p, default_config(p), device_or_throw("H100 SXM"));
+    EXPECT_TRUE(contains(k.source, "for problem evil?__device__ int injected;?.\n")) << k.source;
+    EXPECT_FALSE(contains(k.source, "\n__device__ int injected;"));
+}
+
 TEST(Codegen, NvrtcCompilesTheSuite)
 {
     Nvrtc nvrtc;
