@@ -76,17 +76,22 @@ std::string candidate_bound(const tune::TuneSession& s, const tune::CandidateRec
 
 Roofline roofline(const tune::TuneSession& s, double width, double height)
 {
+    // What a log axis can hold: an edited session's 1e308 FLOP/s over 1e-308 B/s made the
+    // ridge infinite, the axis end at inf, and the chart's coordinates NaN.
+    const auto plottable = [](double v) { return std::isfinite(v) && v >= 1e-30 && v <= 1e30; };
     Roofline r{{}, 0, empty_frame(), {}};
     for (const tune::CandidateRecord& c : s.candidates) {
         if (!tune::is_timed(c)) continue;
         const double x = candidate_intensity(s, c), y = tune::achieved_flops(s, c);
-        if (!(x > 0) || !(y > 0) || !std::isfinite(x) || !std::isfinite(y)) continue;
+        if (!plottable(x) || !plottable(y)) continue;
         r.points.push_back({c.id, x, y, c.verdict == tune::Verdict::Gaming, c.best});
     }
-    const bool roofs = s.peak_rate > 0 && s.bandwidth > 0;
+    const bool roofs = plottable(s.peak_rate) && plottable(s.bandwidth) &&
+                       plottable(s.peak_rate / s.bandwidth);
     if (roofs) r.ridge = s.peak_rate / s.bandwidth;
 
-    const bool baseline = s.baseline_seconds > 0 && s.flops > 0 && s.intensity() > 0;
+    const bool baseline = s.baseline_seconds > 0 && s.flops > 0 && plottable(s.intensity()) &&
+                          plottable(s.flops / s.baseline_seconds);
     std::vector<double> xs, ys;
     for (const RooflinePoint& p : r.points) {
         xs.push_back(p.intensity);

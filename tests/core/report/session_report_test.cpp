@@ -185,6 +185,28 @@ TEST(SessionReport, RooflinePlacesKnownPointsAtHandComputedPixels)
     EXPECT_TRUE(flat);
 }
 
+TEST(SessionReport, AbsurdPeaksAndTimesLeaveTheChartFinite)
+{
+    // An edited session: a ridge of 1e616 and a baseline at 1e-320 s made the axes end at
+    // inf, the SVG's coordinates "-nan" and the PDF fail ("cairo says invalid matrix").
+    for (int edit = 0; edit < 2; ++edit) {
+        tune::TuneSession s = known_session();
+        if (edit == 0) {
+            s.peak_rate = 1e308;
+            s.bandwidth = 1e-308;
+        } else {
+            s.baseline_seconds = 1e-320;
+        }
+        const Roofline r = roofline(s, 720, 440);
+        EXPECT_TRUE(std::isfinite(r.frame.x_axis().hi) && std::isfinite(r.frame.y_axis().hi))
+            << edit;
+        EXPECT_EQ(r.points.size(), 4u) << edit; // the candidates are still drawn
+        const std::string html = export_session(s, ReportFormat::Html);
+        EXPECT_EQ(html.find("nan"), std::string::npos) << edit;
+        EXPECT_EQ(html.find("inf\""), std::string::npos) << edit;
+    }
+}
+
 TEST(SessionReport, CsvParsesWithOneRowPerCandidate)
 {
     const tune::TuneSession s = known_session();
