@@ -154,11 +154,19 @@ T field(const nlohmann::json& j, const char* key)
 {
     if (!j.is_object() || !j.contains(key))
         throw Error(std::string("run report: no key '") + key + "'");
-    try {
-        return j.at(key).get<T>();
-    } catch (const nlohmann::json::exception&) {
-        throw Error(std::string("run report: key '") + key + "' has the wrong type");
-    }
+    // Exactly a T: 1.5 is no run id, -1 no epoch, 1e300 no byte count.
+    if (std::optional<T> v = json_exact<T>(j.at(key))) return *v;
+    throw Error(std::string("run report: key '") + key + "' has the wrong type or is out of range");
+}
+
+/// A byte count: whole, not negative, and at most 2^50 (a PiB), so that sums of them stay exact.
+std::int64_t bytes_field(const nlohmann::json& j, const char* key)
+{
+    const std::int64_t v = field<std::int64_t>(j, key);
+    if (v < 0 || v > (std::int64_t{1} << 50))
+        throw Error(std::string("run report: key '") + key + "' is " + std::to_string(v) +
+                    ", not a byte count from 0 to 2^50");
+    return v;
 }
 
 } // namespace
@@ -215,8 +223,8 @@ RunReport run_report_from_json(const nlohmann::json& top)
     r.best_epoch = field<std::int64_t>(j, "best_epoch");
     if (j.contains("best_val_loss") && !j.at("best_val_loss").is_null())
         r.best_val_loss = field<double>(j, "best_val_loss");
-    r.peak_bytes_analytic = field<std::int64_t>(j, "peak_bytes_analytic");
-    r.peak_bytes_measured = field<std::int64_t>(j, "peak_bytes_measured");
+    r.peak_bytes_analytic = bytes_field(j, "peak_bytes_analytic");
+    r.peak_bytes_measured = bytes_field(j, "peak_bytes_measured");
     r.settings = j.value("settings", nlohmann::json());
     r.result = j.value("result", nlohmann::json());
     for (const nlohmann::json& e : field<nlohmann::json>(j, "epochs")) {
@@ -230,11 +238,11 @@ RunReport run_report_from_json(const nlohmann::json& top)
         LayerMemory m;
         m.layer = field<std::int64_t>(l, "layer");
         m.name = field<std::string>(l, "name");
-        m.params = field<std::int64_t>(l, "params");
-        m.grads = field<std::int64_t>(l, "grads");
-        m.optimizer = field<std::int64_t>(l, "optimizer");
-        m.activations = field<std::int64_t>(l, "activations");
-        m.workspace = field<std::int64_t>(l, "workspace");
+        m.params = bytes_field(l, "params");
+        m.grads = bytes_field(l, "grads");
+        m.optimizer = bytes_field(l, "optimizer");
+        m.activations = bytes_field(l, "activations");
+        m.workspace = bytes_field(l, "workspace");
         m.measured = field<bool>(l, "measured");
         r.layers.push_back(std::move(m));
     }

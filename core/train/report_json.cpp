@@ -82,7 +82,12 @@ EpochReport epoch_report_from_json(const nlohmann::json& j)
 {
     EpochReport r;
     try {
-        r.epoch = j.value("epoch", 0u);
+        if (j.contains("epoch")) { // -1 was read as 4294967295
+            const std::optional<std::uint32_t> epoch = json_exact<std::uint32_t>(j.at("epoch"));
+            if (!epoch) throw Error("an epoch's figures cannot be read: 'epoch' is not a whole "
+                                    "number from 0 to 4294967295");
+            r.epoch = *epoch;
+        }
         r.train_loss = number_at(j, "train_loss", kUndefined);
         r.seconds = number_at(j, "seconds", 0.0);
         r.improved = j.value("improved", false);

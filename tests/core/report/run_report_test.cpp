@@ -11,6 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <limits>
+
 #include <algorithm>
 
 using namespace gsr::report;
@@ -129,6 +132,31 @@ TEST(RunReport, JsonRoundTrips)
     EXPECT_EQ(back.layers, r.layers);
     EXPECT_EQ(back.epochs.back().test.metrics.count, 11u); // every c17 node
     EXPECT_THROW(run_report_from_json(nlohmann::json{{"run", {{"id", 1}}}}), gsr::Error);
+
+    // Edited numbers were taken as they came: id 1.5 became run 1, epoch -1 epoch 4294967295,
+    // 1e300 bytes "-8388608 TiB", and two byte counts of INT64_MAX summed to "-2 B".
+    const auto refused = [&](const std::function<void(nlohmann::json&)>& edit) {
+        nlohmann::json e = j;
+        edit(e["run"]);
+        try {
+            (void)run_report_from_json(e);
+            return std::string();
+        } catch (const gsr::Error& err) {
+            return err.message();
+        }
+    };
+    EXPECT_NE(refused([](nlohmann::json& run) { run["id"] = 1.5; }).find("'id'"),
+              std::string::npos);
+    EXPECT_NE(refused([](nlohmann::json& run) { run["epochs"][0]["epoch"] = -1; }).find("'epoch'"),
+              std::string::npos);
+    EXPECT_NE(refused([](nlohmann::json& run) { run["layer_memory"][0]["params"] = 1e300; })
+                  .find("'params'"),
+              std::string::npos);
+    EXPECT_NE(refused([](nlohmann::json& run) {
+                  run["layer_memory"][0]["grads"] = std::numeric_limits<std::int64_t>::max();
+              }).find("not a byte count"),
+              std::string::npos);
+    EXPECT_EQ(refused([](nlohmann::json&) {}), ""); // unedited, it reads
 }
 
 TEST(RunReport, HtmlIsSelfContainedWithTheCharts)
