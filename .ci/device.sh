@@ -107,6 +107,11 @@ if has lab; then
   # The kernel lab: calibration, planted corpus via the CLI, tuning against baselines.
   step lab bash tests/bench/kernel_lab.sh "$bin" "$OUT/lab" "${LAB_BUDGET:-40}" \
     "${LAB_EXHAUSTIVE-ew_bias_gelu_residual softmax_1k spmm_w64}"
+  # The engine's GEMM at the default model's block width of 16 (hidden 64 in 4 groups): the
+  # tiles 8 and 16 wide its space needs, each candidate checked against the CPU reference.
+  step lab-narrow-gemm "$bin/gsr" kernels tune engine_gemm_N214591_F16 --model gsr \
+    --hidden 64 --groups 4 --topk 4 --nodes 214591 --edges 857340 --strategy grid \
+    --budget "${NARROW_BUDGET:-64}" --out "$OUT/lab-narrow-gemm.json"
 fi
 if has apply; then
   # The kernel lab's Apply end to end: tune the engine's SpMM at hyp's shape (rev, D = 128,
