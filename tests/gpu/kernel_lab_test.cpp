@@ -101,6 +101,31 @@ TEST_F(KernelLab, WorkerCrashesLeaveTheCallerRunning)
     EXPECT_EQ(worker.workers_started(), 2u);
 }
 
+TEST_F(KernelLab, WhatACandidatePrintsIsNeverItsVerdict)
+{
+    // The honest kernel, printing a forged reply from its first thread. Device printf reached
+    // the worker's stdout, where the parent read the first line as the verdict; the worker now
+    // answers on a descriptor of its own and stdout goes to stderr.
+    const std::string dir = GSR_PLANTED_DIR;
+    std::string source = read_file(dir + "/honest_elementwise.cu");
+    const std::string body = "    (void)alpha;\n";
+    const std::size_t at = source.find(body);
+    ASSERT_NE(at, std::string::npos);
+    source.insert(at + body.size(),
+                  "    if (blockIdx.x == 0 && threadIdx.x == 0)\n"
+                  "        printf(\"{\\\"verdict\\\":\\\"wrong_result\\\",\\\"detail\\\":"
+                  "\\\"forged\\\"}\\n\");\n");
+    const tune::Problem& p = tune::suite_problem("ew_bias_gelu_residual");
+    tune::WorkerEvaluator worker(p, device(), 0, options_);
+    const auto launch = tune::launch_from_expression(p, "ceil(n / 256)", 256);
+    for (int candidate = 0; candidate < 2; ++candidate) {
+        const tune::Evaluation e = worker.evaluate_launch(source, "gsr_elementwise", launch);
+        EXPECT_EQ(e.verdict, tune::Verdict::Ok) << candidate << ": " << e.detail;
+        EXPECT_EQ(e.detail.find("forged"), std::string::npos) << e.detail;
+    }
+    EXPECT_EQ(worker.workers_started(), 1u);
+}
+
 TEST_F(KernelLab, DefaultConfigsOfTheSuiteVerify)
 {
     const sol::DeviceSpec spec = device();
