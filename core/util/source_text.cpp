@@ -54,7 +54,7 @@ std::string inflate_gzip(const std::string& path, const std::string& packed)
     zs.avail_in = static_cast<uInt>(packed.size());
     char buf[1 << 16];
     int rc = Z_OK;
-    while (rc != Z_STREAM_END) {
+    for (;;) {
         zs.next_out = reinterpret_cast<Bytef*>(buf);
         zs.avail_out = sizeof buf;
         rc = inflate(&zs, Z_NO_FLUSH);
@@ -63,7 +63,24 @@ std::string inflate_gzip(const std::string& path, const std::string& packed)
             throw Error(SourceLocation{path}, "corrupt or truncated gzip data");
         }
         out.append(buf, sizeof buf - zs.avail_out);
-        if (rc == Z_OK && zs.avail_in == 0 && zs.avail_out != 0) {
+        if (rc == Z_STREAM_END) {
+            // Members joined end to end (`cat a.gz b.gz`, bgzip) are one file, as gzip reads
+            // them; trailing zero bytes (padding) are ignored as gzip ignores them; anything
+            // else after the data is no gzip.
+            std::string_view rest(reinterpret_cast<const char*>(zs.next_in), zs.avail_in);
+            if (is_gzip(rest)) {
+                inflateReset(&zs);
+                continue;
+            }
+            if (rest.find_first_not_of('\0') != std::string_view::npos) {
+                inflateEnd(&zs);
+                throw Error(SourceLocation{path},
+                            "unexpected bytes after the gzip data (expected the end of the file "
+                            "or another gzip member)");
+            }
+            break;
+        }
+        if (zs.avail_in == 0 && zs.avail_out != 0) {
             inflateEnd(&zs);
             throw Error(SourceLocation{path}, "truncated gzip data");
         }

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 using namespace gsr;
@@ -65,6 +67,35 @@ TEST(SourceText, GzipIsInflated)
 {
     const auto s = SourceText::read_file(std::string(GSR_DATA_DIR) + "/netlists/openroad_nangate45/nangate45_typ.lib.gz");
     EXPECT_NE(s.text().find("library (NangateOpenCellLibrary)"), std::string_view::npos);
+}
+
+TEST(SourceText, GzipMembersJoinedAreOneFileAndTrailingBytesAreNamed)
+{
+    // `cat a.gz b.gz` (bgzip writes such files too): only the first member was read, without
+    // a word; bytes after the data were ignored.
+    const std::string lib =
+        std::string(GSR_DATA_DIR) + "/netlists/openroad_nangate45/nangate45_typ.lib.gz";
+    const std::string one = std::string(SourceText::read_file(lib).text());
+    std::ifstream in(lib, std::ios::binary);
+    const std::string packed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const gsr::test::ScratchDir dir("gsr_gzip_members");
+    const auto write = [&](const char* name, const std::string& bytes) {
+        const std::string path = (dir.path / name).string();
+        std::ofstream(path, std::ios::binary) << bytes;
+        return path;
+    };
+    EXPECT_EQ(SourceText::read_file(write("two.lib.gz", packed + packed)).text(), one + one);
+    EXPECT_EQ(SourceText::read_file(write("padded.lib.gz", packed + std::string(512, '\0'))).text(),
+              one);
+    const std::string junk = write("junk.lib.gz", packed + "junk");
+    try {
+        (void)SourceText::read_file(junk);
+        FAIL() << "bytes after the gzip data were ignored";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.where().file, junk);
+        EXPECT_NE(e.message().find("unexpected bytes after the gzip data"), std::string::npos)
+            << e.message();
+    }
 }
 
 TEST(SourceText, MissingFileIsAnError)
