@@ -25,7 +25,7 @@ constexpr NodeId kNoNode = 0xffffffffu;
 // them, not several drivers with nothing reading them.
 bool reads(Direction d) { return d != Direction::Output; }
 
-/// Longest-path levels over the edges u->v that `keep(u, v)` allows. Combinational loops are
+/// Longest-path levels over the edges u->v (edge e of `forward`) that `keep(u, v, e)` allows. Combinational loops are
 /// collapsed first: Tarjan's strongly connected components (iterative, no recursion) give the
 /// condensation, a DAG whose components each take one level, so every node on one loop shares a
 /// level and nodes downstream of a loop are levelled past it. Returns the nodes on loops (in a
@@ -49,8 +49,9 @@ std::size_t longest_paths(const Csr& forward, std::size_t n, Keep keep, std::vec
         while (!walk.empty()) {
             auto& [u, e] = walk.back();
             if (e < forward.offsets[u + 1]) {
-                const NodeId v = forward.targets[e++];
-                if (!keep(u, v)) continue;
+                const std::uint64_t edge = e++;
+                const NodeId v = forward.targets[edge];
+                if (!keep(u, v, edge)) continue;
                 if (index[v] == kUnseen) {
                     index[v] = low[v] = next_index++;
                     stack.push_back(v);
@@ -90,7 +91,7 @@ std::size_t longest_paths(const Csr& forward, std::size_t n, Keep keep, std::vec
             bool self_loop = false;
             for (std::uint64_t e = forward.offsets[u]; e < forward.offsets[u + 1]; ++e) {
                 const NodeId v = forward.targets[e];
-                if (!keep(u, v)) continue;
+                if (!keep(u, v, e)) continue;
                 if (component[v] == k) {
                     self_loop |= v == u;
                     continue;
@@ -233,6 +234,8 @@ CircuitGraph build_graph(const Circuit& c, Diagnostics* diag)
     in.targets.reserve(c.pins.size());
     in.inverted.reserve(c.pins.size());
     std::size_t undriven = 0;
+    std::vector<std::uint8_t> read_both_ways; // per fan-in edge: read by a bidirectional pin
+    read_both_ways.reserve(c.pins.size());
     for (std::size_t ci = 0; ci < c.cells.size(); ++ci) {
         const Cell& cell = c.cells[ci];
         const netlist::Pin* pins = c.pins_of(cell);
@@ -244,6 +247,7 @@ CircuitGraph build_graph(const Circuit& c, Diagnostics* diag)
             if (d == kNoNode) { ++undriven; continue; }
             in.targets.push_back(d);
             in.inverted.push_back(p.inverted ? 1 : 0);
+            read_both_ways.push_back(p.dir == Direction::InOut ? 1 : 0);
         }
         in.offsets[pis + ci + 1] = in.targets.size();
     }
@@ -258,11 +262,27 @@ CircuitGraph build_graph(const Circuit& c, Diagnostics* diag)
 
     // Levels over the combinational part: edges into flip-flops are cut.
     const auto& flags = g.flags;
-    auto comb = [&flags](NodeId, NodeId to) { return !(flags[to] & kNodeFlipFlop); };
+    auto comb = [&flags](NodeId, NodeId to, std::uint64_t) {
+        return !(flags[to] & kNodeFlipFlop);
+    };
     g.loop_nodes = longest_paths(g.fanout, n, comb, g.level);
     // In the fan-in CSR an edge u -> w is the original w -> u, cut when u is a flip-flop.
-    auto comb_rev = [&flags](NodeId u, NodeId) { return !(flags[u] & kNodeFlipFlop); };
+    auto comb_rev = [&flags](NodeId u, NodeId, std::uint64_t) {
+        return !(flags[u] & kNodeFlipFlop);
+    };
     longest_paths(g.fanin, n, comb_rev, g.reverse_level);
+    if (g.loop_nodes > 0 && std::find(read_both_ways.begin(), read_both_ways.end(), 1) !=
+                                read_both_ways.end()) {
+        // A transistor's channels conduct both ways: a loop through one (a supply rail back to
+        // a source) is no combinational loop. Those count only over edges into inputs.
+        std::vector<std::uint32_t> unused;
+        g.loop_nodes = longest_paths(
+            g.fanin, n,
+            [&](NodeId u, NodeId, std::uint64_t e) {
+                return !read_both_ways[e] && !(flags[u] & kNodeFlipFlop);
+            },
+            unused);
+    }
     g.max_level = g.level.empty() ? 0 : *std::max_element(g.level.begin(), g.level.end());
 
     if (diag) {

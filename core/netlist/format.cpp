@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <sstream>
+#include <string>
 
 namespace gsr::netlist {
 
@@ -76,6 +78,32 @@ bool line_starts_with(const std::string& h, std::string_view word)
     return false;
 }
 
+/// Whether some line is a SPICE model card, ".model NAME TYPE" with a device type after the
+/// name (BLIF's ".model NAME" has none): a flat SPICE deck with model cards and no .subckt
+/// was taken for BLIF.
+bool has_spice_model_card(const std::string& h)
+{
+    static constexpr std::string_view kTypes[] = {"nmos", "pmos", "npn", "pnp", "d",   "r",
+                                                  "c",    "l",    "njf", "pjf", "nmf", "pmf",
+                                                  "sw",   "csw",  "ltra", "urc"};
+    std::size_t pos = 0;
+    while ((pos = h.find(".model", pos)) != std::string::npos) {
+        const std::size_t start = pos;
+        pos += 6;
+        std::size_t b = start;
+        while (b > 0 && (h[b - 1] == ' ' || h[b - 1] == '\t')) --b;
+        if (b != 0 && h[b - 1] != '\n') continue;
+        const std::size_t end = std::min(h.find('\n', pos), h.size());
+        std::istringstream words(h.substr(pos, end - pos));
+        std::string name, type;
+        if (!(words >> name >> type)) continue;
+        type = type.substr(0, type.find('('));
+        for (std::string_view t : kTypes)
+            if (type == t) return true;
+    }
+    return false;
+}
+
 } // namespace
 
 Format detect_format(std::string_view path, std::string_view content, std::string* why)
@@ -96,7 +124,9 @@ Format detect_format(std::string_view path, std::string_view content, std::strin
     }
 
     Evidence ev;
-    if (line_starts_with(h, ".model")) ev.add(Format::Blif, 3);
+    const bool model_cards = has_spice_model_card(h);
+    if (model_cards) ev.add(Format::Spice, 3);
+    else if (line_starts_with(h, ".model")) ev.add(Format::Blif, 3);
     if (line_starts_with(h, ".inputs")) ev.add(Format::Blif, 3);
     if (line_starts_with(h, ".outputs")) ev.add(Format::Blif, 3);
     if (line_starts_with(h, ".names")) ev.add(Format::Blif, 3);

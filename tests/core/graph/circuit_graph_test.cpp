@@ -122,6 +122,20 @@ TEST(CircuitGraph, ATransistorNetIsAStarAroundItsFirstChannelNotManyDrivers)
     EXPECT_EQ(g.edge_count(), 10u);
     EXPECT_EQ(g.loop_nodes, 0u);
 
+    // An inverter driven by a source whose other end is ground, which the first channel also
+    // holds: VIN -> M1 -> M2 -> (ground) -> VIN is a cycle of the star graph, but channels
+    // conduct both ways: no combinational loop is reported.
+    gsr::Diagnostics flat_diag;
+    const auto flat = build_graph(
+        load_netlist(SourceText::from_string(
+            "flat.sp", "simple inverter\nM1 out in vdd vdd pch\nM2 out in 0 0 nch\n"
+                       "VDD vdd 0 1.8\nVIN in 0 PULSE(0 1.8 0 1n 1n 5n 10n)\n"
+                       ".model nch nmos level=1\n.model pch pmos level=1\n.end\n")),
+        &flat_diag);
+    EXPECT_EQ(flat.loop_nodes, 0u);
+    for (const gsr::Warning& w : flat_diag.warnings())
+        EXPECT_EQ(w.message.find("loops"), std::string::npos) << w.message;
+
     // The whole adder: no net has two drivers, and each transistor's channel is in the graph.
     gsr::Diagnostics adder;
     const auto a = build_graph(load_netlist(data("spice/adder_mos.cir")), &adder);

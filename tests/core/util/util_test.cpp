@@ -125,6 +125,12 @@ TEST(FormatDetection, ContentWinsOverTheExtension)
     EXPECT_EQ(netlist::detect_format("x.bench", "module m(a); input a; endmodule\n"), Format::Verilog);
     EXPECT_EQ(netlist::detect_format("x", "aig 0 0 0 0 0\n"), Format::Aiger);
     EXPECT_EQ(netlist::detect_format("x.lib", "library (foo) {\n cell (a) {}\n}\n"), Format::Liberty);
+    // A flat SPICE deck with model cards and no .subckt was BLIF (".model" scored for BLIF).
+    const char* deck = "inverter\nM1 out in vdd vdd pch\nM2 out in 0 0 nch\n"
+                       ".model nch nmos level=1\n.MODEL pch PMOS(level=1)\n.end\n";
+    EXPECT_EQ(netlist::detect_format("x.sp", deck), Format::Spice);
+    EXPECT_EQ(netlist::detect_format("x.cir", deck), Format::Spice);
+    EXPECT_EQ(netlist::detect_format("x.blif", ".model top\n.end\n"), Format::Blif);
     std::string why;
     EXPECT_EQ(netlist::detect_format("x.bench", "<!DOCTYPE html><html>404</html>", &why), Format::Unknown);
     EXPECT_NE(why.find("HTML"), std::string::npos);
