@@ -350,6 +350,13 @@ private:
             need(1, "its nodes and a subcircuit name");
             nodes = npos - 1;
             e.type = w[npos];
+            // CDL (Calibre, Virtuoso's auCdl) puts a '/' before the subcircuit's name:
+            // `XI1 a b / INV` or `XI1 a b /INV`.
+            if (nodes > 0 && w[nodes] == "/") {
+                --nodes;
+            } else if (e.type.size() > 1 && e.type.front() == '/') {
+                e.type.remove_prefix(1);
+            }
             break;
         case 'A': {
             // XSPICE: `A1 [a b] y model`; brackets group vector ports.

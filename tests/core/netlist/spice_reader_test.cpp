@@ -150,6 +150,23 @@ TEST(SpiceReader, CdlWithoutTopLevelUsesTheUninstantiatedSubcircuit)
     EXPECT_EQ(c.cells.size(), 1u);
 }
 
+TEST(SpiceReader, CdlSlashBeforeTheSubcircuitNameIsNoNode)
+{
+    // `XI1 a b / INV` (Calibre, auCdl) failed: "expected 2 nodes for subcircuit INV, found 3".
+    for (const char* inst : {"XI1 I O / INV\n", "XI1 I O /INV\n"}) {
+        const Circuit c = deck_of(std::string(".SUBCKT INV A Y\nM1 Y A 0 0 N\n.ENDS\n"
+                                              ".SUBCKT TOP I O\n") +
+                                      inst + ".ENDS\n",
+                                  "t.cdl");
+        EXPECT_EQ(c.top, "TOP") << inst;
+        ASSERT_EQ(c.cells.size(), 1u) << inst;
+        const Pin* p = c.pins_of(c.cells[0]);
+        // SPICE names are case-blind (kept lower case); drain Y is the instance's second node.
+        EXPECT_EQ(std::string(c.net_name(p[0].net)), "o") << inst;
+        EXPECT_EQ(std::string(c.net_name(p[1].net)), "i") << inst;
+    }
+}
+
 TEST(SpiceReader, AcceptsByteOrderMarkAndCrlf)
 {
     const Circuit c = deck_of("\xEF\xBB\xBF.SUBCKT INV a y\r\nR1 a y 1\r\n.ENDS\r\n", "t.cdl");
