@@ -3,12 +3,37 @@
 #include "netlist/readers.hpp"
 
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 namespace gsr::netlist {
 
 namespace {
+
+/// A value per AIGER variable: a vector while M is within reach of the file's size, a hash
+/// map past it. ASCII AIGER allows gaps, so "aag 200000000 0 0 0 0" (23 bytes) declares M
+/// = 2e8: a vector took 1.6 GB for it.
+template <class T> class VarTable {
+public:
+    void reset(std::uint64_t max_var, std::uint64_t dense_limit, T empty)
+    {
+        empty_ = empty;
+        dense_ = max_var < dense_limit;
+        if (dense_) values_.assign(static_cast<std::size_t>(max_var) + 1, empty);
+    }
+    T& operator[](std::uint64_t v)
+    {
+        return dense_ ? values_[static_cast<std::size_t>(v)]
+                      : sparse_.try_emplace(v, empty_).first->second;
+    }
+
+private:
+    bool dense_ = true;
+    T empty_{};
+    std::vector<T> values_;
+    std::unordered_map<std::uint64_t, T> sparse_;
+};
 
 class AigerParser {
 public:
@@ -19,8 +44,9 @@ public:
         c_.format = "aiger";
         c_.source = src_.name();
         header();
-        var_net_.assign(static_cast<std::size_t>(M_) + 1, kNoNet);
-        var_cell_.assign(static_cast<std::size_t>(M_) + 1, kNoCell);
+        const std::uint64_t dense_limit = 32 * (t_.size() + 16);
+        var_net_.reset(M_, dense_limit, kNoNet);
+        var_defined_.reset(M_, dense_limit, 0);
         c_.cells.reserve(I_ + L_ + A_);
         c_.pins.reserve(3 * A_ + 2 * L_);
         if (binary_) {
@@ -117,9 +143,8 @@ private:
     {
         if (lit & 1) fail_at_number(std::string("expected an even literal for ") + what);
         if (lit < 2) fail_at_number(std::string("expected a variable, not a constant, for ") + what);
-        if (var_defined_.size() <= lit / 2) var_defined_.resize(lit / 2 + 1, false);
         if (var_defined_[lit / 2]) fail_at_number("expected each variable to be defined once: variable " + std::to_string(lit / 2) + " is defined twice");
-        var_defined_[lit / 2] = true;
+        var_defined_[lit / 2] = 1;
     }
 
     void define_input(std::uint64_t i, std::uint64_t lit)
@@ -319,12 +344,11 @@ private:
     std::vector<Latch> latches_;
     std::vector<And> ands_;
     std::vector<std::uint64_t> output_lits_;
-    std::vector<bool> var_defined_;
+    VarTable<std::uint8_t> var_defined_;
     std::vector<std::string_view> input_names_, latch_names_, output_names_;
     std::unordered_set<std::string> symbols_; ///< the symbol table's input and latch names
     bool reader_like_ = false; ///< one of them is shaped like the reader's own, as n12
-    std::vector<NetId> var_net_;
-    std::vector<CellId> var_cell_;
+    VarTable<NetId> var_net_;
     bool undefined_warned_ = false;
     Circuit c_;
 };

@@ -35,6 +35,24 @@ TEST(AigerReader, AsciiAndGatesWithInvertedInputs)
     EXPECT_TRUE(c.ports[2].inverted);
 }
 
+TEST(AigerReader, AsciiGapsUpToAHugeMReadTheSame)
+{
+    // ASCII AIGER may leave variables unused: the AND here is variable 1,999,999,999 of
+    // M = 2e9 (a table of M entries took gigabytes for a file of a few bytes).
+    const Circuit c = aig("aag 2000000000 2 0 1 1\n2\n4\n3999999999\n3999999998 2 5\n"
+                          "i0 a\ni1 b\no0 y\n");
+    ASSERT_EQ(c.cells.size(), 1u);
+    const Pin* p = c.pins_of(c.cells[0]);
+    EXPECT_EQ(std::string(c.net_name(p[0].net)), "a");
+    EXPECT_EQ(std::string(c.net_name(p[1].net)), "b");
+    EXPECT_TRUE(p[1].inverted);
+    EXPECT_EQ(std::string(c.net_name(p[2].net)), "n1999999999");
+    EXPECT_EQ(c.ports[2].net, p[2].net);
+    EXPECT_TRUE(c.ports[2].inverted);
+    // A variable defined twice is still refused there.
+    EXPECT_THROW(aig("aag 2000000000 2 0 0 0\n3999999998\n3999999998\n"), gsr::Error);
+}
+
 TEST(AigerReader, BinaryDeltasDecodeToTheSameGates)
 {
     // Two ANDs: 8 = 2 & 4, 10 = 8 & !6 with I=3 (vars 1..3), A=2 (vars 4, 5).
