@@ -62,6 +62,12 @@ public:
         }
         for (std::uint64_t i = 0; i < O_; ++i) output_lits_.push_back(read_literal("an output literal", true));
         for (std::uint64_t i = 0; i < B_ + C_; ++i) read_literal("a bad-state or constraint literal", true);
+        if (B_ + C_ > 0) // model-checking properties: no function of the circuit's own
+            c_.diagnostics.warn({src_.name(), 1},
+                                std::to_string(B_) + " bad-state propert" + (B_ == 1 ? "y" : "ies") +
+                                    " and " + std::to_string(C_) + " invariant constraint" +
+                                    (C_ == 1 ? "" : "s") +
+                                    " are read but not kept: they become no outputs");
         if (J_ || F_) fail("expected no justice or fairness properties (AIGER 1.9 liveness is not supported)");
         if (binary_) binary_ands();
         else ascii_ands();

@@ -53,6 +53,17 @@ TEST(AigerReader, AsciiGapsUpToAHugeMReadTheSame)
     EXPECT_THROW(aig("aag 2000000000 2 0 0 0\n3999999998\n3999999998\n"), gsr::Error);
 }
 
+TEST(AigerReader, BadStatePropertiesAreNamedAsLeftOut)
+{
+    // HWMCC models have only bad-state literals: their cone was left dangling without a word.
+    const Circuit c = aig("aag 3 2 0 0 1 1\n2\n4\n6\n6 2 4\n");
+    ASSERT_EQ(c.diagnostics.warnings().size(), 1u);
+    EXPECT_EQ(c.diagnostics.warnings()[0].message,
+              "1 bad-state property and 0 invariant constraints are read but not kept: they "
+              "become no outputs");
+    EXPECT_EQ(c.diagnostics.warnings()[0].where.line, 1);
+}
+
 TEST(AigerReader, BinaryDeltasDecodeToTheSameGates)
 {
     // Two ANDs: 8 = 2 & 4, 10 = 8 & !6 with I=3 (vars 1..3), A=2 (vars 4, 5).
