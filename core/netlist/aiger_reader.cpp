@@ -114,10 +114,12 @@ private:
 
     void header()
     {
-        if (t_.size() < 4 || (t_.substr(0, 4) != "aig " && t_.substr(0, 4) != "aag "))
+        // A text editor's byte order mark before an ASCII header is skipped, as other readers do.
+        const std::size_t bom = t_.substr(bom_length(t_), 4) == "aag " ? bom_length(t_) : 0;
+        if (t_.size() < bom + 4 || (t_.substr(bom, 4) != "aig " && t_.substr(bom, 4) != "aag "))
             fail("expected an AIGER header 'aig M I L O A' or 'aag M I L O A'");
-        binary_ = t_[1] == 'i';
-        pos_ = 4;
+        binary_ = t_[bom + 1] == 'i';
+        pos_ = bom + 4;
         std::uint64_t* fields[] = {&M_, &I_, &L_, &O_, &A_, &B_, &C_, &J_, &F_};
         static const char* names[] = {"M", "I", "L", "O", "A", "B", "C", "J", "F"};
         for (int k = 0; k < 9; ++k) {
@@ -126,7 +128,7 @@ private:
             *fields[k] = number((std::string("the header field ") + names[k]).c_str());
         }
         end_of_line();
-        number_at_ = 4; // header problems are reported on line 1
+        number_at_ = bom + 4; // header problems are reported on line 1
         if (M_ > 0x7ffffffeull) fail_at_number("expected M below 2^31: this AIG is too large");
         if (binary_ && M_ != I_ + L_ + A_)
             fail_at_number("expected M = I + L + A in a binary AIGER header (M=" + std::to_string(M_) + ", I+L+A=" +

@@ -108,7 +108,8 @@ bool has_spice_model_card(const std::string& h)
 
 Format detect_format(std::string_view path, std::string_view content, std::string* why)
 {
-    if (content.size() >= 4 && (content.substr(0, 4) == "aig " || content.substr(0, 4) == "aag "))
+    if (content.size() >= 4 && (content.substr(0, 4) == "aig " || content.substr(0, 4) == "aag " ||
+                                content.substr(bom_length(content), 4) == "aag "))
         return Format::Aiger;
     if (!looks_like_text(content)) {
         if (why) *why = "binary data, not a netlist";

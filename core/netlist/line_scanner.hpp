@@ -13,7 +13,11 @@ inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c ==
 /// Walks a text line by line, tracking the line number.
 class LineScanner {
 public:
-    explicit LineScanner(const SourceText& src) : src_(src), text_(src.text()) {}
+    /// From the first line's first character past a byte order mark (editors on Windows).
+    explicit LineScanner(const SourceText& src)
+        : src_(src), text_(src.text()), pos_(bom_length(src.text()))
+    {
+    }
 
     /// Next physical line without its '\n'. False at the end.
     bool next(std::string_view& line)

@@ -1,3 +1,4 @@
+#include "netlist/format.hpp"
 #include "netlist/readers.hpp"
 #include "damaged_input.hpp"
 #include "malformed_corpus.hpp"
@@ -51,6 +52,13 @@ TEST(AigerReader, AsciiGapsUpToAHugeMReadTheSame)
     EXPECT_TRUE(c.ports[2].inverted);
     // A variable defined twice is still refused there.
     EXPECT_THROW(aig("aag 2000000000 2 0 0 0\n3999999998\n3999999998\n"), gsr::Error);
+}
+
+TEST(AigerReader, AByteOrderMarkBeforeAnAsciiHeaderIsSkipped)
+{
+    const Circuit c = aig("\xEF\xBB\xBF" "aag 3 2 0 1 1\n2\n4\n7\n6 2 5\n");
+    EXPECT_EQ(c.cells.size(), 1u);
+    EXPECT_EQ(detect_format("t", "\xEF\xBB\xBF" "aag 0 0 0 0 0\n"), Format::Aiger);
 }
 
 TEST(AigerReader, BadStatePropertiesAreNamedAsLeftOut)

@@ -1,3 +1,4 @@
+#include "netlist/format.hpp"
 #include "netlist/readers.hpp"
 #include "damaged_input.hpp"
 #include "malformed_corpus.hpp"
@@ -20,6 +21,15 @@ TEST(BenchReader, CountsFollowTheManifestDefinitions)
     EXPECT_EQ(*c.counts.cells, 2); // BUFF counts as a gate, DFF does not
     EXPECT_EQ(*c.counts.nets, 5);
     EXPECT_EQ(c.counts.extra.at("fanin_edges"), 5);
+}
+
+TEST(BenchReader, AByteOrderMarkIsSkipped)
+{
+    // Saved by an editor on Windows: "expected INPUT, OUTPUT or an assignment" at 1:1.
+    const Circuit c = bench("\xEF\xBB\xBFINPUT(a)\nOUTPUT(y)\ny = NOT(a)\n");
+    EXPECT_EQ(*c.counts.inputs, 1);
+    EXPECT_EQ(c.cells.size(), 1u);
+    EXPECT_EQ(detect_format("t.bench", "\xEF\xBB\xBFINPUT(a)\n"), Format::Bench);
 }
 
 TEST(BenchReader, BuffIsABuffer)
