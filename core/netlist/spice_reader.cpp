@@ -79,6 +79,16 @@ public:
         c_.source = src_.name();
         c_.format = "spice";
         read_cards();
+        if (element_lines_ == 0) {
+            // Nothing to build: an empty deck, or one whose lines end in a lone CR (old Mac
+            // files), read as one title line. Every other reader refuses an empty netlist.
+            const bool cr_only = text_.find('\r') != std::string_view::npos &&
+                                 text_.find('\n') == std::string_view::npos;
+            src_.fail(0, cr_only ? "expected lines that end in LF or CR LF: this file's lines "
+                                   "end in a lone CR (save it with LF line ends)"
+                                 : "expected element lines (such as M1 d g s b nch, R1 a b 1k "
+                                   "or X1 a b SUB): the deck has none");
+        }
         build();
         return std::move(c_);
     }

@@ -167,6 +167,23 @@ TEST(SpiceReader, CdlSlashBeforeTheSubcircuitNameIsNoNode)
     }
 }
 
+TEST(SpiceReader, ADeckWithoutElementsIsRefusedAndSaysWhy)
+{
+    // Accepted as an empty circuit without a word; a file with lone CR line ends became one
+    // title line.
+    for (const auto& [text, expected] :
+         {std::pair<std::string, std::string>{"just a title\n.end\n", "the deck has none"},
+          {"* inverter\rM1 y a 0 0 nch\r.end\r", "end in a lone CR"}}) {
+        try {
+            (void)deck_of(text);
+            FAIL() << "accepted: " << text;
+        } catch (const gsr::Error& e) {
+            EXPECT_EQ(e.where().line, 1);
+            EXPECT_NE(e.message().find(expected), std::string::npos) << e.message();
+        }
+    }
+}
+
 TEST(SpiceReader, AcceptsByteOrderMarkAndCrlf)
 {
     const Circuit c = deck_of("\xEF\xBB\xBF.SUBCKT INV a y\r\nR1 a y 1\r\n.ENDS\r\n", "t.cdl");
