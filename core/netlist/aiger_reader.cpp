@@ -248,7 +248,7 @@ private:
     {
         const std::uint64_t v = lit / 2;
         if (v == 0 && var_net_[0] == kNoNet) {
-            var_net_[0] = c_.net("$false");
+            var_net_[0] = c_.net(own_name("$false")); // an input may be named $false
             c_.add_cell("$false", "CONST0", CellKind::Constant, 0); // the reader's own cell
             c_.add_pin(var_net_[0], Direction::Output);
         }
@@ -281,15 +281,27 @@ private:
                     reader_like_ = true;
             }
         // Names first, so that each net is known before its readers refer to it.
+        // A symbol given twice (two inputs named a) would merge two variables into one net:
+        // the second gets a prime, and one warning says how many.
+        std::size_t repeated = 0;
+        std::string first_repeated;
+        const auto fresh = [&](std::string name) {
+            if (c_.net_names.find(name) == kNoName) return name;
+            if (repeated++ == 0) first_repeated = name;
+            while (c_.net_names.find(name) != kNoName) name += '\'';
+            return name;
+        };
         for (std::size_t i = 0; i < inputs_.size(); ++i) {
-            std::string name = i < input_names_.size() && !input_names_[i].empty() ? std::string(input_names_[i]) : own_name("i" + std::to_string(i));
+            std::string name = fresh(i < input_names_.size() && !input_names_[i].empty() ? std::string(input_names_[i]) : own_name("i" + std::to_string(i)));
             var_net_[inputs_[i]] = c_.net(name);
             c_.add_port(name, var_net_[inputs_[i]], Direction::Input);
         }
         for (std::size_t i = 0; i < latches_.size(); ++i) {
-            std::string name = i < latch_names_.size() && !latch_names_[i].empty() ? std::string(latch_names_[i]) : own_name("l" + std::to_string(i));
+            std::string name = fresh(i < latch_names_.size() && !latch_names_[i].empty() ? std::string(latch_names_[i]) : own_name("l" + std::to_string(i)));
             var_net_[latches_[i].var] = c_.net(name);
         }
+        if (repeated)
+            c_.diagnostics.warn({src_.name()}, std::to_string(repeated) + " input or latch name(s) of the symbol table repeat an earlier one (first '" + first_repeated + "'); each repeat got a prime (') to stay its own net");
         std::string buf;
         for (const And& a : ands_) {
             buf = "n";

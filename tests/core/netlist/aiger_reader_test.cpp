@@ -61,6 +61,23 @@ TEST(AigerReader, AByteOrderMarkBeforeAnAsciiHeaderIsSkipped)
     EXPECT_EQ(detect_format("t", "\xEF\xBB\xBF" "aag 0 0 0 0 0\n"), Format::Aiger);
 }
 
+TEST(AigerReader, RepeatedSymbolsAndAnInputNamedFalseStayTheirOwnNets)
+{
+    // i0 a, i1 a merged both inputs into one net ("more than one driver" and wrong logic);
+    // an input named $false merged with the constant.
+    const Circuit dup = aig("aag 3 2 0 1 1\n2\n4\n6\n6 2 4\ni0 a\ni1 a\no0 y\n");
+    ASSERT_EQ(dup.ports.size(), 3u);
+    EXPECT_NE(dup.ports[0].net, dup.ports[1].net);
+    EXPECT_EQ(std::string(dup.net_name(dup.ports[1].net)), "a'");
+    ASSERT_EQ(dup.diagnostics.warnings().size(), 1u);
+    EXPECT_NE(dup.diagnostics.warnings()[0].message.find("first 'a'"), std::string::npos);
+
+    const Circuit f = aig("aag 3 2 0 1 1\n2\n4\n6\n6 4 1\ni0 $false\no0 y\n");
+    const Pin* p = f.pins_of(f.cells.back()); // the AND reads input 2 and the constant 1
+    EXPECT_NE(p[0].net, f.ports[0].net);
+    EXPECT_NE(p[1].net, f.ports[0].net) << "the constant merged with the input named $false";
+}
+
 TEST(AigerReader, BadStatePropertiesAreNamedAsLeftOut)
 {
     // HWMCC models have only bad-state literals: their cone was left dangling without a word.
