@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -178,7 +179,9 @@ ArrivalTimes nldm_arrival_times(const Circuit& circuit, const NetStructure& s,
         const bool any = through_arcs(c, netlist::TimingArc::Type::Combinational, missing);
         if (any && missing.empty()) continue;
         // No timing arc into some or all of its outputs (a half adder's carry without one):
-        // those are wire-like, of zero delay.
+        // those are wire-like, of zero delay. A cell that drives nothing (a filler, a tap
+        // cell) has no output to time and is not counted as missing one.
+        if (s.outputs(c).empty()) continue;
         ++r.cells_without_timing;
         double latest = 0.0, slowest = 0.0;
         bool inputs = false;
@@ -200,18 +203,23 @@ ArrivalTimes nldm_arrival_times(const Circuit& circuit, const NetStructure& s,
 
 /// Refuses arrival times that overflowed (delay tables or loads out of range): NaN or
 /// infinity would be written as labels, or clamped to 0 by the next max.
-ArrivalTimes checked_finite(ArrivalTimes r, const Circuit& circuit, const DelayModel& model)
+ArrivalTimes checked_finite(ArrivalTimes r, const Circuit& circuit, const NetStructure& s,
+                            const DelayModel& model)
 {
     for (NetId n = 0; n < r.arrival.size(); ++n) {
         if (std::isfinite(r.arrival[n]) &&
             (n >= r.transition.size() || std::isfinite(r.transition[n])))
             continue;
-        throw Error("the arrival time of net '" + std::string(circuit.net_name(n)) +
-                    "' is not a finite number: " +
-                    (r.nldm ? std::string("the library's delay tables, the pin capacitances or "
-                                          "--input-transition are out of range")
-                            : "--load-factor " + std::to_string(model.load_factor) +
-                                  " is out of range"));
+        char factor[32];
+        std::snprintf(factor, sizeof factor, "%g", model.load_factor);
+        // Said at the net's driver (or the netlist): the user can tell which circuit it was.
+        const CellId driver = n < s.driver.size() ? s.driver[n] : kNoCell;
+        throw Error(driver != kNoCell ? circuit.cell_location(driver) : SourceLocation{circuit.source},
+                    "the arrival time of net '" + std::string(circuit.net_name(n)) +
+                        "' is not a finite number: " +
+                        (r.nldm ? std::string("the library's delay tables, the pin capacitances "
+                                              "or --input-transition are out of range")
+                                : "--load-factor " + std::string(factor) + " is out of range"));
     }
     return r;
 }
@@ -246,7 +254,7 @@ ArrivalTimes compute_arrival_times(const Circuit& circuit, const NetStructure& s
                                    const DelayModel& model)
 {
     if (model.library && model.library->has_timing())
-        return checked_finite(nldm_arrival_times(circuit, s, model), circuit, model);
+        return checked_finite(nldm_arrival_times(circuit, s, model), circuit, s, model);
     ArrivalTimes r;
     r.arrival.assign(s.net_count(), 0.0);
 
@@ -282,7 +290,7 @@ ArrivalTimes compute_arrival_times(const Circuit& circuit, const NetStructure& s
             r.max_arrival = std::max(r.max_arrival, r.arrival[n]);
         }
     }
-    return checked_finite(std::move(r), circuit, model);
+    return checked_finite(std::move(r), circuit, s, model);
 }
 
 } // namespace gsr::labels

@@ -117,6 +117,9 @@ TEST(LabelsArrival, LoadFactorNeedsTheUnitDelayModel)
                               shell_quote(gsr::test::scratch_file("lf.csv").string()));
     EXPECT_EQ(huge.exit_code, 2) << huge.out;
     EXPECT_NE(huge.err.find("is not a finite number"), std::string::npos) << huge.err;
+    EXPECT_NE(huge.err.find("--load-factor 1e+308 is out of range"), std::string::npos)
+        << huge.err; // not a 309-digit number
+    EXPECT_EQ(huge.err.rfind(kIwls + "netlist/s27.v:", 0), 0u) << huge.err;
     EXPECT_FALSE(fs::exists(gsr::test::scratch_file("lf.csv")));
 }
 

@@ -235,6 +235,9 @@ TEST(ArrivalNldm, ArrivalsThatOverflowAreRefusedNamingTheNet)
         EXPECT_NE(e.message().find("the arrival time of net 's2' is not a finite number"),
                   std::string::npos)
             << e.message();
+        // At the cell driving it, in the netlist (it named no file at all).
+        EXPECT_EQ(e.where().file, "two.v");
+        EXPECT_EQ(e.where().line, 6);
     }
     // The unit-delay model with a load factor past any sense: w drives two pins, 2e308.
     DelayModel unit;
@@ -449,4 +452,26 @@ TEST(ArrivalNldm, IwlsNetlistsOnGscLib)
                     "unit-delay %.6f s\n",
                     name, c.net_count(), t.max_arrival, r.seconds, r.unit_seconds);
     }
+}
+
+TEST(ArrivalNldm, FillerAndTapCellsAreNotCellsWithoutTiming)
+{
+    // gcd's DEF has 308 FILLCELL/TAPCELL components, which drive nothing: the warning said
+    // "308 combinational cells have no timing arc".
+    const std::string dir = std::string(GSR_DATA_DIR) + "/netlists/openroad_nangate45/";
+    const Library lib =
+        gsr::netlist::load_libraries({dir + "Nangate45.lef", dir + "nangate45_typ.lib.gz"});
+    gsr::netlist::LoadOptions load;
+    load.library = &lib;
+    const Circuit c = gsr::netlist::load_netlist(dir + "gcd_nangate45.def", load);
+    std::size_t drive_nothing = 0;
+    const NetStructure s = build_net_structure(c);
+    for (gsr::netlist::CellId cell = 0; cell < c.cells.size(); ++cell)
+        drive_nothing += s.outputs(cell).empty();
+    EXPECT_EQ(drive_nothing, 308u);
+    DelayModel model;
+    model.library = &lib;
+    const ArrivalTimes t = compute_arrival_times(c, s, model);
+    ASSERT_TRUE(t.nldm);
+    EXPECT_EQ(t.cells_without_timing, 0u);
 }
