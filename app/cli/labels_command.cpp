@@ -83,6 +83,13 @@ int cmd_labels(const std::vector<std::string>& argv)
     inputs.push_back(a.positionals()[0]);
     refuse_out_over_inputs(a, inputs);
     const Targets targets = parse_targets(a.value("--target", "all"));
+    const bool simulate = targets.probability || targets.toggles;
+    if (!simulate) // the structural and arrival targets draw no vectors
+        for (const char* f : {"--mode", "--vectors", "--seed", "--runs", "--cycles", "--warmup",
+                              "--threads"})
+            if (a.has(f))
+                throw UsageError(std::string(f) + " applies to the simulated targets (sp, toggle, "
+                                 "all); --target " + a.value("--target") + " simulates nothing");
     const std::optional<labels::SimulationMode> asked_mode = parse_mode(a.value("--mode"));
 
     labels::SimulationOptions sim;
@@ -120,9 +127,8 @@ int cmd_labels(const std::vector<std::string>& argv)
     // Random for combinational circuits, seq for sequential ones, unless asked otherwise.
     sim.mode = asked_mode.value_or(structure.flip_flops > 0 ? labels::SimulationMode::Sequential
                                                             : labels::SimulationMode::Random);
-    const bool simulate = targets.probability || targets.toggles;
     const bool seq = sim.mode == labels::SimulationMode::Sequential;
-    if (simulate) { // stimulus flags are ignored by the structural and arrival targets
+    if (simulate) {
         if (a.has("--vectors") && sim.mode != labels::SimulationMode::Random)
             throw UsageError("--vectors applies to --mode random only (this run is --mode " +
                              std::string(mode_name(sim.mode)) + ")");

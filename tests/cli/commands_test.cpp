@@ -117,6 +117,20 @@ TEST(LabelsCommand, AnXTieIsRefusedAtTheGateThatReadsItNotDropped)
         << gsr::test::read_text(out);
 }
 
+TEST(LabelsCommand, StimulusFlagsWithoutASimulatedTargetAreRefused)
+{
+    // `--target level --vectors 10 --seed 5` wrote the levels and ignored both without a word.
+    for (const char* flags : {" --target level --vectors 10", " --target arrival --mode seq",
+                              " --target level,arrival --seed 5 --threads 2"}) {
+        const auto r = run_gsr("labels " + data_arg("netlists/iscas85/bench/c17.bench") + flags +
+                               " --out " + shell_quote(scratch_file("stimulus.csv").string()));
+        EXPECT_EQ(r.exit_code, 1) << flags << ": " << r.err;
+        EXPECT_NE(r.err.find(" applies to the simulated targets (sp, toggle, all)"),
+                  std::string::npos)
+            << r.err;
+    }
+}
+
 TEST(LabelsCommand, ANetWithTwoDriversIsRefusedForEveryTarget)
 {
     // Simulation refused it; level and arrival kept the first driver without a word.
