@@ -474,15 +474,18 @@ private:
         }
     }
 
-    /// A frame of the flattening walk: one subcircuit instance (or the top level).
+    /// A frame of the flattening walk: one subcircuit instance (or the top level). Its
+    /// hierarchical prefix ("x1/x2/") is the first `prefix_length` bytes of `path_`, shared by
+    /// every frame: a copy per frame cost memory quadratic in the depth.
     struct Frame {
         const std::vector<Element>* elements = nullptr;
         const Subckt* def = nullptr; ///< null at the top level
-        std::string prefix;          ///< "x1/x2/"
+        std::size_t prefix_length = 0;
         std::vector<NetId> port_nets;
         std::size_t next = 0;
     };
 
+    /// The net of `node` in frame `f`, whose prefix `path_` holds now.
     NetId node_net(const Frame& f, std::string_view node)
     {
         scratch_ = lower(node);
@@ -492,8 +495,60 @@ private:
             auto it = f.def->port_index.find(scratch_);
             if (it != f.def->port_index.end()) return f.port_nets[it->second];
         }
-        if (f.prefix.empty()) return c_.net(scratch_);
-        return c_.net(f.prefix + scratch_);
+        if (f.prefix_length == 0) return c_.net(scratch_);
+        const std::size_t at = path_.size();
+        path_ += scratch_;
+        const NetId n = c_.net(path_);
+        path_.resize(at);
+        return n;
+    }
+
+    /// Cells each subcircuit flattens to (saturating past kMaxCells), so that a hierarchy that
+    /// doubles at each of 30 levels is refused before it is built, at the instance that makes
+    /// it too large, rather than after gigabytes.
+    void refuse_oversized_hierarchy(const std::vector<Element>& root)
+    {
+        const std::uint64_t cap = kMaxCells + 1;
+        std::vector<std::uint64_t> cells(subckts_.size(), 0);
+        std::vector<std::uint8_t> state(subckts_.size(), 0); // 0 new, 1 open, 2 counted
+        const auto size_of = [&](const Element& e) -> std::uint64_t {
+            const Subckt* sub = e.letter == 'X' ? find_subckt(e.type) : nullptr;
+            return sub ? cells[static_cast<std::size_t>(sub - subckts_.data())] : 1;
+        };
+        std::vector<std::pair<std::size_t, std::size_t>> walk; // subckt, next element
+        for (std::size_t root_si = 0; root_si < subckts_.size(); ++root_si) {
+            if (state[root_si]) continue;
+            walk.emplace_back(root_si, 0);
+            state[root_si] = 1;
+            while (!walk.empty()) {
+                auto& [si, next] = walk.back();
+                const std::vector<Element>& elements = subckts_[si].elements;
+                if (next < elements.size()) {
+                    const Element& e = elements[next++];
+                    const Subckt* sub = e.letter == 'X' ? find_subckt(e.type) : nullptr;
+                    if (!sub) continue;
+                    const std::size_t child = static_cast<std::size_t>(sub - subckts_.data());
+                    if (state[child] == 0) { // a cycle (state 1) is the walk's own error
+                        state[child] = 1;
+                        walk.emplace_back(child, 0); // si, next dangle from here on
+                    }
+                    continue;
+                }
+                std::uint64_t total = 0;
+                for (const Element& e : elements) total = std::min(cap, total + size_of(e));
+                cells[si] = total;
+                state[si] = 2;
+                walk.pop_back();
+            }
+        }
+        std::uint64_t total = 0;
+        for (const Element& e : root) {
+            total = std::min(cap, total + size_of(e));
+            if (total > kMaxCells)
+                src_.fail(e.offset, "expected a hierarchy of at most " + std::to_string(kMaxCells) +
+                                        " cells once flattened: " + std::string(e.name) +
+                                        " takes it past that");
+        }
     }
 
     void build()
@@ -538,6 +593,8 @@ private:
         std::vector<char> active(subckts_.size(), 0);
         if (top_def) active[static_cast<std::size_t>(top_def - subckts_.data())] = 1;
         std::unordered_map<std::string, std::uint64_t> black_boxes;
+        refuse_oversized_hierarchy(*root.elements);
+        path_.clear();
         stack.push_back(std::move(root));
         std::string name, pin;
         while (!stack.empty()) {
@@ -545,6 +602,7 @@ private:
             if (f.next == f.elements->size()) {
                 if (f.def) active[static_cast<std::size_t>(f.def - subckts_.data())] = 0;
                 stack.pop_back();
+                if (!stack.empty()) path_.resize(stack.back().prefix_length);
                 continue;
             }
             const Element& e = (*f.elements)[f.next++];
@@ -563,10 +621,12 @@ private:
                 Frame child;
                 child.elements = &sub->elements;
                 child.def = sub;
-                child.prefix = f.prefix + lower(e.name) + "/";
                 child.port_nets.reserve(e.node_count);
                 for (std::uint32_t i = 0; i < e.node_count; ++i)
                     child.port_nets.push_back(node_net(f, nodes_[e.first_node + i]));
+                path_ += lower(e.name);
+                path_ += '/';
+                child.prefix_length = path_.size();
                 active[si] = 1;
                 stack.push_back(std::move(child)); // f is dangling from here on
                 continue;
@@ -574,7 +634,7 @@ private:
             if (c_.cells.size() >= kMaxCells)
                 src_.fail(e.offset, "expected a hierarchy of at most " +
                                         std::to_string(kMaxCells) + " cells once flattened");
-            name = f.prefix + lower(e.name);
+            name = path_ + lower(e.name);
             const bool black_box = e.letter == 'X';
             c_.add_cell(name, type_of(e), black_box ? CellKind::Instance : CellKind::Logic, e.line);
             if (black_box) {
@@ -617,6 +677,7 @@ private:
     }
 
     static constexpr std::size_t kMaxCells = 50'000'000;
+    std::string path_; ///< the hierarchical prefix of the frame being flattened
 
     const SourceText& src_;
     std::string_view text_;

@@ -184,6 +184,34 @@ TEST(SpiceReader, ADeckWithoutElementsIsRefusedAndSaysWhy)
     }
 }
 
+TEST(SpiceReader, AHierarchyTooLargeToFlattenIsRefusedBeforeItIsBuilt)
+{
+    // Each level instantiates the one below twice: 2^30 resistors from about 1.3 KB. It was
+    // flattened until 50 million cells existed (gigabytes, or "out of memory" with no file).
+    std::string deck = "doubling\n.subckt s0 a b\nr1 a b 1k\n.ends\n";
+    for (int level = 1; level <= 30; ++level)
+        deck += ".subckt s" + std::to_string(level) + " a b\nxa a b s" +
+                std::to_string(level - 1) + "\nxb a b s" + std::to_string(level - 1) +
+                "\n.ends\n";
+    deck += "x0 in out s30\n.end\n";
+    const int top_line = 3 + 4 * 30 + 2;
+    try {
+        (void)deck_of(deck);
+        FAIL() << "2^30 cells were flattened";
+    } catch (const gsr::Error& e) {
+        EXPECT_EQ(e.where().line, top_line);
+        EXPECT_NE(e.message().find("at most 50000000 cells once flattened: x0 takes it past"),
+                  std::string::npos)
+            << e.message();
+    }
+    // 2^10 of them flatten, with their hierarchical names.
+    std::string small = deck.substr(0, deck.find("x0 in out s30"));
+    small += "x0 in out s10\n.end\n";
+    const Circuit c = deck_of(small);
+    EXPECT_EQ(c.cells.size(), 1024u);
+    EXPECT_NE(find_cell(c, "x0/xa/xa/xa/xa/xa/xa/xa/xa/xa/xa/r1"), nullptr);
+}
+
 TEST(SpiceReader, AcceptsByteOrderMarkAndCrlf)
 {
     const Circuit c = deck_of("\xEF\xBB\xBF.SUBCKT INV a y\r\nR1 a y 1\r\n.ENDS\r\n", "t.cdl");
