@@ -668,7 +668,9 @@ private:
         std::uint32_t cell = 0;
         std::uint32_t instance = 0; ///< index in m->instance_offsets
         std::uint32_t wide = 0;     ///< cursor in m->wide
-        std::string prefix;         ///< "" for the top, else "inst/sub/"
+        /// The frame's prefix ("" for the top, else "inst/sub/") is the first prefix_length
+        /// bytes of path_, shared by the frames: a copy each cost memory quadratic in depth.
+        std::size_t prefix_length = 0;
         std::vector<NetId> map;     ///< local root -> global net; empty: identity (the top)
     };
     void elaborate();
@@ -734,6 +736,7 @@ private:
     std::vector<NetId> port_conn_;
     std::vector<std::uint8_t> port_done_;
     std::string scratch_;
+    std::string path_; ///< the prefix of the innermost frame being flattened
 
     // elaboration state
     NameTable gnets_;
@@ -2342,7 +2345,7 @@ NetId Reader::map_net(Frame& f, NetId local)
     if (!is_net(r)) return r;
     NetId& slot = f.map[r];
     if (slot == kUnmapped) {
-        scratch_.assign(f.prefix);
+        scratch_.assign(path_, 0, f.prefix_length);
         scratch_ += f.m->nets.view(r);
         slot = gnets_.intern(scratch_);
         if (slot >= kMaxNets) src_.fail(f.m->offset, "too many nets after flattening");
@@ -2420,8 +2423,8 @@ NameId Reader::final_type(std::uint32_t type)
 
 NameId Reader::prefixed_name(const Frame& f, NameId name)
 {
-    if (name == kNoName || f.prefix.empty()) return name;
-    scratch_.assign(f.prefix);
+    if (name == kNoName || f.prefix_length == 0) return name;
+    scratch_.assign(path_, 0, f.prefix_length);
     scratch_ += c_.names.view(name);
     return c_.names.add_unindexed(scratch_);
 }
@@ -2565,11 +2568,13 @@ void Reader::flatten_into_circuit(std::uint32_t top_index)
     c_.pins.reserve(total_pins);
     std::vector<Frame> frames(1);
     frames[0].m = &top;
+    path_.clear();
     while (!frames.empty()) {
         Frame& f = frames.back();
         ModuleDef& m = *f.m;
         if (f.cell == m.cells.size()) {
             frames.pop_back();
+            if (!frames.empty()) path_.resize(frames.back().prefix_length);
             continue;
         }
         const Cell& cell = m.cells[f.cell++];
@@ -2589,9 +2594,10 @@ void Reader::flatten_into_circuit(std::uint32_t top_index)
                 note_module_use(dm);
                 Frame child;
                 child.m = &dm;
-                child.prefix = f.prefix;
-                child.prefix += c_.names.view(cell.name);
-                child.prefix += '/';
+                path_.resize(f.prefix_length);
+                path_ += c_.names.view(cell.name);
+                path_ += '/';
+                child.prefix_length = path_.size();
                 child.map.assign(dm.nets.size(), kUnmapped);
                 for (std::uint32_t b = 0; b < dm.port_bits.size(); ++b) {
                     const NetId outer = port_conn_[b];
