@@ -142,7 +142,9 @@ private:
     std::uint64_t read_literal(const char* what, bool line)
     {
         std::uint64_t lit = number(what);
-        if (lit > 2 * M_ + 1) fail_at_number(std::string(what) + " " + std::to_string(lit) + " exceeds 2*M+1 = " + std::to_string(2 * M_ + 1));
+        if (lit > 2 * M_ + 1)
+            fail_at_number("expected " + std::string(what) + " of at most 2*M+1 = " +
+                           std::to_string(2 * M_ + 1) + ", found " + std::to_string(lit));
         if (line) end_of_line();
         return lit;
     }
@@ -167,7 +169,9 @@ private:
         (void)i;
         const int line = lines_ended_ + 1;
         const std::uint64_t next = number("the latch next-state literal");
-        if (next > 2 * M_ + 1) fail("latch next-state literal exceeds 2*M+1");
+        if (next > 2 * M_ + 1)
+            fail_at_number("expected a latch next-state literal of at most 2*M+1 = " +
+                           std::to_string(2 * M_ + 1) + ", found " + std::to_string(next));
         std::uint64_t init = 0;
         if (!at_end() && t_[pos_] == ' ') {
             ++pos_;

@@ -268,8 +268,12 @@ private:
         const std::int64_t declared = section_header(kw);
         c_.counts.extra["declared_components"] = declared;
         const std::size_t first = comps_.size();
+        // A component takes a dozen bytes of text at the least: the declared count may not
+        // reserve past what the rest of the file can hold (60 million in a small file was
+        // 6 GB reserved, or "out of memory" with no file named).
+        const std::size_t can_hold = lex_.bytes_left() / 12 + 1;
         if (declared > 0 && declared < (1 << 26))
-            comps_.reserve(first + static_cast<std::size_t>(declared));
+            comps_.reserve(first + std::min(static_cast<std::size_t>(declared), can_hold));
         LefDefToken dash;
         while (next_entry(kw, dash)) {
             Component comp;

@@ -44,7 +44,7 @@ Format from_extension(std::string_view path)
     if (ends_with(path, ".aig") || ends_with(path, ".aag")) return Format::Aiger;
     if (ends_with(path, ".v") || ends_with(path, ".vg") || ends_with(path, ".sv")) return Format::Verilog;
     if (ends_with(path, ".lib")) return Format::Liberty;
-    if (ends_with(path, ".lef")) return Format::Lef;
+    if (ends_with(path, ".lef") || ends_with(path, ".tlef")) return Format::Lef; // tech LEF too
     if (ends_with(path, ".def")) return Format::Def;
     if (ends_with(path, ".cir") || ends_with(path, ".sp") || ends_with(path, ".spi") ||
         ends_with(path, ".spice") || ends_with(path, ".cdl"))

@@ -31,6 +31,8 @@ public:
     const LefDefToken& peek();
     /// End offset of the token returned last: where a missing ';' belongs.
     std::size_t last_end() const { return last_end_; }
+    /// Bytes of the file not read yet.
+    std::size_t bytes_left() const { return pos_ < text_.size() ? text_.size() - pos_ : 0; }
 
     [[noreturn]] void fail(std::size_t offset, const std::string& message) const
     {

@@ -131,6 +131,10 @@ TEST(FormatDetection, ContentWinsOverTheExtension)
     EXPECT_EQ(netlist::detect_format("x.sp", deck), Format::Spice);
     EXPECT_EQ(netlist::detect_format("x.cir", deck), Format::Spice);
     EXPECT_EQ(netlist::detect_format("x.blif", ".model top\n.end\n"), Format::Blif);
+    // A technology LEF (layers, vias, no MACRO) saved as .tlef: "expected a netlist".
+    EXPECT_EQ(netlist::detect_format("tech.tlef", "VERSION 5.8 ;\nUNITS\n DATABASE MICRONS 2000 ;\n"
+                                                  "END UNITS\nEND LIBRARY\n"),
+              Format::Lef);
     std::string why;
     EXPECT_EQ(netlist::detect_format("x.bench", "<!DOCTYPE html><html>404</html>", &why), Format::Unknown);
     EXPECT_NE(why.find("HTML"), std::string::npos);
