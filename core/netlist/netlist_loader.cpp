@@ -63,6 +63,16 @@ void resolve_instances(Circuit& c, const Library* lib)
                 if (p.dir != Direction::Unknown) continue;
             }
             p.dir = guess_pin_direction(pin, type);
+            if (pin.empty()) { // positional: an instance of a SPICE subcircuit the deck lacks
+                if (warned.insert({cell.type, p.name}).second)
+                    c.diagnostics.warn(c.cell_location(id),
+                                       "the pins of " + std::string(type) +
+                                           " have no names (positional, and the subcircuit is "
+                                           "not defined): taken as inputs (define it in the "
+                                           "deck for their directions)");
+                p.dir = Direction::Input;
+                continue;
+            }
             if (warned.insert({cell.type, p.name}).second) {
                 c.diagnostics.warn(c.cell_location(id),
                                    "direction of pin " + std::string(pin) + " of " +

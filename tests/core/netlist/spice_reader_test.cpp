@@ -132,6 +132,17 @@ TEST(SpiceReader, UndefinedSubcircuitIsBlackBox)
     EXPECT_EQ(c.cells[0].pin_count, 3u);
 }
 
+TEST(SpiceReader, AnUndefinedSubcircuitsNamelessPinsAreNamedAsSuchWhenGuessed)
+{
+    // The warning read "direction of pin  of INV guessed from its name as input".
+    const Circuit c = load_netlist(SourceText::from_string("t.cir", "t\nX1 a y INV\nX2 y z INV\n"));
+    ASSERT_EQ(c.diagnostics.warnings().size(), 1u); // one for INV, not one a pin
+    EXPECT_EQ(c.diagnostics.warnings()[0].message,
+              "the pins of INV have no names (positional, and the subcircuit is not defined): "
+              "taken as inputs (define it in the deck for their directions)");
+    for (const Pin& p : c.pins) EXPECT_EQ(p.dir, Direction::Input);
+}
+
 TEST(SpiceReader, ParamsAreNotNodes)
 {
     const Circuit c = deck_of("t\n.subckt R2 a b params: r=1\nR1 a b {r}\n.ends\nX1 p q R2 r=5\n");
