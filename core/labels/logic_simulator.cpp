@@ -726,10 +726,17 @@ void simulate_cycle_block(const Program& p, const CyclePlan& plan, std::uint64_t
     cycle_block_baseline(p, plan, w0, w1, c);
 }
 
-unsigned thread_count(unsigned requested, std::uint64_t words)
+/// Threads for `words` of vectors: as asked (or one a core), at most one a word, and at most
+/// as many as 1 GiB of per-thread counts allows (each thread counts every one of `values`, 18
+/// bytes each): `--threads 4096` on a large circuit asked for 16 GB. The counts are sums, so
+/// the result is the same whatever the number.
+unsigned thread_count(unsigned requested, std::uint64_t words, std::size_t values)
 {
-    unsigned t = requested ? requested : std::max(1u, std::thread::hardware_concurrency());
-    return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(t, words)));
+    const unsigned t = requested ? requested : std::max(1u, std::thread::hardware_concurrency());
+    const std::uint64_t by_memory =
+        std::max<std::uint64_t>(1, (std::uint64_t{1} << 30) / (18 * std::max<std::size_t>(values, 1)));
+    return static_cast<unsigned>(
+        std::max<std::uint64_t>(1, std::min<std::uint64_t>({t, words, by_memory})));
 }
 
 /// Runs `block(w0, w1, counts)` on T contiguous word ranges, one thread each.
@@ -801,7 +808,7 @@ SimulationResult LogicSimulator::run(const SimulationOptions& o) const
         CyclePlan plan{o.seed, (o.runs + 63) / 64,
                        o.runs % 64 ? (std::uint64_t{1} << (o.runs % 64)) - 1 : kAllOnes, o.cycles,
                        o.warmup, batch_words(p.rows + values)};
-        const unsigned threads = thread_count(o.threads, plan.words);
+        const unsigned threads = thread_count(o.threads, plan.words, values);
         counts = run_blocks(values, plan.words, threads, false,
                             [&](std::uint64_t w0, std::uint64_t w1, ChunkCounts& c) {
                                 simulate_cycle_block(p, plan, w0, w1, c);
@@ -828,7 +835,7 @@ SimulationResult LogicSimulator::run(const SimulationOptions& o) const
         }
         plan.words = (vectors + 63) / 64;
         plan.last_mask = vectors % 64 ? (std::uint64_t{1} << (vectors % 64)) - 1 : kAllOnes;
-        const unsigned threads = thread_count(o.threads, plan.words);
+        const unsigned threads = thread_count(o.threads, plan.words, values);
         counts = run_blocks(values, plan.words, threads, plan.toggles,
                             [&](std::uint64_t w0, std::uint64_t w1, ChunkCounts& c) {
                                 simulate_stream_block(p, plan, w0, w1, c);
