@@ -10,6 +10,8 @@
 #include <system_error>
 #include <thread>
 
+#include <unistd.h>
+
 // The word loops are inlined into one kernel per instruction set, picked at run time: popcount
 // is a library call on baseline x86-64, one instruction with popcnt, and vectorized with
 // AVX-512 VPOPCNTDQ. Every variant computes the same integers.
@@ -727,14 +729,19 @@ void simulate_cycle_block(const Program& p, const CyclePlan& plan, std::uint64_t
 }
 
 /// Threads for `words` of vectors: as asked (or one a core), at most one a word, and at most
-/// as many as 1 GiB of per-thread counts allows (each thread counts every one of `values`, 18
-/// bytes each): `--threads 4096` on a large circuit asked for 16 GB. The counts are sums, so
-/// the result is the same whatever the number.
+/// as many as a quarter of the machine's memory (1 GiB at the least) of per-thread counts
+/// allows (each thread counts every one of `values`, 18 bytes each): `--threads 4096` on a
+/// large circuit asked for 16 GB. The counts are sums, so the result is the same whatever the
+/// number.
 unsigned thread_count(unsigned requested, std::uint64_t words, std::size_t values)
 {
     const unsigned t = requested ? requested : std::max(1u, std::thread::hardware_concurrency());
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    const std::uint64_t physical =
+        pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
+    const std::uint64_t budget = std::max<std::uint64_t>(std::uint64_t{1} << 30, physical / 4);
     const std::uint64_t by_memory =
-        std::max<std::uint64_t>(1, (std::uint64_t{1} << 30) / (18 * std::max<std::size_t>(values, 1)));
+        std::max<std::uint64_t>(1, budget / (18 * std::max<std::size_t>(values, 1)));
     return static_cast<unsigned>(
         std::max<std::uint64_t>(1, std::min<std::uint64_t>({t, words, by_memory})));
 }
