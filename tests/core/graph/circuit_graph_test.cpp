@@ -79,26 +79,17 @@ TEST(CircuitGraph, ALoopTakesOneLevelAndWhatFollowsItIsLevelledPastIt)
     // nodes: a=0 x=1 y=2 z=3 w=4; x and y form a loop fed by a, and z, w follow it.
     const auto g = graph_of("t.bench", "INPUT(a)\nOUTPUT(w)\nx = AND(a, y)\ny = NOT(x)\n"
                                        "z = BUF(y)\nw = NOT(z)\n");
+    using Levels = std::vector<std::uint32_t>;
     EXPECT_EQ(g.loop_nodes, 2u);
-    EXPECT_EQ(g.level[0], 0u);
-    EXPECT_EQ(g.level[1], 1u);
-    EXPECT_EQ(g.level[2], 1u);
-    EXPECT_EQ(g.level[3], 2u); // was 0 when Kahn's algorithm stopped at the loop
-    EXPECT_EQ(g.level[4], 3u);
+    EXPECT_EQ(g.level, (Levels{0, 1, 1, 2, 3})); // z was 0 when Kahn's algorithm stopped at the loop
     EXPECT_EQ(g.max_level, 3u);
-    EXPECT_EQ(g.reverse_level[4], 0u);
-    EXPECT_EQ(g.reverse_level[3], 1u);
-    EXPECT_EQ(g.reverse_level[1], 2u);
-    EXPECT_EQ(g.reverse_level[2], 2u);
-    EXPECT_EQ(g.reverse_level[0], 3u);
+    EXPECT_EQ(g.reverse_level, (Levels{3, 2, 2, 1, 0}));
 
     // A cell reading its own output is a loop of one; two loops in a row take a level each.
     const auto self = graph_of("t.bench", "INPUT(a)\nOUTPUT(q)\nx = AND(a, x)\n"
                                           "p = OR(x, q)\nq = NOT(p)\n");
     EXPECT_EQ(self.loop_nodes, 3u);
-    EXPECT_EQ(self.level[1], 1u);
-    EXPECT_EQ(self.level[2], 2u);
-    EXPECT_EQ(self.level[3], 2u);
+    EXPECT_EQ(self.level, (Levels{0, 1, 2, 2})); // a, x, then the loop of p and q
 }
 
 TEST(CircuitGraph, ATransistorNetIsAStarAroundItsFirstChannelNotManyDrivers)
