@@ -49,7 +49,8 @@ Args::Args(const std::vector<std::string>& args, std::vector<std::string> value_
     }
 }
 
-void Args::refuse_flags_except(const std::vector<std::string>& allowed, const std::string& command) const
+void Args::refuse_flags_except(const std::vector<std::string>& allowed,
+                              const std::string& command) const
 {
     for (const auto& f : flags_)
         if (std::find(allowed.begin(), allowed.end(), f.first) == allowed.end())

@@ -35,7 +35,8 @@ public:
     const std::vector<std::string>& positionals() const { return positionals_; }
     /// Refuses (UsageError) a flag given that is not in `allowed`, naming `command`: for
     /// subcommands that share one flag list but read only part of it.
-    void refuse_flags_except(const std::vector<std::string>& allowed, const std::string& command) const;
+    void refuse_flags_except(const std::vector<std::string>& allowed,
+                             const std::string& command) const;
 
 private:
     std::vector<std::pair<std::string, std::string>> flags_;

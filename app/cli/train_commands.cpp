@@ -438,7 +438,8 @@ int cmd_runs(const std::vector<std::string>& argv)
         // the machine went down): `gsr train --resume ID` goes on from its last checkpoint.
         const bool interrupted =
             r.status == "running" && !store::RunClaim::held(a.value("--db"), r.id);
-        std::cout << r.id << '\t' << (interrupted ? "interrupted" : r.status) << '\t' << r.model << '\t' << r.target << '\t'
+        std::cout << r.id << '\t' << (interrupted ? "interrupted" : r.status) << '\t' << r.model
+                  << '\t' << r.target << '\t'
                   << r.epochs_done << " epochs\tbest " << r.best_epoch << " (val "
                   << (r.best_val_loss ? fixed(*r.best_val_loss) : "-") << ")\t" << r.created_at
                   << '\n';

@@ -25,11 +25,12 @@ constexpr NodeId kNoNode = 0xffffffffu;
 // them, not several drivers with nothing reading them.
 bool reads(Direction d) { return d != Direction::Output; }
 
-/// Longest-path levels over the edges u->v (edge e of `forward`) that `keep(u, v, e)` allows. Combinational loops are
-/// collapsed first: Tarjan's strongly connected components (iterative, no recursion) give the
-/// condensation, a DAG whose components each take one level, so every node on one loop shares a
-/// level and nodes downstream of a loop are levelled past it. Returns the nodes on loops (in a
-/// component of two or more nodes, or with a kept edge to themselves).
+/// Longest-path levels over the edges u->v (edge e of `forward`) that `keep(u, v, e)` allows.
+/// Combinational loops are collapsed first: Tarjan's strongly connected components
+/// (iterative, no recursion) give the condensation, a DAG whose components each take one
+/// level, so every node on one loop shares a level and nodes downstream of a loop are levelled
+/// past it. Returns the nodes on loops (in a component of two or more nodes, or with a kept
+/// edge to themselves).
 template <class Keep>
 std::size_t longest_paths(const Csr& forward, std::size_t n, Keep keep, std::vector<std::uint32_t>& level)
 {

@@ -214,7 +214,8 @@ ArrivalTimes checked_finite(ArrivalTimes r, const Circuit& circuit, const NetStr
         std::snprintf(factor, sizeof factor, "%g", model.load_factor);
         // Said at the net's driver (or the netlist): the user can tell which circuit it was.
         const CellId driver = n < s.driver.size() ? s.driver[n] : kNoCell;
-        throw Error(driver != kNoCell ? circuit.cell_location(driver) : SourceLocation{circuit.source},
+        throw Error(driver != kNoCell ? circuit.cell_location(driver)
+                                      : SourceLocation{circuit.source},
                     "the arrival time of net '" + std::string(circuit.net_name(n)) +
                         "' is not a finite number: " +
                         (r.nldm ? std::string("the library's delay tables, the pin capacitances "
