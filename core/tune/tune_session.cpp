@@ -201,7 +201,10 @@ TuneSession tune_session_from_json(const nlohmann::json& j)
     const auto& list = field<nlohmann::json>(j, "candidates", top);
     if (!list.is_array()) throw Error("tune session: 'candidates' must be an array");
     for (const nlohmann::json& cj : list) {
-        const char* where = "a candidate";
+        // Which one, counted from 1 in the file's list: "a candidate" named none of 200.
+        const std::string which = "candidate " + std::to_string(s.candidates.size() + 1) +
+                                  " of " + std::to_string(list.size());
+        const char* where = which.c_str();
         CandidateRecord c;
         c.id = field<std::size_t>(cj, "id", where);
         if (cj.contains("parent") && !cj.at("parent").is_null())

@@ -269,6 +269,17 @@ TEST(SessionReport, JsonRoundTripsTheSession)
     std::size_t marked = 0;
     for (const tune::CandidateRecord& c : forged.candidates) marked += c.best;
     EXPECT_EQ(marked, 1u);
+
+    // A damaged field names its candidate ("a candidate key 'id'..." named none of them).
+    nlohmann::json damaged = j["session"];
+    damaged["candidates"][2]["id"] = -1;
+    try {
+        (void)tune::tune_session_from_json(damaged);
+        FAIL() << "an id of -1 was read";
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("candidate 3 of 5 key 'id'"), std::string::npos)
+            << e.what();
+    }
 }
 
 TEST(SessionReport, HtmlIsSelfContainedWithAnInlineRoofline)
