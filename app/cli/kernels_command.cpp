@@ -259,12 +259,6 @@ void save_session(const Args& a, const tune::TuneSession& s)
 #endif
 }
 
-/// T_SOL that flags gaming: the more permissive of the calibrated and datasheet bounds.
-double gaming_bound(const sol::SolAnalysis& an)
-{
-    return an.t_sol_datasheet > 0 ? std::min(an.t_sol, an.t_sol_datasheet) : an.t_sol;
-}
-
 /// A suite problem, or an engine problem (engine_*) at the model and graph of --model,
 /// --hidden, --groups, --topk, --nodes and --edges (as the Profiling panel logs them).
 tune::Problem problem_arg(const Args& a, const std::string& name)
@@ -334,7 +328,7 @@ int verify(const Args& a)
     std::string gpu;
     const sol::DeviceSpec device = lab_device(a, worker, &gpu);
     const sol::SolAnalysis an = lab_analysis(a, p, device, gpu);
-    worker.retarget(device, gaming_bound(an));
+    worker.retarget(device, sol::gaming_bound(an));
     const tune::Evaluation e = worker.evaluate_launch(source, entry, launch);
     if (a.has("--json")) {
         tune::TuneSession s = tune::make_session(p, an, "verify");
@@ -383,7 +377,7 @@ int tune_problem(const Args& a)
     std::string gpu;
     const sol::DeviceSpec device = lab_device(a, worker, &gpu);
     const sol::SolAnalysis an = lab_analysis(a, p, device, gpu);
-    worker.retarget(device, gaming_bound(an));
+    worker.retarget(device, sol::gaming_bound(an));
     const bool json = a.has("--json");
     if (!json)
         std::printf("%s on %s (%s): T_SOL %.2f us (%s-bound), strategy %s, budget %zu\n",
@@ -394,7 +388,7 @@ int tune_problem(const Args& a)
     if (!json) print_evaluation("baseline", base, an.t_sol);
     const std::vector<tune::KernelConfig> space = tune::config_space(p, device);
     const tune::SearchResult r =
-        tune::search(p, device, space, worker, options, gaming_bound(an));
+        tune::search(p, device, space, worker, options, sol::gaming_bound(an));
     tune::TuneSession s =
         tune::make_session(p, an, std::string(tune::strategy_name(options.strategy)));
     s.baseline_seconds = base.ok() ? base.seconds : 0;

@@ -96,6 +96,11 @@ double sol_score(double t, double t_sol, double t_baseline)
 
 bool is_gaming(double t, double t_sol, double tolerance) { return t < (1.0 - tolerance) * t_sol; }
 
+double gaming_bound(const SolAnalysis& a)
+{
+    return a.t_sol_datasheet > 0 ? std::min(a.t_sol, a.t_sol_datasheet) : a.t_sol;
+}
+
 Judgement judge(const SolAnalysis& a, double t, double t_baseline)
 {
     Judgement j;

@@ -51,6 +51,9 @@ double sol_score(double t, double t_sol, double t_baseline);
 /// True when t is below T_SOL by more than `tolerance` (a fraction): the timer cannot be that
 /// far off, so the kernel skipped work.
 bool is_gaming(double t, double t_sol, double tolerance = 0.05);
+/// The T_SOL that flags gaming: the more permissive of the calibrated and datasheet bounds, so
+/// that an honest kernel beating a conservative calibration is never called a cheat.
+double gaming_bound(const SolAnalysis& a);
 
 struct Judgement {
     double seconds = 0;

@@ -252,8 +252,13 @@ nlohmann::json ProcessAgent::receive()
         if (line.empty()) continue;
         nlohmann::json m = nlohmann::json::parse(line, nullptr, false);
         if (m.is_discarded()) throw Error("agent: not a JSON line: '" + line.substr(0, 120) + "'");
-        if (m.is_object() && m.value("type", std::string()) == "log") {
-            log_.push_back(m.value("text", std::string()));
+        // A field of another type is no exception of nlohmann's: the session's own error.
+        const auto text = [&](const char* key) {
+            return m.is_object() && m.contains(key) && m[key].is_string() ? m[key].get<std::string>()
+                                                                          : std::string();
+        };
+        if (text("type") == "log") {
+            log_.push_back(text("text"));
             continue;
         }
         return m;

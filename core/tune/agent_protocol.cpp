@@ -1,4 +1,5 @@
 #include "tune/agent_protocol.hpp"
+#include "util/json_text.hpp"
 
 #include "tune/codegen.hpp"
 #include "util/diagnostics.hpp"
@@ -36,7 +37,8 @@ AgentReply parse_agent_reply(const nlohmann::json& m)
     AgentReply r;
     if (type == "stop") {
         r.stop = true;
-        r.stop_reason = m.value("reason", std::string());
+        if (m.contains("reason") && m["reason"].is_string())
+            r.stop_reason = m["reason"].get<std::string>();
         return r;
     }
     if (type != "candidates")
@@ -65,6 +67,8 @@ AgentReply parse_agent_reply(const nlohmann::json& m)
             }
         } catch (const Error& e) {
             cand.error = e.message();
+        } catch (const nlohmann::json::exception& e) { // a field of another type
+            cand.error = json_error_text(e);
         }
         r.candidates.push_back(std::move(cand));
     }
@@ -153,7 +157,7 @@ AgentSessionResult run_agent_session(const Problem& p, const sol::DeviceSpec& de
                 } else {
                     t.result = evaluator.evaluate_source(c.cuda, c.entry);
                 }
-                if (t.result.ok() && sol::is_gaming(t.result.seconds, sol.t_sol)) {
+                if (t.result.ok() && sol::is_gaming(t.result.seconds, sol::gaming_bound(sol))) {
                     t.result.verdict = Verdict::Gaming;
                     t.result.detail = "faster than T_SOL by more than 5%: never ranked";
                 }
@@ -169,6 +173,8 @@ AgentSessionResult run_agent_session(const Problem& p, const sol::DeviceSpec& de
         agent.finish({{"type", "done"}, {"verdicts", fresh}, {"best", best_json()}});
     } catch (const Error& e) {
         r.stop_reason = "agent failed: " + e.message();
+    } catch (const nlohmann::json::exception& e) { // an agent's message of the wrong shape
+        r.stop_reason = "agent failed: " + json_error_text(e);
     }
     r.log = agent.log();
     return r;

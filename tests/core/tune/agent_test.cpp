@@ -204,6 +204,15 @@ TEST(AgentProtocol, RepliesAreParsedStrictly)
     EXPECT_NE(r.candidates[2].error.find("\"config\" or \"cuda\""), std::string::npos);
     EXPECT_TRUE(parse_agent_reply({{"type", "stop"}, {"reason", "done"}}).stop);
     EXPECT_THROW(parse_agent_reply({{"type", "hello"}}), gsr::Error);
+    // Fields of another type were nlohmann's exceptions, past the session's handler.
+    AgentReply stop;
+    EXPECT_NO_THROW(stop = parse_agent_reply({{"type", "stop"}, {"reason", 7}}));
+    EXPECT_TRUE(stop.stop);
+    EXPECT_EQ(stop.stop_reason, "");
+    const AgentReply odd = parse_agent_reply(nlohmann::json::parse(
+        R"({"type":"candidates","candidates":[{"config":{"family":7}}]})"));
+    ASSERT_EQ(odd.candidates.size(), 1u);
+    EXPECT_FALSE(odd.candidates[0].error.empty());
 }
 
 namespace {
