@@ -382,8 +382,9 @@ private:
                 const LefDefToken t = lex_.next();
                 if (t.is(";")) break;
                 if (t.is("+")) {
-                    // Options and routing: their parentheses are coordinates, not connections.
-                    lex_.skip_entry(what, dash.offset);
+                    // Options and routing: their parentheses are coordinates, not connections,
+                    // but a SUBNET's own `( comp pin )` are connections of the net.
+                    options(net, what, dash.offset);
                     break;
                 }
                 if (!t.is("(")) {
@@ -398,6 +399,39 @@ private:
         }
         nets_found_ += found;
         check_declared(kw, declared, found);
+    }
+
+    /// The '+' options of a net entry, its first '+' read, through the entry's ';'. Only a
+    /// SUBNET's connections are read (they were dropped without a word); the rest is routing
+    /// and properties.
+    void options(NetId net, const std::string& what, std::size_t start)
+    {
+        for (;;) { // at an option's name, its '+' read
+            const LefDefToken opt = lex_.next();
+            if (opt.is("SUBNET")) {
+                lex_.expect_word("a subnet name after SUBNET in " + what);
+                while (lex_.peek().is("(")) {
+                    const LefDefToken open = lex_.next();
+                    if (lex_.peek().is("VPIN")) { // a virtual pin: no component
+                        while (!lex_.peek().is(")") && !lex_.peek().end) lex_.next();
+                        lex_.expect_keyword(")", "the VPIN of a subnet in " + what);
+                        continue;
+                    }
+                    connection(open, net, what + "'s subnet");
+                }
+            }
+            // The rest of the option, up to the next '+' or the entry's ';'.
+            std::size_t before = lex_.last_end(); // where a forgotten ';' belongs
+            for (LefDefToken t = opt;; before = lex_.last_end(), t = lex_.next()) {
+                if (t.end)
+                    lex_.fail(t.offset, "unexpected end of file: expected ';' to end " + what +
+                                            " (line " + std::to_string(lex_.line_of(start)) + ")");
+                if (t.is(";")) return;
+                if (t.is("END") || t.is("-"))
+                    lex_.fail(before, "expected ';' at the end of " + what);
+                if (t.is("+")) break;
+            }
+        }
     }
 
     void connection(const LefDefToken& open, NetId net, const std::string& what)

@@ -143,6 +143,25 @@ TEST(DefReader, RoutingParenthesesAreNotConnections)
     EXPECT_EQ(def_of(kDef).counts.extra.at("pin_connections"), 7);
 }
 
+TEST(DefReader, SubnetConnectionsAreConnectionsAndTheirRoutingIsNot)
+{
+    // `+ SUBNET s ( comp pin )`: the connection was dropped with the rest of the options.
+    const std::string text =
+        "DESIGN d ;\nCOMPONENTS 3 ;\n- u1 INV_X1 ;\n- u2 INV_X1 ;\n- u3 INV_X1 ;\n"
+        "END COMPONENTS\nNETS 1 ;\n- n1 ( u1 ZN ) + USE SIGNAL\n"
+        "  + SUBNET s1 ( u2 A ) ( VPIN v1 ) NONDEFAULTRULE r ROUTED metal1 ( 10 20 ) ( 30 * )\n"
+        "  + SUBNET s2 ( u3 A ) + PROPERTY p 1 ;\nEND NETS\nEND DESIGN\n";
+    const Circuit c = def_of(text);
+    EXPECT_EQ(c.counts.extra.at("pin_connections"), 3);
+    for (gsr::netlist::CellId id : {1u, 2u}) {
+        ASSERT_EQ(c.cells[id].pin_count, 1u);
+        EXPECT_EQ(std::string(c.net_name(c.pins_of(c.cells[id])[0].net)), "n1");
+    }
+    // A ';' forgotten after the options is still named.
+    const std::string unended = text.substr(0, text.find(" ;\nEND NETS"));
+    EXPECT_THROW(def_of(unended + "\n- n2 ( u1 A ) ;\nEND NETS\nEND DESIGN\n"), gsr::Error);
+}
+
 TEST(DefReader, CountsEntriesAndDeclarations)
 {
     const Circuit c = def_of(kDef);
