@@ -26,13 +26,9 @@ namespace {
 
 void mark_best(TuneSession& s)
 {
-    CandidateRecord* best = nullptr;
-    for (CandidateRecord& c : s.candidates) {
-        c.best = false;
-        if (c.verdict == Verdict::Ok && c.seconds > 0 && (!best || c.seconds < best->seconds))
-            best = &c;
-    }
-    if (best) best->best = true;
+    for (CandidateRecord& c : s.candidates) c.best = false;
+    if (const int best = fastest_ok_index(s); best >= 0)
+        s.candidates[std::size_t(best)].best = true;
 }
 
 std::size_t next_id(const TuneSession& s)
@@ -67,6 +63,18 @@ T optional_field(const nlohmann::json& j, const char* key, T fallback, const cha
 }
 
 } // namespace
+
+int fastest_ok_index(const TuneSession& s)
+{
+    int best = -1;
+    for (std::size_t i = 0; i < s.candidates.size(); ++i) {
+        const CandidateRecord& c = s.candidates[i];
+        if (c.verdict == Verdict::Ok && c.seconds > 0 &&
+            (best < 0 || c.seconds < s.candidates[std::size_t(best)].seconds))
+            best = int(i);
+    }
+    return best;
+}
 
 const CandidateRecord* TuneSession::best_candidate() const
 {

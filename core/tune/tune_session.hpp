@@ -61,6 +61,10 @@ struct TuneSession {
     double intensity() const { return bytes > 0 ? flops / bytes : 0; }
 };
 
+/// The index of the fastest verified candidate (ok, timed), whatever the `best` flags say:
+/// the rule a session is recorded and read back by, and the GUI's while it runs. -1: none.
+int fastest_ok_index(const TuneSession& s);
+
 double percent_of_sol(const TuneSession& s, const CandidateRecord& c);
 double achieved_flops(const TuneSession& s, const CandidateRecord& c);
 /// Whether the candidate has a time to place on the roofline (ok or gaming).

@@ -81,18 +81,6 @@ void link_search_lineage(tune::TuneSession& session, std::size_t first)
     }
 }
 
-int best_candidate_index(const tune::TuneSession& session)
-{
-    int best = -1;
-    for (std::size_t i = 0; i < session.candidates.size(); ++i) {
-        const tune::CandidateRecord& c = session.candidates[i];
-        if (c.verdict == tune::Verdict::Ok && c.seconds > 0 &&
-            (best < 0 || c.seconds < session.candidates[std::size_t(best)].seconds))
-            best = int(i);
-    }
-    return best;
-}
-
 CandidatesTableModel::CandidatesTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void CandidatesTableModel::setSession(tune::TuneSession session)
@@ -100,7 +88,7 @@ void CandidatesTableModel::setSession(tune::TuneSession session)
     beginResetModel();
     session_ = std::move(session);
     for (tune::CandidateRecord& c : session_.candidates) c.best = false;
-    const int best = best_candidate_index(session_);
+    const int best = tune::fastest_ok_index(session_);
     if (best >= 0) session_.candidates[std::size_t(best)].best = true;
     endResetModel();
 }
@@ -132,7 +120,7 @@ int CandidatesTableModel::bestRow() const
 void CandidatesTableModel::remarkBest()
 {
     const int before = bestRow();
-    const int after = best_candidate_index(session_);
+    const int after = tune::fastest_ok_index(session_);
     if (before == after) return;
     if (before >= 0) {
         session_.candidates[std::size_t(before)].best = false;

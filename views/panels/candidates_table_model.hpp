@@ -24,9 +24,6 @@ QString config_change(const std::string& parent_label, const std::string& child_
 /// tune::search: a new best is verified and strictly faster).
 void link_search_lineage(tune::TuneSession& session, std::size_t first = 0);
 
-/// The best verified candidate's index under tune::TuneSession's rule (none: -1).
-int best_candidate_index(const tune::TuneSession& session);
-
 class CandidatesTableModel : public QAbstractTableModel {
     Q_OBJECT
 
