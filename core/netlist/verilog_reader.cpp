@@ -353,8 +353,8 @@ public:
     void prefetch(std::uint32_t h) const { __builtin_prefetch(&slots_[h & (slots_.size() - 1)]); }
 
     /// Stores `s` under a new id without indexing it: for names found another way (bits of a
-    /// vector are found through the vector). Should the same text be interned as well, the two
-    /// ids become one net when the Circuit's pool is built, which merges equal names.
+    /// vector through the vector, flattened nets through their frame). Should the same text be
+    /// interned as well, the two stay different nets: the later gets primes in the Circuit.
     std::uint32_t append(std::string_view s)
     {
         if (s.size() >= (1u << 24)) throw Error("name longer than 16 MiB");
@@ -488,6 +488,9 @@ struct ModuleDef {
     std::size_t behaviour_offset = kNoOffset;
     std::size_t switch_offset = kNoOffset;
     bool warned_bit_select = false;
+    /// Nets named "b[i]" by a select of b before b was declared a vector: its bits, once
+    /// declared, are these nets (as yosys reads it). An escaped identifier `\b[i] ` is not.
+    std::vector<NetId> undeclared_bits;
 
     /// Pin name (Circuit::names id) -> port index, built when the module is first instantiated.
     std::unordered_map<NameId, std::uint32_t> port_by_pin;
@@ -821,7 +824,11 @@ NetId Reader::vector_bit(ModuleDef& m, std::uint32_t vid, std::int64_t index)
         scratch_ += '[';
         append_int(scratch_, index);
         scratch_ += ']';
-        bit = m.nets.append(scratch_);
+        const NetId early = m.undeclared_bits.empty() ? kNone : m.nets.find(scratch_);
+        bit = early != kNone && std::binary_search(m.undeclared_bits.begin(),
+                                                   m.undeclared_bits.end(), early)
+                  ? early
+                  : m.nets.append(scratch_);
     }
     return bit;
 }
@@ -1859,7 +1866,9 @@ void Reader::parse_primary(ModuleDef& m, std::vector<NetId>& out)
             scratch_ += '[';
             append_int(scratch_, i);
             scratch_ += ']';
+            const std::size_t known = m.nets.size();
             out.push_back(scalar_net(m, scratch_));
+            if (m.nets.size() != known) m.undeclared_bits.push_back(out.back()); // ascending
             if (i == to) break;
         }
         return;
@@ -2347,7 +2356,7 @@ NetId Reader::map_net(Frame& f, NetId local)
     if (slot == kUnmapped) {
         scratch_.assign(path_, 0, f.prefix_length);
         scratch_ += f.m->nets.view(r);
-        slot = gnets_.intern(scratch_);
+        slot = gnets_.append(scratch_); // a top-level `\\u1/n ` stays apart from u1's n
         if (slot >= kMaxNets) src_.fail(f.m->offset, "too many nets after flattening");
     }
     return slot;
@@ -2690,12 +2699,31 @@ void Reader::compact_nets()
             ring[(head + queued++) % kAhead] = static_cast<NetId>(scan);
         }
     };
+    // Two nets the union-find keeps apart can still share a name: the escaped identifier
+    // `\b[0] ` and bit 0 of a bus b, or `\u1/n ` and the net n inside instance u1. Interned
+    // as they are they would become one net; the later one gets primes until its name is free.
+    std::size_t clashes = 0;
+    std::string first_clash;
     for (refill(); queued > 0; refill()) {
         const NetId i = ring[head];
         head = (head + 1) % kAhead;
         --queued;
-        remap[i] = out.intern(gnets_.view(i));
+        const std::string_view name = gnets_.view(i);
+        const std::size_t before = out.size();
+        remap[i] = out.intern(name);
+        if (out.size() != before) continue;
+        std::string renamed(name);
+        do renamed += '\'';
+        while (out.find(renamed) != kNoName);
+        remap[i] = out.intern(renamed);
+        if (clashes++ == 0)
+            first_clash = "'" + std::string(name) + "' (the later one is named '" + renamed + "')";
     }
+    if (clashes)
+        warn(kNoOffset, std::to_string(clashes) + " net name" + (clashes == 1 ? " is" : "s are") +
+                            " shared by different nets, such as an escaped identifier like "
+                            "'\\b[0] ' and bit 0 of a bus 'b'; each is kept apart with primes "
+                            "added: " + first_clash);
     c_.counts.cells = c_.counted_cells(); // before the constants' cells join
     c_.counts.nets = static_cast<std::int64_t>(used);
     static constexpr std::string_view kValueNames[] = {"1'b0", "1'b1", "1'bx", "1'bz"};

@@ -612,6 +612,51 @@ TEST(VerilogReader, AnyBehaviouralPosedgeModuleIsAFlipFlop)
     EXPECT_EQ(c.cells[0].kind, CellKind::FlipFlop);
 }
 
+TEST(VerilogReader, AnEscapedNameLikeABusBitIsAnotherNet)
+{
+    // yosys reads `\b[0] ` as its own wire beside bit 0 of b: 5 public wire bits here.
+    const Circuit c = verilog("module top(input [1:0] b, input \\b[0] , output y, output z);\n"
+                              "and g1(y, b[0], b[1]);\nnot g2(z, \\b[0] );\nendmodule\n");
+    EXPECT_EQ(*c.counts.nets, 5);
+    EXPECT_EQ(c.net_count(), 5u);
+    const Cell* g1 = cell_named(c, "g1");
+    const Cell* g2 = cell_named(c, "g2");
+    ASSERT_TRUE(g1 && g2);
+    EXPECT_NE(c.pins_of(*g1)[1].net, c.pins_of(*g2)[1].net);
+    EXPECT_EQ(pin_nets(c, *g1), (Names{"y", "b[0]", "b[1]"})); // the port's bits come first
+    EXPECT_EQ(pin_nets(c, *g2), (Names{"z", "b[0]'"}));
+    EXPECT_TRUE(has_warning(c, "'b[0]' (the later one is named 'b[0]'')"));
+}
+
+TEST(VerilogReader, ASelectBeforeTheBusIsDeclaredIsTheBusBit)
+{
+    // yosys: `not g1(b[0], a); wire [1:0] b;` drives bit 0 of the bus declared after.
+    const Circuit c = verilog("module top(a, y); input a; output y;\nnot g1(b[0], a);\n"
+                              "wire [1:0] b;\nbuf g2(y, b[0]);\nendmodule\n");
+    const Cell* g1 = cell_named(c, "g1");
+    const Cell* g2 = cell_named(c, "g2");
+    ASSERT_TRUE(g1 && g2);
+    EXPECT_EQ(c.pins_of(*g1)[0].net, c.pins_of(*g2)[1].net);
+    EXPECT_EQ(c.net_count(), 3u);
+    EXPECT_TRUE(has_warning(c, "not declared as a vector"));
+    EXPECT_FALSE(has_warning(c, "primes"));
+}
+
+TEST(VerilogReader, AnEscapedNameLikeAFlattenedPathIsAnotherNet)
+{
+    const Circuit c = verilog(
+        "module sub(input a, output o); wire n; not g(n, a); buf h(o, n); endmodule\n"
+        "module top(input a, output y, output z); wire \\u1/n ;\n"
+        "sub u1(.a(a), .o(y)); not k(\\u1/n , a); and k2(z, \\u1/n , a); endmodule\n");
+    const Cell* g = cell_named(c, "u1/g");
+    const Cell* k = cell_named(c, "k");
+    ASSERT_TRUE(g && k);
+    EXPECT_NE(c.pins_of(*g)[0].net, c.pins_of(*k)[0].net); // one driver each
+    EXPECT_EQ(pin_nets(c, *k)[0], "u1/n");
+    EXPECT_EQ(pin_nets(c, *g)[0], "u1/n'");
+    EXPECT_TRUE(has_warning(c, "primes"));
+}
+
 // --- what is skipped --------------------------------------------------------------------------
 
 TEST(VerilogReader, CommentsAttributesAndDirectivesAreSkipped)
