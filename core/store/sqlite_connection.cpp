@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <filesystem>
 #include <limits>
+
+#include <unistd.h>
 
 namespace gsr::store::detail {
 
@@ -66,8 +69,31 @@ Error sqlite_error(const std::string& path, int rc, std::string_view sqlite_mess
 
 // --- Connection ------------------------------------------------------------------------------
 
+namespace {
+
+/// Whether the file at `path`, its folder and any WAL side files beside it can be written.
+bool writable_with_side_files(const std::string& path)
+{
+    if (::access(path.c_str(), W_OK) != 0) return false;
+    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+    if (::access(folder.empty() ? "." : folder.c_str(), W_OK) != 0) return false;
+    for (const char* side : {"-wal", "-shm"}) {
+        const std::string file = path + side;
+        if (::access(file.c_str(), F_OK) == 0 && ::access(file.c_str(), W_OK) != 0) return false;
+    }
+    return true;
+}
+
+} // namespace
+
 Connection::Connection(const std::string& path, int flags) : path_(path)
 {
+    // A read-only connection to a WAL project leaves its -wal and -shm files behind: only one
+    // that may write checkpoints and removes them at the last close. So where everything can
+    // be written, reading happens on a read-write connection that refuses every change
+    // (PRAGMA query_only), and on SQLite's read-only one elsewhere.
+    const bool query_only = flags == SQLITE_OPEN_READONLY && writable_with_side_files(path);
+    if (query_only) flags = SQLITE_OPEN_READWRITE;
     int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
     if (rc != SQLITE_OK) {
         // open_v2 hands back a handle even on failure (except out of memory); it carries the
@@ -78,6 +104,8 @@ Connection::Connection(const std::string& path, int flags) : path_(path)
         throw sqlite_error(path_, rc, message);
     }
     rc = sqlite3_extended_result_codes(db_, 1);
+    if (rc == SQLITE_OK && query_only)
+        rc = sqlite3_exec(db_, "PRAGMA query_only=ON", nullptr, nullptr, nullptr);
     if (rc != SQLITE_OK) {
         Error error = sqlite_error(path_, rc, sqlite3_errmsg(db_));
         sqlite3_close_v2(db_);

@@ -180,11 +180,18 @@ TEST_F(ProjectStoreTest, ReadOnlyModeReadsButDoesNotWrite)
     const std::string path = file("p.gsr");
     ProjectStore::open(path, OpenMode::CreateOrOpen).add_netlist(record("a.v", "h", 1));
 
-    ProjectStore store = ProjectStore::open(path, OpenMode::ReadOnly);
-    EXPECT_EQ(store.netlists().size(), 1u);
-    const std::string message = error_of([&] { store.add_netlist(record("b.v", "h", 2)); });
-    EXPECT_NE(message.find(path), std::string::npos) << message;
-    EXPECT_NE(message.find("read-only"), std::string::npos) << message;
+    {
+        ProjectStore store = ProjectStore::open(path, OpenMode::ReadOnly);
+        EXPECT_EQ(store.netlists().size(), 1u);
+        const std::string message = error_of([&] { store.add_netlist(record("b.v", "h", 2)); });
+        EXPECT_NE(message.find(path), std::string::npos) << message;
+        EXPECT_NE(message.find("read-only"), std::string::npos) << message;
+        EXPECT_TRUE(fs::exists(path + "-shm")); // WAL while open
+    }
+    // Reading leaves nothing beside the project once the last connection closes.
+    EXPECT_FALSE(fs::exists(path + "-wal"));
+    EXPECT_FALSE(fs::exists(path + "-shm"));
+    EXPECT_EQ(ProjectStore::open(path, OpenMode::ReadOnly).netlists().size(), 1u);
 }
 
 TEST_F(ProjectStoreTest, StoreIsMovable)
