@@ -1,5 +1,7 @@
 #include "netlist/lefdef_lexer.hpp"
 
+#include "util/utf8_text.hpp"
+
 #include <charconv>
 #include <cstring>
 
@@ -100,7 +102,7 @@ std::string LefDefLexer::quote(const LefDefToken& t)
     if (t.end) return "the end of the file";
     std::string_view s = t.text;
     const bool cut = s.size() > 40;
-    if (cut) s = s.substr(0, 40);
+    if (cut) s = s.substr(0, utf8_cut(s, 40));
     std::string q = t.quoted ? "\"" : "'";
     return q + std::string(s) + (cut ? "..." : "") + q;
 }

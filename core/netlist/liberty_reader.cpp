@@ -9,6 +9,7 @@
 #include "netlist/lefdef_lexer.hpp"
 #include "netlist/readers.hpp"
 #include "util/source_text.hpp"
+#include "util/utf8_text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -296,7 +297,7 @@ private:
         if (t.kind == Tok::End) return "the end of the file";
         std::string_view s = t.text;
         const bool cut = s.size() > 40;
-        if (cut) s = s.substr(0, 40);
+        if (cut) s = s.substr(0, utf8_cut(s, 40));
         const char q = t.kind == Tok::String ? '"' : '\'';
         std::string out(1, q);
         out.append(s);

@@ -1,5 +1,7 @@
 #include "report/chart.hpp"
 
+#include "util/utf8_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -351,8 +353,9 @@ Scene line_chart(const std::string& title, const std::string& x_label, const std
 
 // --- SVG -------------------------------------------------------------------------------------
 
-std::string xml_escape(const std::string& text)
+std::string xml_escape(const std::string& raw)
 {
+    const std::string text = printable_utf8(raw); // XML allows no NUL and no bad UTF-8
     std::string out;
     out.reserve(text.size());
     for (char c : text) {

@@ -1,6 +1,7 @@
 #include "report/pdf_report.hpp"
 
 #include "util/diagnostics.hpp"
+#include "util/utf8_text.hpp"
 
 #ifdef GSR_HAVE_CAIRO
 #include <cairo-pdf.h>
@@ -51,11 +52,18 @@ void set_font(cairo_t* cr, double size, bool bold)
     cairo_set_font_size(cr, size);
 }
 
-double text_width(cairo_t* cr, const std::string& text)
+double text_width(cairo_t* cr, const std::string& raw)
 {
+    const std::string text = printable_utf8(raw); // as show_text draws it
     cairo_text_extents_t e;
     cairo_text_extents(cr, text.c_str(), &e);
     return e.x_advance;
+}
+
+/// cairo refuses invalid UTF-8 for the whole document and stops a string at a NUL.
+void show_text(cairo_t* cr, const std::string& text)
+{
+    cairo_show_text(cr, printable_utf8(text).c_str());
 }
 
 void stroke_path(cairo_t* cr, const Stroke& s)
@@ -127,7 +135,7 @@ void draw_scene(cairo_t* cr, const Scene& scene)
             cairo_rotate(cr, t->rotate * M_PI / 180);
             cairo_move_to(cr, dx, 0);
             set_rgb(cr, t->color);
-            cairo_show_text(cr, t->text.c_str());
+            show_text(cr, t->text);
             cairo_restore(cr);
         }
     }
@@ -135,12 +143,6 @@ void draw_scene(cairo_t* cr, const Scene& scene)
 
 /// The largest n' <= n at which `s` may be cut without splitting a UTF-8 character (cairo
 /// refuses a broken one, and the whole PDF with it).
-std::size_t utf8_cut(const std::string& s, std::size_t n)
-{
-    while (n > 0 && n < s.size() && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-    return n;
-}
-
 /// Splits `text` into lines no wider than `width` at the current font (long words are cut,
 /// between characters).
 std::vector<std::string> wrap(cairo_t* cr, const std::string& text, double width)
@@ -243,12 +245,12 @@ public:
             ensure(size * 1.4 * double(std::min<std::size_t>(lines.size(), 3)));
             set_rgb(cr_, {90, 90, 90});
             cairo_move_to(cr_, kMargin, y_ + size);
-            cairo_show_text(cr_, fit(cr_, k, key_w).c_str());
+            show_text(cr_, fit(cr_, k, key_w));
             for (const std::string& l : lines) {
                 ensure(size * 1.4);
                 set_rgb(cr_, {30, 30, 30});
                 cairo_move_to(cr_, kMargin + key_w + gap, y_ + size);
-                cairo_show_text(cr_, l.c_str());
+                show_text(cr_, l);
                 y_ += size * 1.4;
             }
         }
@@ -327,7 +329,7 @@ public:
                 ensure(size * 1.4);
                 set_rgb(cr_, {40, 40, 40});
                 cairo_move_to(cr_, kMargin + indent, y_ + size);
-                cairo_show_text(cr_, l.c_str());
+                show_text(cr_, l);
                 y_ += size * 1.4;
             }
             for (auto it = node->children.rbegin(); it != node->children.rend(); ++it)
@@ -391,7 +393,7 @@ private:
             const double tx = numeric ? x + widths[c] - 3 - text_width(cr_, text) : x + 3;
             set_rgb(cr_, {30, 30, 30});
             cairo_move_to(cr_, tx, y_ + size * 1.12);
-            cairo_show_text(cr_, text.c_str());
+            show_text(cr_, text);
             x += widths[c];
         }
         y_ += size * 1.5;
@@ -404,7 +406,7 @@ private:
     {
         set_rgb(cr_, colour);
         cairo_move_to(cr_, kMargin, y_ + advance * 0.78);
-        cairo_show_text(cr_, text.c_str());
+        show_text(cr_, text);
         y_ += advance;
     }
 
@@ -419,7 +421,7 @@ private:
         set_rgb(cr_, {130, 130, 130});
         const std::string text = footer_ + "  -  page " + std::to_string(page_);
         cairo_move_to(cr_, kMargin + kTextW - text_width(cr_, text), kPageH - kMargin / 2);
-        cairo_show_text(cr_, text.c_str());
+        show_text(cr_, text);
     }
 
     void new_page()
@@ -462,7 +464,8 @@ std::string to_pdf(const Document& doc)
     std::string bytes;
     cairo_surface_t* surface = cairo_pdf_surface_create_for_stream(append, &bytes, kPageW, kPageH);
     cairo_t* cr = cairo_create(surface);
-    cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, doc.title.c_str());
+    cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE,
+                                   printable_utf8(doc.title).c_str());
     cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "GSR Studio");
     {
         PdfLayout layout(cr, doc.title);

@@ -1,5 +1,7 @@
 #include "report/session_report.hpp"
 
+#include "util/utf8_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -42,12 +44,6 @@ PlotFrame empty_frame()
     return PlotFrame(0, 0, 1, 1, Axis{}, Axis{});
 }
 
-std::string short_text(const std::string& text, std::size_t limit)
-{
-    if (text.size() <= limit) return text;
-    return text.substr(0, limit - 3) + "...";
-}
-
 std::string candidate_line(const tune::TuneSession& s, const tune::CandidateRecord& c)
 {
     std::string line = "#" + std::to_string(c.id) + " " + c.origin + ": " + c.label;
@@ -56,7 +52,7 @@ std::string candidate_line(const tune::TuneSession& s, const tune::CandidateReco
                 " SOL)";
     line += " " + std::string(tune::verdict_name(c.verdict));
     if (c.best) line += " [best]";
-    if (!c.detail.empty()) line += ": " + short_text(c.detail, 100);
+    if (!c.detail.empty()) line += ": " + shortened_utf8(c.detail, 100);
     return line;
 }
 

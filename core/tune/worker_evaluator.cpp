@@ -37,7 +37,10 @@ std::vector<std::uint64_t> draw_seeds(std::size_t count, std::uint64_t seed)
 
 std::string tail(const std::string& text, std::size_t n)
 {
-    return text.size() <= n ? text : "..." + text.substr(text.size() - n);
+    if (text.size() <= n) return text;
+    std::size_t from = text.size() - n;
+    while (from < text.size() && (static_cast<unsigned char>(text[from]) & 0xC0) == 0x80) ++from;
+    return "..." + text.substr(from); // from a character's first byte
 }
 
 /// A recursive-descent evaluator of launch expressions (see launch_from_expression).

@@ -123,6 +123,39 @@ inline int pdf_pages(const std::filesystem::path& pdf)
     return pages;
 }
 
+/// Whether `s` is well-formed UTF-8 (RFC 3629: no overlong form, no surrogate, at most
+/// U+10FFFF), checked by decoding each code point.
+inline bool valid_utf8(const std::string& s)
+{
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        const int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        if (n == 0 || i + n > s.size()) return false;
+        std::uint32_t cp = n == 1 ? c : c & (0x7F >> n);
+        for (int k = 1; k < n; ++k) {
+            const auto d = static_cast<unsigned char>(s[i + k]);
+            if ((d >> 6) != 2) return false;
+            cp = (cp << 6) | (d & 0x3F);
+        }
+        static constexpr std::uint32_t kLeast[] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < kLeast[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+        i += n;
+    }
+    return true;
+}
+
+/// The text of a PDF by poppler's pdftotext (UTF-8, layout order), or "" when it fails.
+inline std::string pdf_text(const std::filesystem::path& pdf)
+{
+    const std::string cmd = "pdftotext -enc UTF-8 '" + pdf.string() + "' - 2>/dev/null";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (!p) return "";
+    std::string text;
+    char buffer[4096];
+    for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, p)) > 0;) text.append(buffer, n);
+    return ::pclose(p) == 0 ? text : "";
+}
+
 #ifdef GSR_HAVE_CAIRO
 /// Renders page `page` with pdftoppm to a PNG and returns the fraction of its pixels that are
 /// not white (-1 when the PNG cannot be made or read).

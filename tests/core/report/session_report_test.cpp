@@ -380,6 +380,34 @@ TEST(SessionReport, ALongRefineChainNestsSixteenDeepAndRendersWithoutRecursion)
     EXPECT_NE(html.find("#100000 refine: cfg99999"), std::string::npos);
 }
 
+TEST(SessionReport, TextCutInsideACharacterOrHoldingControlsStillExports)
+{
+    // A compiler's message in a UTF-8 locale: the lineage line cuts the detail at 97 bytes,
+    // where the two bytes of 'é' begin at byte 96; a NUL and a bell come from an edited file.
+    tune::TuneSession s = known_session();
+    s.candidates[1].detail = std::string(92, 'a') + "\xE2\x80\x98x\xE2\x80\x99 \xC3\xA9t\xC3\xA9 " +
+                             std::string(40, 'b');
+    s.candidates[2].detail = std::string("x") + '\0' + "y\a z \xFF end";
+    s.candidates[2].parent = s.candidates[1].id; // the lineage tree shows the details
+    s.candidates[2].origin = "refine";
+    const std::string html = export_session(s, ReportFormat::Html);
+    EXPECT_TRUE(gsr::test::valid_utf8(html));
+    EXPECT_EQ(html.find('\0'), std::string::npos);
+    EXPECT_NE(html.find("x\xEF\xBF\xBDy\xEF\xBF\xBD z \xEF\xBF\xBD end"), std::string::npos);
+    EXPECT_NE(html.find("a\xE2\x80\x98x...<ul>"), std::string::npos); // cut before the '’'
+
+    if (!pdf_available()) GTEST_SKIP() << "this build has no cairo";
+    const std::string pdf = export_session(s, ReportFormat::Pdf);
+    EXPECT_EQ(pdf.rfind("%PDF-", 0), 0u);
+    gsr::test::ScratchDir dir("gsr_session_pdf_utf8");
+    const auto file = dir.path / "session.pdf";
+    write_file_atomically(file.string(), pdf);
+    if (!gsr::test::on_path("pdftotext")) GTEST_SKIP() << "pdftotext (poppler-utils) not on PATH";
+    const std::string text = gsr::test::pdf_text(file);
+    EXPECT_NE(text.find("x\xEF\xBF\xBDy\xEF\xBF\xBD z \xEF\xBF\xBD end"), std::string::npos) << text;
+    EXPECT_NE(text.find("\xE2\x80\x98x..."), std::string::npos) << text;
+}
+
 TEST(SessionReport, PdfRendersAndLongTablesSpanPages)
 {
     tune::TuneSession s = known_session();

@@ -4,6 +4,7 @@
 #include "util/json_text.hpp"
 #include "util/name_pool.hpp"
 #include "util/source_text.hpp"
+#include "util/utf8_text.hpp"
 
 #include "test_files.hpp"
 
@@ -190,4 +191,37 @@ TEST(AtomicFile, APipeIsWrittenInPlaceNotReplaced)
     reader.join();
     EXPECT_EQ(got, "a,b\n1,2\n");
     EXPECT_TRUE(fs::is_fifo(fs::status(fifo))); // a plain file took its place before
+}
+
+TEST(Utf8Text, CutsBetweenCharacters)
+{
+    const std::string s = "a\xC3\xA9\xE2\x80\x98\xF0\x9F\x98\x80z"; // a é ‘ 😀 z
+    EXPECT_EQ(utf8_cut(s, 0), 0u);
+    EXPECT_EQ(utf8_cut(s, 1), 1u);
+    EXPECT_EQ(utf8_cut(s, 2), 1u); // inside é
+    EXPECT_EQ(utf8_cut(s, 3), 3u);
+    EXPECT_EQ(utf8_cut(s, 5), 3u); // inside ‘
+    EXPECT_EQ(utf8_cut(s, 9), 6u); // inside the emoji
+    EXPECT_EQ(utf8_cut(s, 10), 10u);
+    EXPECT_EQ(utf8_cut(s, 99), s.size());
+    EXPECT_EQ(shortened_utf8(s, 99), s);
+    EXPECT_EQ(shortened_utf8(s, 7), "a\xC3\xA9...");  // 4 bytes would cut ‘
+    EXPECT_EQ(shortened_utf8("abcdefgh", 6), "abc...");
+}
+
+TEST(Utf8Text, EveryBadByteAndControlBecomesOneReplacement)
+{
+    const std::string r = "\xEF\xBF\xBD";
+    EXPECT_EQ(printable_utf8("plain \xC3\xA9\t\r\n"), "plain \xC3\xA9\t\r\n");
+    EXPECT_EQ(printable_utf8(std::string("a\0b", 3)), "a" + r + "b");
+    EXPECT_EQ(printable_utf8("\x07\x1B\x7F"), r + r + r);
+    EXPECT_EQ(printable_utf8("\xFF"), r);
+    EXPECT_EQ(printable_utf8("\xC3"), r);                 // cut short at the end
+    EXPECT_EQ(printable_utf8("\xC3z"), r + "z");          // cut short before an ASCII byte
+    EXPECT_EQ(printable_utf8("\xC0\xAF"), r + r);        // overlong '/'
+    EXPECT_EQ(printable_utf8("\xE0\x80\xAF"), r + r + r); // overlong, 3 bytes
+    EXPECT_EQ(printable_utf8("\xED\xA0\x80"), r + r + r); // a surrogate
+    EXPECT_EQ(printable_utf8("\xF4\x90\x80\x80"), r + r + r + r); // past U+10FFFF
+    EXPECT_EQ(printable_utf8("\xF4\x8F\xBF\xBF"), "\xF4\x8F\xBF\xBF"); // U+10FFFF itself
+    EXPECT_EQ(printable_utf8("\xEF\xBF\xBD"), r);
 }
