@@ -2,9 +2,12 @@
 // action's line with the flags `gsr` takes.
 #include "panels/cli_equivalent.hpp"
 #include "panels/console_panel.hpp"
+#include "panels/panel_screenshot.hpp"
 #include "panels/training_settings.hpp"
 #include "view_test_support.hpp"
 
+#include <QImage>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace gsr::views;
@@ -122,6 +125,20 @@ private slots:
         QVERIFY(console.text().contains(QStringLiteral("# run 1")));
         console.clear();
         QVERIFY(console.commands().isEmpty());
+    }
+
+    void theConsoleScreenshotTrainsIntoAProjectItMakes()
+    {
+        // docs/screenshots.sh: the console after a real training run; a failed run is no
+        // screenshot (the README's image once showed "no such project file").
+        qputenv("GSR_SCREENSHOT_TEST",
+                test::data_file("netlists/iscas85/bench/c432.bench").toUtf8());
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString png = dir.filePath(QStringLiteral("console.png"));
+        QVERIFY(render_panel_screenshot(QStringLiteral("console"), png, test::c17_path()));
+        QCOMPARE(QImage(png).size(), QSize(1100, 300));
+        qunsetenv("GSR_SCREENSHOT_TEST");
     }
 };
 

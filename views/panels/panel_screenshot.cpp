@@ -9,6 +9,7 @@
 #include "panels/studio_panels.hpp"
 #include "panels/training_panel.hpp"
 #include "panels/tune_includes.hpp"
+#include "store/project_store.hpp"
 #include "util/diagnostics.hpp"
 #include "util/resources.hpp"
 
@@ -192,7 +193,14 @@ bool render_panel_screenshot(const QString& panel, const QString& out_png, const
         std::cerr << "gsr-studio: cannot create a temporary folder\n";
         return false;
     }
-    panels.setProject(dir.filePath(QStringLiteral("screenshot.gsr")));
+    const QString project = dir.filePath(QStringLiteral("screenshot.gsr"));
+    try {
+        store::ProjectStore::open(project.toStdString(), store::OpenMode::CreateOrOpen);
+    } catch (const Error& e) {
+        std::cerr << "gsr-studio: " << e.what() << '\n';
+        return false;
+    }
+    panels.setProject(project);
     TrainingPanel* t = panels.training();
     const QStringList tests = test_circuits();
     t->setTestCircuits(tests);
@@ -215,9 +223,11 @@ bool render_panel_screenshot(const QString& panel, const QString& out_png, const
             panels.runs()->compareSelected();
         }
     }
-    if (!tests.isEmpty() && !trained)
+    if (!tests.isEmpty() && !trained) {
         std::cerr << "gsr-studio: the training for the screenshot did not finish: "
                   << t->statusText().toStdString() << '\n';
+        return false; // an image of the failure is no screenshot of the panel
+    }
 
     if (panel == QLatin1String("training")) return save(t, QSize(1400, 520), out_png);
     if (panel == QLatin1String("memory")) return save(panels.memory(), QSize(1400, 520), out_png);
