@@ -145,6 +145,9 @@ GraphCanvas::GraphCanvas(QWidget* parent) : QOpenGLWidget(parent)
 GraphCanvas::~GraphCanvas()
 {
     releaseGL();
+    // ~QOpenGLWidget destroys the context after this object's members are gone: its
+    // aboutToBeDestroyed must not call releaseGL on what is left of the canvas.
+    if (QOpenGLContext* c = context()) disconnect(c, nullptr, this, nullptr);
     if (ImGui::GetCurrentContext() == imgui_) ImGui::SetCurrentContext(nullptr);
     ImGui::DestroyContext(imgui_);
 }
