@@ -118,6 +118,8 @@ constexpr const char* kHelp =
         "  info [FILE] [--liberty LIB]... [--json] [--quiet]\n"
         "                                            counts, graph size and depth of a netlist\n"
         "                                            or cell library (default: the bundled sample)\n"
+        "  new --db PROJECT                          create an empty project file (never over\n"
+        "                                            a file that exists)\n"
         "  import FILE... --db PROJECT [--liberty LIB]... [--quiet]\n"
         "                                            record netlists in a project file\n"
         "  netlists --db PROJECT [--json]            list the netlists of a project\n"
@@ -287,6 +289,7 @@ int run(const std::vector<std::string>& args)
         if (print_command_help(args[0])) return 0;
     }
     if (args[0] == "info") return cmd_info(rest);
+    if (args[0] == "new") return cmd_new(rest);
     if (args[0] == "import") return cmd_import(rest);
     if (args[0] == "netlists") return cmd_netlists(rest);
     if (args[0] == "labels") return cmd_labels(rest);

@@ -82,6 +82,7 @@ void print_warnings(const Diagnostics& diagnostics);
 int cmd_info(const std::vector<std::string>& args);
 int cmd_import(const std::vector<std::string>& args);
 int cmd_netlists(const std::vector<std::string>& args);
+int cmd_new(const std::vector<std::string>& args);
 int cmd_labels(const std::vector<std::string>& args);
 int cmd_train(const std::vector<std::string>& args);
 int cmd_runs(const std::vector<std::string>& args);

@@ -10,11 +10,30 @@
 #include "util/json_text.hpp"
 #endif
 
+#include <filesystem>
 #include <iostream>
 
 namespace gsr::cli {
 
 #ifdef GSR_HAVE_STORE
+
+int cmd_new(const std::vector<std::string>& argv)
+{
+    Args a(argv, {"--db"}, {});
+    if (!a.has("--db")) throw UsageError("new needs --db PROJECT");
+    if (!a.positionals().empty())
+        throw UsageError("new takes no FILE: add netlists with 'gsr import FILE... --db PROJECT'");
+    const std::string path = a.value("--db");
+    // As the window's File > New Project: an existing file is never taken over.
+    std::error_code ec;
+    const auto status = std::filesystem::symlink_status(path, ec);
+    if (!ec && status.type() != std::filesystem::file_type::not_found) // else the open says why
+        throw Error(SourceLocation{path}, "a file of this name exists already; list it with "
+                                          "'gsr netlists --db " + path + "'");
+    store::ProjectStore::open(path, store::OpenMode::CreateOrOpen);
+    std::cout << "created the project " << path << '\n';
+    return 0;
+}
 
 int cmd_import(const std::vector<std::string>& argv)
 {
@@ -68,6 +87,7 @@ int cmd_import(const std::vector<std::string>&)
     throw Error("this build has no project store (SQLite was not found when it was built)");
 }
 int cmd_netlists(const std::vector<std::string>& args) { return cmd_import(args); }
+int cmd_new(const std::vector<std::string>& args) { return cmd_import(args); }
 
 #endif
 

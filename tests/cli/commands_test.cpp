@@ -52,6 +52,36 @@ std::int64_t peak_of(const std::string& model, int layers)
 
 } // namespace
 
+TEST(ProjectCommands, NewMakesAnEmptyProjectAndNeverTakesOverAFile)
+{
+    const fs::path project = scratch_file("new project.gsr");
+    fs::remove(project);
+    const std::string db = " --db " + shell_quote(project.string());
+    auto r = run_gsr("new" + db);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "created the project " + project.string() + "\n");
+    r = run_gsr("netlists" + db);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "");
+    r = run_gsr("import " + data_arg("netlists/iscas85/bench/c17.bench") + db);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const auto size = fs::file_size(project);
+    r = run_gsr("new" + db); // the window's File > New Project refuses it too
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err.rfind(project.string() + ": error: a file of this name exists already", 0),
+              0u)
+        << r.err;
+    EXPECT_EQ(fs::file_size(project), size);
+    r = run_gsr("netlists" + db);
+    const fs::path c17 =
+        fs::weakly_canonical(fs::path(GSR_DATA_DIR) / "netlists/iscas85/bench/c17.bench");
+    EXPECT_EQ(r.out, "1\tbench\t6 cells\t" + c17.string() + "\n"); // 6 gates (COUNTS.csv)
+    r = run_gsr("new extra.v" + db);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("new takes no FILE"), std::string::npos) << r.err;
+    fs::remove(project);
+}
+
 TEST(InfoCommand, FoldersAndEmptyFilesAreBadInputNamedAsSuch)
 {
     // A folder once ran out of memory (exit 3): its ftell size was taken for a byte count.

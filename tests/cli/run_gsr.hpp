@@ -36,7 +36,8 @@ inline RunResult run_gsr(const std::string& args)
     namespace fs = std::filesystem;
     const fs::path err_file = fs::temp_directory_path() /
                               ("gsr_test_err_" + std::to_string(::getpid()) + ".txt");
-    const std::string cmd = std::string(GSR_BIN_DIR) + "/gsr " + args + " 2>" + shell_quote(err_file.string());
+    const std::string cmd = shell_quote(std::string(GSR_BIN_DIR) + "/gsr") + " " + args + " 2>" +
+                            shell_quote(err_file.string());
     RunResult r;
     FILE* p = ::popen(cmd.c_str(), "r");
     if (!p) return r;

@@ -123,6 +123,8 @@ private slots:
                  (QStringList{QStringLiteral("gsr info '/x y/a.v'"),
                               QStringLiteral("gsr runs list --db /p.gsr")}));
         QVERIFY(console.text().contains(QStringLiteral("# run 1")));
+        QCOMPARE(new_project_command(QStringLiteral("/my dir/p.gsr")),
+                 QStringLiteral("gsr new --db '/my dir/p.gsr'"));
         console.clear();
         QVERIFY(console.commands().isEmpty());
     }

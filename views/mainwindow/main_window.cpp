@@ -488,6 +488,7 @@ void MainWindow::newProject(const QString& path)
     log(Severity::Info, tr("Created project %1").arg(path));
     updateActions();
     updateTitle();
+    Q_EMIT projectCreated(path);
     Q_EMIT projectChanged(path);
 }
 

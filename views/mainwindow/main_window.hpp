@@ -91,6 +91,8 @@ signals:
     void loadFailed(const QString& path, const QString& message);
     void loadCancelled(const QString& path);
     void projectChanged(const QString& path);
+    /// File > New Project made `path` (projectChanged follows).
+    void projectCreated(const QString& path);
 
 protected:
     void closeEvent(QCloseEvent* event) override;

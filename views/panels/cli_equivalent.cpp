@@ -58,6 +58,11 @@ QString import_command(const QString& file, const QString& project)
     return gsr_command({QStringLiteral("import"), file, QStringLiteral("--db"), project});
 }
 
+QString new_project_command(const QString& project)
+{
+    return gsr_command({QStringLiteral("new"), QStringLiteral("--db"), project});
+}
+
 QString netlists_command(const QString& project)
 {
     return gsr_command({QStringLiteral("netlists"), QStringLiteral("--db"), project});

@@ -27,6 +27,7 @@ QString shortest_number(double value);
 
 QString info_command(const QString& file);
 QString import_command(const QString& file, const QString& project);
+QString new_project_command(const QString& project);
 QString netlists_command(const QString& project);
 QString runs_list_command(const QString& project);
 QString communities_command(const QString& file, const community::CommunityOptions& options);

@@ -140,8 +140,10 @@ QVariant RuleTableModel::headerData(int section, Qt::Orientation orientation, in
 
 QString symgraph_train_command(const QString& file, const QString& project)
 {
-    return gsr_command({QStringLiteral("train"), file, QStringLiteral("--test"),
-                        QStringLiteral("TEST.v"), QStringLiteral("--db"),
+    // The panel learns the rules of the open circuit and scores them on it: the command line
+    // tests on the same file (and records the run in the project).
+    return gsr_command({QStringLiteral("train"), file, QStringLiteral("--test"), file,
+                        QStringLiteral("--db"),
                         project.isEmpty() ? QStringLiteral("PROJECT.gsr") : project,
                         QStringLiteral("--model"), QStringLiteral("symgraph"),
                         QStringLiteral("--target"), QStringLiteral("sp"), QStringLiteral("--seed"),

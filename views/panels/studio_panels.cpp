@@ -87,9 +87,9 @@ ProfilingPanel::KernelApplier project_applier(const QString& project)
         const std::int64_t id = store.save(session);
         const tune::ApplyChoice choice = store.apply({id});
         ProfilingPanel::ApplyOutcome out;
-        out.command = QStringLiteral("gsr kernels apply --project %1 --session %2")
-                          .arg(project)
-                          .arg(id);
+        out.command = gsr_command({QStringLiteral("kernels"), QStringLiteral("apply"),
+                                   QStringLiteral("--project"), project,
+                                   QStringLiteral("--session"), QString::number(id)});
         std::vector<std::string> notes = choice.skipped;
         std::vector<tune::AppliedKernel> mine;
         for (const tune::AppliedKernel& k : store.applied())
@@ -247,6 +247,8 @@ void StudioPanels::install(MainWindow& window)
         console_->appendCommand(info_command(path));
         console_->appendNote(m);
     });
+    connect(&window, &MainWindow::projectCreated, this,
+            [this](const QString& path) { console_->appendCommand(new_project_command(path)); });
     connect(&window, &MainWindow::projectChanged, this, &StudioPanels::setProject);
     if (auto* import = window.findChild<QAction*>(QStringLiteral("importAction")))
         connect(import, &QAction::triggered, this, [this, w = &window] {
