@@ -50,7 +50,10 @@ nlohmann::ordered_json split_json(const symgraph::SplitScore& s)
 
 nlohmann::ordered_json granularity_json(const symgraph::Granularity& g)
 {
-    return {{"fine_fan", g.fine_fan}, {"depth_bins", g.depth_bins}, {"hops", g.hops}};
+    return {{"fine_fan", g.fine_fan},
+            {"depth_bins", g.depth_bins},
+            {"hops", g.hops},
+            {"polarity", g.polarity}};
 }
 
 std::string fixed(double v, int digits)

@@ -109,6 +109,11 @@ Axis fit_linear(const std::vector<double>& values, std::string label, bool inclu
     }
     if (!std::isfinite(lo)) lo = 0, hi = 1;
     if (include_zero) lo = std::min(lo, 0.0), hi = std::max(hi, 0.0);
+    // Values near +-1e308 (an edited report) would make hi - lo infinite, and every tick the
+    // same: within +-DBL_MAX/4 the padded, rounded-out axis keeps a finite length.
+    const double limit = std::numeric_limits<double>::max() / 4;
+    lo = std::clamp(lo, -limit, limit);
+    hi = std::clamp(hi, -limit, limit);
     if (hi - lo <= std::abs(hi) * kEps) {
         // A flat series still needs an axis with a length around its value.
         const double pad = lo == 0 ? 1 : std::abs(lo) * 0.5;

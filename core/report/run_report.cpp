@@ -1,5 +1,6 @@
 #include "report/run_report.hpp"
 
+#include "symgraph/vocabulary.hpp"
 #include "train/report_json.hpp"
 #include "util/diagnostics.hpp"
 #include "util/json_text.hpp"
@@ -78,6 +79,31 @@ void add_result_splits(const RunReport& r, Table& t)
     }
 }
 
+bool has_result_splits(const RunReport& r)
+{
+    if (!r.result.is_object()) return false;
+    for (const char* key : {"train", "val", "test"})
+        if (r.result.contains(key) && r.result.at(key).is_object()) return true;
+    return false;
+}
+
+/// The CSV of a run without epochs (symgraph): one row a split of the result.
+Table result_splits_csv(const RunReport& r)
+{
+    Table t;
+    t.columns = {"split", "count", "mae", "rmse", "pearson", "spearman", "kendall",
+                 "bin_accuracy"};
+    for (const char* key : {"train", "val", "test"}) {
+        if (!r.result.contains(key) || !r.result.at(key).is_object()) continue;
+        const nlohmann::json& m = r.result.at(key);
+        std::vector<std::string> row = {key, format_number(number_at(m, "count"), 12)};
+        for (const char* metric : {"mae", "rmse", "pearson", "spearman", "kendall", "bin_accuracy"})
+            row.push_back(format_number(number_at(m, metric), 9));
+        t.rows.push_back(std::move(row));
+    }
+    return t;
+}
+
 Table final_metrics_table(const RunReport& r)
 {
     Table t;
@@ -100,6 +126,24 @@ Table final_metrics_table(const RunReport& r)
     }
     if (t.rows.empty()) add_result_splits(r, t);
     return t;
+}
+
+/// The classes and roles the rules name (W3, R3), explained as `gsr rules` does, from the
+/// stored predicates.
+void add_rules_legend(const nlohmann::json& rules, Document& doc)
+{
+    if (!rules.contains("predicates")) return;
+    KeyValues legend;
+    try {
+        legend.rows = symgraph::Vocabulary::from_json(rules.at("predicates")).legend();
+    } catch (const Error& e) {
+        doc.add(Paragraph{"The classes and roles the rules name cannot be explained: " +
+                          e.message()});
+        return;
+    }
+    if (legend.rows.empty()) return;
+    doc.add(Paragraph{"where"});
+    doc.add(std::move(legend));
 }
 
 Scene memory_chart(const std::vector<LayerMemory>& layers)
@@ -149,22 +193,34 @@ Scene memory_chart(const std::vector<LayerMemory>& layers)
     return sc;
 }
 
+/// "run report: " and, for an element of a list, which one ("layer_memory row 2 of 5: ").
+std::string context(const std::string& where)
+{
+    return "run report: " + (where.empty() ? std::string() : where + ": ");
+}
+
+/// "epoch 3 of 3": element i (from 0) of a list of n, counted from 1 as a reader counts.
+std::string element(const char* what, std::size_t i, std::size_t n)
+{
+    return std::string(what) + " " + std::to_string(i + 1) + " of " + std::to_string(n);
+}
+
 template <typename T>
-T field(const nlohmann::json& j, const char* key)
+T field(const nlohmann::json& j, const char* key, const std::string& where = {})
 {
     if (!j.is_object() || !j.contains(key))
-        throw Error(std::string("run report: no key '") + key + "'");
+        throw Error(context(where) + "no key '" + key + "'");
     // Exactly a T: 1.5 is no run id, -1 no epoch, 1e300 no byte count.
     if (std::optional<T> v = json_exact<T>(j.at(key))) return *v;
-    throw Error(std::string("run report: key '") + key + "' has the wrong type or is out of range");
+    throw Error(context(where) + "key '" + key + "' has the wrong type or is out of range");
 }
 
 /// A byte count: whole, not negative, and at most 2^50 (a PiB), so that sums of them stay exact.
-std::int64_t bytes_field(const nlohmann::json& j, const char* key)
+std::int64_t bytes_field(const nlohmann::json& j, const char* key, const std::string& where = {})
 {
-    const std::int64_t v = field<std::int64_t>(j, key);
+    const std::int64_t v = field<std::int64_t>(j, key, where);
     if (v < 0 || v > (std::int64_t{1} << 50))
-        throw Error(std::string("run report: key '") + key + "' is " + std::to_string(v) +
+        throw Error(context(where) + "key '" + key + "' is " + std::to_string(v) +
                     ", not a byte count from 0 to 2^50");
     return v;
 }
@@ -227,23 +283,28 @@ RunReport run_report_from_json(const nlohmann::json& top)
     r.peak_bytes_measured = bytes_field(j, "peak_bytes_measured");
     r.settings = j.value("settings", nlohmann::json());
     r.result = j.value("result", nlohmann::json());
-    for (const nlohmann::json& e : field<nlohmann::json>(j, "epochs")) {
+    // nlohmann keeps no line numbers: an error names the element by its place in the list.
+    const nlohmann::json epochs = field<nlohmann::json>(j, "epochs");
+    for (const nlohmann::json& e : epochs) {
+        const std::string where = element("epoch", r.epochs.size(), epochs.size());
         try {
             r.epochs.push_back(train::epoch_report_from_json(e));
         } catch (const Error& ex) {
-            throw Error("run report: " + ex.message());
+            throw Error(context(where) + ex.message());
         }
     }
-    for (const nlohmann::json& l : field<nlohmann::json>(j, "layer_memory")) {
+    const nlohmann::json layers = field<nlohmann::json>(j, "layer_memory");
+    for (const nlohmann::json& l : layers) {
+        const std::string where = element("layer_memory row", r.layers.size(), layers.size());
         LayerMemory m;
-        m.layer = field<std::int64_t>(l, "layer");
-        m.name = field<std::string>(l, "name");
-        m.params = bytes_field(l, "params");
-        m.grads = bytes_field(l, "grads");
-        m.optimizer = bytes_field(l, "optimizer");
-        m.activations = bytes_field(l, "activations");
-        m.workspace = bytes_field(l, "workspace");
-        m.measured = field<bool>(l, "measured");
+        m.layer = field<std::int64_t>(l, "layer", where);
+        m.name = field<std::string>(l, "name", where);
+        m.params = bytes_field(l, "params", where);
+        m.grads = bytes_field(l, "grads", where);
+        m.optimizer = bytes_field(l, "optimizer", where);
+        m.activations = bytes_field(l, "activations", where);
+        m.workspace = bytes_field(l, "workspace", where);
+        m.measured = field<bool>(l, "measured", where);
         r.layers.push_back(std::move(m));
     }
     return r;
@@ -251,6 +312,7 @@ RunReport run_report_from_json(const nlohmann::json& top)
 
 Table run_csv(const RunReport& r)
 {
+    if (r.epochs.empty() && has_result_splits(r)) return result_splits_csv(r);
     Table t;
     t.columns = {"epoch", "train_loss"};
     for (const char* s : {"val", "test"})
@@ -328,6 +390,7 @@ Document run_document(const RunReport& r)
         if (rules->contains("fallback") && rules->at("fallback").is_object() &&
             rules->at("fallback").contains("text") && rules->at("fallback").at("text").is_string())
             doc.add(Paragraph{rules->at("fallback").at("text").get<std::string>()});
+        add_rules_legend(*rules, doc);
     }
 
     if (!r.epochs.empty()) {

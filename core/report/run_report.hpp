@@ -7,7 +7,7 @@
 //   to_json / run_report_from_json   the JSON export, and its inverse (round trip)
 //   run_document         settings, final metrics, epoch table, charts (loss, correlations,
 //                        per-layer memory when stored)
-//   run_csv              one row per epoch
+//   run_csv              one row per epoch; a run without epochs (symgraph), one per split
 #include "report/document.hpp"
 #include "train/trainer.hpp"
 
@@ -46,12 +46,15 @@ struct RunReport {
 
 /// {"kind": "run", "title", "run": {...every field, epochs as epoch_report_json...}}.
 nlohmann::json to_json(const RunReport& r);
-/// Reads to_json's output (or its "run" object). Throws gsr::Error naming the bad key.
+/// Reads to_json's output (or its "run" object). Throws gsr::Error naming the bad key, and the
+/// epoch or layer_memory row it is in ("epoch 3 of 3").
 RunReport run_report_from_json(const nlohmann::json& j);
 
 Document run_document(const RunReport& r);
 /// epoch, train_loss, then loss, mae, rmse, pearson, spearman, kendall for val and test,
-/// seconds, improved. Undefined values are empty cells.
+/// seconds, improved. A run without epochs whose result holds the splits' metrics (symgraph):
+/// split (train, val, test), count, mae, rmse, pearson, spearman, kendall, bin_accuracy.
+/// Undefined values are empty cells.
 Table run_csv(const RunReport& r);
 
 } // namespace gsr::report

@@ -31,15 +31,29 @@ std::string Granularity::str() const
            std::to_string(depth_bins) + ", K=" + std::to_string(hops);
 }
 
+bool state_shows_fanin(const graph::CircuitGraph& g, graph::NodeId v)
+{
+    const std::uint8_t f = g.flags[v];
+    const std::string& type = g.type_names[g.type[v]];
+    // "NAND" with 2 fan-ins reads "NAND2"; a library cell ("NAND2_X1") already says it.
+    return !(f & graph::kNodePrimaryInput) && !(f & graph::kNodeFlipFlop) && !type.empty() &&
+           !std::isdigit(static_cast<unsigned char>(type.back()));
+}
+
+std::pair<int, int> state_degrees(const graph::CircuitGraph& g, graph::NodeId v,
+                                  const Granularity& gr)
+{
+    const std::size_t in = g.fanin.degree(v), out = g.fanout.degree(v);
+    const bool in_exact = state_shows_fanin(g, v) && in <= (gr.fine_fan ? 8u : 2u);
+    const bool out_exact = out <= (gr.fine_fan ? 3u : 1u);
+    return {in_exact ? static_cast<int>(in) : -1, out_exact ? static_cast<int>(out) : -1};
+}
+
 std::string state_label(const graph::CircuitGraph& g, graph::NodeId v, const Granularity& gr)
 {
     const std::uint8_t f = g.flags[v];
     std::string s = g.type_names[g.type[v]];
-    const bool pi = (f & graph::kNodePrimaryInput) != 0;
-    // "NAND" with 2 fan-ins reads "NAND2"; a library cell ("NAND2_X1") already says it.
-    if (!pi && !(f & graph::kNodeFlipFlop) && !s.empty() &&
-        !std::isdigit(static_cast<unsigned char>(s.back())))
-        s += fanin_bin(g.fanin.degree(v), gr.fine_fan);
+    if (state_shows_fanin(g, v)) s += fanin_bin(g.fanin.degree(v), gr.fine_fan);
     s += " fo" + fanout_bin(g.fanout.degree(v), gr.fine_fan);
     if (f & graph::kNodePrimaryOutput) s += " PO";
     if (f & graph::kNodeConstant) s += " const";

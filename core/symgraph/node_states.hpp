@@ -6,12 +6,13 @@
 // it in words.
 //
 // Contents: Granularity (how fine the vocabulary is; the search varies it), state_label,
-// node_states.
+// state_shows_fanin, state_degrees, node_states.
 #include "graph/circuit_graph.hpp"
 
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace gsr::symgraph {
@@ -33,6 +34,15 @@ struct Granularity {
 
 /// The text of node v's state under `gr`.
 std::string state_label(const graph::CircuitGraph& g, graph::NodeId v, const Granularity& gr);
+
+/// Whether state_label writes v's fan-in bin: not for a primary input, a flip-flop or a type
+/// whose name already ends in a digit ("MUX2", "NAND2_X1").
+bool state_shows_fanin(const graph::CircuitGraph& g, graph::NodeId v);
+
+/// The exact fan-in and fan-out that v's state text fixes under gr's bins, each -1 where the
+/// text leaves it open ("fo4-7", "9+", or no fan-in bin at all).
+std::pair<int, int> state_degrees(const graph::CircuitGraph& g, graph::NodeId v,
+                                  const Granularity& gr);
 
 /// hash_text(state_label) of every node; `labels` (optional) receives hash -> text.
 std::vector<std::uint64_t> node_states(const graph::CircuitGraph& g, const Granularity& gr,

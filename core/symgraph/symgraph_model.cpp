@@ -47,7 +47,9 @@ std::uint32_t Binning::of(double y) const
 {
     const double t = (y - lo) / (hi - lo) * bins;
     if (!(t > 0)) return 0;
-    return std::min(bins - 1, static_cast<std::uint32_t>(t));
+    // Clamped before the cast: t can pass 2^32 (a stored binning only promises hi > lo).
+    if (t >= bins - 1) return bins - 1;
+    return static_cast<std::uint32_t>(t);
 }
 
 double bin_accuracy(std::span<const double> prediction, std::span<const double> target,
@@ -108,6 +110,27 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> node_bag(const graph::Circu
     return e;
 }
 
+std::string neighbour_states(const NodeFeatures& f, const graph::Csr& c, std::uint32_t v,
+                             bool polarity)
+{
+    std::map<std::string, int> m;
+    for (std::uint64_t i = c.offsets[v]; i < c.offsets[v + 1]; ++i) {
+        const bool inverted = polarity && i < c.inverted.size() && c.inverted[i];
+        ++m[(inverted ? "!" : "") + f.state_label.at(f.state[c.targets[i]])];
+    }
+    if (m.empty()) return "none";
+    std::string s;
+    int shown = 0;
+    for (const auto& [label, n] : m) {
+        if (shown++ == 6) {
+            s += ", ...";
+            break;
+        }
+        s += (s.empty() ? "" : ", ") + (n > 1 ? std::to_string(n) + "x " : "") + label;
+    }
+    return s;
+}
+
 namespace {
 
 using Item = std::pair<std::uint32_t, std::uint32_t>; // (circuit, node)
@@ -150,36 +173,6 @@ void keys_of(const graph::CircuitGraph& g, const NodeFeatures& f, std::uint32_t 
     out.erase(std::unique(out.begin(), out.end(),
                           [](const auto& a, const auto& b) { return a.first == b.first; }),
               out.end());
-}
-
-/// Exact degrees a state implies under the granularity's bins, or -1.
-std::pair<int, int> exact_degrees(const graph::CircuitGraph& g, std::uint32_t v,
-                                  const Granularity& gr)
-{
-    const std::size_t in = g.fanin.degree(v), out = g.fanout.degree(v);
-    const int fi = in <= (gr.fine_fan ? 8u : 2u) ? static_cast<int>(in) : -1;
-    const int fo = out <= (gr.fine_fan ? 3u : 1u) ? static_cast<int>(out) : -1;
-    return {fi, fo};
-}
-
-std::string counted_labels(const graph::CircuitGraph& g, const NodeFeatures& f,
-                           const graph::Csr& c, std::uint32_t v)
-{
-    std::map<std::string, int> m;
-    for (std::uint64_t i = c.offsets[v]; i < c.offsets[v + 1]; ++i)
-        ++m[f.state_label.at(f.state[c.targets[i]])];
-    (void)g;
-    if (m.empty()) return "none";
-    std::string s;
-    int shown = 0;
-    for (const auto& [label, n] : m) {
-        if (shown++ == 6) {
-            s += ", ...";
-            break;
-        }
-        s += (s.empty() ? "" : ", ") + (n > 1 ? std::to_string(n) + "x " : "") + label;
-    }
-    return s;
 }
 
 std::string fixed(double v, int digits)
@@ -344,8 +337,8 @@ std::string describe_example(const train::Dataset& data, FeatureCache& cache,
         for (std::uint32_t v = 0; v < h.size(); ++v) {
             if (h[v] != p.hash) continue;
             std::string s = f.state_label.at(f.state[v]) +
-                            "; fan-ins: " + counted_labels(g, f, g.fanin, v) +
-                            "; fan-outs: " + counted_labels(g, f, g.fanout, v);
+                            "; fan-ins: " + neighbour_states(f, g.fanin, v, gr.polarity) +
+                            "; fan-outs: " + neighbour_states(f, g.fanout, v, gr.polarity);
             if (p.kind == Kind::Role) {
                 if (f.classes[v] == 0)
                     s += "; " + std::to_string(gr.hops) +
@@ -427,7 +420,7 @@ SymGraphModel SymGraphModel::fit(const train::Dataset& data, const SymGraphOptio
                 const NodeFeatures& f = cache.get(c, data.circuits[c].graph, model.granularity_);
                 if (f.state[v] != q.hash) continue;
                 std::tie(q.fanin, q.fanout) =
-                    exact_degrees(data.circuits[c].graph, v, model.granularity_);
+                    state_degrees(data.circuits[c].graph, v, model.granularity_);
                 break;
             }
         }
@@ -513,16 +506,9 @@ std::string SymGraphModel::text() const
     for (std::size_t i = 0; i <= rules_.rules.size(); ++i)
         s +=
             (i < rules_.rules.size() ? std::to_string(i + 1) + ". " : "   ") + rule_text(i) + "\n";
-    bool legend = false;
-    std::vector<std::string> named; // a class counted at a node and at its fan-in is one entry
-    for (const Predicate& p : vocabulary_.predicates()) {
-        if (p.kind == Kind::State || std::find(named.begin(), named.end(), p.name) != named.end())
-            continue;
-        named.push_back(p.name);
-        if (!legend) s += "where\n";
-        legend = true;
-        s += "  " + p.name + ": " + p.describe + "\n";
-    }
+    const auto legend = vocabulary_.legend();
+    if (!legend.empty()) s += "where\n";
+    for (const auto& [name, describe] : legend) s += "  " + name + ": " + describe + "\n";
     return s;
 }
 

@@ -18,7 +18,7 @@
 // classification.
 //
 // Contents: NodeFeatures, FeatureCache, Binning, SymGraphOptions, CandidateReport,
-// SymGraphModel, SplitScore, evaluate_split, bin_accuracy.
+// SymGraphModel, neighbour_states, SplitScore, evaluate_split, bin_accuracy.
 #include "graph/circuit_graph.hpp"
 #include "symgraph/ego_roles.hpp"
 #include "symgraph/node_states.hpp"
@@ -167,6 +167,12 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> node_bag(const graph::Circu
                                                               const NodeFeatures& f,
                                                               std::uint32_t v,
                                                               const Vocabulary& vocabulary);
+
+/// Node v's fan-ins (c = g.fanin) or fan-outs (c = g.fanout) by state, counted:
+/// "2x AND2 fo1, !PI fo2", '!' marking an inverted edge when `polarity` is on; "none" when v
+/// has none. The legend's example of a class or role.
+std::string neighbour_states(const NodeFeatures& f, const graph::Csr& c, std::uint32_t v,
+                             bool polarity);
 
 /// Metrics of one split over all circuits of a data set.
 struct SplitScore {

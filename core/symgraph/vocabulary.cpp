@@ -4,6 +4,7 @@
 #include "util/diagnostics.hpp"
 #include "util/json_text.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
@@ -112,6 +113,18 @@ std::string Vocabulary::describe(const std::vector<Condition>& conditions) const
     for (const std::string& x : self) s += " " + x;
     for (std::size_t i = 0; i < clauses.size(); ++i) s += (i == 0 ? " " : " and ") + clauses[i];
     return s;
+}
+
+std::vector<std::pair<std::string, std::string>> Vocabulary::legend() const
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const Predicate& p : predicates_) {
+        if (p.kind == Kind::State ||
+            std::any_of(out.begin(), out.end(), [&](const auto& e) { return e.first == p.name; }))
+            continue;
+        out.emplace_back(p.name, p.describe);
+    }
+    return out;
 }
 
 Vocabulary Vocabulary::restricted_to(RuleList& rules) const

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace gsr::symgraph {
@@ -53,6 +54,10 @@ public:
 
     /// "NAND2 fo1 whose 2 fan-ins are both in role R3": the conditions of a rule in words.
     std::string describe(const std::vector<Condition>& conditions) const;
+    /// The legend of the classes and roles among the predicates: (name, describe), each name
+    /// once ("W3" counted at a node and at its fan-in is one entry), in the predicates' order.
+    /// SymGraphModel::text() and the run report print it after the rules, headed "where".
+    std::vector<std::pair<std::string, std::string>> legend() const;
     /// The vocabulary restricted to the predicates `rules` use, in order of first use, with the
     /// rules' predicate ids rewritten to match.
     Vocabulary restricted_to(RuleList& rules) const;

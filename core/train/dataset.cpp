@@ -308,7 +308,7 @@ Dataset make_dataset(Target target, std::vector<LabelledCircuit> circuits,
     d.target_mean = train.mean;
     d.target_scale = train.stddev > 0 ? train.stddev : 1.0;
     if (train.constant()) {
-        d.notes.push_back("the training nodes' " + what + " has no variance (every node is " +
+        d.notes.push_back(what + " has no variance on the training nodes (every one is " +
                           number(train.min) + "): nothing can be learnt");
     }
     if (d.node_count(Split::Validation) == 0) {

@@ -15,6 +15,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace fs = std::filesystem;
 using gsr::test::run_gsr;
@@ -241,4 +242,92 @@ TEST_F(ReportCommand, ErrorsNameTheFileAndWhatWasExpected)
                 shell_quote((dir_->path / "no" / "such" / "dir.csv").string()));
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("no/such/dir.csv"), std::string::npos) << r.err;
+}
+
+#ifdef GSR_HAVE_STORE
+TEST_F(ReportCommand, ASymgraphRunExportsItsSplitsAndTheLegendOfItsRules)
+{
+    const std::string sg = shell_quote((dir_->path / "sg.gsr").string());
+    const auto trained = run_gsr("train " + data_arg("netlists/iscas85/bench/c432.bench") +
+                                 " --test " + data_arg("netlists/iscas85/bench/c17.bench") +
+                                 " --db " + sg + " --model symgraph --hops 1 --quiet");
+    ASSERT_EQ(trained.exit_code, 0) << trained.err;
+
+    // The CSV had the epoch header and no row.
+    const auto csv = run_gsr("report run:1 --project " + sg + " --format csv");
+    ASSERT_EQ(csv.exit_code, 0) << csv.err;
+    const auto rows = gsr::test::parse_csv(csv.out);
+    ASSERT_EQ(rows.size(), 4u) << csv.out;
+    EXPECT_EQ(rows[0][0], "split");
+    EXPECT_EQ(rows[1][0], "train");
+    EXPECT_EQ(rows[2][0], "val");
+    EXPECT_EQ(rows[3][0], "test");
+    EXPECT_EQ(rows[3][1], "11"); // every c17 node
+    for (std::size_t r = 1; r < rows.size(); ++r)
+        for (std::size_t c = 1; c < rows[0].size(); ++c)
+            EXPECT_TRUE(gsr::test::parses_as_number(rows[r][c])) << rows[0][c] << " row " << r;
+
+    // The run's granularity says what the rules' does: polarity too.
+    const auto json = run_gsr("report run:1 --project " + sg + " --format json");
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    const nlohmann::json result = nlohmann::json::parse(json.out)["run"]["result"];
+    EXPECT_EQ(result["granularity"]["polarity"], true);
+    EXPECT_EQ(result["granularity"], result["rules"]["granularity"]);
+
+    // Each class or role of the legend `gsr rules` prints is explained on the page too.
+    const auto rules = run_gsr("rules 1 --db " + sg);
+    ASSERT_EQ(rules.exit_code, 0) << rules.err;
+    const std::size_t where = rules.out.find("\nwhere\n");
+    ASSERT_NE(where, std::string::npos) << rules.out;
+    const auto html = run_gsr("report run:1 --project " + sg + " --format html");
+    ASSERT_EQ(html.exit_code, 0) << html.err;
+    EXPECT_NE(html.out.find("<p>where</p>"), std::string::npos);
+    std::istringstream lines(rules.out.substr(where + 7));
+    for (std::string line; std::getline(lines, line);) {
+        const std::size_t colon = line.find(": ");
+        ASSERT_NE(colon, std::string::npos) << line;
+        EXPECT_NE(html.out.find("<tr><th>" + line.substr(2, colon - 2) + "</th><td>"),
+                  std::string::npos)
+            << line;
+    }
+}
+#endif
+
+TEST_F(ReportCommand, JsonErrorsNameTheElementAndWhatWasExpectedOnlyOfAnUnknownKind)
+{
+    // A run report whose third epoch is damaged: the epoch is named, and a file that says it is
+    // a run report is not told that a tune session was expected.
+    const auto report = run_gsr("report run:1 --project " + project() + " --format json");
+    ASSERT_EQ(report.exit_code, 0) << report.err;
+    nlohmann::json run = nlohmann::json::parse(report.out);
+    run["run"]["epochs"][2]["epoch"] = -3;
+    const fs::path bad_epoch = out("bad_epoch.json");
+    std::ofstream(bad_epoch) << gsr::json_text(run);
+    auto r = run_gsr("report " + shell_quote(bad_epoch.string()) + " --format csv");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find(bad_epoch.string() + ": error: run report: epoch 3 of 3: "),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("expected a tune session"), std::string::npos) << r.err;
+
+    // An unknown verdict names its candidate and the verdicts there are.
+    nlohmann::json session = gsr::tune::to_json(small_session());
+    session["candidates"][1]["verdict"] = "failed";
+    const std::string want = "candidate 2 of 6 has the unknown verdict 'failed' (the verdicts "
+                             "are ok, invalid_config, compile_error, wrong_result, "
+                             "unwritten_output, input_insensitive, timeout, crash, "
+                             "illegal_address, gaming, unsupported)";
+    const fs::path bare = out("bad_verdict.json");
+    std::ofstream(bare) << session.dump(2);
+    r = run_gsr("report " + shell_quote(bare.string()) + " --format csv");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find(want), std::string::npos) << r.err;
+    // A bare session has no kind: what was expected is still said.
+    EXPECT_NE(r.err.find("expected a tune session"), std::string::npos) << r.err;
+    const fs::path wrapped = out("bad_verdict.report.json");
+    std::ofstream(wrapped) << nlohmann::json{{"kind", "tune_session"}, {"session", session}}.dump();
+    r = run_gsr("report " + shell_quote(wrapped.string()) + " --format csv");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find(want), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("expected a tune session"), std::string::npos) << r.err;
 }

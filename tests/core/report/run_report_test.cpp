@@ -3,6 +3,7 @@
 #include "report/pdf_report.hpp"
 #include "report/report_export.hpp"
 #include "report/run_report.hpp"
+#include "symgraph/symgraph_model.hpp"
 #include "train/report_json.hpp"
 #include "train/run_settings.hpp"
 #include "util/diagnostics.hpp"
@@ -13,6 +14,7 @@
 
 #include <functional>
 #include <limits>
+#include <sstream>
 
 #include <algorithm>
 
@@ -236,6 +238,140 @@ TEST(RunReport, ASymgraphRunShowsItsSplitsAndRules)
     EXPECT_NE(html.find("1. a node with a fan-in XOR2 -&gt; signal probability 0.860"),
               std::string::npos);
     EXPECT_NE(html.find("otherwise -&gt; signal probability 0.500"), std::string::npos);
+}
+
+namespace {
+
+/// A finished symgraph run as `gsr train --model symgraph` stores it: no epochs, the splits'
+/// metrics and the rules (a class W3 named at a node and at its fan-ins, a role R1) in the result.
+RunReport symgraph_run()
+{
+    RunReport r;
+    r.id = 3;
+    r.status = "finished";
+    r.model = "symgraph";
+    r.target = "sp";
+    r.result = nlohmann::json::parse(R"({
+        "status": "finished",
+        "train": {"count": 400, "mae": 0.125, "rmse": 0.25, "pearson": 0.5, "spearman": 0.4,
+                  "kendall": 0.3, "bin_accuracy": 0.625},
+        "val": {"count": 100, "mae": 0.15, "rmse": 0.3, "pearson": null, "spearman": null,
+                "kendall": null, "bin_accuracy": 0.5},
+        "test": {"count": 1234, "mae": 0.175, "rmse": 0.35, "pearson": 0.375,
+                 "spearman": 0.25, "kendall": 0.1875, "bin_accuracy": 0.4375}})");
+    gsr::symgraph::Vocabulary v;
+    v.add({gsr::symgraph::Scope::Self, gsr::symgraph::Kind::State, 1, "NAND2 fo1", "", 40, 2, 1});
+    v.add({gsr::symgraph::Scope::Self, gsr::symgraph::Kind::WlClass, 2, "W3",
+           "AND2 fo1; fan-ins: !PI fo2, PI fo2; fan-outs: OR2 fo1; e.g. c432.bench node 9", 30});
+    v.add({gsr::symgraph::Scope::Fanin, gsr::symgraph::Kind::WlClass, 2, "W3",
+           "AND2 fo1; fan-ins: !PI fo2, PI fo2; fan-outs: OR2 fo1; e.g. c432.bench node 9", 20});
+    v.add({gsr::symgraph::Scope::Fanout, gsr::symgraph::Kind::Role, 3, "R1",
+           "OR2 fo1; fan-ins: 2x AND2 fo1; fan-outs: none; 1-hop ego network of 4 nodes in 3 "
+           "roles; e.g. c432.bench node 12", 10});
+    nlohmann::json rules = {
+        {"format", "gsr-symgraph-rules"},
+        {"version", 2},
+        {"target", "sp"},
+        {"task", "regression"},
+        {"granularity", {{"fine_fan", true}, {"depth_bins", 0}, {"hops", 1}, {"polarity", true}}},
+        {"max_ego", 256},
+        {"binning", {{"lo", 0.0}, {"hi", 1.0}, {"bins", 10}}},
+        {"predicates", v.to_json()}};
+    const auto rule = [](std::vector<std::pair<int, int>> conditions, double value) {
+        nlohmann::json c = nlohmann::json::array();
+        for (auto [p, n] : conditions) c.push_back({{"predicate", p}, {"at_least", n}});
+        return nlohmann::json{{"conditions", c}, {"value", value}, {"low", 0.1},
+                              {"high", 0.9}, {"support", 10}};
+    };
+    rules["rules"] = {rule({{0, 1}, {2, 2}}, 0.75), rule({{1, 1}}, 0.25), rule({{3, 1}}, 0.5)};
+    rules["fallback"] = rule({}, 0.5);
+    // The texts, as the model writes them.
+    const gsr::symgraph::SymGraphModel m = gsr::symgraph::SymGraphModel::from_json(rules);
+    for (std::size_t i = 0; i < 3; ++i) rules["rules"][i]["text"] = m.rule_text(i);
+    rules["fallback"]["text"] = m.rule_text(3);
+    r.result["rules"] = rules;
+    return r;
+}
+
+} // namespace
+
+TEST(RunReport, ASymgraphRunsCsvHasOneRowPerSplit)
+{
+    // It had the epoch header and no row: a symgraph run has no epochs.
+    const auto rows = gsr::test::parse_csv(export_run(symgraph_run(), ReportFormat::Csv));
+    ASSERT_EQ(rows.size(), 4u);
+    EXPECT_EQ(rows[0], (std::vector<std::string>{"split", "count", "mae", "rmse", "pearson",
+                                                 "spearman", "kendall", "bin_accuracy"}));
+    EXPECT_EQ(rows[1], (std::vector<std::string>{"train", "400", "0.125", "0.25", "0.5", "0.4",
+                                                 "0.3", "0.625"}));
+    EXPECT_EQ(rows[2], (std::vector<std::string>{"val", "100", "0.15", "0.3", "", "", "",
+                                                 "0.5"}));
+    EXPECT_EQ(rows[3], (std::vector<std::string>{"test", "1234", "0.175", "0.35", "0.375",
+                                                 "0.25", "0.1875", "0.4375"}));
+}
+
+TEST(RunReport, ASymgraphRunExplainsTheClassesItsRulesName)
+{
+    // The rules name W3 and R1; the page said nowhere what they are. The legend is the one
+    // `gsr rules` prints: each class or role once, no state.
+    const RunReport r = symgraph_run();
+    const std::string text =
+        gsr::symgraph::SymGraphModel::from_json(r.result.at("rules")).text();
+    ASSERT_NE(text.find("where\n  W3: AND2 fo1; "), std::string::npos) << text;
+    const std::string html = export_run(r, ReportFormat::Html);
+    EXPECT_NE(html.find("in class W3"), std::string::npos) << html;
+    EXPECT_NE(html.find("<p>where</p>"), std::string::npos) << html;
+    std::istringstream lines(text.substr(text.find("where\n") + 6));
+    std::size_t entries = 0;
+    for (std::string line; std::getline(lines, line); ++entries) {
+        const std::size_t colon = line.find(": ");
+        ASSERT_NE(colon, std::string::npos) << line;
+        const std::string row = "<tr><th>" + line.substr(2, colon - 2) + "</th><td>" +
+                                line.substr(colon + 2) + "</td></tr>";
+        EXPECT_EQ(count(html, row), 1u) << row;
+    }
+    EXPECT_EQ(entries, 2u);
+    EXPECT_EQ(html.find("<th>NAND2 fo1</th>"), std::string::npos);
+    if (pdf_available()) EXPECT_EQ(export_run(r, ReportFormat::Pdf).rfind("%PDF-", 0), 0u);
+
+    // Predicates that cannot be read leave the rules and say so.
+    RunReport damaged = r;
+    damaged.result["rules"]["predicates"][1]["kind"] = "colour";
+    const std::string page = export_run(damaged, ReportFormat::Html);
+    EXPECT_NE(page.find("in class W3"), std::string::npos);
+    EXPECT_NE(page.find("cannot be explained: symgraph rules: unknown predicate kind"),
+              std::string::npos)
+        << page;
+}
+
+TEST(RunReport, JsonErrorsNameTheEpochAndTheLayerRow)
+{
+    // "'epoch' is not a whole number" named no epoch of the list.
+    const RunReport& r = trained_run();
+    const nlohmann::json j = to_json(r);
+    const auto message = [&](const std::function<void(nlohmann::json&)>& edit) {
+        nlohmann::json e = j;
+        edit(e["run"]);
+        try {
+            (void)run_report_from_json(e);
+            return std::string();
+        } catch (const gsr::Error& err) {
+            return err.message();
+        }
+    };
+    const std::string epochs = std::to_string(r.epochs.size());
+    EXPECT_EQ(message([](nlohmann::json& run) { run["epochs"][2]["epoch"] = -3; })
+                  .rfind("run report: epoch 3 of " + epochs + ": ", 0),
+              0u);
+    ASSERT_GE(r.layers.size(), 2u);
+    const std::string layers = std::to_string(r.layers.size());
+    EXPECT_EQ(message([](nlohmann::json& run) { run["layer_memory"][1]["params"] = -1; }),
+              "run report: layer_memory row 2 of " + layers +
+                  ": key 'params' is -1, not a byte count from 0 to 2^50");
+    EXPECT_EQ(message([](nlohmann::json& run) { run["layer_memory"][0].erase("name"); }),
+              "run report: layer_memory row 1 of " + layers + ": no key 'name'");
+    EXPECT_EQ(message([](nlohmann::json& run) { run.erase("status"); }),
+              "run report: no key 'status'");
 }
 
 TEST(RunReport, AFailedRunShowsItsErrorAndNoBestEpoch)

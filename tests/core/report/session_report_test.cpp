@@ -120,6 +120,26 @@ TEST(Chart, TicksAreNiceNumbersAndDecades)
     EXPECT_NEAR(b.hi, 1.0, 1e-12);
 }
 
+TEST(Chart, ValuesNearTheLargestDoubleGetDistinctTicks)
+{
+    // Losses of +-1e308 (an edited report) made the range infinite: 101 ticks "-1e+308", all
+    // at one pixel.
+    for (const std::vector<double>& values :
+         {std::vector<double>{-1e308, 1e308}, std::vector<double>{1.7e308, 1.7e308},
+          std::vector<double>{-1.7e308, 2.0}}) {
+        const Axis a = fit_linear(values, "loss");
+        ASSERT_TRUE(std::isfinite(a.hi - a.lo)) << a.lo << " " << a.hi;
+        ASSERT_LT(a.lo, a.hi);
+        const std::vector<Tick> t = ticks(a);
+        ASSERT_GE(t.size(), 2u);
+        EXPECT_LE(t.size(), 12u);
+        for (std::size_t i = 1; i < t.size(); ++i) {
+            EXPECT_LT(t[i - 1].value, t[i].value);
+            EXPECT_NE(t[i - 1].text, t[i].text);
+        }
+    }
+}
+
 TEST(Chart, ClippedLinesStayInsideTheBox)
 {
     const PlotFrame f(0, 0, 100, 100, Axis{Scale::Linear, 0, 10, ""},

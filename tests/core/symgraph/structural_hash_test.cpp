@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 using namespace gsr::symgraph;
@@ -73,6 +74,31 @@ TEST(StructuralHash, TheCircuitGraphOfTheChainHasTheSameStatesAndHashes)
     std::sort(texts.begin(), texts.end());
     EXPECT_EQ(texts, (std::vector<std::string>{"NOT1 fo0 PO", "NOT1 fo1", "PI fo1"}));
     EXPECT_EQ(graph_signature(wl_hashes(gsr::test::with_states(c), 1)), 0x92fc57e542205bb6ull);
+}
+
+TEST(NodeStates, DegreesAreExactOnlyWhereTheStateTextSaysThem)
+{
+    // A flip-flop's and a PI's state write no fan-in bin ("DFF fo1"), so a rule's text may not
+    // say "whose 1 fan-in is": the degrees came from one example node.
+    const gsr::graph::CircuitGraph c = gsr::test::circuit_graph_of(
+        "ff.bench", "INPUT(a)\nINPUT(b)\nINPUT(e)\nOUTPUT(q)\nOUTPUT(w)\nq = DFF(d)\n"
+                    "d = AND(a, q)\nw = OR(a, b, e)\n");
+    std::unordered_map<std::uint64_t, std::string> labels;
+    const Granularity fine{}, coarse{false, 0, 1};
+    const std::vector<std::uint64_t> s = node_states(c, fine, &labels);
+    std::map<std::string, std::pair<int, int>> fine_degrees, coarse_degrees;
+    for (std::uint32_t v = 0; v < c.node_count(); ++v) {
+        fine_degrees[labels.at(s[v])] = state_degrees(c, v, fine);
+        coarse_degrees[labels.at(s[v])] = state_degrees(c, v, coarse);
+    }
+    ASSERT_EQ(fine_degrees.count("DFF fo1 PO"), 1u) << labels.size();
+    EXPECT_EQ(fine_degrees.at("DFF fo1 PO"), std::make_pair(-1, 1));
+    EXPECT_EQ(fine_degrees.at("PI fo2"), std::make_pair(-1, 2));
+    EXPECT_EQ(fine_degrees.at("AND2 fo1"), std::make_pair(2, 1));
+    EXPECT_EQ(fine_degrees.at("OR3 fo0 PO"), std::make_pair(3, 0));
+    // Coarse bins: "OR3+" and "fo2+" leave the degrees open.
+    EXPECT_EQ(coarse_degrees.at("OR3 fo0 PO"), std::make_pair(-1, 0));
+    EXPECT_EQ(coarse_degrees.at("PI fo2"), std::make_pair(-1, -1));
 }
 
 TEST(StructuralHash, IsInvariantUnderRenumberingOfARealCircuit)

@@ -262,3 +262,57 @@ TEST(GraphRuleClassifier, LearnsTriangleGraphsThatOneWlCannotSee)
     EXPECT_EQ(m.predict(gsr::test::cycles({3, 4, 4})), 1u) << m.text();
     EXPECT_NE(m.text().find("role R"), std::string::npos) << m.text();
 }
+
+TEST(Binning, AValuePastTwoToThe32BinsGoesToTheLastBin)
+{
+    // The bin index was cast before the clamp: 2^32 + 3 bins past lo wrapped to bin 3.
+    const Binning b{0, 1, 10};
+    EXPECT_EQ(b.of(429496729.9), 9u);
+    EXPECT_EQ(b.of(1e300), 9u);
+    EXPECT_EQ(b.of(0.95), 9u);
+    EXPECT_EQ(b.of(0.15), 1u);
+    // A stored binning only promises hi > lo: a tiny range puts every value far past it.
+    EXPECT_EQ((Binning{0, 1e-12, 10}.of(0.5)), 9u);
+}
+
+TEST(SymGraphLegend, InvertedNeighboursAreMarked)
+{
+    // AIGER: g1 = a & b and g2 = a & !b. Their classes differ (the hash sees the inversion);
+    // their legends read the same while it was left out.
+    const gsr::graph::CircuitGraph c = gsr::graph::build_graph(gsr::netlist::load_netlist(
+        gsr::SourceText::from_string("and2.aag", "aag 4 2 0 2 2\n2\n4\n6\n8\n6 2 4\n8 2 5\n"
+                                                 "i0 a\ni1 b\no0 g1\no1 g2\n")));
+    const Granularity gr;
+    const EgoNetworks ego(structure_of(c), gr.hops, 256);
+    const NodeFeatures f = node_features(c, gr, ego);
+    std::vector<std::string> fanins, blind;
+    for (std::uint32_t v = 0; v < c.node_count(); ++v)
+        if (c.fanin.degree(v) == 2) {
+            fanins.push_back(neighbour_states(f, c.fanin, v, true));
+            blind.push_back(neighbour_states(f, c.fanin, v, false));
+        }
+    std::sort(fanins.begin(), fanins.end());
+    EXPECT_EQ(fanins, (std::vector<std::string>{"!PI fo2, PI fo2", "2x PI fo2"}));
+    // Without polarity (rules saved as version 1) the classes are alike, and so are the words.
+    EXPECT_EQ(blind, (std::vector<std::string>{"2x PI fo2", "2x PI fo2"}));
+    // The inputs' fan-outs: b drives one AND plainly and one through an inversion.
+    std::vector<std::string> fanouts;
+    for (std::uint32_t v = 0; v < c.node_count(); ++v)
+        if (c.fanin.degree(v) == 0) fanouts.push_back(neighbour_states(f, c.fanout, v, true));
+    std::sort(fanouts.begin(), fanouts.end());
+    EXPECT_EQ(fanouts, (std::vector<std::string>{"!AND2 fo0 PO, AND2 fo0 PO", "2x AND2 fo0 PO"}));
+    EXPECT_EQ(neighbour_states(f, c.fanin, 0, true), "none");
+}
+
+TEST(SymGraphLegend, NamesEachClassAndRoleOnceAndNoState)
+{
+    Vocabulary v;
+    v.add({Scope::Self, Kind::State, 1, "NAND2 fo1", "", 10, 2, 1});
+    v.add({Scope::Self, Kind::WlClass, 2, "W3", "AND2 fo1; fan-ins: 2x PI fo2", 8});
+    v.add({Scope::Fanin, Kind::WlClass, 2, "W3", "AND2 fo1; fan-ins: 2x PI fo2", 6});
+    v.add({Scope::Fanout, Kind::Role, 3, "R1", "PI fo2; fan-ins: none", 5});
+    const std::vector<std::pair<std::string, std::string>> want = {
+        {"W3", "AND2 fo1; fan-ins: 2x PI fo2"}, {"R1", "PI fo2; fan-ins: none"}};
+    EXPECT_EQ(v.legend(), want);
+    EXPECT_EQ(Vocabulary::from_json(v.to_json()).legend(), want);
+}

@@ -188,6 +188,20 @@ TEST(Dataset, ACircuitWithoutVarianceIsReported)
         << d.notes[0];
 }
 
+TEST(Dataset, TrainingNodesWithoutVarianceAreNamedInPlainWords)
+{
+    // It read "the training nodes' the level target has no variance".
+    std::vector<LabelledCircuit> cs;
+    cs.push_back(label_circuit(circuit_of("flat.bench", "INPUT(a)\nINPUT(b)\nOUTPUT(a)\n"),
+                               Target::Level));
+    cs.push_back(label_circuit(circuit_of("t.bench", kAndOr), Target::Level));
+    const Dataset d = make_dataset(Target::Level, std::move(cs), {Role::Train, Role::Test});
+    const std::string want = "the level target has no variance on the training nodes (every "
+                             "one is 0): nothing can be learnt";
+    EXPECT_NE(std::find(d.notes.begin(), d.notes.end(), want), d.notes.end())
+        << ::testing::PrintToString(d.notes);
+}
+
 TEST(Dataset, ATrainingCircuitWithNothingToLabelIsNamed)
 {
     // A transistor-level SPICE adder: its elements are no gates, so no net gets a level.
