@@ -10,6 +10,7 @@
 #        PROFILE_MODELS="rev gsr" and PROFILE_LAYERS=8 pick the profiled steps (nsys, or ncu
 #        when there is no nsys).
 set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1 # every path below is the repository's
 OUT=${OUT:-/tmp/gsr-device-out}
 mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1

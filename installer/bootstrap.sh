@@ -9,6 +9,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT" # cmake reads the build and test presets from the current folder
 MODE=${1:-run}
 JOBS=$(nproc 2>/dev/null || echo 2)
 
@@ -42,17 +43,28 @@ install_missing() {
   fi
   say "installing: ${missing[*]}"
   local sudo=()
-  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
-  export DEBIAN_FRONTEND=noninteractive
-  "${sudo[@]}" apt-get update -qq
-  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null ||
+      { echo "installing packages needs root: run as root, or install sudo" >&2; exit 1; }
+    sudo=(sudo)
+  fi
+  # sudo drops the environment: the front end goes on its command line. A fresh VM's
+  # unattended-upgrades may hold the dpkg lock for a while: wait for it rather than fail.
+  local apt=(env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600)
+  "${sudo[@]}" "${apt[@]}" update -qq
+  "${sudo[@]}" "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}"
 }
 
 build() {
   local preset=$1
   shift
   say "configuring and building ($preset)"
-  cmake --preset "$preset" -S "$ROOT" >/dev/null
+  # Of configure's output only the summary of what this build has (GUI, CUDA, store, PDF)
+  # and what was not found show; its warnings and errors go to the terminal as they come.
+  local log="$ROOT/build/configure-$preset.log"
+  mkdir -p "$ROOT/build"
+  cmake --preset "$preset" -S "$ROOT" >"$log"
+  grep -E "^-- (GSR Studio|.*not found)" "$log" || true
   cmake --build --preset "$preset" -j "$JOBS" "$@"
 }
 
@@ -82,14 +94,15 @@ run_main_job() {
 run_tests() {
   build release
   say "running the test suite"
-  (cd "$ROOT/build/release" && ctest --output-on-failure -j "$JOBS" --timeout 900)
+  (cd "$ROOT/build/release" && ctest --output-on-failure --no-tests=error -j "$JOBS" --timeout 900)
   # The parsers once more under AddressSanitizer and UndefinedBehaviorSanitizer.
   build asan --target gsr test_cli test_core_netlist test_core_graph test_core_util test_core_community
   say "running the parser tests under ASan + UBSan"
   # (fontconfig's process-lifetime caches, reached through cairo's PDF text, are not leaks.)
+  # (quoted: the sanitizers' option parser splits at spaces, as in a checkout path)
   (cd "$ROOT/build/asan" &&
-    LSAN_OPTIONS="suppressions=$ROOT/tests/sanitizers/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
-    ctest --output-on-failure -j "$JOBS" --timeout 900 -L unit)
+    LSAN_OPTIONS="suppressions='$ROOT/tests/sanitizers/lsan.supp'${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
+    ctest --output-on-failure --no-tests=error -j "$JOBS" --timeout 900 -L unit)
   # The packages, from the release build above (cpack installs it; nothing is rebuilt).
   "$ROOT/installer/package_check.sh" "$ROOT/build/release"
 }

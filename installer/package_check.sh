@@ -166,6 +166,9 @@ fi
 # no run path pointing back at this machine, every library found.
 bins=("$DEB_ROOT/usr/bin/gsr")
 [ "$GUI" = 1 ] && bins+=("$DEB_ROOT/usr/bin/gsr-studio")
+# The kernel lab's worker, where the build has the GPU backend.
+worker="$DEB_ROOT/usr/libexec/gsr-studio/gsr-kernel-worker"
+[ -e "$worker" ] && bins+=("$worker")
 for b in "${bins[@]}"; do
   dyn=$(readelf -d "$b")
   if echo "$dyn" | grep -E "NEEDED.*\[lib($CUDA_LIBS)[^]]*\.so"; then
