@@ -361,8 +361,25 @@ TEST(TrainCommand, TrainsAndReportsMetricsOnAnUnseenCircuit)
                            " --model gsr --layers 4 --hidden 16 --groups 2 --topk 4 --epochs 3 --json --quiet");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
-    for (const char* k : {"pearson", "spearman", "kendall", "mae", "rmse"}) EXPECT_TRUE(j["test"].contains(k)) << k;
+    // One row per net: the test circuit's every net, the training circuit's split in two.
+    EXPECT_EQ(j["test"]["count"].get<long long>(), gsr::test::counted_nets("iscas85/bench/c432.bench"));
+    EXPECT_EQ(j["train"]["count"].get<long long>() + j["val"]["count"].get<long long>(),
+              gsr::test::counted_nets("iscas85/bench/c880.bench"));
+    for (const char* split : {"train", "val", "test"}) {
+        const auto& m = j[split];
+        for (const char* k : {"pearson", "spearman", "kendall"}) {
+            ASSERT_TRUE(m[k].is_number()) << split << " " << k;
+            EXPECT_GE(m[k].get<double>(), -1.0) << split << " " << k;
+            EXPECT_LE(m[k].get<double>(), 1.0) << split << " " << k;
+        }
+        ASSERT_TRUE(m["mae"].is_number() && m["rmse"].is_number()) << split;
+        EXPECT_GT(m["mae"].get<double>(), 0.0) << split;
+        EXPECT_LE(m["mae"].get<double>(), m["rmse"].get<double>()) << split;
+    }
+    EXPECT_EQ(j["epochs_done"], 3);
+    // The arena is the memory the model predicts, to the byte (as the core Trainer's test).
     EXPECT_GT(j["peak_memory"]["measured_bytes"].get<std::int64_t>(), 0);
+    EXPECT_EQ(j["peak_memory"]["measured_bytes"], j["peak_memory"]["analytic_bytes"]);
     const auto runs = run_gsr("runs list --json --db " + shell_quote(db.string()));
     ASSERT_EQ(runs.exit_code, 0) << runs.err;
     EXPECT_EQ(nlohmann::json::parse(runs.out).size(), 1u);

@@ -66,4 +66,19 @@ inline std::vector<std::string> split_csv(const std::string& line, std::size_t c
     return out;
 }
 
+/// The `nets` column of COUNTS.csv for `file` (relative to netlists/), or -1 when absent.
+inline long long counted_nets(const std::string& file)
+{
+    const std::string text = read_text(std::string(GSR_DATA_DIR) + "/netlists/COUNTS.csv");
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t end = text.find('\n', at);
+        if (end == std::string::npos) end = text.size();
+        const std::vector<std::string> f = split_csv(text.substr(at, end - at), 9);
+        if (f.size() == 9 && f[0] == file && !f[7].empty()) return std::stoll(f[7]);
+        at = end + 1;
+    }
+    return -1;
+}
+
 } // namespace gsr::test
