@@ -27,6 +27,8 @@ struct ImageDifference {
     double differing_fraction = 1; ///< pixels whose largest channel difference exceeds the tolerance
     int largest = 255;             ///< the largest channel difference seen
     bool same_size = false;
+    std::size_t differing_pixels = 0; ///< beyond the tolerance
+    std::size_t ink_pixels = 0;       ///< b's pixels unlike b's corner (the background)
 };
 
 inline ImageDifference compare_images(const QImage& a, const QImage& b, int tolerance)
@@ -36,7 +38,8 @@ inline ImageDifference compare_images(const QImage& a, const QImage& b, int tole
     d.same_size = true;
     const QImage x = a.convertToFormat(QImage::Format_RGB32);
     const QImage y = b.convertToFormat(QImage::Format_RGB32);
-    std::size_t differing = 0;
+    std::size_t differing = 0, ink = 0;
+    const QRgb background = y.pixel(0, 0); // b's corner: the canvas's clear colour
     d.largest = 0;
     for (int j = 0; j < x.height(); ++j) {
         const auto* p = reinterpret_cast<const QRgb*>(x.constScanLine(j));
@@ -47,9 +50,15 @@ inline ImageDifference compare_images(const QImage& a, const QImage& b, int tole
                                        std::abs(qBlue(p[i]) - qBlue(q[i]))});
             d.largest = std::max(d.largest, diff);
             if (diff > tolerance) ++differing;
+            const int drawn = std::max({std::abs(qRed(q[i]) - qRed(background)),
+                                        std::abs(qGreen(q[i]) - qGreen(background)),
+                                        std::abs(qBlue(q[i]) - qBlue(background))});
+            if (drawn > tolerance) ++ink;
         }
     }
     d.differing_fraction = double(differing) / double(std::max(1, x.width() * x.height()));
+    d.differing_pixels = differing;
+    d.ink_pixels = ink;
     return d;
 }
 

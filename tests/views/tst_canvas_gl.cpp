@@ -31,7 +31,9 @@ namespace {
 
 constexpr int kGoldenIterations = 300;
 constexpr int kGoldenTolerance = 24;          ///< per channel, of 255
-constexpr double kGoldenMaxDiffering = 0.005; ///< fraction of pixels beyond the tolerance
+/// Pixels beyond the tolerance, as a fraction of the golden's drawn ones (11 % of the frame):
+/// 1 % is about 190 pixels, three of the 206 node discs (this machine's Mesa matches exactly).
+constexpr double kGoldenMaxDiffering = 0.01;
 
 QString golden_path(const char* name)
 {
@@ -134,12 +136,16 @@ private slots:
         QVERIFY2(!expected.isNull(), qPrintable(golden + " is missing (GSR_UPDATE_GOLDEN=1)"));
         const auto d = compare_images(shot, expected, kGoldenTolerance);
         QVERIFY(d.same_size);
-        if (d.differing_fraction > kGoldenMaxDiffering)
+        qInfo("golden: %zu of %zu drawn pixels differ (largest %d)", d.differing_pixels,
+              d.ink_pixels, d.largest);
+        const double differing = double(d.differing_pixels) / double(std::max<std::size_t>(1, d.ink_pixels));
+        QVERIFY2(d.ink_pixels > 10000, "the golden is (almost) blank");
+        if (differing > kGoldenMaxDiffering)
             shot.save(QDir::temp().filePath(QStringLiteral("canvas_alu8_actual.png")));
-        QVERIFY2(d.differing_fraction <= kGoldenMaxDiffering,
-                 qPrintable(QStringLiteral("%1% of pixels differ by more than %2 (largest %3); "
-                                           "the frame was saved to %4")
-                                .arg(d.differing_fraction * 100)
+        QVERIFY2(differing <= kGoldenMaxDiffering,
+                 qPrintable(QStringLiteral("%1% of the drawn pixels differ by more than %2 "
+                                           "(largest %3); the frame was saved to %4")
+                                .arg(differing * 100)
                                 .arg(kGoldenTolerance)
                                 .arg(d.largest)
                                 .arg(QDir::temp().filePath(QStringLiteral("canvas_alu8_actual.png")))));
@@ -167,8 +173,14 @@ private slots:
         QCOMPARE(f.canvas.glStatesReleased(), 1); // the old context's, before the new one
         QCOMPARE(after.size(), before.size());
         const auto d = compare_images(after, before, kGoldenTolerance);
-        QVERIFY2(d.differing_fraction <= kGoldenMaxDiffering,
-                 qPrintable(QStringLiteral("%1% of pixels differ").arg(d.differing_fraction * 100)));
+        // The new context redraws the overlay's text and the fitted view from scratch: 472 of
+        // 27,949 drawn pixels differ on this machine; a frame missing its nodes differs in
+        // thousands.
+        QVERIFY(d.ink_pixels > 10000);
+        QVERIFY2(double(d.differing_pixels) <= 0.03 * double(d.ink_pixels),
+                 qPrintable(QStringLiteral("%1 of %2 drawn pixels differ")
+                                .arg(d.differing_pixels)
+                                .arg(d.ink_pixels)));
         f.canvas.setParent(nullptr); // the fixture owns it, not `other`
     }
 
