@@ -7,7 +7,6 @@
 
 #include "report/pdf_report.hpp"
 #include "report/report_export.hpp"
-#include "tune/problem.hpp"
 #include "util/diagnostics.hpp"
 #include "util/json_file.hpp"
 #include "util/json_text.hpp"
@@ -68,32 +67,6 @@ constexpr const char* kExpected =
     "expected a tune session as `gsr kernels tune --json` writes it, or a report JSON of "
     "`gsr report --format json`";
 
-/// A candidate whose verdict is none of the known names: which one, and the names there are
-/// (tune_session_from_json says "unknown verdict 'failed'" and nothing more).
-void check_verdicts(const nlohmann::json& session)
-{
-    if (!session.is_object() || !session.contains("candidates") ||
-        !session.at("candidates").is_array())
-        return;
-    const nlohmann::json& list = session.at("candidates");
-    for (std::size_t i = 0; i < list.size(); ++i) {
-        const nlohmann::json& c = list[i];
-        if (!c.is_object() || !c.contains("verdict") || !c.at("verdict").is_string()) continue;
-        const std::string name = c.at("verdict").get<std::string>();
-        try {
-            (void)tune::parse_verdict(name);
-        } catch (const Error&) {
-            std::string names;
-            for (int v = 0; v <= static_cast<int>(tune::Verdict::Unsupported); ++v)
-                names += (names.empty() ? "" : ", ") +
-                         std::string(tune::verdict_name(static_cast<tune::Verdict>(v)));
-            throw Error("tune session: candidate " + std::to_string(i + 1) + " of " +
-                        std::to_string(list.size()) + " has the unknown verdict '" + name +
-                        "' (the verdicts are " + names + ")");
-        }
-    }
-}
-
 /// The bytes of the export of a JSON file: a tune session, or a report JSON (run or session).
 std::string export_file(const std::string& path, report::ReportFormat format)
 {
@@ -113,7 +86,6 @@ std::string export_file(const std::string& path, report::ReportFormat format)
                 j.is_object() && j.contains("session") && j.at("session").is_object()
                     ? j.at("session")
                     : j;
-            check_verdicts(s);
             session = tune::tune_session_from_json(s);
         }
     } catch (const Error& e) {

@@ -401,7 +401,9 @@ Verdict parse_verdict(std::string_view name)
 {
     for (std::size_t i = 0; i < kVerdicts.size(); ++i)
         if (name == kVerdicts[i]) return Verdict(i);
-    throw Error("unknown verdict '" + std::string(name) + "'");
+    std::string names;
+    for (const char* v : kVerdicts) names += (names.empty() ? "" : ", ") + std::string(v);
+    throw Error("unknown verdict '" + std::string(name) + "' (the verdicts are " + names + ")");
 }
 
 EpilogueChain epilogue_chain(std::initializer_list<const char*> names)
