@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <unistd.h>
 
@@ -109,6 +110,14 @@ void write_file_atomically(const std::string& path, std::string_view bytes)
         fs::permissions(tmp, status.permissions(), fs::perm_options::replace, error);
     if (std::rename(tmp.c_str(), target.c_str()) != 0)
         throw fail("cannot replace the file with the new one written beside it");
+    // The rename is in the folder's entries: synced too, a power cut after this returns cannot
+    // bring the old file back. (A folder that cannot be opened or synced, as on some network
+    // file systems, leaves the rename as durable as that file system makes it.)
+    const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+        (void)::fsync(dir);
+        ::close(dir);
+    }
 }
 
 } // namespace gsr
