@@ -64,9 +64,10 @@ TEST(LabelsArrival, NldmWithGscLibGivesNanoseconds)
             EXPECT_GT(row.arrival, 0.0) << row.net;
         latest = std::max(latest, row.arrival);
     }
-    // A 180 nm path of some twenty levels: well above one gate delay, under 5 ns.
-    EXPECT_GT(latest, 0.2);
-    EXPECT_LT(latest, 5.0);
+    // A 180 nm path of some twenty levels. The value every net's arrival is checked for against
+    // an independent propagation in core/labels/arrival_nldm_test.cpp (IwlsNetlistsOnGscLib):
+    // here the command's wiring (library, load factor, transition) must give the same.
+    EXPECT_NEAR(latest, 0.841196, 1e-6);
 
     const auto slow = run_gsr("labels " + shell_quote(kIwls + "netlist/s1196.v") +
                               " --liberty " + shell_quote(kIwls + "lib/GSCLib_3.0.lib") +
