@@ -5,6 +5,7 @@
 #include "panels/lineage_model.hpp"
 #include "panels/profiling_panel.hpp"
 #include "panels/roofline_chart.hpp"
+#include "panels/studio_panels.hpp"
 #include "view_test_support.hpp"
 
 #include "nn/gpu_runtime.hpp"
@@ -310,6 +311,47 @@ private slots:
         QCOMPARE(QString::fromStdString(s->stop_reason), QStringLiteral("cancelled"));
         QCOMPARE(panel.candidatesModel()->rowCount(), calls.load());
         QVERIFY(panel.statusText().contains(QStringLiteral("cancelled")));
+    }
+
+    void closingDuringASearchAsksFirst()
+    {
+        // The window's close asks StudioPanels: a search's trials are lost unless saved.
+        gsr::views::StudioPanels panels;
+        ProfilingPanel& panel = *panels.profiling();
+        panel.setEvaluatorFactory(
+            [](const tune::Problem&, std::string*) -> std::unique_ptr<tune::Evaluator> {
+                return std::make_unique<tune::FunctionEvaluator>([](const tune::KernelConfig&) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                    return tune::Evaluation{tune::Verdict::Ok, 1e-3, {}, {}};
+                });
+            },
+            false);
+        QVERIFY(panel.selectProblem(QStringLiteral("layernorm_4k")));
+        panel.setStrategy(QStringLiteral("grid"));
+        panel.setBudget(200);
+        panel.tune();
+        QTest::qWait(200);
+        QVERIFY(panel.isTuning());
+        int asked = 0;
+        bool answer = false;
+        panels.setCloseQuestion([&](const QString& question) {
+            ++asked;
+            return question.contains(QStringLiteral("kernel search")) &&
+                   question.contains(QStringLiteral("Save Session")) && answer;
+        });
+        QVERIFY(!panels.confirmClose()); // "Cancel": the search goes on
+        QCOMPARE(asked, 1);
+        QVERIFY(panel.isTuning());
+        answer = true;
+        QElapsedTimer clock;
+        clock.start();
+        QVERIFY(panels.confirmClose());
+        QCOMPARE(asked, 2);
+        QVERIFY(!panel.isTuning());
+        QVERIFY2(clock.elapsed() < 2000, qPrintable(QString::number(clock.elapsed())));
+        const tune::TuneSession* s = panel.session(QStringLiteral("layernorm_4k"));
+        QVERIFY(s);
+        QCOMPARE(QString::fromStdString(s->stop_reason), QStringLiteral("cancelled"));
     }
 
     void rooflineAxesHoldEveryPoint()

@@ -333,15 +333,34 @@ void StudioPanels::setProject(const QString& path)
 
 bool StudioPanels::confirmClose()
 {
-    if (!training_->isTraining()) return true;
+    const bool training = training_->isTraining();
+    const bool tuning = profiling_->isTuning();
+    const bool learning = rules_->isLearning();
+    if (!training && !tuning && !learning) return true;
+    // One question for all the work in progress, each with what stopping it keeps.
+    QStringList work;
+    if (training)
+        work << tr("A training run is in progress. It keeps its last finished epoch: Resume in "
+                   "the Runs panel (or gsr train --resume) continues it later.");
+    if (tuning)
+        work << tr("A kernel search is in progress. Its trials so far are lost: only a session "
+                   "saved (Save Session…) or applied is kept. Stopping waits for the trial "
+                   "running on the GPU.");
+    if (learning)
+        work << tr("Rules are being learnt. The rules are not kept: Learn Rules starts over.");
     const QString question =
-        tr("A training run is in progress. Stop it and close GSR Studio?\n\n"
-           "The run keeps its last finished epoch: Resume in the Runs panel (or gsr train "
-           "--resume) continues it later.");
+        work.join(QStringLiteral("\n\n")) + QStringLiteral("\n\n") +
+        (work.size() == 1 ? tr("Stop it and close GSR Studio?")
+                          : tr("Stop them and close GSR Studio?"));
     if (close_question_ && !close_question_(question)) return false;
-    training_->stop();
-    training_->runner()->waitForThread(kStopWaitMs);
-    // Deliver the run's outcome (its store record is already written by the worker).
+    if (learning) rules_->cancel();
+    if (tuning) profiling_->cancel();
+    if (training) {
+        training_->stop();
+        training_->runner()->waitForThread(kStopWaitMs);
+    }
+    if (tuning) profiling_->runner()->waitForThread(kStopWaitMs);
+    // Deliver the outcomes (a run's store record is already written by the worker).
     QCoreApplication::processEvents();
     return true;
 }
