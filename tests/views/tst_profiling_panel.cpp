@@ -44,7 +44,7 @@ const sol::DeviceSpec& h100() { return sol::device_or_throw("H100 SXM"); }
 /// Times by the SOL model's own prediction, stretched by `factor`.
 views::EvaluatorFactory predicted_factory(double factor = 1.25)
 {
-    return [factor](const tune::Problem& p, std::string*) -> std::unique_ptr<tune::Evaluator> {
+    return [factor](const tune::Problem& p, const sol::DeviceSpec&, std::string*) -> std::unique_ptr<tune::Evaluator> {
         return std::make_unique<tune::FunctionEvaluator>([p, factor](const tune::KernelConfig& c) {
             tune::Evaluation e;
             e.seconds = tune::predicted_time(p, c, h100()) * factor;
@@ -56,7 +56,7 @@ views::EvaluatorFactory predicted_factory(double factor = 1.25)
 /// Trial `cheat` (1-based) reports half of T_SOL; the rest as predicted_factory.
 views::EvaluatorFactory cheating_factory(int cheat)
 {
-    return [cheat](const tune::Problem& p, std::string*) -> std::unique_ptr<tune::Evaluator> {
+    return [cheat](const tune::Problem& p, const sol::DeviceSpec&, std::string*) -> std::unique_ptr<tune::Evaluator> {
         const double t_sol = sol::analyze(p.op_spec(), h100()).t_sol;
         auto calls = std::make_shared<int>(0);
         return std::make_unique<tune::FunctionEvaluator>(
@@ -229,7 +229,7 @@ private slots:
         QVERIFY(wait_for_tune(panel));
         QCOMPARE(finished.count(), 1);
         QCOMPARE(commands, QStringList{QStringLiteral(
-                               "gsr kernels tune layernorm_1k --strategy grid --budget 30")});
+                               "gsr kernels tune layernorm_1k --strategy grid --budget 30 --device 'H100 SXM'")});
         const tune::TuneSession* s = panel.session(QStringLiteral("layernorm_1k"));
         QVERIFY(s);
         QCOMPARE(s->candidates.size(), std::size_t(30));
@@ -280,7 +280,7 @@ private slots:
         ProfilingPanel panel;
         std::atomic<int> calls{0};
         panel.setEvaluatorFactory(
-            [&calls](const tune::Problem&, std::string*) -> std::unique_ptr<tune::Evaluator> {
+            [&calls](const tune::Problem&, const sol::DeviceSpec&, std::string*) -> std::unique_ptr<tune::Evaluator> {
                 return std::make_unique<tune::FunctionEvaluator>(
                     [&calls](const tune::KernelConfig&) {
                         ++calls;
@@ -319,7 +319,7 @@ private slots:
         gsr::views::StudioPanels panels;
         ProfilingPanel& panel = *panels.profiling();
         panel.setEvaluatorFactory(
-            [](const tune::Problem&, std::string*) -> std::unique_ptr<tune::Evaluator> {
+            [](const tune::Problem&, const sol::DeviceSpec&, std::string*) -> std::unique_ptr<tune::Evaluator> {
                 return std::make_unique<tune::FunctionEvaluator>([](const tune::KernelConfig&) {
                     std::this_thread::sleep_for(std::chrono::milliseconds(50));
                     return tune::Evaluation{tune::Verdict::Ok, 1e-3, {}, {}};
@@ -512,7 +512,7 @@ private slots:
         QCOMPARE(commands,
                  QStringList{QStringLiteral(
                      "gsr kernels tune engine_layernorm_N214591_F64 --strategy grid --budget 3 "
-                     "--model gsr --hidden 128 --groups 2 --topk 16 --nodes 214591 "
+                     "--device 'H100 SXM' --model gsr --hidden 128 --groups 2 --topk 16 --nodes 214591 "
                      "--edges 857340")});
     }
 

@@ -135,11 +135,12 @@ QString memory_command(const nn::ModelConfig& m, const nn::GraphShape& shape)
 }
 
 QString tune_command(const QString& problem, const QString& strategy, std::size_t budget,
-                     const tune::EngineShape* engine)
+                     const tune::EngineShape* engine, const QString& device)
 {
     QStringList args = {QStringLiteral("kernels"), QStringLiteral("tune"), problem,
                         QStringLiteral("--strategy"), strategy, QStringLiteral("--budget"),
                         number(budget)};
+    if (!device.isEmpty()) args << QStringLiteral("--device") << device;
     if (engine)
         args << QStringLiteral("--model")
              << QString::fromUtf8(nn::model_kind_name(engine->model).data(),

@@ -37,9 +37,10 @@ QString train_command(const TrainingSettings& settings, const QString& project);
 /// `epochs` 0: as the run was started.
 QString resume_command(const QString& project, std::int64_t run, std::uint32_t epochs = 0);
 QString memory_command(const nn::ModelConfig& config, const nn::GraphShape& shape);
-/// `gsr kernels tune PROBLEM --strategy S --budget N` (the Profiling panel's Tune); an
-/// engine problem also names the model and graph it was built for (`engine`).
+/// `gsr kernels tune PROBLEM --strategy S --budget N [--device D]` (the Profiling panel's
+/// Tune, on the device its bounds are for); an engine problem also names the model and graph
+/// it was built for (`engine`).
 QString tune_command(const QString& problem, const QString& strategy, std::size_t budget,
-                     const tune::EngineShape* engine = nullptr);
+                     const tune::EngineShape* engine = nullptr, const QString& device = {});
 
 } // namespace gsr::views

@@ -117,7 +117,9 @@ bool profiling_screenshot(StudioPanels& panels, const QString& out_png)
     p->setBanner(banner);
     p->setWindowTitle(QStringLiteral("Profiling (demo session, not a measurement)"));
     p->setEvaluatorFactory(
-        [](const tune::Problem& problem, std::string*) { return demo_evaluator(problem); },
+        [](const tune::Problem& problem, const sol::DeviceSpec&, std::string*) {
+            return demo_evaluator(problem);
+        },
         false);
     p->setDevice(QStringLiteral("H100 SXM"));
     const QString problem = QStringLiteral("gemm_bias_relu");

@@ -589,7 +589,7 @@ void ProfilingPanel::tune()
     std::string why_not;
     std::unique_ptr<tune::Evaluator> evaluator;
     try {
-        evaluator = factory_(*p, &why_not);
+        evaluator = factory_(*p, *d, &why_not);
     } catch (const Error& e) {
         why_not = e.message();
     }
@@ -602,9 +602,11 @@ void ProfilingPanel::tune()
     tune::SearchOptions o;
     o.strategy = tune::parse_strategy(strategy_->currentText().toStdString());
     o.budget = std::size_t(budget_->value());
+    o.stop_headroom = tune::kInteractiveStopHeadroom; // as gsr kernels tune stops
     const bool engine = current_.startsWith(QStringLiteral("engine_")) && engine_shape_;
     Q_EMIT commandIssued(tune_command(current_, strategy_->currentText(), o.budget,
-                                      engine ? &*engine_shape_ : nullptr));
+                                      engine ? &*engine_shape_ : nullptr,
+                                      QString::fromStdString(d->name)));
     if (!runner_->start(*p, *d, o, std::move(evaluator))) return;
     tuning_problem_ = current_;
     progress_->setRange(0, int(o.budget));

@@ -36,24 +36,24 @@ namespace gsr::views {
 
 namespace {
 
-/// Tune's evaluator in the application: the GPU worker process (core/tune/worker_evaluator),
-/// for the GPU in hand; the reasons it cannot be had go to the panel.
-std::unique_ptr<tune::Evaluator> gpu_worker_evaluator(const tune::Problem& p, std::string* why)
+/// Tune's evaluator in the application: the GPU worker process (core/tune/worker_evaluator)
+/// on the GPU in hand, judged by the bounds of the panel's device (as `gsr kernels tune
+/// --device`); the reasons it cannot be had go to the panel.
+std::unique_ptr<tune::Evaluator> gpu_worker_evaluator(const tune::Problem& p,
+                                                      const sol::DeviceSpec& device,
+                                                      std::string* why)
 {
     const nn::GpuStatus gpu = nn::gpu_status();
     const std::string worker = tune::find_worker();
-    const sol::DeviceSpec* device = sol::find_device(gpu.name);
-    if (!gpu.available || worker.empty() || !device) {
+    if (!gpu.available || worker.empty()) {
         if (why)
             *why = !gpu.available ? gpu.reason
-                   : worker.empty()
-                       ? std::string("the kernel worker (gsr-kernel-worker) is not installed "
-                                     "beside gsr-studio")
-                       : "the SOL device table has no row for " + gpu.name;
+                                  : std::string("the kernel worker (gsr-kernel-worker) is not "
+                                                "installed beside gsr-studio");
         return nullptr;
     }
-    const sol::SolAnalysis a = sol::analyze(p.op_spec(), *device);
-    return std::make_unique<tune::WorkerEvaluator>(p, *device, std::min(a.t_sol, a.t_sol_datasheet));
+    return std::make_unique<tune::WorkerEvaluator>(
+        p, device, sol::gaming_bound(sol::analyze(p.op_spec(), device)));
 }
 
 /// Export Report: one session to the path, several to one file each (the problem's name

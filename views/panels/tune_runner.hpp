@@ -28,8 +28,9 @@ namespace gsr::views {
 /// and the demo); null, with the reason in `why_not`, when it cannot.
 /// It is called on the UI thread; the evaluator it makes is then used on the worker thread
 /// only, one trial at a time.
-using EvaluatorFactory = std::function<std::unique_ptr<tune::Evaluator>(const tune::Problem&,
-                                                                        std::string* why_not)>;
+/// `device` is the panel's: its bounds (T_SOL, the gaming bound) are the search's.
+using EvaluatorFactory = std::function<std::unique_ptr<tune::Evaluator>(
+    const tune::Problem&, const sol::DeviceSpec& device, std::string* why_not)>;
 
 class TuneRunner : public QObject {
     Q_OBJECT
