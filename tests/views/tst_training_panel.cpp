@@ -235,6 +235,32 @@ private slots:
         QVERIFY(!runs->run(0).resumable);
     }
 
+    void stopWhileTheCircuitsLoadTrainsNothing()
+    {
+        // Stop used to wait for the circuits to load and then train on regardless until the
+        // first step's end; now nothing is trained, and no run is made.
+        QTemporaryDir dir;
+        const QString project = dir.filePath(QStringLiteral("p.gsr"));
+        auto w = ready_window(project, 0, 3);
+        QVERIFY(w);
+        TrainingPanel* t = w->panels()->training();
+        gsr::views::TrainingSettings s = t->settings();
+        s.test = QStringList{gsr::views::test::big_blif_path()}; // hyp: a second to label
+        t->setSettings(s);
+        QSignalSpy finished(t, &TrainingPanel::trainingFinished);
+        QSignalSpy epochs(t->runner(), &gsr::views::TrainingRunner::epochFinished);
+        t->train();
+        t->stop();
+        QVERIFY(finished.wait(kWaitMs));
+        QCOMPARE(t->lastOutcome()->status, QStringLiteral("cancelled"));
+        QCOMPARE(t->lastOutcome()->epochs_done, 0u);
+        QCOMPARE(epochs.count(), 0);
+        QVERIFY(t->statusText().contains(QStringLiteral("stopped before training began")));
+        const auto store = gsr::store::RunStore::open(project.toStdString(),
+                                                      gsr::store::OpenMode::ReadOnly);
+        QCOMPARE(store.runs().size(), std::size_t(0));
+    }
+
     void closingDuringTrainingAsksFirst()
     {
         QTemporaryDir dir;

@@ -570,7 +570,9 @@ void TrainingPanel::onFinished(const TrainingOutcome& o)
         eta_->clear();
         showError(tr("Training failed: %1").arg(o.error));
     } else {
-        QString text = tr("%1 %2 after epoch %3.").arg(where, o.status).arg(o.epochs_done);
+        const bool before = o.status == QLatin1String("cancelled") && o.epochs_done == 0;
+        QString text = before ? tr("%1 stopped before training began.").arg(where)
+                              : tr("%1 %2 after epoch %3.").arg(where, o.status).arg(o.epochs_done);
         if (o.best) {
             const train::Metrics& t = o.best->test.metrics;
             text += tr(" Best epoch %1: test MAE %2, r %3, \u03c1 %4, \u03c4 %5.")

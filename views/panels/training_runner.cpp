@@ -153,6 +153,14 @@ bool TrainingRunner::waitForThread(int timeout_ms)
     return !thread_ || thread_->wait(QDeadlineTimer(timeout_ms));
 }
 
+namespace {
+
+/// Stop pressed (or the window closed) while the circuits load or the model is built: nothing
+/// was trained, and a run being resumed stays as it was.
+struct StoppedBeforeTraining {};
+
+} // namespace
+
 void TrainingRunner::work(TrainingRunner* self, Job job,
                           std::shared_ptr<std::atomic<bool>> cancel,
                           std::shared_ptr<train::MemoryRunLog> memory_log)
@@ -202,6 +210,7 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
             settings.target, std_strings(settings.train), std_strings(settings.validation),
             std_strings(settings.test), hold_out);
         for (const std::string& n : data.notes) out.notes << QString::fromStdString(n);
+        if (*cancel) throw StoppedBeforeTraining{};
         // Again with the model's width: a model wider than the GPU backend takes trains on
         // the CPU, with a note.
         if (device.device == "gpu") {
@@ -223,6 +232,7 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
         std::vector<std::string> batcher_notes;
         trainer.set_batcher(train::make_run_batcher(run_settings(settings), data, &batcher_notes));
         for (const std::string& n : batcher_notes) out.notes << QString::fromStdString(n);
+        if (*cancel) throw StoppedBeforeTraining{};
 
         train::RunLog* log = memory_log.get();
 #ifdef GSR_HAVE_STORE
@@ -279,6 +289,9 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
                         result.epochs_done > 0;
         if (result.status != train::TrainResult::Status::Cancelled)
             out.test_scatter = test_scatter(trainer, data);
+    } catch (const StoppedBeforeTraining&) {
+        out.status = QStringLiteral("cancelled");
+        out.resumable = job.resume; // untouched: as resumable as it was
     } catch (...) {
         out.status = QStringLiteral("failed");
         out.error = describe_failure(std::current_exception());
