@@ -91,6 +91,14 @@ private slots:
             QCOMPARE(raw(model, field).toLongLong(), *value);
             QCOMPARE(digits(shown(model, field)), QString::number(*value));
         }
+        // And core's numbers are c17's: COUNTS.csv (5 PI, 2 PO, 6 gates, 11 nets, 12 fan-in
+        // edges) and its depth of 3 gates.
+        const std::pair<Field, std::int64_t> c17[] = {
+            {Field::Inputs, 5}, {Field::Outputs, 2},     {Field::FlipFlops, 0},
+            {Field::Cells, 6},  {Field::Nets, 11},       {Field::GraphNodes, 11},
+            {Field::GraphEdges, 12}, {Field::MaxLevel, 3},
+        };
+        for (const auto& [field, value] : c17) QCOMPARE(raw(model, field).toLongLong(), value);
         QCOMPARE(shown(model, Field::Format), QString::fromStdString(s.format));
         QCOMPARE(shown(model, Field::Top), QString::fromStdString(s.top));
         QCOMPARE(raw(model, Field::Warnings).toLongLong(),
