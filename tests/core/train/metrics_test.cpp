@@ -183,17 +183,20 @@ TEST(Metrics, FastAlgorithmsAgreeWithBruteForceOnTiedRandomData)
     }
 }
 
-TEST(Metrics, KendallIsFastOnALargeInput)
+TEST(Metrics, KendallOnALargeTiedInputMatchesThePairCount)
 {
-    // 200k values would take minutes in O(n^2); Knight's algorithm takes milliseconds.
+    // 200k values would take minutes in O(n^2) (the suite would time out); Knight's algorithm
+    // takes milliseconds. Heavy ties in both (1,000 and 1,100 distinct values): its first 3,000
+    // pairs' tau-b is counted pair by pair, and the whole sits where the model puts it.
     std::mt19937_64 rng(3);
     std::vector<double> x(200000), y(200000);
     for (std::size_t i = 0; i < x.size(); ++i) {
         x[i] = static_cast<double>(rng() % 1000);
         y[i] = x[i] + static_cast<double>(rng() % 100);
     }
+    const std::vector<double> xs(x.begin(), x.begin() + 3000), ys(y.begin(), y.begin() + 3000);
+    EXPECT_NEAR(kendall_tau_b(ys, xs).value, brute_kendall_b(ys, xs), 1e-12);
     const Correlation t = kendall_tau_b(y, x);
     EXPECT_TRUE(t.defined());
-    EXPECT_GT(t.value, 0.5);
-    EXPECT_LT(t.value, 1.0);
+    EXPECT_NEAR(t.value, kendall_tau_b(ys, xs).value, 0.02); // a sample of the same law
 }
