@@ -135,4 +135,10 @@ TEST(Modularity, EqualsIgraphOnCircuits)
         EXPECT_NEAR(modularity(g, blocks), ig.modularity(blocks, 1.0), 1e-9) << rel;
     }
 }
+#else
+TEST(Modularity, EqualsIgraphOnCircuits)
+{
+    GTEST_SKIP() << "igraph's headers were not found when this was built (libigraph-dev): the "
+                    "reference comparison did not run";
+}
 #endif
