@@ -365,7 +365,8 @@ TEST(TrainCommand, TrainsAndReportsMetricsOnAnUnseenCircuit)
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
     // One row per net: the test circuit's every net, the training circuit's split in two.
-    EXPECT_EQ(j["test"]["count"].get<long long>(), gsr::test::counted_nets("iscas85/bench/c432.bench"));
+    EXPECT_EQ(j["test"]["count"].get<long long>(),
+              gsr::test::counted_nets("iscas85/bench/c432.bench"));
     EXPECT_EQ(j["train"]["count"].get<long long>() + j["val"]["count"].get<long long>(),
               gsr::test::counted_nets("iscas85/bench/c880.bench"));
     for (const char* split : {"train", "val", "test"}) {

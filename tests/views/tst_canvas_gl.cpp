@@ -138,7 +138,8 @@ private slots:
         QVERIFY(d.same_size);
         qInfo("golden: %zu of %zu drawn pixels differ (largest %d)", d.differing_pixels,
               d.ink_pixels, d.largest);
-        const double differing = double(d.differing_pixels) / double(std::max<std::size_t>(1, d.ink_pixels));
+        const double differing =
+            double(d.differing_pixels) / double(std::max<std::size_t>(1, d.ink_pixels));
         QVERIFY2(d.ink_pixels > 10000, "the golden is (almost) blank");
         if (differing > kGoldenMaxDiffering)
             shot.save(QDir::temp().filePath(QStringLiteral("canvas_alu8_actual.png")));

@@ -44,7 +44,8 @@ const sol::DeviceSpec& h100() { return sol::device_or_throw("H100 SXM"); }
 /// Times by the SOL model's own prediction, stretched by `factor`.
 views::EvaluatorFactory predicted_factory(double factor = 1.25)
 {
-    return [factor](const tune::Problem& p, const sol::DeviceSpec&, std::string*) -> std::unique_ptr<tune::Evaluator> {
+    return [factor](const tune::Problem& p, const sol::DeviceSpec&,
+                    std::string*) -> std::unique_ptr<tune::Evaluator> {
         return std::make_unique<tune::FunctionEvaluator>([p, factor](const tune::KernelConfig& c) {
             tune::Evaluation e;
             e.seconds = tune::predicted_time(p, c, h100()) * factor;
@@ -56,7 +57,8 @@ views::EvaluatorFactory predicted_factory(double factor = 1.25)
 /// Trial `cheat` (1-based) reports half of T_SOL; the rest as predicted_factory.
 views::EvaluatorFactory cheating_factory(int cheat)
 {
-    return [cheat](const tune::Problem& p, const sol::DeviceSpec&, std::string*) -> std::unique_ptr<tune::Evaluator> {
+    return [cheat](const tune::Problem& p, const sol::DeviceSpec&,
+                   std::string*) -> std::unique_ptr<tune::Evaluator> {
         const double t_sol = sol::analyze(p.op_spec(), h100()).t_sol;
         auto calls = std::make_shared<int>(0);
         return std::make_unique<tune::FunctionEvaluator>(
@@ -102,6 +104,26 @@ tune::TuneSession lineage_session()
     s.candidates.push_back(record(5, 3, "family=layernorm block=256 vec=4 tpr=128 unroll=1",
                                   tune::Verdict::WrongResult, 0));
     return s;
+}
+
+/// Starts a grid search of layernorm_4k whose every trial takes 50 ms, counted in `calls`.
+bool start_slow_search(ProfilingPanel& panel, std::atomic<int>& calls)
+{
+    panel.setEvaluatorFactory(
+        [&calls](const tune::Problem&, const sol::DeviceSpec&,
+                 std::string*) -> std::unique_ptr<tune::Evaluator> {
+            return std::make_unique<tune::FunctionEvaluator>([&calls](const tune::KernelConfig&) {
+                ++calls;
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                return tune::Evaluation{tune::Verdict::Ok, 1e-3, {}, {}};
+            });
+        },
+        false);
+    if (!panel.selectProblem(QStringLiteral("layernorm_4k"))) return false;
+    panel.setStrategy(QStringLiteral("grid"));
+    panel.setBudget(200);
+    panel.tune();
+    return true;
 }
 
 bool wait_for_tune(ProfilingPanel& panel)
@@ -228,8 +250,8 @@ private slots:
         QVERIFY(panel.cancelButton()->isEnabled());
         QVERIFY(wait_for_tune(panel));
         QCOMPARE(finished.count(), 1);
-        QCOMPARE(commands, QStringList{QStringLiteral(
-                               "gsr kernels tune layernorm_1k --strategy grid --budget 30 --device 'H100 SXM'")});
+        QCOMPARE(commands, QStringList{QStringLiteral("gsr kernels tune layernorm_1k --strategy grid "
+                                                      "--budget 30 --device 'H100 SXM'")});
         const tune::TuneSession* s = panel.session(QStringLiteral("layernorm_1k"));
         QVERIFY(s);
         QCOMPARE(s->candidates.size(), std::size_t(30));
@@ -279,21 +301,8 @@ private slots:
     {
         ProfilingPanel panel;
         std::atomic<int> calls{0};
-        panel.setEvaluatorFactory(
-            [&calls](const tune::Problem&, const sol::DeviceSpec&, std::string*) -> std::unique_ptr<tune::Evaluator> {
-                return std::make_unique<tune::FunctionEvaluator>(
-                    [&calls](const tune::KernelConfig&) {
-                        ++calls;
-                        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-                        return tune::Evaluation{tune::Verdict::Ok, 1e-3, {}, {}};
-                    });
-            },
-            false);
-        QVERIFY(panel.selectProblem(QStringLiteral("layernorm_4k")));
-        panel.setStrategy(QStringLiteral("grid"));
-        panel.setBudget(200);
         QSignalSpy finished(&panel, &ProfilingPanel::tuningFinished);
-        panel.tune();
+        QVERIFY(start_slow_search(panel, calls));
         QTest::qWait(300);
         QVERIFY(panel.isTuning());
         QElapsedTimer clock;
@@ -318,18 +327,8 @@ private slots:
         // The window's close asks StudioPanels: a search's trials are lost unless saved.
         gsr::views::StudioPanels panels;
         ProfilingPanel& panel = *panels.profiling();
-        panel.setEvaluatorFactory(
-            [](const tune::Problem&, const sol::DeviceSpec&, std::string*) -> std::unique_ptr<tune::Evaluator> {
-                return std::make_unique<tune::FunctionEvaluator>([](const tune::KernelConfig&) {
-                    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-                    return tune::Evaluation{tune::Verdict::Ok, 1e-3, {}, {}};
-                });
-            },
-            false);
-        QVERIFY(panel.selectProblem(QStringLiteral("layernorm_4k")));
-        panel.setStrategy(QStringLiteral("grid"));
-        panel.setBudget(200);
-        panel.tune();
+        std::atomic<int> calls{0};
+        QVERIFY(start_slow_search(panel, calls));
         QTest::qWait(200);
         QVERIFY(panel.isTuning());
         int asked = 0;
@@ -512,8 +511,8 @@ private slots:
         QCOMPARE(commands,
                  QStringList{QStringLiteral(
                      "gsr kernels tune engine_layernorm_N214591_F64 --strategy grid --budget 3 "
-                     "--device 'H100 SXM' --model gsr --hidden 128 --groups 2 --topk 16 --nodes 214591 "
-                     "--edges 857340")});
+                     "--device 'H100 SXM' --model gsr --hidden 128 --groups 2 --topk 16 "
+                     "--nodes 214591 --edges 857340")});
     }
 
     void applyHandsAnEngineSessionToTheProject()

@@ -129,7 +129,11 @@ inline bool valid_utf8(const std::string& s)
 {
     for (std::size_t i = 0; i < s.size();) {
         const auto c = static_cast<unsigned char>(s[i]);
-        const int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        const int n = c < 0x80 ? 1
+                      : (c >> 5) == 6 ? 2
+                      : (c >> 4) == 14 ? 3
+                      : (c >> 3) == 30 ? 4
+                                       : 0;
         if (n == 0 || i + n > s.size()) return false;
         std::uint32_t cp = n == 1 ? c : c & (0x7F >> n);
         for (int k = 1; k < n; ++k) {

@@ -209,42 +209,10 @@ TEST(RunReport, ARunWithoutEpochsStillReports)
     EXPECT_EQ(count(html, "<svg"), 0u);
 }
 
-TEST(RunReport, ASymgraphRunShowsItsSplitsAndRules)
-{
-    // A symgraph run has no epochs: its metrics and rules are in the result (it said "No
-    // epoch has finished yet." and showed neither).
-    RunReport r;
-    r.id = 2;
-    r.status = "finished";
-    r.model = "symgraph";
-    r.target = "sp";
-    r.result = nlohmann::json::parse(R"({
-        "status": "finished",
-        "train": {"count": 400, "mae": 0.125, "rmse": 0.25, "pearson": 0.5, "spearman": 0.4,
-                  "kendall": 0.3},
-        "val": {"count": 100, "mae": 0.15, "rmse": 0.3, "pearson": null, "spearman": null,
-                "kendall": null},
-        "test": {"count": 1234, "mae": 0.175, "rmse": 0.35, "pearson": 0.375,
-                 "spearman": 0.25, "kendall": 0.1875},
-        "rules": {"rules": [{"text": "a node with a fan-in XOR2 -> signal probability 0.860"}],
-                  "fallback": {"text": "otherwise -> signal probability 0.500"}}})");
-    const std::string html = export_run(r, ReportFormat::Html);
-    EXPECT_EQ(html.find("No epoch has finished yet."), std::string::npos);
-    EXPECT_NE(html.find(">final</td><td>test</td><td class=\"num\"></td><td class=\"num\">0.175<"),
-              std::string::npos)
-        << html;
-    EXPECT_NE(html.find("0.375"), std::string::npos);
-    EXPECT_NE(html.find("1234"), std::string::npos);
-    EXPECT_NE(html.find("1. a node with a fan-in XOR2 -&gt; signal probability 0.860"),
-              std::string::npos);
-    EXPECT_NE(html.find("otherwise -&gt; signal probability 0.500"), std::string::npos);
-}
-
 namespace {
 
-/// A finished symgraph run as `gsr train --model symgraph` stores it: no epochs, the splits'
-/// metrics and the rules (a class W3 named at a node and at its fan-ins, a role R1) in the result.
-RunReport symgraph_run()
+/// A finished symgraph run's splits, as `gsr train --model symgraph` stores them (no epochs).
+RunReport symgraph_splits_run()
 {
     RunReport r;
     r.id = 3;
@@ -259,6 +227,13 @@ RunReport symgraph_run()
                 "kendall": null, "bin_accuracy": 0.5},
         "test": {"count": 1234, "mae": 0.175, "rmse": 0.35, "pearson": 0.375,
                  "spearman": 0.25, "kendall": 0.1875, "bin_accuracy": 0.4375}})");
+    return r;
+}
+
+/// The same with its rules (a class W3 named at a node and at its fan-ins, a role R1).
+RunReport symgraph_run()
+{
+    RunReport r = symgraph_splits_run();
     gsr::symgraph::Vocabulary v;
     v.add({gsr::symgraph::Scope::Self, gsr::symgraph::Kind::State, 1, "NAND2 fo1", "", 40, 2, 1});
     v.add({gsr::symgraph::Scope::Self, gsr::symgraph::Kind::WlClass, 2, "W3",
@@ -294,6 +269,26 @@ RunReport symgraph_run()
 }
 
 } // namespace
+
+TEST(RunReport, ASymgraphRunShowsItsSplitsAndRules)
+{
+    // A symgraph run has no epochs: its metrics and rules are in the result (it said "No
+    // epoch has finished yet." and showed neither).
+    RunReport r = symgraph_splits_run();
+    r.result["rules"] = nlohmann::json::parse(R"({
+        "rules": [{"text": "a node with a fan-in XOR2 -> signal probability 0.860"}],
+        "fallback": {"text": "otherwise -> signal probability 0.500"}})");
+    const std::string html = export_run(r, ReportFormat::Html);
+    EXPECT_EQ(html.find("No epoch has finished yet."), std::string::npos);
+    EXPECT_NE(html.find(">final</td><td>test</td><td class=\"num\"></td><td class=\"num\">0.175<"),
+              std::string::npos)
+        << html;
+    EXPECT_NE(html.find("0.375"), std::string::npos);
+    EXPECT_NE(html.find("1234"), std::string::npos);
+    EXPECT_NE(html.find("1. a node with a fan-in XOR2 -&gt; signal probability 0.860"),
+              std::string::npos);
+    EXPECT_NE(html.find("otherwise -&gt; signal probability 0.500"), std::string::npos);
+}
 
 TEST(RunReport, ASymgraphRunsCsvHasOneRowPerSplit)
 {
