@@ -100,6 +100,24 @@ std::size_t count(const std::string& text, const std::string& what)
 
 } // namespace
 
+
+namespace {
+
+/// The message run_report_from_json refuses `j` with once `edit` changed its "run", or "".
+std::string refusal(const nlohmann::json& j, const std::function<void(nlohmann::json&)>& edit)
+{
+    nlohmann::json e = j;
+    edit(e["run"]);
+    try {
+        (void)run_report_from_json(e);
+        return std::string();
+    } catch (const gsr::Error& err) {
+        return err.message();
+    }
+}
+
+} // namespace
+
 TEST(RunReport, CsvHasOneParsableRowPerEpoch)
 {
     const RunReport& r = trained_run();
@@ -138,14 +156,7 @@ TEST(RunReport, JsonRoundTrips)
     // Edited numbers were taken as they came: id 1.5 became run 1, epoch -1 epoch 4294967295,
     // 1e300 bytes "-8388608 TiB", and two byte counts of INT64_MAX summed to "-2 B".
     const auto refused = [&](const std::function<void(nlohmann::json&)>& edit) {
-        nlohmann::json e = j;
-        edit(e["run"]);
-        try {
-            (void)run_report_from_json(e);
-            return std::string();
-        } catch (const gsr::Error& err) {
-            return err.message();
-        }
+        return refusal(j, edit);
     };
     EXPECT_NE(refused([](nlohmann::json& run) { run["id"] = 1.5; }).find("'id'"),
               std::string::npos);
@@ -345,14 +356,7 @@ TEST(RunReport, JsonErrorsNameTheEpochAndTheLayerRow)
     const RunReport& r = trained_run();
     const nlohmann::json j = to_json(r);
     const auto message = [&](const std::function<void(nlohmann::json&)>& edit) {
-        nlohmann::json e = j;
-        edit(e["run"]);
-        try {
-            (void)run_report_from_json(e);
-            return std::string();
-        } catch (const gsr::Error& err) {
-            return err.message();
-        }
+        return refusal(j, edit);
     };
     const std::string epochs = std::to_string(r.epochs.size());
     EXPECT_EQ(message([](nlohmann::json& run) { run["epochs"][2]["epoch"] = -3; })
