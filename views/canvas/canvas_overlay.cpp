@@ -81,7 +81,7 @@ void GraphCanvas::drawLegendWindow()
             setCommunityLevel(level == last ? -1 : level);
     }
     if (scene_) {
-        const Legend l = legend(*scene_, colour_);
+        const Legend& l = legend_;
         ImGui::TextUnformatted(l.title.c_str());
         ImDrawList* dl = ImGui::GetWindowDrawList();
         if (l.continuous) {

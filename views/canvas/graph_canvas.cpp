@@ -308,6 +308,7 @@ void GraphCanvas::setPredictions(std::vector<float> predictions)
 void GraphCanvas::recolour()
 {
     node_colours_ = scene_ ? node_colours(*scene_, colour_) : std::vector<Rgba>{};
+    legend_ = scene_ ? legend(*scene_, colour_) : Legend{};
     colours_dirty_ = true;
 }
 

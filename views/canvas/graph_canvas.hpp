@@ -218,6 +218,8 @@ private:
     std::vector<Vec2> placement_positions_;
     std::vector<Vec2> positions_; ///< drawn
     std::vector<Rgba> node_colours_;
+    /// The overlay's legend, made with the colours (it counts every node: not once a frame).
+    Legend legend_;
     std::vector<float> node_flags_; ///< 1 selected, 2 hovered
     std::vector<float> predictions_;
     ColourInputs colour_;
