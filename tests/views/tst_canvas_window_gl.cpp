@@ -9,6 +9,7 @@
 #include "panels/communities_panel.hpp"
 #include "panels/community_table_model.hpp"
 #include "panels/studio_panels.hpp"
+#include "panels/training_panel.hpp"
 #include "summary/summary_overview.hpp"
 #include "view_test_support.hpp"
 
@@ -83,6 +84,43 @@ private slots:
 
         w.close();
         QCOMPARE(panel->layoutRunner(), nullptr); // cancelled and gone: no thread left
+    }
+
+    void aTrainedModelColoursTheCanvasByItsError()
+    {
+        // The "prediction error" colours had no source in the window: a finished sp run now
+        // hands the canvas its prediction for every node of the circuit shown.
+        MainWindow w;
+        QVERIFY(open_sample(w));
+        CanvasPanel* panel = w.canvasPanel();
+        QVERIFY(panel);
+        GraphCanvas* canvas = panel->canvas();
+        QTRY_VERIFY_WITH_TIMEOUT(canvas->scene() != nullptr, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.panels()->graph() != nullptr, 60000);
+        gsr::views::TrainingPanel* t = w.panels()->training();
+        t->applyPreset(0);
+        gsr::views::TrainingSettings s = t->settings();
+        s.config.epochs = 2;
+        s.test = QStringList{gsr::views::test::data_file("netlists/iscas85/bench/c432.bench")};
+        t->setSettings(s);
+        QSignalSpy ready(w.panels(), &gsr::views::StudioPanels::predictionsReady);
+        QSignalSpy finished(t, &gsr::views::TrainingPanel::trainingFinished);
+        t->train();
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(t->lastOutcome()->status, QStringLiteral("finished"));
+        QCOMPARE(ready.count(), 1);
+        const auto predictions = ready.at(0).at(1).value<QVector<float>>();
+        QCOMPARE(std::size_t(predictions.size()), canvas->scene()->node_count());
+
+        canvas->setColourMode(ColourMode::PredictionError);
+        const std::vector<float> p(predictions.begin(), predictions.end());
+        const ColourInputs in{ColourMode::PredictionError, -1, p};
+        QCOMPARE(QString::fromStdString(unavailable_reason(*canvas->scene(), in)), QString());
+        QVERIFY(canvas->nodeColours() == node_colours(*canvas->scene(), in));
+        // Another file's predictions change nothing.
+        panel->applyPredictions(QStringLiteral("/elsewhere/other.v"),
+                                QVector<float>(qsizetype(p.size()), 0.f));
+        QVERIFY(canvas->nodeColours() == node_colours(*canvas->scene(), in));
     }
 
     void communitiesPanelAndCanvasShowOnePartition()

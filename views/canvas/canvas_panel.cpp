@@ -153,6 +153,15 @@ bool CanvasPanel::openNow(const QString& path, int iterations,
     return true;
 }
 
+void CanvasPanel::applyPredictions(const QString& path, const QVector<float>& predictions)
+{
+    const std::shared_ptr<const CanvasScene> scene = canvas_->sharedScene();
+    if (!scene || scene->path != QFile::encodeName(path).toStdString() ||
+        std::size_t(predictions.size()) != scene->node_count())
+        return;
+    canvas_->setPredictions({predictions.begin(), predictions.end()});
+}
+
 void CanvasPanel::applyCommunities(const QString& path,
                                    std::shared_ptr<const community::CommunityResult> result,
                                    community::Method method)

@@ -46,6 +46,8 @@ public:
                  std::shared_ptr<const graph::LoadedCircuit> circuit = {});
     /// @brief Abandons the preparation in flight and stops the layout.
     void cancel();
+    /// A model's prediction for each node of `path`, when it is the circuit shown (else nothing).
+    void applyPredictions(const QString& path, const QVector<float>& predictions);
     /// @brief Colours the graph of `path` by `result` (found by `method` in the Communities
     /// panel) where the canvas shows it, or as soon as its preparation in flight ends: the
     /// scene with those communities is made off the UI thread, then shown without moving a

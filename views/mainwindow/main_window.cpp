@@ -99,6 +99,11 @@ MainWindow::MainWindow(QWidget* parent)
     };
     connect(panels_, &StudioPanels::communitySelected, this, highlight);
     connect(panels_, &StudioPanels::ruleSelected, this, highlight);
+    // A trained model's predictions for the circuit shown: the "prediction error" colours.
+    connect(panels_, &StudioPanels::predictionsReady, this,
+            [this](const QString& path, const QVector<float>& predictions) {
+                if (canvas_) canvas_->applyPredictions(path, predictions);
+            });
     // Communities found in the Communities panel colour the canvas too.
     connect(panels_, &StudioPanels::communitiesDetected, this, [this](const QString& path) {
         const CommunitiesPanel* panel = panels_->communities();

@@ -180,6 +180,7 @@ void StudioPanels::wirePanels()
         if (o.status != QLatin1String("failed") && !o.memory.layers.empty())
             memory_->showMeasured(o.memory, training_->runner()->settings().config.model,
                                   o.run_id > 0 ? tr("run %1").arg(o.run_id) : tr("last run"));
+        if (!o.predictions.isEmpty()) Q_EMIT predictionsReady(o.predicted_circuit, o.predictions);
     });
     connect(runs_, &RunsPanel::commandIssued, console_, &ConsolePanel::appendCommand);
     connect(runs_, &RunsPanel::resumeRequested, training_, &TrainingPanel::resumeRun);

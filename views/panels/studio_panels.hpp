@@ -78,6 +78,8 @@ signals:
     void communitiesDetected(const QString& path, const QVector<quint32>& membership);
     /// Forwarded from the Rules panel, for the canvas: a rule and the nodes it covers.
     void ruleSelected(int rule, const QVector<quint32>& nodes);
+    /// A finished training run's signal probability of each node of `path`, for the canvas.
+    void predictionsReady(const QString& path, const QVector<float>& predictions);
 
 private:
     void useGraph(std::shared_ptr<const LoadedGraph> graph);

@@ -287,8 +287,13 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
         for (const std::string& n : result.kernel_notes) out.notes << QString::fromStdString(n);
         out.resumable = result.status == train::TrainResult::Status::Cancelled &&
                         result.epochs_done > 0;
-        if (result.status != train::TrainResult::Status::Cancelled)
+        if (result.status != train::TrainResult::Status::Cancelled) {
             out.test_scatter = test_scatter(trainer, data);
+            if (settings.target == train::Target::SignalProbability && !settings.train.isEmpty()) {
+                for (double p : trainer.predict(0)) out.predictions.append(float(p));
+                out.predicted_circuit = settings.train.front();
+            }
+        }
     } catch (const StoppedBeforeTraining&) {
         out.status = QStringLiteral("cancelled");
         out.resumable = job.resume; // untouched: as resumable as it was

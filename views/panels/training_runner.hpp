@@ -59,6 +59,11 @@ struct TrainingOutcome {
     nn::MemoryReport memory;    ///< analytic per layer, measured peak
     std::size_t parameter_count = 0;
     QVector<QPointF> test_scatter; ///< (true, predicted) on test nodes, at most kMaxScatter
+    /// For the sp target: the model's signal probability of every node of the first circuit
+    /// trained on (`predicted_circuit`), in its graph's node order, for the canvas's
+    /// prediction-error colours.
+    QString predicted_circuit;
+    QVector<float> predictions;
     QStringList notes;          ///< the data set's findings (constant targets, ...)
     bool resumable = false;     ///< cancelled after at least one checkpoint
 
