@@ -91,7 +91,8 @@ std::string export_file(const std::string& path, report::ReportFormat format)
     } catch (const Error& e) {
         if (!e.where().file.empty()) throw;
         // A file that says what it is needs no word on what was expected of it.
-        if (kind == "run" || kind == "tune_session") throw Error(SourceLocation{path}, e.message());
+        if (kind == "run" || kind == "tune_session")
+            throw Error(SourceLocation{path}, e.message());
         throw Error(SourceLocation{path}, e.message() + " (" + kExpected + ")");
     }
     try {

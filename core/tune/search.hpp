@@ -88,7 +88,7 @@ struct SearchOptions {
     Strategy strategy = Strategy::Sol;
     std::size_t budget = 64; ///< most trials
     std::uint64_t seed = 1; ///< random order
-    double stop_headroom = 1.2; ///< SOL: stop when the best is this close to SOL (see below)
+    double stop_headroom = 1.2; ///< SOL: stop this close to SOL (kInteractiveStopHeadroom)
     double full_headroom = 4.0; ///< SOL: at or above this headroom the whole budget is used
     /// SOL: stop after this many trials without improvement (once the best config's
     /// neighbours are all tried)
