@@ -250,8 +250,9 @@ private slots:
         QVERIFY(panel.cancelButton()->isEnabled());
         QVERIFY(wait_for_tune(panel));
         QCOMPARE(finished.count(), 1);
-        QCOMPARE(commands, QStringList{QStringLiteral("gsr kernels tune layernorm_1k --strategy grid "
-                                                      "--budget 30 --device 'H100 SXM'")});
+        QCOMPARE(commands,
+                 QStringList{QStringLiteral("gsr kernels tune layernorm_1k --strategy grid "
+                                            "--budget 30 --device 'H100 SXM'")});
         const tune::TuneSession* s = panel.session(QStringLiteral("layernorm_1k"));
         QVERIFY(s);
         QCOMPARE(s->candidates.size(), std::size_t(30));
