@@ -204,6 +204,14 @@ TEST(RunReport, PdfRenders)
 #ifdef GSR_HAVE_CAIRO
     EXPECT_GT(gsr::test::rendered_ink(file, 1, dir.path), 0.01);
 #endif
+    // The words are this run's: its title, its sections and its best epoch's number.
+    if (!gsr::test::on_path("pdftotext")) GTEST_SKIP() << "pdftotext (poppler-utils) not on PATH";
+    const std::string text = gsr::test::pdf_text(file);
+    for (const std::string& want : {std::string("Training run 7: gcn on level"),
+                                    std::string("Final metrics"), std::string("Epochs"),
+                                    std::string("Charts")})
+        EXPECT_NE(text.find(want), std::string::npos) << want << " in:\n" << text;
+    EXPECT_EQ(count(export_run(r, ReportFormat::Html), "<svg"), 3u); // the charts the PDF draws
 }
 
 TEST(RunReport, ARunWithoutEpochsStillReports)
