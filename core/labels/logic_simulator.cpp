@@ -2,6 +2,7 @@
 
 #include "labels/splitmix64.hpp"
 #include "util/diagnostics.hpp"
+#include "util/machine.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -9,8 +10,6 @@
 #include <string_view>
 #include <system_error>
 #include <thread>
-
-#include <unistd.h>
 
 // The word loops are inlined into one kernel per instruction set, picked at run time: popcount
 // is a library call on baseline x86-64, one instruction with popcnt, and vectorized with
@@ -736,10 +735,8 @@ void simulate_cycle_block(const Program& p, const CyclePlan& plan, std::uint64_t
 unsigned thread_count(unsigned requested, std::uint64_t words, std::size_t values)
 {
     const unsigned t = requested ? requested : std::max(1u, std::thread::hardware_concurrency());
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-    const std::uint64_t physical =
-        pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
-    const std::uint64_t budget = std::max<std::uint64_t>(std::uint64_t{1} << 30, physical / 4);
+    const std::uint64_t budget =
+        std::max<std::uint64_t>(std::uint64_t{1} << 30, physical_memory_bytes() / 4);
     const std::uint64_t by_memory =
         std::max<std::uint64_t>(1, budget / (18 * std::max<std::size_t>(values, 1)));
     return static_cast<unsigned>(

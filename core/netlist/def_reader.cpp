@@ -407,8 +407,8 @@ private:
     void options(NetId net, const std::string& what, std::size_t start)
     {
         for (;;) { // at an option's name, its '+' read
-            const LefDefToken opt = lex_.next();
-            if (opt.is("SUBNET")) {
+            if (lex_.peek().is("SUBNET")) {
+                lex_.next();
                 lex_.expect_word("a subnet name after SUBNET in " + what);
                 while (lex_.peek().is("(")) {
                     const LefDefToken open = lex_.next();
@@ -421,16 +421,7 @@ private:
                 }
             }
             // The rest of the option, up to the next '+' or the entry's ';'.
-            std::size_t before = lex_.last_end(); // where a forgotten ';' belongs
-            for (LefDefToken t = opt;; before = lex_.last_end(), t = lex_.next()) {
-                if (t.end)
-                    lex_.fail(t.offset, "unexpected end of file: expected ';' to end " + what +
-                                            " (line " + std::to_string(lex_.line_of(start)) + ")");
-                if (t.is(";")) return;
-                if (t.is("END") || t.is("-"))
-                    lex_.fail(before, "expected ';' at the end of " + what);
-                if (t.is("+")) break;
-            }
+            if (!lex_.skip_option(what, start)) return;
         }
     }
 

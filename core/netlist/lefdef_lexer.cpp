@@ -167,7 +167,13 @@ void LefDefLexer::skip_entry(const std::string& what, std::size_t start)
     skip_to_semicolon(what, start, true);
 }
 
-void LefDefLexer::skip_to_semicolon(const std::string& what, std::size_t start, bool entry)
+bool LefDefLexer::skip_option(const std::string& what, std::size_t start)
+{
+    return skip_to_semicolon(what, start, true, true);
+}
+
+bool LefDefLexer::skip_to_semicolon(const std::string& what, std::size_t start, bool entry,
+                                    bool at_plus)
 {
     for (;;) {
         const std::size_t before = last_end_; // where a forgotten ';' belongs
@@ -176,7 +182,8 @@ void LefDefLexer::skip_to_semicolon(const std::string& what, std::size_t start, 
         if (t.end)
             fail(t.offset, "unexpected end of file: expected ';' to end " + what + " (line " +
                                std::to_string(line_of(start)) + ")");
-        if (t.text.size() == 1 && t.text[0] == ';') return;
+        if (t.text.size() == 1 && t.text[0] == ';') return false;
+        if (at_plus && t.text.size() == 1 && t.text[0] == '+') return true;
         if (t.text == "END" || (entry && t.text == "-"))
             fail(before, "expected ';' at the end of " + what);
     }

@@ -57,6 +57,9 @@ public:
     /// Like skip_statement, for a '-' entry of a DEF section or LEF list: a '-' or END before
     /// the ';' fails the same way.
     void skip_entry(const std::string& what, std::size_t start);
+    /// Like skip_entry, for one '+' option of a DEF entry: stops after the next '+' (returns
+    /// true: another option follows) or the entry's ';' (returns false).
+    bool skip_option(const std::string& what, std::size_t start);
     /// Consumes tokens up to and including END `name` (an unnamed block passes its keyword).
     /// Meeting the keyword `stop` first (one that cannot be inside the block) fails there.
     void skip_block(std::string_view name, const std::string& what, std::size_t start,
@@ -67,7 +70,9 @@ public:
 
 private:
     LefDefToken scan();
-    void skip_to_semicolon(const std::string& what, std::size_t start, bool entry);
+    /// True when it stopped at a '+' (only with `at_plus`), false at the ';'.
+    bool skip_to_semicolon(const std::string& what, std::size_t start, bool entry,
+                           bool at_plus = false);
 
     const SourceText& src_;
     std::string_view text_;

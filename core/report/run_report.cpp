@@ -61,16 +61,30 @@ double number_at(const nlohmann::json& j, const char* key)
                : std::numeric_limits<double>::quiet_NaN();
 }
 
+struct ResultSplit {
+    const char* key;  ///< "train", "val", "test"
+    const char* name; ///< "train", "validation", "test"
+    const nlohmann::json* metrics;
+};
+
+/// The splits whose metrics a run's result holds (a symgraph run's: it has no epochs).
+std::vector<ResultSplit> result_splits(const RunReport& r)
+{
+    std::vector<ResultSplit> out;
+    if (!r.result.is_object()) return out;
+    for (const auto& [key, name] : {std::pair{"train", "train"}, std::pair{"val", "validation"},
+                                    std::pair{"test", "test"}})
+        if (r.result.contains(key) && r.result.at(key).is_object())
+            out.push_back({key, name, &r.result.at(key)});
+    return out;
+}
+
 /// A run without epochs whose result holds the splits' metrics (symgraph): one row a split.
 void add_result_splits(const RunReport& r, Table& t)
 {
-    static const std::pair<const char*, const char*> splits[] = {
-        {"train", "train"}, {"val", "validation"}, {"test", "test"}};
-    for (const auto& [key, name] : splits) {
-        if (!r.result.is_object() || !r.result.contains(key)) continue;
-        const nlohmann::json& m = r.result.at(key);
-        if (!m.is_object()) continue;
-        t.rows.push_back({"final", name, "", format_number(number_at(m, "mae")),
+    for (const ResultSplit& s : result_splits(r)) {
+        const nlohmann::json& m = *s.metrics;
+        t.rows.push_back({"final", s.name, "", format_number(number_at(m, "mae")),
                           format_number(number_at(m, "rmse")),
                           format_number(number_at(m, "pearson")),
                           format_number(number_at(m, "spearman")),
@@ -79,24 +93,15 @@ void add_result_splits(const RunReport& r, Table& t)
     }
 }
 
-bool has_result_splits(const RunReport& r)
-{
-    if (!r.result.is_object()) return false;
-    for (const char* key : {"train", "val", "test"})
-        if (r.result.contains(key) && r.result.at(key).is_object()) return true;
-    return false;
-}
-
 /// The CSV of a run without epochs (symgraph): one row a split of the result.
 Table result_splits_csv(const RunReport& r)
 {
     Table t;
     t.columns = {"split", "count", "mae", "rmse", "pearson", "spearman", "kendall",
                  "bin_accuracy"};
-    for (const char* key : {"train", "val", "test"}) {
-        if (!r.result.contains(key) || !r.result.at(key).is_object()) continue;
-        const nlohmann::json& m = r.result.at(key);
-        std::vector<std::string> row = {key, format_number(number_at(m, "count"), 12)};
+    for (const ResultSplit& s : result_splits(r)) {
+        const nlohmann::json& m = *s.metrics;
+        std::vector<std::string> row = {s.key, format_number(number_at(m, "count"), 12)};
         for (const char* metric : {"mae", "rmse", "pearson", "spearman", "kendall", "bin_accuracy"})
             row.push_back(format_number(number_at(m, metric), 9));
         t.rows.push_back(std::move(row));
@@ -312,7 +317,7 @@ RunReport run_report_from_json(const nlohmann::json& top)
 
 Table run_csv(const RunReport& r)
 {
-    if (r.epochs.empty() && has_result_splits(r)) return result_splits_csv(r);
+    if (r.epochs.empty() && !result_splits(r).empty()) return result_splits_csv(r);
     Table t;
     t.columns = {"epoch", "train_loss"};
     for (const char* s : {"val", "test"})

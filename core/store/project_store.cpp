@@ -329,13 +329,10 @@ ProjectStore ProjectStore::open_with_migrations(const std::string& path, OpenMod
     // who could not write the project then): every write would fail with "readonly
     // database", naming the project, whose own file is fine.
     if (mode != OpenMode::ReadOnly) {
-        for (const char* side : {"-wal", "-shm"}) {
-            const std::string file = path + side;
-            if (::access(file.c_str(), F_OK) == 0 && ::access(file.c_str(), W_OK) != 0)
-                throw error_at(file, "cannot be written, so neither can the project: make it "
-                                     "writable, or remove it while no program has the project "
-                                     "open");
-        }
+        if (const std::string file = detail::unwritable_side_file(path); !file.empty())
+            throw error_at(file, "cannot be written, so neither can the project: make it "
+                                 "writable, or remove it while no program has the project "
+                                 "open");
     }
 
     const int latest = static_cast<int>(migrations.size());

@@ -69,6 +69,15 @@ Error sqlite_error(const std::string& path, int rc, std::string_view sqlite_mess
 
 // --- Connection ------------------------------------------------------------------------------
 
+std::string unwritable_side_file(const std::string& path)
+{
+    for (const char* side : {"-wal", "-shm"}) {
+        const std::string file = path + side;
+        if (::access(file.c_str(), F_OK) == 0 && ::access(file.c_str(), W_OK) != 0) return file;
+    }
+    return {};
+}
+
 namespace {
 
 /// Whether the file at `path`, its folder and any WAL side files beside it can be written.
@@ -77,11 +86,7 @@ bool writable_with_side_files(const std::string& path)
     if (::access(path.c_str(), W_OK) != 0) return false;
     const std::filesystem::path folder = std::filesystem::path(path).parent_path();
     if (::access(folder.empty() ? "." : folder.c_str(), W_OK) != 0) return false;
-    for (const char* side : {"-wal", "-shm"}) {
-        const std::string file = path + side;
-        if (::access(file.c_str(), F_OK) == 0 && ::access(file.c_str(), W_OK) != 0) return false;
-    }
-    return true;
+    return unwritable_side_file(path).empty();
 }
 
 } // namespace

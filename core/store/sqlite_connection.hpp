@@ -19,6 +19,10 @@ namespace gsr::store::detail {
 Error sqlite_error(const std::string& path, int rc, std::string_view sqlite_message,
                    std::string_view sql = {});
 
+/// The first of the project's WAL side files (-wal, -shm) that is there but cannot be written,
+/// or "" when none is.
+std::string unwritable_side_file(const std::string& path);
+
 /// One open database connection. Owns the sqlite3 handle; not thread-safe.
 class Connection {
 public:

@@ -219,10 +219,10 @@ TuneSession tune_session_from_json(const nlohmann::json& j)
             c.parent = field<std::size_t>(cj, "parent", where);
         c.label = field<std::string>(cj, "label", where);
         c.origin = optional_field<std::string>(cj, "origin", "", where);
+        const std::string verdict = field<std::string>(cj, "verdict", where);
         try {
-            c.verdict = parse_verdict(field<std::string>(cj, "verdict", where));
+            c.verdict = parse_verdict(verdict);
         } catch (const Error& e) {
-            if (e.message().rfind("unknown verdict", 0) != 0) throw; // field's own message
             throw Error("tune session: " + which + " has the " + e.message());
         }
         c.seconds = optional_field<double>(cj, "seconds", 0.0, where);

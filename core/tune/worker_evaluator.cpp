@@ -3,6 +3,7 @@
 #include "tune/agent_process.hpp"
 #include "util/diagnostics.hpp"
 #include "util/json_text.hpp"
+#include "util/utf8_text.hpp"
 
 #include <cctype>
 #include <charconv>
@@ -38,9 +39,7 @@ std::vector<std::uint64_t> draw_seeds(std::size_t count, std::uint64_t seed)
 std::string tail(const std::string& text, std::size_t n)
 {
     if (text.size() <= n) return text;
-    std::size_t from = text.size() - n;
-    while (from < text.size() && (static_cast<unsigned char>(text[from]) & 0xC0) == 0x80) ++from;
-    return "..." + text.substr(from); // from a character's first byte
+    return "..." + text.substr(utf8_cut(text, text.size() - n)); // from a character's start
 }
 
 /// A recursive-descent evaluator of launch expressions (see launch_from_expression).

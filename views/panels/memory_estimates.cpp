@@ -1,10 +1,9 @@
 #include "panels/memory_estimates.hpp"
 
 #include "nn/gpu_runtime.hpp"
+#include "util/machine.hpp"
 
 #include <QObject>
-
-#include <unistd.h>
 
 namespace gsr::views {
 
@@ -15,10 +14,7 @@ std::size_t device_memory_bytes()
     // machine's.
     static const nn::GpuStatus gpu = nn::gpu_status();
     if (gpu.available && gpu.total_bytes > 0) return gpu.total_bytes;
-    const long pages = ::sysconf(_SC_PHYS_PAGES);
-    const long page = ::sysconf(_SC_PAGE_SIZE);
-    if (pages <= 0 || page <= 0) return 0;
-    return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page);
+    return static_cast<std::size_t>(physical_memory_bytes());
 }
 
 QString human_bytes(std::size_t bytes)
