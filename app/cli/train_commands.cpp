@@ -175,12 +175,17 @@ int cmd_train(const std::vector<std::string>& argv)
     if (!a.has("--db") || a.value("--db").empty())
         throw UsageError("train needs --db PROJECT (runs and checkpoints are kept there)\n"
                          "usage: " + std::string(kTrainUsage));
+    // The GPU is probed once, when the model's width is known: a new run's before its project
+    // is touched (a mistake must not leave an empty project behind), a resumed run's from it.
     train::DeviceChoice device;
-    try {
-        device = train::choose_device(a.value("--device", "auto"));
-    } catch (const Error& e) {
-        throw UsageError(e.message());
-    }
+    const auto choose_device = [&](std::uint32_t hidden) {
+        try {
+            device = train::choose_device(a.value("--device", "auto"), hidden);
+        } catch (const Error& e) {
+            throw UsageError(e.message());
+        }
+        if (!device.note.empty() && !a.has("--quiet")) std::cerr << "note: " << device.note << '\n';
+    };
 
     // The command line is checked before the project is touched: a mistake must not leave a
     // new, empty project behind (and a resume opens only a project that exists).
@@ -218,6 +223,7 @@ int cmd_train(const std::vector<std::string>& argv)
                                   << "cannot be resumed (rename the file to resume it)\n";
                 }
             }
+        choose_device(settings.config.model.hidden);
     }
     auto store = store::RunStore::open(a.value("--db"), resume ? store::OpenMode::OpenExisting
                                                                : store::OpenMode::CreateOrOpen);
@@ -240,13 +246,8 @@ int cmd_train(const std::vector<std::string>& argv)
         }
     }
 
+    if (resume) choose_device(settings.config.model.hidden);
     const bool quiet = a.has("--quiet") || a.has("--json");
-    try { // again, now that the model's width is known (a resumed run's included)
-        device = train::choose_device(a.value("--device", "auto"), settings.config.model.hidden);
-    } catch (const Error& e) {
-        throw UsageError(e.message());
-    }
-    if (!device.note.empty() && !a.has("--quiet")) std::cerr << "note: " << device.note << '\n';
 
     train::HoldOut hold_out;
     hold_out.validation = settings.holdout_validation;

@@ -223,6 +223,21 @@ TEST(TrainCommand, AMistakeLeavesNoNewProjectBehind)
                 shell_quote(db.string()));
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_FALSE(fs::exists(db));
+    r = run_gsr("train " + c17 + " --test " + c17 + " --device tpu --db " +
+                shell_quote(db.string()));
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("unknown device 'tpu' (allowed: auto, cpu, gpu)"), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(db));
+    // Where no GPU can be used, the GPU is probed before the project is made.
+    r = run_gsr("train " + c17 + " --test " + c17 + " --device gpu --layers 2 --hidden 8 "
+                "--epochs 1 --quiet --db " + shell_quote(db.string()));
+    if (r.exit_code != 0) {
+        EXPECT_EQ(r.exit_code, 1) << r.err;
+        EXPECT_NE(r.err.find("gsr: --device gpu: "), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(db));
+    }
+    fs::remove(db);
     r = run_gsr("train --resume 1 --db " + shell_quote(db.string()));
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_NE(r.err.find("no such project file"), std::string::npos) << r.err;
