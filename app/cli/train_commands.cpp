@@ -12,9 +12,11 @@
 #include "util/diagnostics.hpp"
 
 #ifdef GSR_HAVE_STORE
+#include "report/run_table.hpp"
 #include "store/run_claim.hpp"
 #include "store/run_store.hpp"
 #include "store/tune_store.hpp"
+#include "util/atomic_file.hpp"
 #include "util/json_text.hpp"
 #endif
 
@@ -24,6 +26,7 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <sstream>
 #include <system_error>
 
 namespace gsr::cli {
@@ -391,13 +394,24 @@ int cmd_train(const std::vector<std::string>& argv)
 
 int cmd_runs(const std::vector<std::string>& argv)
 {
-    Args a(argv, {"--db"}, {"--json"});
-    if (a.positionals().size() != 1 || a.positionals()[0] != "list")
-        throw UsageError("usage: gsr runs list --db PROJECT [--json]");
+    Args a(argv, {"--db", "--out"}, {"--json", "--csv"});
+    constexpr const char* kUsage = "usage: gsr runs list --db PROJECT [--json | --csv] [--out FILE]";
+    if (a.positionals().size() != 1 || a.positionals()[0] != "list") throw UsageError(kUsage);
     if (!a.has("--db") || a.value("--db").empty()) throw UsageError("runs needs --db PROJECT");
+    if (a.has("--json") && a.has("--csv"))
+        throw UsageError("--json and --csv: choose one\n" + std::string(kUsage));
+    if (a.has("--out") && a.value("--out").empty()) throw UsageError("--out needs a file name");
+    if (a.has("--out")) check_writable(a.value("--out")); // before the project is read
     auto store = store::RunStore::open(a.value("--db"), store::OpenMode::ReadOnly);
     const std::vector<store::RunRecord> runs = store.runs();
-    if (a.has("--json")) {
+    std::ostringstream out;
+    if (a.has("--csv")) { // the Runs panel's Export CSV: the table's columns
+        std::vector<report::RunTableRow> rows;
+        for (const store::RunRecord& r : runs)
+            rows.push_back(report::run_table_row(r, !store.checkpoint_epochs(r.id).empty(),
+                                                 store::RunClaim::held(store.path(), r.id)));
+        out << report::runs_csv(rows);
+    } else if (a.has("--json")) {
         nlohmann::ordered_json j = nlohmann::ordered_json::array();
         for (const store::RunRecord& r : runs) {
             // A damaged field is null, and named under "damaged": its discarded value would
@@ -431,20 +445,22 @@ int cmd_runs(const std::vector<std::string>& argv)
                          {"result", result}});
             if (!damaged.empty()) j.back()["damaged"] = damaged;
         }
-        std::cout << json_text(j, 2) << '\n';
-        return 0;
+        out << json_text(j, 2) << '\n';
+    } else {
+        for (const store::RunRecord& r : runs) {
+            // A run left "running" by a training that no longer holds it was interrupted
+            // (killed, the machine went down): `gsr train --resume ID` goes on from its last
+            // checkpoint.
+            const bool interrupted =
+                r.status == "running" && !store::RunClaim::held(a.value("--db"), r.id);
+            out << r.id << '\t' << (interrupted ? "interrupted" : r.status) << '\t' << r.model
+                << '\t' << r.target << '\t' << r.epochs_done << " epochs\tbest " << r.best_epoch
+                << " (val " << (r.best_val_loss ? fixed(*r.best_val_loss) : "-") << ")\t"
+                << r.created_at << '\n';
+        }
     }
-    for (const store::RunRecord& r : runs) {
-        // A run left "running" by a training that no longer holds it was interrupted (killed,
-        // the machine went down): `gsr train --resume ID` goes on from its last checkpoint.
-        const bool interrupted =
-            r.status == "running" && !store::RunClaim::held(a.value("--db"), r.id);
-        std::cout << r.id << '\t' << (interrupted ? "interrupted" : r.status) << '\t' << r.model
-                  << '\t' << r.target << '\t'
-                  << r.epochs_done << " epochs\tbest " << r.best_epoch << " (val "
-                  << (r.best_val_loss ? fixed(*r.best_val_loss) : "-") << ")\t" << r.created_at
-                  << '\n';
-    }
+    if (a.has("--out")) write_file_atomically(a.value("--out"), out.str());
+    else std::cout << out.str();
     return 0;
 }
 

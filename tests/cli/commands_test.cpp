@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -402,6 +403,23 @@ TEST(TrainCommand, TrainsAndReportsMetricsOnAnUnseenCircuit)
     const auto runs = run_gsr("runs list --json --db " + shell_quote(db.string()));
     ASSERT_EQ(runs.exit_code, 0) << runs.err;
     EXPECT_EQ(nlohmann::json::parse(runs.out).size(), 1u);
+    // The window's Runs table as CSV: a header and the run, with its best epoch's test r.
+    const fs::path csv = scratch_file("runs.csv");
+    fs::remove(csv);
+    auto table = run_gsr("runs list --csv --out " + shell_quote(csv.string()) + " --db " +
+                         shell_quote(db.string()));
+    ASSERT_EQ(table.exit_code, 0) << table.err;
+    EXPECT_EQ(table.out, "");
+    const std::string text = gsr::test::read_text(csv);
+    EXPECT_EQ(text.rfind("Run,Created (UTC),Status,Model,", 0), 0u) << text;
+    char pearson[32];
+    std::snprintf(pearson, sizeof pearson, ",%.3f,", j["test"]["pearson"].get<double>());
+    EXPECT_NE(text.find(",3/3,"), std::string::npos) << text;
+    EXPECT_NE(text.find(pearson), std::string::npos) << text << " has no " << pearson;
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;
+    table = run_gsr("runs list --csv --json --db " + shell_quote(db.string()));
+    EXPECT_EQ(table.exit_code, 1) << table.err;
+    EXPECT_NE(table.err.find("--json and --csv: choose one"), std::string::npos) << table.err;
 }
 
 TEST(TrainCommand, NamesThatAreNotUtf8TrainAndReportWithReplacementCharacters)

@@ -112,9 +112,9 @@ private slots:
         QCOMPARE(runs->rowCount(), 1);
         const gsr::views::RunRow& row = runs->run(0);
         QCOMPARE(row.id, o.run_id);
-        QCOMPARE(row.status, QStringLiteral("finished"));
+        QCOMPARE(QString::fromStdString(row.status), QStringLiteral("finished"));
         QCOMPARE(row.epochs_done, 5);
-        QCOMPARE(row.model, QStringLiteral("gsr"));
+        QCOMPARE(QString::fromStdString(row.model), QStringLiteral("gsr"));
         QCOMPARE(row.test_pearson, stored_r);
         QCOMPARE(row.test_mae, stored_mae);
         QCOMPARE(row.test_pearson, o.best->test.metrics.pearson.value);
@@ -142,9 +142,32 @@ private slots:
                      gsr::views::shell_quote(project));
         QVERIFY2(commands.contains(train_line), qPrintable(commands.join(QLatin1Char('\n'))));
 
-        // That line, run by the real CLI into another project, trains the very same run.
+        // Export CSV writes the table; its logged line, run by the real CLI, writes the same.
+        const QString csv = dir.filePath(QStringLiteral("runs.csv"));
+        QVERIFY(w->panels()->runs()->exportCsv(csv));
+        const QString export_line = gsr::views::runs_list_command(project, csv);
+        QCOMPARE(w->panels()->console()->commands().last(), export_line);
+        QFile exported(csv);
+        QVERIFY(exported.open(QIODevice::ReadOnly));
+        const QByteArray table = exported.readAll();
+        QVERIFY2(table.startsWith("Run,Created (UTC),Status,Model,"), table.constData());
+        QVERIFY2(table.contains(QStringLiteral(",finished,gsr,\"4 \u00d7 16, 2 groups, top-4\",sp,"
+                                               "5/5,").toUtf8()),
+                 table.constData());
+        exported.close();
+        QVERIFY(QFile::remove(csv));
         const QString gsr_binary = QStringLiteral(GSR_BIN_DIR "/gsr");
         if (!QFile::exists(gsr_binary)) QSKIP("the gsr CLI is not built");
+        QProcess runs_cli;
+        runs_cli.start(QStringLiteral("/bin/sh"),
+                       {QStringLiteral("-c"), gsr_binary + export_line.mid(3)});
+        QVERIFY(runs_cli.waitForFinished(kWaitMs));
+        QCOMPARE(runs_cli.exitCode(), 0);
+        QVERIFY(exported.open(QIODevice::ReadOnly));
+        QCOMPARE(exported.readAll(), table);
+        exported.close();
+
+        // The training line, run by the real CLI into another project, trains the same run.
         QString line = train_line;
         line.replace(gsr::views::shell_quote(project),
                      gsr::views::shell_quote(dir.filePath(QStringLiteral("cli.gsr"))));
@@ -181,7 +204,7 @@ private slots:
 
         const gsr::views::RunsTableModel* runs = w->panels()->runs()->model();
         QCOMPARE(runs->rowCount(), 1);
-        QCOMPARE(runs->run(0).status, QStringLiteral("cancelled"));
+        QCOMPARE(QString::fromStdString(runs->run(0).status), QStringLiteral("cancelled"));
         QVERIFY(runs->run(0).resumable);
         QCOMPARE(runs->run(0).epochs_done, qint64(o.epochs_done));
         {
@@ -230,7 +253,7 @@ private slots:
         QCOMPARE(resumed.status, QStringLiteral("finished"));
         QCOMPARE(resumed.first_epoch, o.epochs_done + 1);
         QCOMPARE(resumed.epochs_done, o.epochs_done + 2);
-        QCOMPARE(runs->run(0).status, QStringLiteral("finished"));
+        QCOMPARE(QString::fromStdString(runs->run(0).status), QStringLiteral("finished"));
         QCOMPARE(runs->run(0).epochs_done, qint64(o.epochs_done + 2));
         QVERIFY(!runs->run(0).resumable);
     }

@@ -68,10 +68,11 @@ QString netlists_command(const QString& project)
     return gsr_command({QStringLiteral("netlists"), QStringLiteral("--db"), project});
 }
 
-QString runs_list_command(const QString& project)
+QString runs_list_command(const QString& project, const QString& csv)
 {
-    return gsr_command(
-        {QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), project});
+    QStringList w{QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--db"), project};
+    if (!csv.isEmpty()) w << QStringLiteral("--csv") << QStringLiteral("--out") << csv;
+    return gsr_command(w);
 }
 
 QString communities_command(const QString& file, const community::CommunityOptions& o)

@@ -29,7 +29,8 @@ QString info_command(const QString& file);
 QString import_command(const QString& file, const QString& project);
 QString new_project_command(const QString& project);
 QString netlists_command(const QString& project);
-QString runs_list_command(const QString& project);
+/// `csv`: the file the Runs table was exported to (`--csv --out CSV`).
+QString runs_list_command(const QString& project, const QString& csv = {});
 QString communities_command(const QString& file, const community::CommunityOptions& options);
 /// Every flag of the run, so the line trains the same run. Without a project the line names
 /// PROJECT.gsr, which `gsr train` needs and the GUI did without.

@@ -168,7 +168,7 @@ void RunsPanel::compareSelected()
 bool RunsPanel::exportCsv(const QString& path)
 {
     try {
-        write_text_atomically(path, runs_csv(model_->runs()));
+        write_text_atomically(path, QString::fromStdString(report::runs_csv(model_->runs())));
     } catch (...) {
         showError(tr("Could not export the runs: %1")
                       .arg(describe_failure(std::current_exception())));
@@ -177,8 +177,7 @@ bool RunsPanel::exportCsv(const QString& path)
     status_->setText(tr("Wrote %n run(s) to %1", nullptr, static_cast<int>(model_->runs().size()))
                          .arg(path));
     status_->setStyleSheet(QString());
-    // `gsr runs list --json` is the command line's own export of the same records.
-    Q_EMIT commandIssued(runs_list_command(project_) + QStringLiteral(" --json"));
+    Q_EMIT commandIssued(runs_list_command(project_, path));
     return true;
 }
 

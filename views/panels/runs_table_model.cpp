@@ -1,7 +1,6 @@
 #include "panels/runs_table_model.hpp"
 
 #include "panels/memory_estimates.hpp"
-#include "panels/training_settings.hpp"
 #include "train/report_json.hpp"
 #include "util/diagnostics.hpp"
 
@@ -11,7 +10,6 @@
 #endif
 
 #include <QFile>
-#include <QLocale>
 #include <QSaveFile>
 
 #include <cmath>
@@ -22,79 +20,7 @@ namespace {
 
 std::string native(const QString& path) { return QFile::encodeName(path).toStdString(); }
 
-QString number_text(double v, int digits)
-{
-    return std::isfinite(v) ? QString::number(v, 'f', digits) : QString();
-}
-
-QString csv_field(const QString& s)
-{
-    if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) &&
-        !s.contains(QLatin1Char('\n')) && !s.contains(QLatin1Char('\r')))
-        return s;
-    QString q = s;
-    q.replace(QLatin1Char('"'), QStringLiteral("\"\""));
-    return QLatin1Char('"') + q + QLatin1Char('"');
-}
-
-#ifdef GSR_HAVE_STORE
-/// `training_now`: a training holds the run (store::RunClaim), here or in another process.
-RunRow row_of(const store::RunRecord& r, bool has_checkpoint, bool training_now)
-{
-    RunRow row;
-    row.id = r.id;
-    row.created = QString::fromStdString(r.created_at);
-    row.status = QString::fromStdString(r.status);
-    // "running" with no training holding it: killed, or the machine went down.
-    if (r.status == "running" && !training_now) row.status = QStringLiteral("interrupted");
-    row.model = QString::fromStdString(r.model);
-    row.target = QString::fromStdString(r.target);
-    row.device = QString::fromStdString(r.device);
-    row.epochs_done = r.epochs_done;
-    row.best_epoch = r.best_epoch;
-    row.best_val_loss = r.best_val_loss.value_or(train::kUndefined);
-    row.peak_analytic = r.peak_bytes_analytic;
-    row.peak_measured = r.peak_bytes_measured;
-    const nlohmann::json config = nlohmann::json::parse(r.config_json, nullptr, false);
-    if (config.is_object()) {
-        try {
-            const TrainingSettings s = settings_from_json(config);
-            const nn::ModelConfig& m = s.config.model;
-            row.epochs = s.config.epochs;
-            row.shape = QStringLiteral("%1 \u00d7 %2").arg(m.layers).arg(m.hidden);
-            if (m.kind == nn::ModelKind::Rev || m.kind == nn::ModelKind::Gsr)
-                row.shape += QObject::tr(", %1 groups").arg(m.groups);
-            if (m.kind == nn::ModelKind::Gsr) row.shape += QObject::tr(", top-%1").arg(m.topk);
-        } catch (const Error&) {
-            // Settings of another version: the row shows what the store's columns hold.
-        }
-    }
-    const nlohmann::json result = nlohmann::json::parse(r.result_json, nullptr, false);
-    const auto best = result.is_object() ? result.find("best") : result.end();
-    // find, not operator[]: a const json's operator[] on a missing key is undefined behaviour.
-    if (best != result.end() && best->is_object()) {
-        const auto test = best->find("test");
-        if (test != best->end() && test->is_object()) {
-            row.test_mae = train::number_at(*test, "mae", train::kUndefined);
-            row.test_pearson = train::number_at(*test, "pearson", train::kUndefined);
-            row.test_spearman = train::number_at(*test, "spearman", train::kUndefined);
-            row.test_kendall = train::number_at(*test, "kendall", train::kUndefined);
-        }
-    }
-    const bool ended = row.status == QLatin1String("finished") ||
-                       row.status == QLatin1String("stopped early");
-    row.resumable = !ended && !training_now && has_checkpoint &&
-                    (row.epochs == 0 || row.epochs_done < row.epochs);
-    return row;
-}
-#endif
-
 } // namespace
-
-QString RunRow::statusText() const
-{
-    return resumable ? QObject::tr("%1 (resumable)").arg(status) : status;
-}
 
 std::vector<RunRow> read_runs(const QString& project)
 {
@@ -102,8 +28,8 @@ std::vector<RunRow> read_runs(const QString& project)
     const auto store = store::RunStore::open(native(project), store::OpenMode::ReadOnly);
     std::vector<RunRow> rows;
     for (const store::RunRecord& r : store.runs())
-        rows.push_back(row_of(r, !store.checkpoint_epochs(r.id).empty(),
-                              store::RunClaim::held(store.path(), r.id)));
+        rows.push_back(report::run_table_row(r, !store.checkpoint_epochs(r.id).empty(),
+                                             store::RunClaim::held(store.path(), r.id)));
     return rows;
 #else
     throw Error(SourceLocation{native(project)},
@@ -140,21 +66,6 @@ std::vector<EpochPoint> read_run_epochs(const QString& project, qint64 run_id)
     return points;
 }
 
-QString runs_csv(const std::vector<RunRow>& rows)
-{
-    QStringList header;
-    for (int c = 0; c < RunsTableModel::ColumnCount; ++c)
-        header << csv_field(RunsTableModel::columnTitle(c));
-    QString out = header.join(QLatin1Char(',')) + QLatin1Char('\n');
-    for (const RunRow& r : rows) {
-        QStringList fields;
-        for (int c = 0; c < RunsTableModel::ColumnCount; ++c)
-            fields << csv_field(RunsTableModel::cellText(r, c));
-        out += fields.join(QLatin1Char(',')) + QLatin1Char('\n');
-    }
-    return out;
-}
-
 void write_text_atomically(const QString& path, const QString& text)
 {
     QSaveFile file(path); // writes a temporary file and renames it over `path` on commit
@@ -184,48 +95,13 @@ int RunsTableModel::rowOfRun(qint64 id) const
 
 QString RunsTableModel::columnTitle(int column)
 {
-    switch (column) {
-    case IdColumn: return tr("Run");
-    case CreatedColumn: return tr("Created (UTC)");
-    case StatusColumn: return tr("Status");
-    case ModelColumn: return tr("Model");
-    case ShapeColumn: return tr("Layers \u00d7 width");
-    case TargetColumn: return tr("Target");
-    case EpochsColumn: return tr("Epochs");
-    case BestEpochColumn: return tr("Best epoch");
-    case BestValLossColumn: return tr("Best val loss");
-    case TestMaeColumn: return tr("Test MAE");
-    case TestPearsonColumn: return tr("Test r");
-    case TestSpearmanColumn: return tr("Test \u03c1");
-    case TestKendallColumn: return tr("Test \u03c4");
-    case PeakAnalyticColumn: return tr("Peak bytes (analytic)");
-    case PeakMeasuredColumn: return tr("Peak bytes (measured)");
-    default: return {};
-    }
+    const std::string_view title = report::run_column_title(column);
+    return QString::fromUtf8(title.data(), static_cast<qsizetype>(title.size()));
 }
 
 QString RunsTableModel::cellText(const RunRow& r, int column)
 {
-    switch (column) {
-    case IdColumn: return QString::number(r.id);
-    case CreatedColumn: return r.created;
-    case StatusColumn: return r.statusText();
-    case ModelColumn: return r.model;
-    case ShapeColumn: return r.shape;
-    case TargetColumn: return r.target;
-    case EpochsColumn:
-        return r.epochs ? QStringLiteral("%1/%2").arg(r.epochs_done).arg(r.epochs)
-                        : QString::number(r.epochs_done);
-    case BestEpochColumn: return r.best_epoch ? QString::number(r.best_epoch) : QString();
-    case BestValLossColumn: return number_text(r.best_val_loss, 4);
-    case TestMaeColumn: return number_text(r.test_mae, 4);
-    case TestPearsonColumn: return number_text(r.test_pearson, 3);
-    case TestSpearmanColumn: return number_text(r.test_spearman, 3);
-    case TestKendallColumn: return number_text(r.test_kendall, 3);
-    case PeakAnalyticColumn: return QString::number(r.peak_analytic);
-    case PeakMeasuredColumn: return r.peak_measured ? QString::number(r.peak_measured) : QString();
-    default: return {};
-    }
+    return QString::fromStdString(report::run_cell_text(r, column));
 }
 
 int RunsTableModel::rowCount(const QModelIndex& parent) const
@@ -248,16 +124,16 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const
         // Numbers sort as numbers; undefined metrics sort below every defined one.
         auto num = [](double v) { return std::isfinite(v) ? QVariant(v) : QVariant(-1e300); };
         switch (c) {
-        case IdColumn: return r.id;
-        case EpochsColumn: return r.epochs_done;
-        case BestEpochColumn: return r.best_epoch;
+        case IdColumn: return qint64(r.id);
+        case EpochsColumn: return qint64(r.epochs_done);
+        case BestEpochColumn: return qint64(r.best_epoch);
         case BestValLossColumn: return num(r.best_val_loss);
         case TestMaeColumn: return num(r.test_mae);
         case TestPearsonColumn: return num(r.test_pearson);
         case TestSpearmanColumn: return num(r.test_spearman);
         case TestKendallColumn: return num(r.test_kendall);
-        case PeakAnalyticColumn: return r.peak_analytic;
-        case PeakMeasuredColumn: return r.peak_measured;
+        case PeakAnalyticColumn: return qint64(r.peak_analytic);
+        case PeakMeasuredColumn: return qint64(r.peak_measured);
         default: return cellText(r, c);
         }
     }

@@ -4,9 +4,10 @@
 // rows are plain data (RunRow) read from the store by read_runs(), so the models need no
 // SQLite and the tests can fill them directly.
 //
-// Contents: RunRow, read_runs, read_run_epochs, runs_csv, write_text_atomically,
+// Contents: RunRow, read_runs, read_run_epochs, write_text_atomically,
 // RunsTableModel, RunComparisonModel.
 #include "panels/training_runner.hpp"
+#include "report/run_table.hpp"
 
 #include <QAbstractTableModel>
 #include <QString>
@@ -16,33 +17,14 @@
 
 namespace gsr::views {
 
-struct RunRow {
-    qint64 id = 0;
-    QString created;  ///< UTC, as the store keeps it
-    QString status;   ///< the store's: "finished", "cancelled", ...
-    QString model, target, device;
-    QString shape;    ///< "4 × 16, 2 groups, top-4"
-    qint64 epochs = 0;      ///< the run's epoch count
-    qint64 epochs_done = 0;
-    qint64 best_epoch = 0;  ///< 0: none
-    double best_val_loss = train::kUndefined;
-    /// On the test split at the best epoch (NaN while unknown).
-    double test_mae = train::kUndefined, test_pearson = train::kUndefined,
-           test_spearman = train::kUndefined, test_kendall = train::kUndefined;
-    qint64 peak_analytic = 0, peak_measured = 0;
-    bool resumable = false; ///< stopped before its last epoch, with a checkpoint
-
-    /// "cancelled (resumable)" where it can be continued.
-    QString statusText() const;
-};
+/// A run as the tables show it (report::RunTableRow: the command line's `runs list --csv` too).
+using RunRow = report::RunTableRow;
 
 /// The runs of `project`, oldest first. Throws gsr::Error naming the file.
 std::vector<RunRow> read_runs(const QString& project);
 /// A run's epochs as recorded (train and validation loss, validation correlations).
 std::vector<EpochPoint> read_run_epochs(const QString& project, qint64 run_id);
 
-/// Every column of the runs table as CSV (RFC 4180 quoting, header first, "\n" line ends).
-QString runs_csv(const std::vector<RunRow>& rows);
 /// Writes `text` (UTF-8) through a temporary file and a rename: readers never see half of it.
 /// Throws gsr::Error naming the file.
 void write_text_atomically(const QString& path, const QString& text);
@@ -52,10 +34,16 @@ class RunsTableModel : public QAbstractTableModel {
 
 public:
     enum Column {
-        IdColumn, CreatedColumn, StatusColumn, ModelColumn, ShapeColumn, TargetColumn,
-        EpochsColumn, BestEpochColumn, BestValLossColumn, TestMaeColumn, TestPearsonColumn,
-        TestSpearmanColumn, TestKendallColumn, PeakAnalyticColumn, PeakMeasuredColumn,
-        ColumnCount
+        IdColumn = report::RunIdColumn, CreatedColumn = report::RunCreatedColumn,
+        StatusColumn = report::RunStatusColumn, ModelColumn = report::RunModelColumn,
+        ShapeColumn = report::RunShapeColumn, TargetColumn = report::RunTargetColumn,
+        EpochsColumn = report::RunEpochsColumn, BestEpochColumn = report::RunBestEpochColumn,
+        BestValLossColumn = report::RunBestValLossColumn,
+        TestMaeColumn = report::RunTestMaeColumn, TestPearsonColumn = report::RunTestPearsonColumn,
+        TestSpearmanColumn = report::RunTestSpearmanColumn,
+        TestKendallColumn = report::RunTestKendallColumn,
+        PeakAnalyticColumn = report::RunPeakAnalyticColumn,
+        PeakMeasuredColumn = report::RunPeakMeasuredColumn, ColumnCount = report::RunColumnCount
     };
     static constexpr int SortRole = Qt::UserRole;
 
