@@ -52,12 +52,13 @@ if has tests; then
   step gpu-tests "$bin/test_gpu"
 fi
 if has sanitize; then
-  filter='CudaOps.*:CudaConv.*:*CudaConvMma.*:TunedKernels.*:*gsr_union_f32*:*rev_directed_f32*'
+  filter='CudaOps.*:CudaOpsFloat64.*:CudaConv.*:*CudaConvMma.*:TunedKernels.*:*gsr_union_f32*'
+  filter+=':*rev_directed_f32*'
   filter+=':GpuRuntime.Installed*:GpuOffload.*'
   step memcheck compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
     "$bin/test_gpu" --gtest_filter="$filter"
   step racecheck compute-sanitizer --tool racecheck --error-exitcode 1 \
-    "$bin/test_gpu" --gtest_filter='CudaOps.*:CudaConv.*:*CudaConvMma.*:TunedKernels.*'
+    "$bin/test_gpu" --gtest_filter='CudaOps*:CudaConv.*:*CudaConvMma.*:TunedKernels.*'
   step synccheck compute-sanitizer --tool synccheck --error-exitcode 1 \
     "$bin/test_gpu" --gtest_filter='CudaOps.*:CudaConv.*'
   # The kernel lab's worker (NVRTC-loaded candidate, vendor baseline, L2 flush, calibration),

@@ -1191,7 +1191,9 @@ private:
         }
         if (slabs == 0) {
             slabs = slab_count(x.rows, 2 * std::size_t(d) * sizeof(T));
+            // Above 48 KB for float64 rows wider than 768 (limits() takes 1024).
             const std::size_t shared = std::size_t(k::kRowWarps) * 2 * d * sizeof(T);
+            allow_shared(k::norm_backward_slabs<T, I>, shared);
             k::norm_backward_slabs<T, I><<<slabs, 32 * k::kRowWarps, shared, stream_>>>(
                 mat(x), ptr(gamma), mat(stats), dy, idx, keep_of(mask), mask.stride,
                 mask.column, T(mask.scale), T(dx_beta), mat(dx), ceil_div(x.rows, slabs),

@@ -297,6 +297,7 @@ private:
 std::vector<std::uint64_t> checked_rows(const tune::Problem& p, std::size_t limit)
 {
     if (p.family != tune::OpFamily::Gemm || limit == 0 || limit >= p.rows) return {};
+    if (limit == 1) return {0};
     std::vector<std::uint64_t> rows;
     for (std::size_t i = 0; i < limit; ++i) rows.push_back(i * (p.rows - 1) / (limit - 1));
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
@@ -463,6 +464,9 @@ JobOptions job_options(const json& job)
     o.runs = std::max<std::size_t>(job.value("runs", std::size_t(20)), 1);
     o.warmup = job.value("warmup", std::size_t(3));
     o.check_rows = job.value("check_rows", std::size_t(16));
+    // Each run is a launch: a job that asks for millions would hold the GPU for hours.
+    if (o.runs > 100000 || o.warmup > 100000)
+        throw std::runtime_error("runs and warmup must be at most 100000");
     o.t_sol = job.value("t_sol", 0.0);
     return o;
 }

@@ -35,25 +35,34 @@ std::unique_ptr<RuntimeKernel> compile_runtime_kernel(const std::string& source,
     if (nvrtc->create_program(&program, source.c_str(), file_name.c_str(), 0, nullptr,
                               nullptr) != NVRTC_SUCCESS)
         throw RuntimeCompileError{"nvrtcCreateProgram failed"};
+    // Destroyed on every way out; each NVRTC step that fails is named.
+    struct ProgramGuard {
+        const NvrtcLibrary* nvrtc;
+        nvrtcProgram* program;
+        ~ProgramGuard() { nvrtc->destroy_program(program); }
+    } guard{nvrtc, &program};
+    const auto step = [&](nvrtcResult r, const char* where) {
+        if (r != NVRTC_SUCCESS)
+            throw RuntimeCompileError{std::string(nvrtc->error_string(r)) + " in " + where};
+    };
     const std::string arch =
         "--gpu-architecture=sm_" + std::to_string(major) + std::to_string(minor);
     const char* options[] = {arch.c_str(), "--std=c++17", "-lineinfo"};
     const nvrtcResult compiled = nvrtc->compile_program(program, 3, options);
     std::size_t log_size = 0;
-    nvrtc->get_log_size(program, &log_size);
+    step(nvrtc->get_log_size(program, &log_size), "nvrtcGetProgramLogSize");
     std::string log(log_size, '\0');
-    if (log_size) nvrtc->get_log(program, log.data());
+    if (log_size) step(nvrtc->get_log(program, log.data()), "nvrtcGetProgramLog");
     while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
     if (compiled != NVRTC_SUCCESS) {
-        nvrtc->destroy_program(&program);
         if (log.size() > 4000) log.resize(4000);
         throw RuntimeCompileError{std::string(nvrtc->error_string(compiled)) + ": " + log};
     }
     std::size_t cubin_size = 0;
-    nvrtc->get_cubin_size(program, &cubin_size);
+    step(nvrtc->get_cubin_size(program, &cubin_size), "nvrtcGetCUBINSize");
+    if (cubin_size == 0) throw RuntimeCompileError{"nvrtcGetCUBINSize: the program has no cubin"};
     std::vector<char> cubin(cubin_size);
-    nvrtc->get_cubin(program, cubin.data());
-    nvrtc->destroy_program(&program);
+    step(nvrtc->get_cubin(program, cubin.data()), "nvrtcGetCUBIN");
 
     auto k = std::make_unique<RuntimeKernel>();
     cuda(cudaLibraryLoadData(&k->library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr,

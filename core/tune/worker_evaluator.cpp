@@ -11,7 +11,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <random>
 #include <unistd.h>
 
@@ -417,11 +416,21 @@ std::optional<ProfileSignals> WorkerEvaluator::profile_with_ncu(const nlohmann::
     if (options_.ncu.empty()) return std::nullopt; // timing alone
     nlohmann::json j = evaluate;
     j["type"] = "profile";
-    const fs::path file = fs::temp_directory_path() /
-                          ("gsr-profile-" + std::to_string(::getpid()) + ".json");
+    // A name of its own (mkstemps: created new, mode 0600): two lab sessions in one process
+    // profile at once, and a planted link must not be written through.
+    std::string name = (fs::temp_directory_path() / "gsr-profile-XXXXXX.json").string();
+    const int fd = ::mkstemps(name.data(), 5);
+    if (fd < 0) return std::nullopt; // timing alone
+    const fs::path file = name;
     {
-        std::ofstream out(file);
-        out << json_text(j);
+        const std::string text = json_text(j);
+        const bool written = ::write(fd, text.data(), text.size()) == ssize_t(text.size());
+        ::close(fd);
+        if (!written) {
+            std::error_code ignored;
+            fs::remove(file, ignored);
+            return std::nullopt;
+        }
     }
     std::string csv;
     try {

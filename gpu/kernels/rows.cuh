@@ -146,6 +146,20 @@ __global__ void layernorm_forward_rows4(MatRef<float> x, const float* gamma, con
     });
 }
 
+/// An order-preserving key: a > b as numbers exactly when key(a) > key(b); -0 and +0 equal.
+/// A total order (NaN included, above +inf or below -inf by its sign), so a rank counted on
+/// keys keeps exactly k of a row that holds NaN, as the radix selects do.
+__device__ inline std::uint32_t order_key(float v)
+{
+    const std::uint32_t u = v == 0.0f ? 0u : __float_as_uint(v);
+    return u & 0x80000000u ? ~u : u | 0x80000000u;
+}
+__device__ inline std::uint64_t order_key(double v)
+{
+    const std::uint64_t u = v == 0.0 ? 0ull : std::uint64_t(__double_as_longlong(v));
+    return u & 0x8000000000000000ull ? ~u : u | 0x8000000000000000ull;
+}
+
 /// Fused: z = layernorm(x) (affine); keep the k largest of each row (of equal values the lower
 /// column wins), ascending by column; values times the dropout mask; pack. A column is kept
 /// when fewer than k columns beat it, the rule of the CPU backend, so both keep the same set.
@@ -179,12 +193,14 @@ __global__ void normalize_topk_pack(MatRef<T> x, const T* gamma, const T* beta,
             const std::uint32_t c = c0 + lane;
             bool kept = false;
             if (c < d) {
-                const T zc = z[c];
+                // On keys, not numbers: compared with a NaN every number is "not beaten", and
+                // a diverged row kept all d columns, written past its k slots.
+                const auto kc = order_key(z[c]);
                 std::uint32_t beaten = 0;
 #pragma unroll 8
-                for (std::uint32_t j = 0; j < c; ++j) beaten += z[j] >= zc;
+                for (std::uint32_t j = 0; j < c; ++j) beaten += order_key(z[j]) >= kc;
 #pragma unroll 8
-                for (std::uint32_t j = c + 1; j < d; ++j) beaten += z[j] > zc;
+                for (std::uint32_t j = c + 1; j < d; ++j) beaten += order_key(z[j]) > kc;
                 kept = beaten < k;
             }
             const unsigned ballot = __ballot_sync(0xffffffffu, kept);
@@ -198,18 +214,6 @@ __global__ void normalize_topk_pack(MatRef<T> x, const T* gamma, const T* beta,
         }
         __syncwarp();
     }
-}
-
-/// An order-preserving key: a > b as numbers exactly when key(a) > key(b); -0 and +0 equal.
-__device__ inline std::uint32_t order_key(float v)
-{
-    const std::uint32_t u = v == 0.0f ? 0u : __float_as_uint(v);
-    return u & 0x80000000u ? ~u : u | 0x80000000u;
-}
-__device__ inline std::uint64_t order_key(double v)
-{
-    const std::uint64_t u = v == 0.0 ? 0ull : std::uint64_t(__double_as_longlong(v));
-    return u & 0x8000000000000000ull ? ~u : u | 0x8000000000000000ull;
 }
 
 /// normalize_topk_pack for rows of at most 32 E columns, held in registers (E per lane), with

@@ -12,6 +12,12 @@ constexpr double kReduction = 2e-5;
 
 class CudaOps : public TwinBackends {};
 
+/// The float64 GPU backend (the parity tests' and benchmarks' reference).
+class CudaOpsFloat64 : public TwinBackends {
+protected:
+    Precision gpu_precision() const override { return Precision::Float64; }
+};
+
 const Transpose kBoth[] = {Transpose::No, Transpose::Yes};
 
 } // namespace
@@ -144,6 +150,27 @@ TEST_F(CudaOps, LayernormForwardAndBackward)
         expect_close(dx, 1e-5, "layernorm dx");
         expect_close(dg, kReduction, "layernorm dgamma");
         expect_close(db, kReduction, "layernorm dbeta");
+    }
+}
+
+TEST_F(CudaOpsFloat64, LayernormBackwardOfTheWidestRows)
+{
+    // The slab kernel keeps 2 d scalars a warp in shared memory: 64 KB for float64 rows 1024
+    // wide, past the 48 KB a launch gets without asking (it failed with "invalid argument").
+    for (std::uint32_t d : {200u, 769u, 1024u}) {
+        ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
+        const std::uint32_t n = 333;
+        const Twin x = matrix(n, d, 2.0), gamma = matrix(1, d), beta = matrix(1, d);
+        const Twin y = poisoned(n, d), stats = poisoned(n, 2);
+        gpu_->layernorm_forward(x.gpu, gamma.gpu, beta.gpu, y.gpu, stats.gpu);
+        cpu_->layernorm_forward(x.cpu, gamma.cpu, beta.cpu, y.cpu, stats.cpu);
+        expect_close(y, 1e-12, "float64 layernorm y d" + std::to_string(d));
+        const Twin dy = matrix(n, d), dx = matrix(n, d), dg = matrix(1, d), db = matrix(1, d);
+        gpu_->layernorm_backward(x.gpu, gamma.gpu, stats.gpu, dy.gpu, 0.5, dx.gpu, dg.gpu, db.gpu);
+        cpu_->layernorm_backward(x.cpu, gamma.cpu, stats.cpu, dy.cpu, 0.5, dx.cpu, dg.cpu, db.cpu);
+        expect_close(dx, 1e-12, "float64 layernorm dx d" + std::to_string(d));
+        expect_close(dg, 1e-11, "float64 layernorm dgamma");
+        expect_close(db, 1e-11, "float64 layernorm dbeta");
     }
 }
 
@@ -307,6 +334,62 @@ TEST_F(CudaOps, NormalizeTopkKeepsAValidTopkOfTheReference)
             // counted the reference's NaNs too).
             expect_close(Twin{stats.gpu, cstats.cpu}, 1e-5, "topk stats d" + std::to_string(d));
         }
+}
+
+TEST_F(CudaOps, NormalizeTopkKeepsExactlyKOfRowsThatHoldNanOrInf)
+{
+    // A diverging training feeds NaN and Inf rows to the select until its epoch ends. The rank
+    // counting (d 96 and 300 here) compared numbers, which a NaN never beats: such a row kept
+    // all d columns and wrote past its k slots, the last row's past the buffers. Every d keeps
+    // exactly k ascending columns, leaves a guard row after the outputs as it was, and keeps
+    // the CPU's columns in the finite rows.
+    for (std::uint32_t d : {16u, 48u, 96u, 300u}) {
+        ArenaScope gs(gpu_->arena()), cs(cpu_->arena());
+        const std::uint32_t n = 64, k = d / 4;
+        std::vector<double> xv = random(std::size_t(n) * d, 2.0);
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        const double inf = std::numeric_limits<double>::infinity();
+        xv[std::size_t(3) * d + 5] = nan;
+        xv[std::size_t(7) * d] = inf;
+        xv[std::size_t(n - 1) * d + 1] = nan;
+        const std::vector<std::uint32_t> bad_rows{3, 7, n - 1};
+        const Twin x = alloc(n, d), gamma = matrix(1, d), beta = matrix(1, d);
+        write(x, xv);
+        const std::uint32_t ib = CompressedRows::index_bytes_for(d);
+        constexpr double kGuard = 12345.0;
+        constexpr std::uint8_t kGuardByte = 0xAB;
+        const Twin values = alloc(n + 1, k), stats = poisoned(n, 2);
+        std::vector<double> initial(std::size_t(n + 1) * k, nan);
+        std::fill(initial.end() - k, initial.end(), kGuard);
+        write(values, initial);
+        const std::size_t index_bytes = std::size_t(n) * k * ib;
+        const std::vector<std::uint8_t> guarded(index_bytes + std::size_t(k) * ib, kGuardByte);
+        const TwinBytes idx = bytes(guarded.data(), guarded.size());
+        const CompressedRows og{values.gpu.row_block(0, n), {idx.gpu.offset, index_bytes}, d, ib};
+        const CompressedRows oc{values.cpu.row_block(0, n), {idx.cpu.offset, index_bytes}, d, ib};
+        gpu_->normalize_topk_pack(x.gpu, gamma.gpu, beta.gpu, DropoutMask{}, stats.gpu, og);
+        cpu_->normalize_topk_pack(x.cpu, gamma.cpu, beta.cpu, DropoutMask{}, stats.cpu, oc);
+        std::vector<std::uint8_t> ig(guarded.size()), ic(guarded.size());
+        gpu_->download_bytes(idx.gpu, ig.data(), ig.size());
+        cpu_->download_bytes(idx.cpu, ic.data(), ic.size());
+        const std::vector<double> v = gpu_values(values);
+        for (std::uint32_t q = 0; q < k; ++q)
+            EXPECT_EQ(v[std::size_t(n) * k + q], kGuard) << "d " << d << ": values written past";
+        for (std::size_t b = index_bytes; b < ig.size(); ++b)
+            ASSERT_EQ(ig[b], kGuardByte) << "d " << d << ": indices written past";
+        auto column = [&](const std::vector<std::uint8_t>& raw, std::uint32_t r, std::uint32_t q) {
+            const std::size_t at = (std::size_t(r) * k + q) * ib;
+            return ib == 1 ? std::uint32_t(raw[at]) : std::uint32_t(raw[at] | raw[at + 1] << 8);
+        };
+        for (std::uint32_t r = 0; r < n; ++r) {
+            const bool finite = std::find(bad_rows.begin(), bad_rows.end(), r) == bad_rows.end();
+            for (std::uint32_t q = 0; q < k; ++q) {
+                ASSERT_LT(column(ig, r, q), d) << "d " << d << " row " << r;
+                if (q > 0) ASSERT_GT(column(ig, r, q), column(ig, r, q - 1)) << "ascending";
+                if (finite) ASSERT_EQ(column(ig, r, q), column(ic, r, q)) << "d " << d << " row " << r;
+            }
+        }
+    }
 }
 
 TEST_F(CudaOps, NormalizeTopkBreaksTiesByTheLowerColumnLikeTheCpu)

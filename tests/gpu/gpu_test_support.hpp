@@ -61,7 +61,7 @@ protected:
     {
         const GpuStatus s = probe();
         if (!s.available) GTEST_SKIP() << "no usable GPU: " << s.reason;
-        gpu_ = make_cuda_backend(Precision::Float32);
+        gpu_ = make_cuda_backend(gpu_precision());
         cpu_ = make_cpu_backend(Precision::Float64, 2);
         // The float64 twin needs twice the float32 one's bytes: 70,001 rows of a convolution's
         // operands, dy and gradients take about 240 MB of it.
@@ -70,6 +70,9 @@ protected:
         rng_.seed(fresh_seed() ^ std::hash<std::string>{}(
                                       ::testing::UnitTest::GetInstance()->current_test_info()->name()));
     }
+
+    /// The GPU backend's scalar; the CPU twin is float64 always.
+    virtual Precision gpu_precision() const { return Precision::Float32; }
 
     std::vector<double> random(std::size_t n, double scale = 1.0)
     {
