@@ -32,12 +32,18 @@ Args::Args(const std::vector<std::string>& args, std::vector<std::string> value_
                 if (!known(value_flags, name)) throw UsageError("unknown option " + name);
             } else if (known(value_flags, name)) {
                 if (i + 1 >= args.size()) throw UsageError(name + " needs a value");
-                // `--db --epochs 5` would take "--epochs" as the project file.
+                // `--db --epochs 5` would take "--epochs" as the project file, and `--db
+                // --json` made a project named "--json": no value is taken that looks like a
+                // flag, this command's or not (`--db=--json` says it is meant).
                 const std::string& next = args[i + 1];
                 const std::string next_name = next.substr(0, next.find('='));
-                if (next.rfind("--", 0) == 0 &&
-                    (known(value_flags, next_name) || known(bool_flags, next_name)))
-                    throw UsageError(name + " needs a value before " + next_name);
+                if (next.size() > 2 && next.rfind("--", 0) == 0)
+                    throw UsageError(name + " needs a value before " + next_name +
+                                     (known(value_flags, next_name) ||
+                                              known(bool_flags, next_name)
+                                          ? std::string()
+                                          : " (for a value that starts with --, write " + name +
+                                                "=" + next + ")"));
                 val = args[++i];
             } else if (!known(bool_flags, name)) {
                 throw UsageError("unknown option " + name);

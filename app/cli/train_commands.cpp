@@ -228,11 +228,13 @@ int cmd_train(const std::vector<std::string>& argv)
             }
         choose_device(settings.config.model.hidden);
     }
-    auto store = store::RunStore::open(a.value("--db"), resume ? store::OpenMode::OpenExisting
-                                                               : store::OpenMode::CreateOrOpen);
+    // A resume reads its run from the project; a new run opens (or creates) it once its
+    // circuits are read and its trainer is made.
+    std::optional<store::RunStore> store;
     std::optional<store::RunClaim> claim; // this process trains the run: no other may meanwhile
     if (resume) {
-        const std::optional<store::RunRecord> run = store.find_run(run_id);
+        store.emplace(store::RunStore::open(a.value("--db"), store::OpenMode::OpenExisting));
+        const std::optional<store::RunRecord> run = store->find_run(run_id);
         if (!run) throw UsageError("--resume: no run " + std::to_string(run_id) + " in " +
                                    a.value("--db") + " (gsr runs list --db ... lists them)");
         claim = store::RunClaim::take(a.value("--db"), run_id); // before its checkpoint is read
@@ -251,6 +253,9 @@ int cmd_train(const std::vector<std::string>& argv)
 
     if (resume) choose_device(settings.config.model.hidden);
     const bool quiet = a.has("--quiet") || a.has("--json");
+    const std::string tuned = a.value("--tuned-kernels", "on");
+    if (tuned != "on" && tuned != "off")
+        throw UsageError("--tuned-kernels takes on or off, not '" + tuned + "'");
 
     train::HoldOut hold_out;
     hold_out.validation = settings.holdout_validation;
@@ -263,10 +268,8 @@ int cmd_train(const std::vector<std::string>& argv)
     // Neither is a setting of the run (the results are the same): resume may change them.
     settings.config.device = device.device;
     settings.config.model.offload_optimizer = a.has("--offload-optimizer");
-    const std::string tuned = a.value("--tuned-kernels", "on");
-    if (tuned != "on" && tuned != "off")
-        throw UsageError("--tuned-kernels takes on or off, not '" + tuned + "'");
-    if (device.device == "gpu" && tuned == "on") {
+    if (std::error_code ec; device.device == "gpu" && tuned == "on" &&
+                            std::filesystem::exists(a.value("--db"), ec)) {
         // The kernels applied in this project (`gsr kernels apply`) replace the backend's own.
         std::vector<std::string> skipped;
         settings.config.tuned_kernels = store::project_tuned_kernels(a.value("--db"), &skipped);
@@ -284,17 +287,18 @@ int cmd_train(const std::vector<std::string>& argv)
                          "loss on its batch; --fanout F1,F2 trains on sampled subgraphs\n";
     }
     if (!resume) {
+        store.emplace(store::RunStore::open(a.value("--db"), store::OpenMode::CreateOrOpen));
         store::RunRecord record;
         record.config_json = json_text(train::settings_to_json(settings));
         record.device = device.device;
         record.target = std::string(train::target_name(settings.target));
         record.model = std::string(nn::model_kind_name(settings.config.model.kind));
-        run_id = store.create_run(record);
+        run_id = store->create_run(record);
         claim = store::RunClaim::take(a.value("--db"), run_id);
     }
     if (!quiet) std::cout << "run " << run_id << '\n';
 
-    store::StoreRunLog log(store, run_id);
+    store::StoreRunLog log(*store, run_id);
     train::TrainCallbacks callbacks;
     callbacks.cancel = InterruptGuard::flag();
     callbacks.epoch = [&](const train::EpochReport& r) {
@@ -339,7 +343,7 @@ int cmd_train(const std::vector<std::string>& argv)
     // The run now aims at the resume's --epochs: its settings say so, for the report and for
     // a later --resume without --epochs.
     if (resume && a.has("--epochs"))
-        store.set_config(run_id, json_text(train::settings_to_json(settings)));
+        store->set_config(run_id, json_text(train::settings_to_json(settings)));
     const nlohmann::json r = train::train_result_json(result);
     if (a.has("--json")) {
         nlohmann::ordered_json j;
@@ -400,8 +404,7 @@ int cmd_runs(const std::vector<std::string>& argv)
     if (!a.has("--db") || a.value("--db").empty()) throw UsageError("runs needs --db PROJECT");
     if (a.has("--json") && a.has("--csv"))
         throw UsageError("--json and --csv: choose one\n" + std::string(kUsage));
-    if (a.has("--out") && a.value("--out").empty()) throw UsageError("--out needs a file name");
-    if (a.has("--out")) check_writable(a.value("--out")); // before the project is read
+    refuse_out_over_inputs(a, {a.value("--db")}); // the project, and any unwritable --out
     auto store = store::RunStore::open(a.value("--db"), store::OpenMode::ReadOnly);
     const std::vector<store::RunRecord> runs = store.runs();
     std::ostringstream out;

@@ -256,6 +256,47 @@ TEST(TrainCommand, AMistakeLeavesNoNewProjectBehind)
     r = run_gsr("layout " + c17 + " --out --seed=3");
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("--out needs a value before --seed"), std::string::npos) << r.err;
+    // Nor a flag of another command: `new --db --json` made a project named "--json".
+    r = run_gsr("new --db --json");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("--db needs a value before --json (for a value that starts with --, "
+                         "write --db=--json)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists("--json"));
+    // Mistakes found only once the circuits are read, or after them, made the project first.
+    const fs::path bad = scratch_file("bad_line3.bench");
+    std::ofstream(bad) << "INPUT(a)\nOUTPUT(y)\ny = AND(a,\n";
+    r = run_gsr("train " + shell_quote(bad.string()) + " --test " + c17 + " --db " +
+                shell_quote(db.string()));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("bad_line3.bench:3:"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(db));
+    r = run_gsr("train " + c17 + " --test " + c17 + " --db " + shell_quote(db.string()));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("is given twice"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(db));
+    const std::string c432 = data_arg("netlists/iscas85/bench/c432.bench");
+    r = run_gsr("train " + c17 + " --test " + c432 + " --tuned-kernels maybe --db " +
+                shell_quote(db.string()));
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("--tuned-kernels takes on or off, not 'maybe'"), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(db));
+}
+
+TEST(RunsCommand, OutNeverReplacesTheProject)
+{
+    const fs::path db = scratch_file("runs_out.gsr");
+    fs::remove(db);
+    ASSERT_EQ(run_gsr("new --db " + shell_quote(db.string())).exit_code, 0);
+    const auto before = fs::file_size(db);
+    const auto r = run_gsr("runs list --csv --db " + shell_quote(db.string()) + " --out " +
+                           shell_quote(db.string()));
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("writing there would replace it"), std::string::npos) << r.err;
+    EXPECT_EQ(fs::file_size(db), before);
+    EXPECT_EQ(run_gsr("runs list --db " + shell_quote(db.string())).exit_code, 0);
 }
 
 TEST(CommunitiesCommand, BadFlagsAreRefusedWithTheirRealLimits)
