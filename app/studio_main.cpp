@@ -80,8 +80,10 @@ std::optional<Options> parse(const QStringList& args)
     if (o.mode == Options::Mode::Screenshot && o.panel != QLatin1String("main") &&
         o.panel != QLatin1String("canvas") &&
         !gsr::views::screenshot_panels().contains(o.panel)) {
-        std::cerr << "gsr-studio: unknown panel '" << o.panel.toStdString()
-                  << "' (known: main, canvas)\n";
+        const QStringList known = QStringList{QStringLiteral("main"), QStringLiteral("canvas")} +
+                                  gsr::views::screenshot_panels();
+        std::cerr << "gsr-studio: unknown panel '" << o.panel.toStdString() << "' (known: "
+                  << known.join(QStringLiteral(", ")).toStdString() << ")\n";
         return std::nullopt;
     }
     return o;

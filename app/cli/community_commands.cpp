@@ -91,7 +91,8 @@ int cmd_communities(const std::vector<std::string>& argv)
     else
         throw UsageError("--method is leiden or louvain, got '" + method + "'");
     o.resolution = a.number("--resolution", 1.0);
-    if (!(o.resolution > 0)) throw UsageError("--resolution must be positive");
+    if (!(o.resolution > 0))
+        throw UsageError("--resolution must be positive, got '" + a.value("--resolution") + "'");
     o.seed = a.integer("--seed", 1, 0, ~std::uint64_t{0});
     o.threads = thread_flag(a);
     if (a.has("--iterations")) {

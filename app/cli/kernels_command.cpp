@@ -36,12 +36,14 @@ void usage()
 {
     std::cout << "usage: gsr kernels suite [--device NAME] [--json]\n"
                  "       gsr kernels emit PROBLEM --config JSON|TEXT [--device NAME]\n"
-                 "       gsr kernels verify FILE.cu --problem P [--entry NAME] [--grid EXPR]\n"
-                 "                          [--block N] [--timeout S] [--json]\n"
+                 "       gsr kernels verify FILE.cu --problem P [--entry NAME]\n"
+                 "                          [--grid EXPR [--block N]] [--timeout S] [--profile]\n"
+                 "                          [--json]\n"
                  "       gsr kernels tune PROBLEM [--strategy grid|random|sol] [--budget N]\n"
                  "                        [--seed S] [--timeout S] [--out SESSION.json] [--json]\n"
                  "                        [--calibration CAL.json] [--project P.gsr]\n"
                  "                        [--stop-headroom H (1.1)] [--patience N (12)]\n"
+                 "                        [--profile]\n"
                  "       (an engine_* PROBLEM also takes --nodes N --edges E [--model M]\n"
                  "        [--hidden D] [--groups C] [--topk K], as the Profiling panel logs)\n"
                  "       gsr kernels calibrate [--project P.gsr] [--json]\n"
@@ -73,7 +75,7 @@ const sol::DeviceSpec& device_of(const Args& a)
     try {
         return sol::device_or_throw(a.value("--device", "H100 SXM"));
     } catch (const Error& e) {
-        throw UsageError(e.message());
+        throw UsageError("--device: " + e.message());
     }
 }
 
@@ -316,6 +318,9 @@ int verify(const Args& a)
     const std::string source = read_text_file(file);
     const std::string entry = a.value("--entry", std::string(tune::entry_point(p.family)));
     tune::LaunchShape launch = tune::default_launch(p);
+    if (a.has("--block") && !a.has("--grid"))
+        throw UsageError("--block needs --grid EXPR (without either, the launch is the "
+                         "problem's default: " + std::to_string(launch.block[0]) + " threads)");
     if (a.has("--grid")) {
         try {
             launch = tune::launch_from_expression(p, a.value("--grid"),
@@ -366,7 +371,7 @@ int tune_problem(const Args& a)
     try {
         options.strategy = tune::parse_strategy(a.value("--strategy", "sol"));
     } catch (const Error& e) {
-        throw UsageError(e.message());
+        throw UsageError("--strategy: " + e.message());
     }
     options.budget = a.integer("--budget", 32, 1, 100000);
     options.seed = a.integer("--seed", 1, 0, ~std::uint64_t(0));

@@ -121,8 +121,9 @@ int cmd_memory(const std::vector<std::string>& args)
                   "--features", "--dropout", "--precision"},
                  {"--json", "--directed", "--measure", "--offload-optimizer", "--help"});
     if (a.has("--help")) {
-        std::cout << "usage: gsr memory --model gcn|sage|res|rev|gsr --layers L --hidden D\n"
-                     "         [--groups C] [--topk K] --nodes N --edges E [--features F]\n"
+        std::cout << "usage: gsr memory --model gcn|sage|res|rev|gsr [--layers L (16)]\n"
+                     "         [--hidden D (64)]"
+                     " [--groups C] [--topk K] --nodes N --edges E [--features F]\n"
                      "         [--directed] [--dropout P] [--precision f32|f64] [--json]\n"
                      "         [--measure] [--offload-optimizer]\n"
                      "Analytic memory of one training step, per layer, and its peak.\n"

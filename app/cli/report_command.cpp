@@ -183,6 +183,8 @@ int cmd_report(const std::vector<std::string>& argv)
     Args a(argv, {"--project", "--db", "--format", "--out"}, {"--list", "--json"});
     if (a.has("--list")) {
         if (!a.positionals().empty()) throw UsageError("report --list takes no TARGET");
+        for (const char* f : {"--out", "--format"})
+            if (a.has(f)) throw UsageError(std::string(f) + " does not apply to report --list");
         return list(a);
     }
     if (a.positionals().size() != 1) throw UsageError(kUsage);

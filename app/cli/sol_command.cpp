@@ -95,16 +95,33 @@ int cmd_sol(const std::vector<std::string>& args)
     if (!a.has("--shape")) throw UsageError("sol needs --shape");
     sol::OpSpec op;
     const sol::DeviceSpec* device = nullptr;
-    try {
-        op.kind = sol::parse_op_kind(a.positionals()[0]);
-        op.dtype = sol::parse_dtype(a.value("--dtype", "fp32"));
-        op.epilogue = parse_epilogue(a.value("--epilogue"));
-        device = &sol::device_or_throw(a.value("--device", "H100 SXM"));
-        op.shape = parse_shape(a.value("--shape"));
-        op = sol::normalized(op);
-    } catch (const Error& e) {
-        throw UsageError(e.message());
-    }
+    // A core error about a value names the flag it came from.
+    const auto from_flag = [](const char* flag, auto&& parse) {
+        try {
+            return parse();
+        } catch (const Error& e) {
+            throw UsageError(flag ? std::string(flag) + ": " + e.message() : e.message());
+        }
+    };
+    op.kind = from_flag(nullptr, [&] { return sol::parse_op_kind(a.positionals()[0]); });
+    op.dtype = from_flag("--dtype", [&] { return sol::parse_dtype(a.value("--dtype", "fp32")); });
+    op.epilogue = from_flag("--epilogue", [&] { return parse_epilogue(a.value("--epilogue")); });
+    device = from_flag("--device",
+                       [&] { return &sol::device_or_throw(a.value("--device", "H100 SXM")); });
+    op.shape = from_flag("--shape", [&] { return parse_shape(a.value("--shape")); });
+    op = from_flag(nullptr, [&] { return sol::normalized(op); }); // its errors name --shape
+    // Each of these changes one op's model only: elsewhere it would be ignored without a word.
+    const auto only_for = [&](const char* flag, bool applies, const char* ops) {
+        if (a.has(flag) && !applies)
+            throw UsageError(std::string(flag) + " applies to " + ops + " only, not " +
+                             a.positionals()[0]);
+    };
+    only_for("--tf32", op.kind == sol::OpKind::Gemm, "gemm");
+    only_for("--unweighted",
+             op.kind == sol::OpKind::Spmm || op.kind == sol::OpKind::SpmmCompressed,
+             "spmm and spmm_k");
+    only_for("--no-affine", op.kind == sol::OpKind::LayerNorm, "layernorm");
+    only_for("--inputs", op.kind == sol::OpKind::Elementwise, "elementwise");
     op.tf32 = a.has("--tf32");
     op.weighted = !a.has("--unweighted");
     op.affine = !a.has("--no-affine");

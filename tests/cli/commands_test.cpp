@@ -374,6 +374,16 @@ TEST(Help, ACommandsHelpIsItsUsage)
     r = run_gsr("sol gemm --help");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("OP and DIMS: gemm M,N,K"), std::string::npos) << r.out;
+    // Options the help left out, or showed as required when they are not.
+    r = run_gsr("help");
+    for (const char* shown : {"--measure", "--dropout P", "--layers L (16)", "[--profile]",
+                              "[--format html|pdf|csv|json (from --out's name)]",
+                              "no kernel passed"})
+        EXPECT_NE(r.out.find(shown), std::string::npos) << shown;
+    // report --list printed the listing and ignored --out.
+    r = run_gsr("report --list --project x.gsr --out listing.txt");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("--out does not apply to report --list"), std::string::npos) << r.err;
 }
 
 TEST(MemoryCommand, GroupsAndTopkOfAModelWithoutThemAreRefused)

@@ -4,14 +4,16 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#ifdef GSR_HAVE_STORE
 #include "test_files.hpp"
+
+#ifdef GSR_HAVE_STORE
 #include "store/tune_store.hpp"
 #include "tune/engine_problems.hpp"
+#endif
 
 #include <filesystem>
 #include <fstream>
-#endif
+#include <utility>
 
 using gsr::test::run_gsr;
 using gsr::test::shell_quote;
@@ -62,6 +64,36 @@ TEST(SolCommand, MistakesAreUsageErrors)
     r = run_gsr("sol --devices");
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_NE(r.out.find("RTX 4090"), std::string::npos);
+    // A bad value names its flag.
+    r = run_gsr("sol gemm --shape 64,64,64 --dtype fp8");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--dtype: unknown dtype 'fp8'"), std::string::npos) << r.err;
+    r = run_gsr("sol gemm --shape 64,64,64 --epilogue bias,foo");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--epilogue: "), std::string::npos) << r.err;
+}
+
+TEST(SolCommand, AFlagOfAnotherOpsModelIsRefused)
+{
+    // Each changed one op's model and was ignored, without a word, by the others.
+    const std::pair<const char*, const char*> cases[] = {
+        {"sol softmax --shape 1024,1024 --tf32", "--tf32 applies to gemm only, not softmax"},
+        {"sol gemm --shape 64,64,64 --unweighted", "--unweighted applies to spmm and spmm_k"},
+        {"sol softmax --shape 1024,1024 --no-affine", "--no-affine applies to layernorm only"},
+        {"sol reduction --shape 8,8 --inputs 3", "--inputs applies to elementwise only"},
+    };
+    for (const auto& [command, message] : cases) {
+        const auto r = run_gsr(command);
+        EXPECT_EQ(r.exit_code, 1) << command;
+        EXPECT_NE(r.err.find(message), std::string::npos) << command << ": " << r.err;
+    }
+    // Where each applies, it changes the bound.
+    const auto plain = run_gsr("sol layernorm --shape 1024,64 --json");
+    const auto no_affine = run_gsr("sol layernorm --shape 1024,64 --no-affine --json");
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    ASSERT_EQ(no_affine.exit_code, 0) << no_affine.err;
+    EXPECT_GT(nlohmann::json::parse(plain.out)["bytes"].get<double>(),
+              nlohmann::json::parse(no_affine.out)["bytes"].get<double>());
 }
 
 TEST(SolCommand, ACalibrationIsForItsOwnGpuAndItsMistakesArePlaced)
@@ -147,6 +179,12 @@ TEST(KernelsCommand, AFlagTheSubcommandDoesNotReadIsRefused)
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("--nodes does not apply to gsr kernels apply"), std::string::npos)
         << r.err;
+    // --block is read with --grid only: alone it was ignored, the default launch taken.
+    const auto cu = gsr::test::scratch_file("block_alone.cu");
+    std::ofstream(cu) << "extern \"C\" __global__ void softmax_kernel() {}\n";
+    r = run_gsr("kernels verify " + shell_quote(cu.string()) + " --problem softmax_1k --block 128");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("--block needs --grid EXPR"), std::string::npos) << r.err;
     // What each one reads still passes: suite with its device, emit with an engine graph.
     EXPECT_EQ(run_gsr("kernels suite --device T4 --json").exit_code, 0);
 }
