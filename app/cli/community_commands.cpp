@@ -43,6 +43,10 @@ LoadedCircuit load_circuit(const Args& a, const char* command)
     }
     LoadedCircuit c;
     c.circuit = netlist::load_netlist(a.positionals()[0], options);
+    if (!a.has("--quiet")) { // e.g. a DEF component off the die, which moves its start
+        print_warnings(library.diagnostics);
+        print_warnings(c.circuit.diagnostics);
+    }
     c.graph = graph::build_graph(c.circuit);
     return c;
 }

@@ -3,10 +3,13 @@
 #include "util/diagnostics.hpp"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <random>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace gsr {
@@ -15,11 +18,53 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// The bytes written, flushed and synced to an open file; false with errno set otherwise.
-bool write_all(std::FILE* f, std::string_view bytes, bool sync)
+/// The bytes written to an open descriptor (and synced); false with errno set otherwise.
+bool write_all(int fd, std::string_view bytes, bool sync)
 {
-    return std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() &&
-           std::fflush(f) == 0 && (!sync || ::fsync(::fileno(f)) == 0);
+    while (!bytes.empty()) {
+        const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        bytes.remove_prefix(std::size_t(n));
+    }
+    return !sync || ::fsync(fd) == 0;
+}
+
+/// 1 or 2 when `path` names this process's standard output or error as the shell set them
+/// up: written through that descriptor, as `> log` or `>> log` left it. Opened again, its file
+/// was truncated (or, a plain file behind the link, renamed over), and with it what the shell
+/// and this process had written there.
+int standard_stream(const std::string& path)
+{
+    for (int fd : {1, 2}) {
+        const std::string n = std::to_string(fd);
+        if (path == "/dev/fd/" + n || path == "/proc/self/fd/" + n ||
+            path == (fd == 1 ? "/dev/stdout" : "/dev/stderr"))
+            return fd;
+    }
+    return -1;
+}
+
+/// A new temporary file beside the target, opened for writing: a name of its own (random,
+/// created exclusively, never through a link), short enough for any target name, and the
+/// target's permissions from the start. -1 with errno set when none can be made.
+int create_temporary(const fs::path& folder, const fs::path& target, mode_t mode,
+                     fs::path* tmp)
+{
+    std::string stem = "." + target.filename().string();
+    if (stem.size() > 200) stem.resize(200); // + ".tmp." and 8 characters stays under 255
+    static thread_local std::mt19937_64 random(std::random_device{}() ^
+                                               std::uint64_t(::getpid()) << 32);
+    constexpr char kDigits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        std::string name = stem + ".tmp.";
+        for (int i = 0; i < 8; ++i) name += kDigits[random() % 36];
+        *tmp = folder / name;
+        const int fd = ::open(tmp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                              mode);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1;
 }
 
 /// The file a path names once its symbolic links are followed, the last of them dangling or
@@ -60,8 +105,11 @@ fs::path folder_of(const std::string& path, const fs::path& target)
 void check_writable(const std::string& path)
 {
     if (path.empty()) throw Error("no output file given");
+    if (standard_stream(path) >= 0) return;
     std::error_code error;
     const fs::file_status status = fs::status(path, error);
+    if (error && error.value() == ELOOP)
+        throw Error(SourceLocation{path}, "cannot write the file: " + error.message());
     if (fs::is_directory(status)) throw Error(SourceLocation{path}, "is a folder, not a file");
     if (fs::exists(status) && !fs::is_regular_file(status)) return; // a device or a pipe
     const fs::path folder = folder_of(path, followed(path));
@@ -73,20 +121,29 @@ void check_writable(const std::string& path)
 void write_file_atomically(const std::string& path, std::string_view bytes)
 {
     if (path.empty()) throw Error("no output file given");
+    if (const int fd = standard_stream(path); fd >= 0) {
+        std::fflush(fd == 1 ? stdout : stderr); // what this process printed first stays first
+        if (!write_all(fd, bytes, false))
+            throw Error(SourceLocation{path},
+                        std::string("cannot write the file: ") + std::strerror(errno));
+        return;
+    }
     std::error_code error;
     const fs::file_status status = fs::status(path, error); // through links
+    if (error && error.value() == ELOOP)
+        throw Error(SourceLocation{path}, "cannot write the file: " + error.message());
     if (fs::is_directory(status)) throw Error(SourceLocation{path}, "is a folder, not a file");
     if (fs::exists(status) && !fs::is_regular_file(status)) {
-        // A device or a pipe (/dev/null, /dev/stdout, a FIFO): written in place. Renaming over
-        // it would put a plain file where the device was.
-        std::FILE* f = std::fopen(path.c_str(), "wb");
-        if (!f)
+        // A device or a pipe (/dev/null, a FIFO): written in place. Renaming over it would put
+        // a plain file where the device was.
+        const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+        if (fd < 0)
             throw Error(SourceLocation{path},
                         std::string("cannot open the file for writing: ") +
                             std::strerror(errno));
-        const bool written = write_all(f, bytes, false);
+        const bool written = write_all(fd, bytes, false);
         const std::string reason = std::strerror(errno);
-        if (std::fclose(f) != 0 || !written)
+        if (::close(fd) != 0 || !written)
             throw Error(SourceLocation{path}, "cannot write the file: " + reason);
         return;
     }
@@ -94,20 +151,23 @@ void write_file_atomically(const std::string& path, std::string_view bytes)
     // The bytes go to a temporary file beside the target first, then replace it in one rename:
     // the messages name the folder and the target, which the user chose, not the temporary.
     const fs::path folder = folder_of(path, target);
-    const fs::path tmp =
-        folder / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
+    // The new file keeps the permissions of the one it replaces; a new one gets the umask's.
+    const bool replaces = fs::is_regular_file(status);
+    const mode_t mode = replaces ? mode_t(status.permissions()) & 07777 : 0666;
+    fs::path tmp;
     auto fail = [&](const std::string& what) {
         const std::string reason = std::strerror(errno);
-        fs::remove(tmp, error);
+        if (!tmp.empty()) fs::remove(tmp, error);
         return Error(SourceLocation{path}, what + ": " + reason);
     };
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f) throw fail("cannot create a file in the folder " + folder.string());
-    const bool written = write_all(f, bytes, true);
-    if (std::fclose(f) != 0 || !written) throw fail("cannot write the file");
-    // The new file keeps the permissions of the one it replaces.
-    if (fs::is_regular_file(status))
-        fs::permissions(tmp, status.permissions(), fs::perm_options::replace, error);
+    const int fd = create_temporary(folder, target, replaces ? mode & 0700 : mode, &tmp);
+    if (fd < 0) {
+        tmp.clear(); // not ours to remove
+        throw fail("cannot create a file in the folder " + folder.string());
+    }
+    // The umask may have taken bits from the target's own: fchmod is not subject to it.
+    const bool written = (!replaces || ::fchmod(fd, mode) == 0) && write_all(fd, bytes, true);
+    if (::close(fd) != 0 || !written) throw fail("cannot write the file");
     if (std::rename(tmp.c_str(), target.c_str()) != 0)
         throw fail("cannot replace the file with the new one written beside it");
     // The rename is in the folder's entries: synced too, a power cut after this returns cannot

@@ -3,8 +3,11 @@
 // file in the same folder (so the rename never crosses file systems), are flushed to the
 // disk (fsync), and the file is renamed over the target. On any failure the
 // temporary is removed and the old file is left as it was. A symbolic link stays a link: the
-// file it points to is the one replaced (its permissions kept). A device or a pipe
-// (/dev/null, /dev/stdout, a FIFO) is written in place, never replaced by a plain file.
+// file it points to is the one replaced (its permissions kept; a link loop is an error). The
+// temporary is created exclusively under a random name, never through a link, with no more
+// permissions than the target's. A device or a pipe (/dev/null, a FIFO) is written in place,
+// never replaced by a plain file; /dev/stdout and /dev/stderr are written through the
+// process's own descriptor, so a file the shell redirected them to keeps what came before.
 #include <string>
 #include <string_view>
 

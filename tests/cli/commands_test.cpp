@@ -9,6 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <sstream>
+#include <cctype>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -615,6 +618,30 @@ TEST(LayoutCommand, AnEmptyCircuitIsNamedAndNothingIsWritten)
     EXPECT_FALSE(fs::exists(out));
 }
 
+TEST(LayoutCommand, SaysTheReadersWarningsUnlessQuiet)
+{
+    // A component off the die is moved to its edge for its start position: the warning that
+    // says so was dropped by layout and communities (info and labels said it).
+    const fs::path def = scratch_file("offdie.def");
+    std::ofstream(def) << "VERSION 5.8 ;\nDESIGN t ;\nUNITS DISTANCE MICRONS 1000 ;\n"
+                          "DIEAREA ( 0 0 ) ( 1000 1000 ) ;\nCOMPONENTS 2 ;\n"
+                          "- c0 INV + PLACED ( 10 10 ) N ;\n"
+                          "- c1 INV + PLACED ( 50000 50000 ) N ;\nEND COMPONENTS\n"
+                          "NETS 1 ;\n- n1 ( c0 Y ) ( c1 A ) ;\nEND NETS\nEND DESIGN\n";
+    const std::string warning =
+        "offdie.def:7:1: warning: component c1 is placed at ( 50000 50000 ), outside the DIEAREA";
+    const std::string out = shell_quote(scratch_file("offdie.csv").string());
+    auto r = run_gsr("layout " + shell_quote(def.string()) + " --iterations 3 --out " + out);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find(warning), std::string::npos) << r.err;
+    r = run_gsr("communities " + shell_quote(def.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find(warning), std::string::npos) << r.err;
+    r = run_gsr("layout " + shell_quote(def.string()) + " --iterations 3 --quiet --out " + out);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+}
+
 TEST(LayoutCommand, WritesOnePositionPerNode)
 {
     const fs::path out = scratch_file("pos.csv");
@@ -627,6 +654,29 @@ TEST(LayoutCommand, WritesOnePositionPerNode)
     std::string line;
     while (std::getline(in, line)) ++lines;
     EXPECT_EQ(lines, info["graph_nodes"].get<std::size_t>() + 1); // a header line
+}
+
+TEST(OutFlag, StandardOutputRedirectedToAFileKeepsWhatCameBefore)
+{
+    // --out /dev/stdout with stdout sent to a file renamed a new file over it: the shell's
+    // "BEFORE", gsr's own summary and "AFTER" went to the unlinked old one.
+    const fs::path log = scratch_file("stdout_log.txt");
+    fs::remove(log);
+    const std::string gsr = shell_quote(std::string(GSR_BIN_DIR) + "/gsr");
+    const std::string script =
+        "{ echo BEFORE; " + gsr + " layout " + data_arg("netlists/iscas85/bench/c17.bench") +
+        " --iterations 5 --out /dev/stdout; echo AFTER; } > " + shell_quote(log.string());
+    ASSERT_EQ(std::system(("/bin/sh -c " + shell_quote(script)).c_str()), 0);
+    const std::string text = gsr::test::read_text(log);
+    EXPECT_EQ(text.rfind("BEFORE\nnode,name,x,y\n", 0), 0u) << text;
+    EXPECT_NE(text.find("wrote        /dev/stdout\n"), std::string::npos) << text;
+    EXPECT_EQ(text.substr(text.size() - 6), "AFTER\n") << text;
+    // One position per node of c17 (5 inputs and 6 NANDs).
+    std::istringstream lines(text);
+    std::size_t positions = 0;
+    for (std::string line; std::getline(lines, line);)
+        positions += !line.empty() && std::isdigit(static_cast<unsigned char>(line[0]));
+    EXPECT_EQ(positions, 11u) << text;
 }
 
 TEST(OutFlag, NeverReplacesAnInputHoweverItIsSpelt)

@@ -193,6 +193,39 @@ TEST(AtomicFile, APipeIsWrittenInPlaceNotReplaced)
     EXPECT_TRUE(fs::is_fifo(fs::status(fifo))); // a plain file took its place before
 }
 
+TEST(AtomicFile, LongNamesLinkLoopsAndNoTemporaryLeft)
+{
+    namespace fs = std::filesystem;
+    const test::ScratchDir dir("gsr_atomic_names");
+    // A legal name of 254 bytes: the temporary's ".NAME.tmp.PID" was past NAME_MAX.
+    const fs::path long_name = dir / (std::string(250, 'a') + ".csv");
+    write_file_atomically(long_name.string(), "x\n");
+    EXPECT_EQ(test::read_text(long_name), "x\n");
+    // A loop of links is an error naming the file; the links stay (a plain file took one's
+    // place).
+    const fs::path loop1 = dir / "loop1", loop2 = dir / "loop2";
+    fs::create_symlink("loop2", loop1);
+    fs::create_symlink("loop1", loop2);
+    try {
+        write_file_atomically(loop1.string(), "y\n");
+        ADD_FAILURE() << "a link loop was written";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.where().file, loop1.string());
+        EXPECT_NE(std::string(e.what()).find("symbolic links"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(check_writable(loop1.string()), Error);
+    EXPECT_TRUE(fs::is_symlink(fs::symlink_status(loop1)));
+    // An owner-only file stays owner-only, and no temporary is left beside it.
+    const fs::path secret = dir / "secret.csv";
+    write_file_atomically(secret.string(), "1\n");
+    fs::permissions(secret, fs::perms::owner_read | fs::perms::owner_write);
+    write_file_atomically(secret.string(), "2\n");
+    EXPECT_EQ(fs::status(secret).permissions(), fs::perms::owner_read | fs::perms::owner_write);
+    std::size_t entries = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path)) ++entries;
+    EXPECT_EQ(entries, 4u); // the long name, two links, the secret
+}
+
 TEST(Utf8Text, CutsBetweenCharacters)
 {
     const std::string s = "a\xC3\xA9\xE2\x80\x98\xF0\x9F\x98\x80z"; // a é ‘ 😀 z
