@@ -9,6 +9,10 @@
 namespace gsr::layout {
 namespace {
 
+/// Squared distances below this are coincident points, which push nothing: closer ones gave
+/// a repulsion m / d2 past the float range (two points 1e-20 apart made every position NaN).
+constexpr float kCoincidentSquared = 1e-30f;
+
 /// Spreads the 16 low bits of v to the even bit positions.
 std::uint32_t spread_bits(std::uint32_t v)
 {
@@ -222,7 +226,7 @@ void BarnesHutTree::leaf_fields(std::size_t leaf, double theta, std::span<Point2
 #if defined(__GNUC__)
         using Float8 = float __attribute__((vector_size(32)));
         Float8 vfx = {}, vfy = {};
-        const Float8 vpx = px - Float8{}, vpy = py - Float8{}, one = 1.0f - Float8{};
+        const Float8 vpx = px - Float8{}, vpy = py - Float8{};
         for (std::size_t k = 0; k < padded; k += kLanes) {
             Float8 x, y, m;
             std::memcpy(&x, bx + k, sizeof x);
@@ -230,7 +234,7 @@ void BarnesHutTree::leaf_fields(std::size_t leaf, double theta, std::span<Point2
             std::memcpy(&m, bm + k, sizeof m);
             const Float8 dx = vpx - x, dy = vpy - y;
             const Float8 d2 = dx * dx + dy * dy;
-            const Float8 s = m / (d2 > 0 ? d2 : one);
+            const Float8 s = d2 > kCoincidentSquared ? m / d2 : Float8{};
             vfx += dx * s;
             vfy += dy * s;
         }
@@ -243,7 +247,7 @@ void BarnesHutTree::leaf_fields(std::size_t leaf, double theta, std::span<Point2
             for (std::size_t u = 0; u < kLanes; ++u) {
                 const float dx = px - bx[k + u], dy = py - by[k + u];
                 const float d2 = dx * dx + dy * dy;
-                const float s = bm[k + u] / (d2 > 0 ? d2 : 1.0f);
+                const float s = d2 > kCoincidentSquared ? bm[k + u] / d2 : 0.0f;
                 fx[u] += dx * s;
                 fy[u] += dy * s;
             }
@@ -274,7 +278,7 @@ Point2 BarnesHutTree::repulsion_field(std::size_t i, double theta) const
             for (std::uint32_t j = cell.begin; j < cell.end; ++j) {
                 const double dx = px - sx_[j], dy = py - sy_[j];
                 const double d2 = dx * dx + dy * dy;
-                if (j == r || !(d2 > 0)) continue;
+                if (j == r || !(d2 > kCoincidentSquared)) continue;
                 const double s = sm_[j] / d2;
                 f.x += dx * s;
                 f.y += dy * s;
@@ -284,7 +288,7 @@ Point2 BarnesHutTree::repulsion_field(std::size_t i, double theta) const
         if (r < cell.begin || r >= cell.end) {
             const double dx = px - cell.cx, dy = py - cell.cy;
             const double d2 = dx * dx + dy * dy;
-            if (cell.extent * cell.extent < theta2 * d2) {
+            if (cell.extent * cell.extent < theta2 * d2 && d2 > kCoincidentSquared) {
                 const double s = cell.mass / d2;
                 f.x += dx * s;
                 f.y += dy * s;
@@ -303,7 +307,7 @@ Point2 BarnesHutTree::exact_repulsion_field(std::size_t i) const
     for (std::uint32_t j = 0; j < sx_.size(); ++j) {
         const double dx = sx_[r] - sx_[j], dy = sy_[r] - sy_[j];
         const double d2 = dx * dx + dy * dy;
-        if (j == r || !(d2 > 0)) continue;
+        if (j == r || !(d2 > kCoincidentSquared)) continue;
         f.x += dx * sm_[j] / d2;
         f.y += dy * sm_[j] / d2;
     }

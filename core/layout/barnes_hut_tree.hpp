@@ -22,7 +22,7 @@ public:
     /// sum over points j != i of m_j (p_i - p_j) / |p_i - p_j|^2: the repulsion field at point i
     /// (the FA2 repulsion force is k_r m_i times it). A cell whose side is below theta times its
     /// distance, and which does not hold i, counts as one body at its centre of mass. Points at
-    /// the same place as i add nothing.
+    /// the same place as i (closer than 1e-15) add nothing.
     Point2 repulsion_field(std::size_t i, double theta) const;
 
     /// The exact field, for tests: O(n) per call.

@@ -134,18 +134,24 @@ Circuit load_netlist(const SourceText& src, const LoadOptions& options)
     const Format f = detect_format(src.name(), src.text(), &why);
     check_is_circuit(f, src, why);
     Circuit c;
-    switch (f) {
-    case Format::Bench: c = read_bench(src); break;
-    case Format::Blif: c = read_blif(src); break;
-    case Format::Aiger: c = read_aiger(src); break;
-    case Format::Verilog: c = read_verilog(src); break;
-    case Format::Def: c = read_def(src); break;
-    case Format::Spice: c = read_spice(src); break;
-    default: break;
+    try {
+        switch (f) {
+        case Format::Bench: c = read_bench(src); break;
+        case Format::Blif: c = read_blif(src); break;
+        case Format::Aiger: c = read_aiger(src); break;
+        case Format::Verilog: c = read_verilog(src); break;
+        case Format::Def: c = read_def(src); break;
+        case Format::Spice: c = read_spice(src); break;
+        default: break;
+        }
+        c.source = src.name();
+        resolve_instances(c, options.library);
+        c.finalize_counts();
+    } catch (const Error& e) {
+        // A limit of the shared structures ("name longer than 16 MiB") knows no file.
+        if (!e.where().file.empty()) throw;
+        throw Error(SourceLocation{src.name()}, e.message());
     }
-    c.source = src.name();
-    resolve_instances(c, options.library);
-    c.finalize_counts();
     return c;
 }
 

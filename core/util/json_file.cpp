@@ -12,12 +12,28 @@ nlohmann::json read_json_file(const std::string& path, std::string_view expected
     try {
         return nlohmann::json::parse(src.text());
     } catch (const nlohmann::json::parse_error& e) {
-        // e.byte is 1-based: the character the parser stopped at.
+        // e.byte is 1-based: the character the parser stopped at. The location is ours; the
+        // parser's reason ("syntax error while parsing object key - invalid literal; ...")
+        // follows its own "parse error at line L, column C: ".
+        std::string reason = json_error_text(e);
+        if (const std::size_t at = reason.find(": "); reason.rfind("parse error", 0) == 0 &&
+                                                      at != std::string::npos)
+            reason = reason.substr(at + 2);
         throw Error(src.location(e.byte > 0 ? e.byte - 1 : 0),
-                    "not valid JSON (" + std::string(expected) + ")");
-    } catch (const nlohmann::json::exception& e) { // a number past a double's range
-        throw Error(SourceLocation{path}, "not valid JSON: " + json_error_text(e) + " (" +
-                                              std::string(expected) + ")");
+                    "not valid JSON (" + std::string(expected) + "): " + reason);
+    } catch (const nlohmann::json::exception& e) {
+        // A number past a double's range, "number overflow parsing '1e400'": no position
+        // comes with it, so the number's first place in the text is found.
+        const std::string reason = json_error_text(e);
+        SourceLocation where{path};
+        const std::size_t open = reason.find("parsing '");
+        const std::size_t close =
+            open == std::string::npos ? std::string::npos : reason.find('\'', open + 9);
+        if (close != std::string::npos && close > open + 9)
+            if (const std::size_t at = src.text().find(reason.substr(open + 9, close - open - 9));
+                at != std::string_view::npos)
+                where = src.location(at);
+        throw Error(where, "not valid JSON: " + reason + " (" + std::string(expected) + ")");
     }
 }
 

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
 
 #include <sys/stat.h>
@@ -50,11 +51,20 @@ std::string inflate_gzip(const std::string& path, const std::string& packed)
     if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) throw Error(SourceLocation{path}, "zlib init failed");
     std::string out;
     out.reserve(packed.size() * 4);
+    // zlib takes at most 4 GiB at a time (uInt): a bigger file is fed in pieces, or all but
+    // its size modulo 4 GiB was never read.
+    std::size_t left = packed.size(); // not yet handed to zlib
     zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
-    zs.avail_in = static_cast<uInt>(packed.size());
+    const auto feed = [&] {
+        if (zs.avail_in != 0 || left == 0) return;
+        const std::size_t n = std::min<std::size_t>(left, std::numeric_limits<uInt>::max());
+        zs.avail_in = static_cast<uInt>(n);
+        left -= n;
+    };
     char buf[1 << 16];
     int rc = Z_OK;
     for (;;) {
+        feed();
         zs.next_out = reinterpret_cast<Bytef*>(buf);
         zs.avail_out = sizeof buf;
         rc = inflate(&zs, Z_NO_FLUSH);
@@ -67,7 +77,8 @@ std::string inflate_gzip(const std::string& path, const std::string& packed)
             // Members joined end to end (`cat a.gz b.gz`, bgzip) are one file, as gzip reads
             // them; trailing zero bytes (padding) are ignored as gzip ignores them; anything
             // else after the data is no gzip.
-            std::string_view rest(reinterpret_cast<const char*>(zs.next_in), zs.avail_in);
+            std::string_view rest(reinterpret_cast<const char*>(zs.next_in),
+                                  zs.avail_in + left);
             if (is_gzip(rest)) {
                 inflateReset(&zs);
                 continue;
@@ -80,7 +91,7 @@ std::string inflate_gzip(const std::string& path, const std::string& packed)
             }
             break;
         }
-        if (zs.avail_in == 0 && zs.avail_out != 0) {
+        if (zs.avail_in == 0 && left == 0 && zs.avail_out != 0) {
             inflateEnd(&zs);
             throw Error(SourceLocation{path}, "truncated gzip data");
         }

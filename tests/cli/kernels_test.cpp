@@ -124,6 +124,11 @@ TEST(SolCommand, ACalibrationIsForItsOwnGpuAndItsMistakesArePlaced)
     EXPECT_EQ(r.err.rfind(bad.string() + ":3:1: error: not valid JSON (expected a calibration", 0),
               0u)
         << r.err;
+    // And the parser's reason for it, which said what it expected there.
+    EXPECT_NE(r.err.find("): syntax error while parsing array - unexpected end of input; "
+                         "expected ']'"),
+              std::string::npos)
+        << r.err;
 }
 
 TEST(KernelsCommand, SuiteListsEveryProblemWithItsSol)

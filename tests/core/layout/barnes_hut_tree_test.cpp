@@ -80,6 +80,24 @@ TEST(BarnesHutTree, CoincidentPointsGiveFiniteFields)
     EXPECT_NEAR(f[100].x, 100.0, 1e-3); // 100 unit masses at distance 1
 }
 
+TEST(BarnesHutTree, NearlyCoincidentPointsGiveFiniteFields)
+{
+    // 1e-20 apart, the float repulsion m / d2 overflowed to inf, and the layout went NaN.
+    const std::vector<Point2> p{{0, 0}, {1e-20, 0}, {5, 5}, {1e-160, 1e-160}};
+    const std::vector<double> m(p.size(), 1.0);
+    BarnesHutTree t;
+    t.build(p, m);
+    const auto f = all_leaf_fields(t, p.size(), 1.2);
+    for (std::size_t i = 0; i < p.size(); ++i) {
+        EXPECT_TRUE(std::isfinite(f[i].x) && std::isfinite(f[i].y)) << i;
+        const Point2 exact = t.exact_repulsion_field(i);
+        EXPECT_TRUE(std::isfinite(exact.x) && std::isfinite(exact.y)) << i;
+        EXPECT_TRUE(std::isfinite(t.repulsion_field(i, 1.2).x)) << i;
+    }
+    // The far point feels the three near the origin as three unit masses about 7.07 away.
+    EXPECT_NEAR(f[2].x, 3 * 5 / 50.0, 1e-6);
+}
+
 TEST(BarnesHutTree, DeepClustersNeedNoRecursion)
 {
     // Points at ever smaller distances: the tree reaches its depth limit.

@@ -90,3 +90,19 @@ TEST(BenchReader, MalformedCorpusFailsWhereExpected)
 {
     gsr::netlist::testdata::expect_malformed_corpus_fails_where_expected("bench", read_bench);
 }
+
+TEST(BenchReader, ANameOverTheLimitNamesTheFile)
+{
+    // The name pool's limit ("name longer than 16 MiB") came with no file at all.
+    const std::string name(std::size_t(17) << 20, 'n');
+    const SourceText src = SourceText::from_string(
+        "huge_name.bench", "INPUT(a)\nOUTPUT(" + name + ")\n" + name + " = NOT(a)\n");
+    try {
+        (void)load_netlist(src, {});
+        FAIL() << "a 17 MiB name was read";
+    } catch (const gsr::Error& e) {
+        EXPECT_EQ(e.where().file, "huge_name.bench");
+        EXPECT_NE(std::string(e.what()).find("name longer than 16 MiB"), std::string::npos)
+            << e.what();
+    }
+}

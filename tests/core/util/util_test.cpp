@@ -2,6 +2,7 @@
 #include "util/atomic_file.hpp"
 #include "util/diagnostics.hpp"
 #include "util/json_text.hpp"
+#include "util/machine.hpp"
 #include "util/name_pool.hpp"
 #include "util/source_text.hpp"
 #include "util/utf8_text.hpp"
@@ -10,6 +11,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -257,4 +259,23 @@ TEST(Utf8Text, EveryBadByteAndControlBecomesOneReplacement)
     EXPECT_EQ(printable_utf8("\xF4\x90\x80\x80"), r + r + r + r); // past U+10FFFF
     EXPECT_EQ(printable_utf8("\xF4\x8F\xBF\xBF"), "\xF4\x8F\xBF\xBF"); // U+10FFFF itself
     EXPECT_EQ(printable_utf8("\xEF\xBF\xBD"), r);
+}
+
+TEST(Machine, MemoryIsTheMachinesOrItsControlGroupsLowerLimit)
+{
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    ASSERT_GT(pages, 0);
+    const std::uint64_t machine = std::uint64_t(pages) * std::uint64_t(page);
+    const std::uint64_t usable = physical_memory_bytes();
+    EXPECT_GT(usable, 0u);
+    EXPECT_LE(usable, machine);
+    // Where this process's cgroup v2 group has a limit, that limit is what comes back.
+    std::ifstream groups("/proc/self/cgroup");
+    for (std::string line; std::getline(groups, line);)
+        if (line.rfind("0::", 0) == 0) {
+            std::ifstream max("/sys/fs/cgroup" + (line.substr(3) == "/" ? "" : line.substr(3)) +
+                              "/memory.max");
+            std::uint64_t limit = 0;
+            if (max >> limit && limit < machine) EXPECT_LE(usable, limit);
+        }
 }
