@@ -12,6 +12,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 namespace gsr::cli {
@@ -179,6 +180,7 @@ constexpr const char* kHelp =
         "  help                                      this text\n"
         "  --version                                 the version\n"
         "\n"
+        "A project file is given as --db or --project: each command takes either spelling.\n"
         "Formats (detected from the content): ISCAS bench, BLIF, AIGER (aag/aig), structural\n"
         "Verilog, DEF, SPICE netlists; Liberty (.lib, .lib.gz) and LEF libraries.\n"
         "Exit codes: 0 ok; 1 bad command line (`train --device gpu` without a usable GPU too);\n"
@@ -292,7 +294,18 @@ int run(const std::vector<std::string>& args)
         std::cout << "gsr " << GSR_VERSION << '\n';
         return 0;
     }
-    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    std::vector<std::string> rest(args.begin() + 1, args.end());
+    // The project file is --db for most commands and --project for the kernel lab's (report
+    // takes both): each takes the other's spelling too, as the same flag.
+    const bool lab = args[0] == "kernels";
+    static const std::set<std::string> kDbCommands{"new", "import", "netlists",
+                                                   "train", "runs", "rules"};
+    if (lab || kDbCommands.count(args[0]))
+        for (std::string& a : rest) {
+            const std::string other = lab ? "--db" : "--project";
+            if (a == other || a.rfind(other + "=", 0) == 0)
+                a = (lab ? "--project" : "--db") + a.substr(other.size());
+        }
     for (const std::string& a : rest) {
         if (a != "--help" && a != "-h") continue;
         // These three carry a longer usage text of their own than their entry in the help.

@@ -288,6 +288,25 @@ TEST(TrainCommand, AMistakeLeavesNoNewProjectBehind)
     EXPECT_FALSE(fs::exists(db));
 }
 
+TEST(ProjectFlag, EitherSpellingNamesTheProject)
+{
+    // --db in most commands, --project in the kernel lab's: each refused the other as unknown.
+    const fs::path db = scratch_file("either_spelling.gsr");
+    fs::remove(db);
+    auto r = run_gsr("new --project " + shell_quote(db.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(db));
+    r = run_gsr("runs list --project=" + shell_quote(db.string()));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    r = run_gsr("kernels apply --list --db " + shell_quote(db.string()));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("no applied kernels"), std::string::npos) << r.out;
+    // A command without a project still has no such flag.
+    r = run_gsr("info --project " + shell_quote(db.string()));
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("unknown option --project"), std::string::npos) << r.err;
+}
+
 TEST(RunsCommand, OutNeverReplacesTheProject)
 {
     const fs::path db = scratch_file("runs_out.gsr");
