@@ -3,10 +3,16 @@
 #include <QApplication>
 #include <QStyleFactory>
 
+#include <clocale>
+
 namespace gsr::views {
 
 void configure_application()
 {
+    // QApplication took the user's locale for all of C (setlocale(LC_ALL, "")): core's
+    // printf-formatted numbers (CSV, SVG, JSON, the runs table) would then read "0,750" under
+    // a German locale. Numbers the user reads go through QLocale, which this does not change.
+    std::setlocale(LC_NUMERIC, "C");
     QApplication::setOrganizationName(QStringLiteral("gsr-studio"));
     QApplication::setApplicationName(QStringLiteral("GSR Studio"));
     QApplication::setApplicationVersion(QStringLiteral(GSR_VERSION));

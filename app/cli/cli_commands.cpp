@@ -38,7 +38,7 @@ Args::Args(const std::vector<std::string>& args, std::vector<std::string> value_
                 // flag, this command's or not (`--db=--json` says it is meant).
                 const std::string& next = args[i + 1];
                 const std::string next_name = next.substr(0, next.find('='));
-                if (next.size() > 2 && next.rfind("--", 0) == 0)
+                if (next.rfind("--", 0) == 0)
                     throw UsageError(name + " needs a value before " + next_name +
                                      (known(value_flags, next_name) ||
                                               known(bool_flags, next_name)
@@ -144,7 +144,7 @@ constexpr const char* kHelp =
         "        [--resume RUN] [--tuned-kernels on|off] [--offload-optimizer] [--batch B]\n"
         "        [--json] [--quiet]\n"
         "                                           train a GNN; test it on other circuits\n"
-        "  runs list --db PROJECT [--json | --csv] [--out FILE]\n"
+        "  runs list --db PROJECT [--json | --csv] [--out FILE (- : standard output)]\n"
         "                                           the training runs of a project (--csv:\n"
         "                                           the window's Runs table)\n"
         "  memory --model M [--layers L (16)] [--hidden D (64)] [--groups C] [--topk K]\n"
@@ -152,7 +152,8 @@ constexpr const char* kHelp =
         "         [--precision f32|f64] [--offload-optimizer] [--measure] [--json]\n"
         "                                           per-layer memory of a training step\n"
         "  communities FILE [--method leiden|louvain] [--resolution R] [--seed S] [--threads T]\n"
-        "              [--iterations K] [--liberty LIB]... [--json]   community detection\n"
+        "              [--iterations K] [--liberty LIB]... [--json] [--quiet]\n"
+        "                                           community detection\n"
         "  layout FILE --out CSV [--iterations N] [--seed S] [--threads T] [--liberty LIB]...\n"
         "         [--quiet]\n"
         "                                            ForceAtlas2 positions (node,name,x,y)\n"

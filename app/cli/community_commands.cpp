@@ -7,6 +7,7 @@
 #include "layout/initial_positions.hpp"
 #include "netlist/readers.hpp"
 #include "util/atomic_file.hpp"
+#include "report/document.hpp"
 #include "util/diagnostics.hpp"
 #include "util/json_text.hpp"
 
@@ -72,20 +73,12 @@ std::string node_name(const LoadedCircuit& c, std::size_t v)
     return std::string(c.circuit.names.view(port.name));
 }
 
-std::string csv_field(const std::string& s)
-{
-    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return q + "\"";
-}
-
 } // namespace
 
 int cmd_communities(const std::vector<std::string>& argv)
 {
     Args a(argv, {"--method", "--resolution", "--seed", "--threads", "--iterations", "--liberty"},
-           {"--json"});
+           {"--json", "--quiet"});
     community::CommunityOptions o;
     const std::string method = a.value("--method", "leiden");
     if (method == "leiden")
@@ -191,7 +184,7 @@ int cmd_layout(const std::vector<std::string>& argv)
     for (std::size_t v = 0; v < s->positions.size(); ++v) {
         csv += std::to_string(v);
         csv += ',';
-        csv += csv_field(node_name(c, v));
+        csv += report::csv_field(node_name(c, v));
         std::snprintf(number, sizeof number, ",%.9g,%.9g\n", s->positions[v].x, s->positions[v].y);
         csv += number;
     }

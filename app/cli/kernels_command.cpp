@@ -395,8 +395,7 @@ int tune_problem(const Args& a)
         tune::search(p, device, space, worker, options, sol::gaming_bound(an));
     tune::TuneSession s =
         tune::make_session(p, an, std::string(tune::strategy_name(options.strategy)));
-    s.baseline_seconds = base.ok() ? base.seconds : 0;
-    if (!base.detail.empty() && base.ok()) s.baseline = base.detail;
+    tune::set_baseline(s, base);
     tune::add_search(s, r);
     const tune::CandidateRecord* best = s.best_candidate();
     if (a.has("--out"))

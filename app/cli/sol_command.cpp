@@ -116,7 +116,8 @@ int cmd_sol(const std::vector<std::string>& args)
             throw UsageError(std::string(flag) + " applies to " + ops + " only, not " +
                              a.positionals()[0]);
     };
-    only_for("--tf32", op.kind == sol::OpKind::Gemm, "gemm");
+    only_for("--tf32", op.kind == sol::OpKind::Gemm && op.dtype == sol::DType::F32,
+             "fp32 gemm");
     only_for("--unweighted",
              op.kind == sol::OpKind::Spmm || op.kind == sol::OpKind::SpmmCompressed,
              "spmm and spmm_k");

@@ -268,8 +268,10 @@ int cmd_train(const std::vector<std::string>& argv)
     // Neither is a setting of the run (the results are the same): resume may change them.
     settings.config.device = device.device;
     settings.config.model.offload_optimizer = a.has("--offload-optimizer");
+    // A project not made yet (or an empty file, which the open below makes one) has no
+    // kernels applied.
     if (std::error_code ec; device.device == "gpu" && tuned == "on" &&
-                            std::filesystem::exists(a.value("--db"), ec)) {
+                            std::filesystem::file_size(a.value("--db"), ec) > 0 && !ec) {
         // The kernels applied in this project (`gsr kernels apply`) replace the backend's own.
         std::vector<std::string> skipped;
         settings.config.tuned_kernels = store::project_tuned_kernels(a.value("--db"), &skipped);
@@ -404,7 +406,8 @@ int cmd_runs(const std::vector<std::string>& argv)
     if (!a.has("--db") || a.value("--db").empty()) throw UsageError("runs needs --db PROJECT");
     if (a.has("--json") && a.has("--csv"))
         throw UsageError("--json and --csv: choose one\n" + std::string(kUsage));
-    refuse_out_over_inputs(a, {a.value("--db")}); // the project, and any unwritable --out
+    const bool to_stdout = a.value("--out") == "-"; // as report's --out -
+    if (!to_stdout) refuse_out_over_inputs(a, {a.value("--db")}); // and any unwritable --out
     auto store = store::RunStore::open(a.value("--db"), store::OpenMode::ReadOnly);
     const std::vector<store::RunRecord> runs = store.runs();
     std::ostringstream out;
@@ -462,7 +465,7 @@ int cmd_runs(const std::vector<std::string>& argv)
                 << r.created_at << '\n';
         }
     }
-    if (a.has("--out")) write_file_atomically(a.value("--out"), out.str());
+    if (a.has("--out") && !to_stdout) write_file_atomically(a.value("--out"), out.str());
     else std::cout << out.str();
     return 0;
 }

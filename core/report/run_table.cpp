@@ -5,19 +5,21 @@
 #include "train/run_settings.hpp"
 #include "util/diagnostics.hpp"
 
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 
 namespace gsr::report {
 
 namespace {
 
+/// `digits` decimals with a point whatever the C locale (the window's is the user's).
 std::string fixed(double v, int digits)
 {
     if (!std::isfinite(v)) return {};
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", digits, v);
-    return text;
+    char text[400]; // 1e308 in full
+    const auto [end, ec] = std::to_chars(text, text + sizeof text, v, std::chars_format::fixed,
+                                         digits);
+    return ec == std::errc{} ? std::string(text, end) : std::string();
 }
 
 } // namespace

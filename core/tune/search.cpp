@@ -17,6 +17,11 @@ Evaluation Evaluator::evaluate_source(const std::string&, const std::string&)
     return {Verdict::Unsupported, 0, "this evaluator runs DSL configs only", std::nullopt};
 }
 
+Evaluation Evaluator::baseline()
+{
+    return {Verdict::Unsupported, 0, "this evaluator has no baseline", std::nullopt};
+}
+
 std::string_view strategy_name(Strategy s)
 {
     switch (s) {

@@ -51,6 +51,9 @@ public:
     virtual Evaluation evaluate(const KernelConfig& config) = 0;
     /// A raw CUDA candidate (from an agent). The default says it is unsupported.
     virtual Evaluation evaluate_source(const std::string& cuda, const std::string& entry);
+    /// What a search is compared with (the vendor library's fastest, or the family's default
+    /// config); `detail` names it. The default has none: an Unsupported verdict.
+    virtual Evaluation baseline();
 };
 
 /// An Evaluator from a function (tests, synthetic landscapes).

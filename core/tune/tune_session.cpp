@@ -117,6 +117,12 @@ TuneSession make_session(const Problem& p, const sol::SolAnalysis& a, std::strin
     return s;
 }
 
+void set_baseline(TuneSession& s, const Evaluation& baseline)
+{
+    s.baseline_seconds = baseline.ok() ? baseline.seconds : 0;
+    if (!baseline.detail.empty() && baseline.ok()) s.baseline = baseline.detail;
+}
+
 void add_search(TuneSession& s, const SearchResult& r)
 {
     const std::size_t base = next_id(s);

@@ -75,6 +75,8 @@ std::string utc_now_iso8601();
 
 /// A session skeleton with the bounds of `p` on the analysed device, created now.
 TuneSession make_session(const Problem& p, const sol::SolAnalysis& a, std::string strategy);
+/// The baseline's time (when it verified) and name, which the session's score compares with.
+void set_baseline(TuneSession& s, const Evaluation& baseline);
 void add_search(TuneSession& s, const SearchResult& r);
 void add_refine(TuneSession& s, const RefineResult& r);
 

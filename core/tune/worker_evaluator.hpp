@@ -66,7 +66,7 @@ public:
                                const LaunchShape& launch);
     /// The vendor baseline (cuBLAS, cuSPARSE: the fastest algorithm) or, for a
     /// straightforward baseline, the family's default config. `detail` names the algorithm.
-    Evaluation baseline();
+    Evaluation baseline() override;
     /// The worker's "device" and "calibrate" jobs (gsr::Error when the worker fails).
     nlohmann::json device_info();
     nlohmann::json calibrate();

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <poll.h>
 #include <filesystem>
 #include <random>
 #include <sys/stat.h>
@@ -24,6 +25,12 @@ bool write_all(int fd, std::string_view bytes, bool sync)
     while (!bytes.empty()) {
         const ssize_t n = ::write(fd, bytes.data(), bytes.size());
         if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            // A standard stream the caller made non-blocking (a pipe to a slow reader): wait.
+            pollfd p{fd, POLLOUT, 0};
+            if (::poll(&p, 1, -1) >= 0 || errno == EINTR) continue;
+            return false;
+        }
         if (n <= 0) return false;
         bytes.remove_prefix(std::size_t(n));
     }

@@ -29,10 +29,20 @@ nlohmann::json read_json_file(const std::string& path, std::string_view expected
         const std::size_t open = reason.find("parsing '");
         const std::size_t close =
             open == std::string::npos ? std::string::npos : reason.find('\'', open + 9);
-        if (close != std::string::npos && close > open + 9)
-            if (const std::size_t at = src.text().find(reason.substr(open + 9, close - open - 9));
-                at != std::string_view::npos)
-                where = src.location(at);
+        if (close != std::string::npos && close > open + 9) {
+            // Where it stands as a value (after ':', '[' or ','), not inside a string.
+            const std::string number = reason.substr(open + 9, close - open - 9);
+            const std::string_view text = src.text();
+            for (std::size_t at = text.find(number); at != std::string_view::npos;
+                 at = text.find(number, at + 1)) {
+                const std::size_t before = text.find_last_not_of(" \t\r\n", at - (at > 0));
+                if (at > 0 && before != std::string_view::npos &&
+                    (text[before] == ':' || text[before] == '[' || text[before] == ',')) {
+                    where = src.location(at);
+                    break;
+                }
+            }
+        }
         throw Error(where, "not valid JSON: " + reason + " (" + std::string(expected) + ")");
     }
 }

@@ -32,16 +32,21 @@ std::uint64_t cgroup_limit()
         if (v > 0) limit = limit ? std::min(limit, v) : v;
     };
     // Lines "0::/path" (v2) and "N:memory:/path" (v1); a container sees its own group as "/".
-    const auto under = [](const std::string& root, const std::string& path) {
-        return root + (path == "/" ? "" : path);
+    // The group and each one above it (a systemd slice's limit is its parent's).
+    const auto up_from = [&](const std::string& root, std::string path, const char* file) {
+        while (true) {
+            take(limit_in(root + (path == "/" ? "" : path) + "/" + file));
+            const std::size_t slash = path.find_last_of('/');
+            if (path.empty() || path == "/" || slash == std::string::npos) return;
+            path = slash == 0 ? "/" : path.substr(0, slash);
+        }
     };
     std::ifstream groups("/proc/self/cgroup");
     for (std::string line; std::getline(groups, line);) {
         if (line.rfind("0::", 0) == 0)
-            take(limit_in(under("/sys/fs/cgroup", line.substr(3)) + "/memory.max"));
+            up_from("/sys/fs/cgroup", line.substr(3), "memory.max");
         else if (const auto at = line.find(":memory:"); at != std::string::npos)
-            take(limit_in(under("/sys/fs/cgroup/memory", line.substr(at + 8)) +
-                          "/memory.limit_in_bytes"));
+            up_from("/sys/fs/cgroup/memory", line.substr(at + 8), "memory.limit_in_bytes");
     }
     take(limit_in("/sys/fs/cgroup/memory.max"));
     take(limit_in("/sys/fs/cgroup/memory/memory.limit_in_bytes"));

@@ -267,6 +267,9 @@ TEST(TrainCommand, AMistakeLeavesNoNewProjectBehind)
               std::string::npos)
         << r.err;
     EXPECT_FALSE(fs::exists("--json"));
+    r = run_gsr("new --db --");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_FALSE(fs::exists("--"));
     // Mistakes found only once the circuits are read, or after them, made the project first.
     const fs::path bad = scratch_file("bad_line3.bench");
     std::ofstream(bad) << "INPUT(a)\nOUTPUT(y)\ny = AND(a,\n";

@@ -77,7 +77,8 @@ TEST(SolCommand, AFlagOfAnotherOpsModelIsRefused)
 {
     // Each changed one op's model and was ignored, without a word, by the others.
     const std::pair<const char*, const char*> cases[] = {
-        {"sol softmax --shape 1024,1024 --tf32", "--tf32 applies to gemm only, not softmax"},
+        {"sol softmax --shape 1024,1024 --tf32", "--tf32 applies to fp32 gemm only, not softmax"},
+        {"sol gemm --shape 64,64,64 --dtype fp16 --tf32", "--tf32 applies to fp32 gemm only"},
         {"sol gemm --shape 64,64,64 --unweighted", "--unweighted applies to spmm and spmm_k"},
         {"sol softmax --shape 1024,1024 --no-affine", "--no-affine applies to layernorm only"},
         {"sol reduction --shape 8,8 --inputs 3", "--inputs applies to elementwise only"},

@@ -54,6 +54,34 @@ views::EvaluatorFactory predicted_factory(double factor = 1.25)
     };
 }
 
+/// predicted_factory's, with a vendor baseline of `baseline` seconds.
+views::EvaluatorFactory factory_with_baseline(double baseline)
+{
+    class WithBaseline : public tune::FunctionEvaluator {
+    public:
+        WithBaseline(tune::Problem p, double seconds)
+            : tune::FunctionEvaluator([p](const tune::KernelConfig& c) {
+                  tune::Evaluation e;
+                  e.seconds = tune::predicted_time(p, c, h100()) * 1.25;
+                  return e;
+              }),
+              seconds_(seconds)
+        {
+        }
+        tune::Evaluation baseline() override
+        {
+            return {tune::Verdict::Ok, seconds_, "cuDNN-like fastest", std::nullopt};
+        }
+
+    private:
+        double seconds_;
+    };
+    return [baseline](const tune::Problem& p, const sol::DeviceSpec&,
+                      std::string*) -> std::unique_ptr<tune::Evaluator> {
+        return std::make_unique<WithBaseline>(p, baseline);
+    };
+}
+
 /// Trial `cheat` (1-based) reports half of T_SOL; the rest as predicted_factory.
 views::EvaluatorFactory cheating_factory(int cheat)
 {
@@ -271,6 +299,26 @@ private slots:
         QVERIFY(panel.problemModel()
                     ->findItems(QStringLiteral("layernorm_1k"), Qt::MatchRecursive)
                     .size() == 1);
+        // No baseline from this evaluator: the session has none.
+        QCOMPARE(s->baseline_seconds, 0.0);
+    }
+
+    void tuneMeasuresTheBaselineFirstAsTheCommandLineDoes()
+    {
+        // `gsr kernels tune` times the vendor baseline before the search; the panel's search
+        // had none, so its session said nothing of the baseline the logged line would show.
+        ProfilingPanel panel;
+        panel.setEvaluatorFactory(factory_with_baseline(123e-6), false);
+        QVERIFY(panel.selectProblem(QStringLiteral("layernorm_1k")));
+        panel.setStrategy(QStringLiteral("grid"));
+        panel.setBudget(4);
+        panel.tune();
+        QVERIFY(wait_for_tune(panel));
+        const tune::TuneSession* s = panel.session(QStringLiteral("layernorm_1k"));
+        QVERIFY(s);
+        QCOMPARE(s->baseline_seconds, 123e-6);
+        QCOMPARE(QString::fromStdString(s->baseline), QStringLiteral("cuDNN-like fastest"));
+        QCOMPARE(s->candidates.size(), std::size_t(4));
     }
 
     void gamingIsFlaggedAndNeverBest()

@@ -142,6 +142,9 @@ private slots:
                      gsr::views::shell_quote(project));
         QVERIFY2(commands.contains(train_line), qPrintable(commands.join(QLatin1Char('\n'))));
 
+        // Not over the project itself, which the file dialog lets a user pick.
+        QVERIFY(!w->panels()->runs()->exportCsv(project));
+        QCOMPARE(gsr::views::read_runs(project).size(), std::size_t{1});
         // Export CSV writes the table; its logged line, run by the real CLI, writes the same.
         const QString csv = dir.filePath(QStringLiteral("runs.csv"));
         QVERIFY(w->panels()->runs()->exportCsv(csv));

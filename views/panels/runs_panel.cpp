@@ -6,6 +6,7 @@
 #include "panels/runs_table_model.hpp"
 
 #include <QChartView>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -17,6 +18,9 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <filesystem>
+#include <system_error>
 
 namespace gsr::views {
 
@@ -167,6 +171,13 @@ void RunsPanel::compareSelected()
 
 bool RunsPanel::exportCsv(const QString& path)
 {
+    // The file dialog lets the project itself be chosen: the CSV would replace every run.
+    if (std::error_code ec; std::filesystem::equivalent(QFile::encodeName(path).toStdString(),
+                                                        QFile::encodeName(project_).toStdString(),
+                                                        ec)) {
+        showError(tr("%1 is this project: choose another file for the runs.").arg(path));
+        return false;
+    }
     try {
         write_text_atomically(path, QString::fromStdString(report::runs_csv(model_->runs())));
     } catch (...) {

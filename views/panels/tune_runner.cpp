@@ -158,6 +158,8 @@ void TuneRunner::work(TuneRunner* self, Job job, std::shared_ptr<tune::Evaluator
     try {
         const sol::SolAnalysis a = sol::analyze(job.problem.op_spec(), job.device);
         session = tune::make_session(job.problem, a, strategy);
+        // First what the search is compared with, as `gsr kernels tune` does.
+        if (!cancel->load()) tune::set_baseline(session, evaluator->baseline());
         const std::vector<tune::KernelConfig> space = tune::config_space(job.problem, job.device);
         const std::size_t planned = std::min(job.options.budget, space.size());
         post([self, session, planned] { Q_EMIT self->started(session, planned); });

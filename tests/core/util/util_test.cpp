@@ -1,6 +1,7 @@
 #include "netlist/format.hpp"
 #include "util/atomic_file.hpp"
 #include "util/diagnostics.hpp"
+#include "util/json_file.hpp"
 #include "util/json_text.hpp"
 #include "util/machine.hpp"
 #include "util/name_pool.hpp"
@@ -278,4 +279,33 @@ TEST(Machine, MemoryIsTheMachinesOrItsControlGroupsLowerLimit)
             std::uint64_t limit = 0;
             if (max >> limit && limit < machine) EXPECT_LE(usable, limit);
         }
+}
+
+TEST(JsonFile, ANumberPastADoublesRangeIsPlacedWhereItIsAValue)
+{
+    // The parser gives no position for it; the first "1e400" of the text was in a string.
+    const test::ScratchDir dir("gsr_json_overflow");
+    const std::string file = (dir.path / "big.json").string();
+    std::ofstream(file) << "{\"note\": \"1e400 is too big\",\n  \"x\": 1e400}\n";
+    try {
+        (void)read_json_file(file, "expected a test");
+        FAIL() << "1e400 was read";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.where().line, 2);
+        EXPECT_EQ(e.where().column, 8);
+        EXPECT_NE(std::string(e.what()).find("number overflow parsing '1e400'"),
+                  std::string::npos)
+            << e.what();
+    }
+    // Any other mistake: the place and the parser's reason.
+    std::ofstream(file) << "{\"a\": [1, 2\n";
+    try {
+        (void)read_json_file(file, "expected a test");
+        FAIL() << "a cut array was read";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.where().line, 2);
+        EXPECT_NE(std::string(e.what()).find("not valid JSON (expected a test): syntax error"),
+                  std::string::npos)
+            << e.what();
+    }
 }
