@@ -8,6 +8,7 @@
 #include "train/report_json.hpp"
 #include "util/atomic_file.hpp"
 #include "util/diagnostics.hpp"
+#include "util/number_text.hpp"
 
 #ifdef GSR_HAVE_STORE
 #include "store/run_claim.hpp"
@@ -56,13 +57,7 @@ nlohmann::ordered_json granularity_json(const symgraph::Granularity& g)
             {"polarity", g.polarity}};
 }
 
-std::string fixed(double v, int digits)
-{
-    if (!std::isfinite(v)) return "-";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
+std::string fixed(double v, int digits) { return fixed_text(v, digits, "-"); }
 
 } // namespace
 

@@ -10,6 +10,7 @@
 #include "train/run_settings.hpp"
 #include "train/trainer.hpp"
 #include "util/diagnostics.hpp"
+#include "util/number_text.hpp"
 
 #ifdef GSR_HAVE_STORE
 #include "report/run_table.hpp"
@@ -148,13 +149,7 @@ RunSettings settings_from_flags(const Args& a)
     return s;
 }
 
-std::string fixed(double v, int digits = 4)
-{
-    if (!std::isfinite(v)) return "-";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
+std::string fixed(double v, int digits = 4) { return fixed_text(v, digits, "-"); }
 
 nlohmann::json split_summary(const nlohmann::json& epoch, const char* split)
 {
@@ -457,9 +452,9 @@ int cmd_runs(const std::vector<std::string>& argv)
             // A run left "running" by a training that no longer holds it was interrupted
             // (killed, the machine went down): `gsr train --resume ID` goes on from its last
             // checkpoint.
-            const bool interrupted =
-                r.status == "running" && !store::RunClaim::held(a.value("--db"), r.id);
-            out << r.id << '\t' << (interrupted ? "interrupted" : r.status) << '\t' << r.model
+            out << r.id << '\t'
+                << report::run_status(r, store::RunClaim::held(a.value("--db"), r.id)) << '\t'
+                << r.model
                 << '\t' << r.target << '\t' << r.epochs_done << " epochs\tbest " << r.best_epoch
                 << " (val " << (r.best_val_loss ? fixed(*r.best_val_loss) : "-") << ")\t"
                 << r.created_at << '\n';

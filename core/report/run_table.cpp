@@ -4,6 +4,7 @@
 #include "train/report_json.hpp"
 #include "train/run_settings.hpp"
 #include "util/diagnostics.hpp"
+#include "util/number_text.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -12,15 +13,8 @@ namespace gsr::report {
 
 namespace {
 
-/// `digits` decimals with a point whatever the C locale (the window's is the user's).
-std::string fixed(double v, int digits)
-{
-    if (!std::isfinite(v)) return {};
-    char text[400]; // 1e308 in full
-    const auto [end, ec] = std::to_chars(text, text + sizeof text, v, std::chars_format::fixed,
-                                         digits);
-    return ec == std::errc{} ? std::string(text, end) : std::string();
-}
+/// `digits` decimals; an undefined metric is an empty cell.
+std::string fixed(double v, int digits) { return fixed_text(v, digits, ""); }
 
 } // namespace
 
@@ -29,12 +23,17 @@ std::string RunTableRow::status_text() const
     return resumable ? status + " (resumable)" : status;
 }
 
+std::string run_status(const store::RunRecord& run, bool training_now)
+{
+    return run.status == "running" && !training_now ? "interrupted" : run.status;
+}
+
 RunTableRow run_table_row(const store::RunRecord& r, bool has_checkpoint, bool training_now)
 {
     RunTableRow row;
     row.id = r.id;
     row.created = r.created_at;
-    row.status = r.status == "running" && !training_now ? "interrupted" : r.status;
+    row.status = run_status(r, training_now);
     row.model = r.model;
     row.target = r.target;
     row.device = r.device;

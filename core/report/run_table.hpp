@@ -43,6 +43,9 @@ struct RunTableRow {
     std::string status_text() const;
 };
 
+/// The store's status, or "interrupted" for a "running" run that no training holds.
+std::string run_status(const store::RunRecord& run, bool training_now);
+
 /// A run as the table shows it. `training_now`: a training holds the run (store::RunClaim);
 /// a "running" run that none holds was interrupted (killed, or the machine went down).
 RunTableRow run_table_row(const store::RunRecord& run, bool has_checkpoint, bool training_now);

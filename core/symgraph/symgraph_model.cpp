@@ -1,6 +1,7 @@
 #include "symgraph/symgraph_model.hpp"
 
 #include "util/diagnostics.hpp"
+#include "util/number_text.hpp"
 #include "util/json_text.hpp"
 
 #include <algorithm>
@@ -175,12 +176,7 @@ void keys_of(const graph::CircuitGraph& g, const NodeFeatures& f, std::uint32_t 
               out.end());
 }
 
-std::string fixed(double v, int digits)
-{
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
+std::string fixed(double v, int digits) { return fixed_text(v, digits); }
 
 /// Accuracy (classification) or Pearson r (regression; 0 while the prediction is constant).
 /// Pearson rather than R^2: validation circuits may sit at another mean than the training
