@@ -6,6 +6,7 @@
 #include "panels/lineage_model.hpp"
 #include "panels/roofline_chart.hpp"
 #include "panels/tune_includes.hpp"
+#include "util/atomic_file.hpp"
 #include "util/diagnostics.hpp"
 #include "util/json_text.hpp"
 #include "util/source_text.hpp"
@@ -20,7 +21,6 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
@@ -687,10 +687,11 @@ bool ProfilingPanel::saveSession(const QString& path, QString* error)
         if (error) *error = tr("%1 has no session to save").arg(current_);
         return false;
     }
-    QSaveFile f(path);
-    const QByteArray text = QByteArray::fromStdString(json_text(tune::to_json(*s), 2) + "\n");
-    if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size() || !f.commit()) {
-        if (error) *error = tr("%1: cannot write: %2").arg(path, f.errorString());
+    try {
+        write_file_atomically(QFile::encodeName(path).toStdString(),
+                              json_text(tune::to_json(*s), 2) + "\n");
+    } catch (const Error& e) {
+        if (error) *error = QString::fromStdString(e.what());
         return false;
     }
     Q_EMIT noteIssued(tr("session of %1 saved to %2").arg(current_, path));

@@ -2,6 +2,7 @@
 
 #include "panels/memory_estimates.hpp"
 #include "train/report_json.hpp"
+#include "util/atomic_file.hpp"
 #include "util/diagnostics.hpp"
 
 #ifdef GSR_HAVE_STORE
@@ -10,7 +11,6 @@
 #endif
 
 #include <QFile>
-#include <QSaveFile>
 
 #include <cmath>
 
@@ -68,11 +68,9 @@ std::vector<EpochPoint> read_run_epochs(const QString& project, qint64 run_id)
 
 void write_text_atomically(const QString& path, const QString& text)
 {
-    QSaveFile file(path); // writes a temporary file and renames it over `path` on commit
+    // The command line's own writer: a link stays a link, the file keeps its permissions.
     const QByteArray bytes = text.toUtf8();
-    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit())
-        throw Error(SourceLocation{native(path)},
-                    "cannot write the file: " + file.errorString().toStdString());
+    write_file_atomically(native(path), std::string_view(bytes.constData(), bytes.size()));
 }
 
 // ---- RunsTableModel ------------------------------------------------------------------------
