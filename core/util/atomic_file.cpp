@@ -107,17 +107,25 @@ fs::path folder_of(const std::string& path, const fs::path& target)
     return folder;
 }
 
-} // namespace
-
-void check_writable(const std::string& path)
+/// The status of what `path` names through its links; gsr::Error naming `path` for no name,
+/// a loop of links or a folder.
+fs::file_status writable_status(const std::string& path)
 {
     if (path.empty()) throw Error("no output file given");
-    if (standard_stream(path) >= 0) return;
     std::error_code error;
     const fs::file_status status = fs::status(path, error);
     if (error && error.value() == ELOOP)
         throw Error(SourceLocation{path}, "cannot write the file: " + error.message());
     if (fs::is_directory(status)) throw Error(SourceLocation{path}, "is a folder, not a file");
+    return status;
+}
+
+} // namespace
+
+void check_writable(const std::string& path)
+{
+    if (standard_stream(path) >= 0) return;
+    const fs::file_status status = writable_status(path);
     if (fs::exists(status) && !fs::is_regular_file(status)) return; // a device or a pipe
     const fs::path folder = folder_of(path, followed(path));
     if (::access(folder.c_str(), W_OK) != 0)
@@ -127,7 +135,6 @@ void check_writable(const std::string& path)
 
 void write_file_atomically(const std::string& path, std::string_view bytes)
 {
-    if (path.empty()) throw Error("no output file given");
     if (const int fd = standard_stream(path); fd >= 0) {
         std::fflush(fd == 1 ? stdout : stderr); // what this process printed first stays first
         if (!write_all(fd, bytes, false))
@@ -135,11 +142,7 @@ void write_file_atomically(const std::string& path, std::string_view bytes)
                         std::string("cannot write the file: ") + std::strerror(errno));
         return;
     }
-    std::error_code error;
-    const fs::file_status status = fs::status(path, error); // through links
-    if (error && error.value() == ELOOP)
-        throw Error(SourceLocation{path}, "cannot write the file: " + error.message());
-    if (fs::is_directory(status)) throw Error(SourceLocation{path}, "is a folder, not a file");
+    const fs::file_status status = writable_status(path);
     if (fs::exists(status) && !fs::is_regular_file(status)) {
         // A device or a pipe (/dev/null, a FIFO): written in place. Renaming over it would put
         // a plain file where the device was.
@@ -162,6 +165,7 @@ void write_file_atomically(const std::string& path, std::string_view bytes)
     const bool replaces = fs::is_regular_file(status);
     const mode_t mode = replaces ? mode_t(status.permissions()) & 07777 : 0666;
     fs::path tmp;
+    std::error_code error;
     auto fail = [&](const std::string& what) {
         const std::string reason = std::strerror(errno);
         if (!tmp.empty()) fs::remove(tmp, error);
