@@ -12,7 +12,6 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
-#include <set>
 #include <sstream>
 
 namespace gsr::cli {
@@ -23,6 +22,15 @@ Args::Args(const std::vector<std::string>& args, std::vector<std::string> value_
     auto known = [](const std::vector<std::string>& v, const std::string& s) {
         return std::find(v.begin(), v.end(), s) != v.end();
     };
+    // The project file is --db for most commands and --project for the kernel lab's: a command
+    // that takes one takes the other spelling as the same flag (report takes both itself).
+    const auto canonical = [&](const std::string& name) -> std::string {
+        if (name == "--project" && known(value_flags, "--db") && !known(value_flags, name))
+            return "--db";
+        if (name == "--db" && known(value_flags, "--project") && !known(value_flags, name))
+            return "--project";
+        return name;
+    };
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a.size() > 2 && a.rfind("--", 0) == 0) {
@@ -30,8 +38,9 @@ Args::Args(const std::vector<std::string>& args, std::vector<std::string> value_
             if (auto eq = a.find('='); eq != std::string::npos) {
                 name = a.substr(0, eq);
                 val = a.substr(eq + 1);
-                if (!known(value_flags, name)) throw UsageError("unknown option " + name);
-            } else if (known(value_flags, name)) {
+                if (!known(value_flags, canonical(name)))
+                    throw UsageError("unknown option " + name);
+            } else if (known(value_flags, canonical(name))) {
                 if (i + 1 >= args.size()) throw UsageError(name + " needs a value");
                 // `--db --epochs 5` would take "--epochs" as the project file, and `--db
                 // --json` made a project named "--json": no value is taken that looks like a
@@ -49,7 +58,10 @@ Args::Args(const std::vector<std::string>& args, std::vector<std::string> value_
             } else if (!known(bool_flags, name)) {
                 throw UsageError("unknown option " + name);
             }
-            flags_.emplace_back(name, val);
+            const std::string flag = canonical(name);
+            if ((flag == "--db" || flag == "--project") && has(flag))
+                throw UsageError("the project is given twice (" + name + " " + val + ")");
+            flags_.emplace_back(flag, val);
         } else {
             positionals_.push_back(a);
         }
@@ -295,18 +307,7 @@ int run(const std::vector<std::string>& args)
         std::cout << "gsr " << GSR_VERSION << '\n';
         return 0;
     }
-    std::vector<std::string> rest(args.begin() + 1, args.end());
-    // The project file is --db for most commands and --project for the kernel lab's (report
-    // takes both): each takes the other's spelling too, as the same flag.
-    const bool lab = args[0] == "kernels";
-    static const std::set<std::string> kDbCommands{"new", "import", "netlists",
-                                                   "train", "runs", "rules"};
-    if (lab || kDbCommands.count(args[0]))
-        for (std::string& a : rest) {
-            const std::string other = lab ? "--db" : "--project";
-            if (a == other || a.rfind(other + "=", 0) == 0)
-                a = (lab ? "--project" : "--db") + a.substr(other.size());
-        }
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
     for (const std::string& a : rest) {
         if (a != "--help" && a != "-h") continue;
         // These three carry a longer usage text of their own than their entry in the help.

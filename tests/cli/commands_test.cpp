@@ -304,6 +304,14 @@ TEST(ProjectFlag, EitherSpellingNamesTheProject)
     r = run_gsr("kernels apply --list --db " + shell_quote(db.string()));
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("no applied kernels"), std::string::npos) << r.out;
+    // Errors name the spelling typed; two projects are refused, not the last one taken.
+    r = run_gsr("runs list --project");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("--project needs a value"), std::string::npos) << r.err;
+    r = run_gsr("runs list --db " + shell_quote(db.string()) + " --project=other.gsr");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("the project is given twice (--project other.gsr)"), std::string::npos)
+        << r.err;
     // A command without a project still has no such flag.
     r = run_gsr("info --project " + shell_quote(db.string()));
     EXPECT_EQ(r.exit_code, 1) << r.err;
