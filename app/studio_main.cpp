@@ -202,9 +202,7 @@ int main(int argc, char** argv)
 
     window.restoreSettings();
     window.show();
-    if (file.endsWith(QLatin1String(".gsr"), Qt::CaseInsensitive))
-        window.openProject(file); // a project double-clicked in the file manager
-    else if (!file.isEmpty())
-        window.openFile(file);
+    if (!file.isEmpty()) window.openPath(file); // a project double-clicked in the file manager
+
     return QApplication::exec();
 }

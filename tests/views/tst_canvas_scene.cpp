@@ -231,6 +231,22 @@ private slots:
         QVERIFY(std::fabs(c.world_x(110) - wx) < 1e-9 && std::fabs(c.world_y(46) - wy) < 1e-9);
     }
 
+    void fittingOnePointZoomsInWhenAskedToZoomIn()
+    {
+        // Every node at the origin (before the first layout snapshot): the fit's zoom was
+        // 7.5e11, past zoom_at's clamp, so one wheel step "in" zoomed out 750 times.
+        Camera c;
+        c.width = 800, c.height = 600;
+        Bounds b;
+        b.add(0, 0);
+        c.fit(b, 24);
+        QVERIFY(c.zoom <= Camera::kMaxZoom);
+        QCOMPARE(c.zoom, 552.0); // a unit square in the 752 x 552 pixels inside the margin
+        const double before = c.zoom;
+        c.zoom_at(400, 300, 1.25);
+        QCOMPARE(c.zoom, before * 1.25);
+    }
+
     void gridAgreesWithBruteForce()
     {
         std::mt19937 rng(7);

@@ -16,8 +16,10 @@
 #include "layout/force_atlas2.hpp"
 #include "util/resources.hpp"
 
+#include <QFile>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 
 using gsr::views::MainWindow;
@@ -44,6 +46,33 @@ class TestCanvasWindowGl : public QObject {
 
 private slots:
     void initTestCase() { gsr::views::test::init_test_application(); }
+
+    void aGraphThatCannotBeDrawnNamesItsFile()
+    {
+        // Inputs alone have no edges to detect communities on: the Graph tab and the Messages
+        // dock said "error: community detection needs edges" without the file.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("inputs_only.bench"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("INPUT(a)\nINPUT(b)\nOUTPUT(a)\n");
+        f.close();
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QSignalSpy finished(&w, &MainWindow::loadFinished);
+        w.openFile(path);
+        QVERIFY(QTest::qWaitFor([&] { return finished.count() == 1; }, 60000));
+        CanvasPanel* panel = w.canvasPanel();
+        QVERIFY2(panel, qPrintable(w.messages().join(QLatin1Char('\n'))));
+        const QString expected = path + QStringLiteral(": error: community detection needs edges");
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                return w.messages().join(QLatin1Char('\n')).contains(expected);
+            },
+            30000));
+    }
 
     void loadingShowsCommunitiesAndRunsTheLayout()
     {

@@ -229,6 +229,32 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kLoadTimeoutMs);
     }
 
+#ifdef GSR_HAVE_STORE
+    void droppedProjectIsOpenedAsAProject()
+    {
+        // A project dropped on the window went to the netlist loader: "found binary data".
+        QTemporaryDir dir;
+        const QString project = dir.filePath(QStringLiteral("dropped.gsr"));
+        gsr::store::ProjectStore::open(QFile::encodeName(project).toStdString(),
+                                       gsr::store::OpenMode::CreateOrOpen);
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        QSignalSpy loads(&w, &MainWindow::loadFinished);
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(project)});
+        const QPoint at(w.width() / 2, w.height() / 2);
+        QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&w, &drop);
+        QVERIFY2(w.project().isOpen(), qPrintable(w.messages().join(QLatin1Char('\n'))));
+        QCOMPARE(QFileInfo(w.project().path()).fileName(), QStringLiteral("dropped.gsr"));
+        QTest::qWait(50);
+        QCOMPARE(loads.count(), 0); // no netlist load
+    }
+#endif
+
     void settingsAreKeptOnlyWhenAsked()
     {
         gsr::views::RecentFiles().clear();

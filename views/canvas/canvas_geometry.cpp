@@ -35,14 +35,19 @@ void Camera::fit(const Bounds& b, double margin)
     cx = (b.x0 + b.x1) / 2;
     cy = (b.y0 + b.y1) / 2;
     const double w = std::max(1.0, width - 2 * margin), h = std::max(1.0, height - 2 * margin);
-    const double bw = std::max(b.x1 - b.x0, 1e-9), bh = std::max(b.y1 - b.y0, 1e-9);
-    zoom = std::min(w / bw, h / bh);
+    // All at one point (every node at the origin before a layout's first snapshot): a unit
+    // square, not 1e-9 of one, whose zoom was past the clamp of zoom_at, so that the first
+    // wheel step "in" zoomed out 750 times.
+    const bool point = !(b.x1 - b.x0 > 0) && !(b.y1 - b.y0 > 0);
+    const double bw = point ? 1.0 : std::max(b.x1 - b.x0, 1e-9);
+    const double bh = point ? 1.0 : std::max(b.y1 - b.y0, 1e-9);
+    zoom = std::clamp(std::min(w / bw, h / bh), kMinZoom, kMaxZoom);
 }
 
 void Camera::zoom_at(double sx, double sy, double factor)
 {
     const double wx = world_x(sx), wy = world_y(sy);
-    zoom = std::clamp(zoom * factor, 1e-9, 1e9);
+    zoom = std::clamp(zoom * factor, kMinZoom, kMaxZoom);
     // Put (wx, wy) back under (sx, sy).
     cx += wx - world_x(sx);
     cy += wy - world_y(sy);

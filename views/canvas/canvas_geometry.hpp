@@ -24,6 +24,8 @@ Bounds bounds_of(std::span<const Vec2> points);
 /// World coordinates have y up; screen coordinates are logical pixels, y down, origin at the
 /// top-left corner, pixel (i, j) covering [i, i+1) x [j, j+1).
 struct Camera {
+    static constexpr double kMinZoom = 1e-9, kMaxZoom = 1e9; ///< what fit and zoom_at keep to
+
     double cx = 0, cy = 0; ///< the world point at the centre of the viewport
     double zoom = 1;       ///< logical pixels per world unit
     int width = 1, height = 1;

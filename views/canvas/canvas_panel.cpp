@@ -33,7 +33,10 @@ Prepared prepare(const QString& path, std::shared_ptr<const graph::LoadedCircuit
         out.scene = circuit ? build_canvas_scene(std::move(circuit), o)
                             : build_canvas_scene(QFile::encodeName(path).toStdString(), o);
     } catch (const Error& e) {
-        out.error = QString::fromStdString(e.what());
+        // The detection's "needs edges" knows no file: the message names the one opened.
+        out.error = e.where().file.empty()
+                        ? QObject::tr("%1: error: %2").arg(path, QString::fromStdString(e.message()))
+                        : QString::fromStdString(e.what());
     } catch (const std::bad_alloc&) {
         out.error = QObject::tr("%1: error: not enough memory for the graph view").arg(path);
     } catch (const std::exception& e) {

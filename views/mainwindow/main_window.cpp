@@ -623,7 +623,13 @@ void MainWindow::dropEvent(QDropEvent* event)
         log(Severity::Info, tr("%1 files were dropped; opening the first, %2")
                                 .arg(paths.size())
                                 .arg(file_name(paths.first())));
-    openFile(paths.first());
+    openPath(paths.first());
+}
+
+void MainWindow::openPath(const QString& path)
+{
+    if (path.endsWith(QLatin1String(".gsr"), Qt::CaseInsensitive)) openProject(path);
+    else openFile(path);
 }
 
 } // namespace gsr::views
