@@ -237,14 +237,14 @@ private slots:
         // Level 1: d0 = nodes 0-3 (mean 15), d1 = 4-7 (55), d2 = 8-11 (95).
         const auto level = h.levels.membership(1);
         const auto mean = community_colours(level, 3, h.levels.top(1), nodes,
-                                            ColourMode::Level);
+                                            ColourInputs{ColourMode::Level});
         QCOMPARE(mean.size(), std::size_t(3));
         QCOMPARE(mean[0], (Rgba{15, 15, 200, 255}));
         QCOMPARE(mean[1], (Rgba{55, 55, 200, 255}));
         QCOMPARE(mean[2], (Rgba{95, 95, 200, 255}));
         // Community mode: the final community's colour, whatever the nodes' colours are.
         const auto by_top = community_colours(level, 3, h.levels.top(1), nodes,
-                                              ColourMode::Community);
+                                              ColourInputs{ColourMode::Community});
         QCOMPARE(by_top[0], categorical_colour(0));
         QCOMPARE(by_top[1], categorical_colour(0)); // d1 lies in A
         QCOMPARE(by_top[2], categorical_colour(1)); // d2 is B
@@ -252,8 +252,23 @@ private slots:
         std::vector<Rgba> same(12, Rgba{7, 130, 251, 255});
         for (const Rgba& c :
              community_colours(h.levels.membership(0), 6, h.levels.top(0), same,
-                               ColourMode::PredictionError))
+                               ColourInputs{ColourMode::PredictionError}))
             QCOMPARE(c, (Rgba{7, 130, 251, 255}));
+        // A hierarchy level chosen in the legend (1): the pairs' discs of level 0 take their
+        // members' colours, which are level 1's communities' (they were the final one's).
+        const auto pairs = h.levels.membership(0);
+        std::vector<Rgba> by_level1(12);
+        for (std::size_t v = 0; v < 12; ++v) by_level1[v] = categorical_colour(kLevel1[v]);
+        const auto chosen = community_colours(pairs, 6, h.levels.top(0), by_level1,
+                                              ColourInputs{ColourMode::Community, 1});
+        const auto final_colours = community_colours(pairs, 6, h.levels.top(0), by_level1,
+                                                     ColourInputs{ColourMode::Community});
+        std::size_t differ = 0;
+        for (std::size_t v = 0; v < 12; ++v) {
+            QCOMPARE(chosen[pairs[v]], categorical_colour(kLevel1[v]));
+            differ += chosen[pairs[v]] != final_colours[pairs[v]];
+        }
+        QVERIFY(differ > 0); // level 1's d2 is the final B: another colour than level 1's 2
     }
 };
 

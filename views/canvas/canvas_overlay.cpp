@@ -186,7 +186,14 @@ void GraphCanvas::drawHoverCard()
         ImGui::Text("node       %zu", v);
         ImGui::Text("type       %s", scene_->node_type(v).c_str());
         ImGui::Text("level      %u", scene_->graph().level[v]);
-        ImGui::Text("community  %u", scene_->communities.membership[v]);
+        // The legend's numbering: the chosen hierarchy level's, else the final partition's.
+        const auto membership = community_membership(*scene_, colour_.community_level);
+        if (v < membership.size()) {
+            if (colour_.community_level >= 0)
+                ImGui::Text("community  %u (level %d)", membership[v], colour_.community_level);
+            else
+                ImGui::Text("community  %u", membership[v]);
+        }
         ImGui::Text("fan-in %zu  fan-out %zu", scene_->graph().fanin.degree(graph::NodeId(v)),
                     scene_->graph().fanout.degree(graph::NodeId(v)));
         if (!scene_->signal_probability.empty())

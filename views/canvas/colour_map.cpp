@@ -220,10 +220,11 @@ Legend legend(const CanvasScene& scene, const ColourInputs& in, std::size_t max_
 
 std::vector<Rgba> community_colours(std::span<const std::uint32_t> membership,
                                     std::uint32_t count, std::span<const std::uint32_t> top,
-                                    std::span<const Rgba> node_colours, ColourMode mode)
+                                    std::span<const Rgba> node_colours, const ColourInputs& in)
 {
     std::vector<Rgba> out(count);
-    if (mode == ColourMode::Community || node_colours.size() != membership.size()) {
+    const bool final_communities = in.mode == ColourMode::Community && in.community_level < 0;
+    if (final_communities || node_colours.size() != membership.size()) {
         for (std::uint32_t c = 0; c < count; ++c)
             out[c] = categorical_colour(c < top.size() ? top[c] : c);
         return out;

@@ -47,12 +47,14 @@ std::string unavailable_reason(const CanvasScene& scene, const ColourInputs& in)
 std::vector<Rgba> node_colours(const CanvasScene& scene, const ColourInputs& in);
 
 /// The colour of each of `count` communities when the canvas draws them instead of their
-/// nodes. Community mode: the categorical colour of the final community each lies in (`top`;
-/// zooming in keeps the overview's colours). Any other mode: the mean of its nodes' colours,
-/// so a community of late-level or badly predicted nodes reads as such at every zoom.
+/// nodes. Community mode of the final partition: the categorical colour of the final
+/// community each lies in (`top`; zooming in keeps the overview's colours). Any other mode,
+/// or another hierarchy level chosen: the mean of its nodes' colours, so a community of
+/// late-level or badly predicted nodes reads as such at every zoom, and one inside a
+/// community of the chosen level has that community's colour, as the legend says.
 std::vector<Rgba> community_colours(std::span<const std::uint32_t> membership,
                                     std::uint32_t count, std::span<const std::uint32_t> top,
-                                    std::span<const Rgba> node_colours, ColourMode mode);
+                                    std::span<const Rgba> node_colours, const ColourInputs& in);
 
 /// The membership that community colours and the super-graph follow.
 std::span<const std::uint32_t> community_membership(const CanvasScene& scene, int level);

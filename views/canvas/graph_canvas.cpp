@@ -729,11 +729,12 @@ void GraphCanvas::uploadAggregate(int level)
     }
     agg_key_ = key;
     // Community mode: the final community's colour (zooming in keeps the overview's colours);
-    // other modes: the mean of the members' colours.
+    // other modes, and a hierarchy level chosen in the legend: the mean of the members'
+    // colours (community_colours).
     if (level_colours_level_ != level || level_colours_version_ != colours_version_) {
         level_colours_ = community_colours(levels_.membership(level),
                                            levels_.community_count(level), levels_.top(level),
-                                           node_colours_, colour_.mode);
+                                           node_colours_, colour_);
         level_colours_level_ = level;
         level_colours_version_ = colours_version_;
     }
