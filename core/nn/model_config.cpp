@@ -85,7 +85,16 @@ void validate(const ModelConfig& c)
             throw Error("--groups: --hidden " + std::to_string(c.hidden) +
                         " is not divisible by --groups " + std::to_string(c.groups) +
                         " (each group is hidden/groups wide)");
+        // A LayerNorm over one value is its beta whatever the input: no message would pass.
+        if (c.hidden / c.groups < 2)
+            throw Error("--groups: groups one value wide (--hidden " + std::to_string(c.hidden) +
+                        " in " + std::to_string(c.groups) +
+                        ") pass no messages (a LayerNorm over one value is constant); use at "
+                        "most hidden/2 = " + std::to_string(c.hidden / 2) + " groups");
     }
+    if (c.kind == ModelKind::Res && c.hidden < 2)
+        throw Error("--hidden: res needs at least 2 (a LayerNorm over one value is constant), "
+                    "got 1");
     if (c.kind == ModelKind::Gsr) {
         const std::uint32_t d = c.hidden / c.groups;
         if (c.topk < 1 || c.topk > d)

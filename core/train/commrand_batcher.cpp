@@ -77,6 +77,11 @@ void reorder_circuit(CircuitData& c, const community::NodeOrder& order)
     permute(c.target, order);
     permute(c.has_target, order);
     permute(c.split, order);
+    // Node new was node old_of_new[new] of this numbering, itself file_node[old] of the file.
+    std::vector<std::uint32_t> file(n);
+    for (std::size_t v = 0; v < n; ++v)
+        file[v] = c.file_node.empty() ? order.old_of_new[v] : c.file_node[order.old_of_new[v]];
+    c.file_node = std::move(file);
 }
 
 PreparedCommunities prepare_communities(Dataset& data, const CommunityPlan& plan)

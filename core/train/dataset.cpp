@@ -201,6 +201,16 @@ std::vector<std::uint32_t> CircuitData::nodes(Split which) const
     return out;
 }
 
+std::vector<double> CircuitData::in_file_order(const std::vector<double>& values) const
+{
+    if (file_node.empty()) return values;
+    if (values.size() != file_node.size())
+        throw std::logic_error("CircuitData::in_file_order: another node count");
+    std::vector<double> out(values.size());
+    for (std::size_t v = 0; v < values.size(); ++v) out[file_node[v]] = values[v];
+    return out;
+}
+
 std::vector<std::string> Dataset::feature_names() const
 {
     std::vector<std::string> names;

@@ -86,9 +86,15 @@ struct CircuitData {
     std::vector<std::uint8_t> has_target; ///< per node
     std::vector<Split> split;             ///< per node; None where there is no target
     TargetSummary summary;                ///< over the nodes with a target
+    /// Per node: its id in the file's graph, once the circuit is renumbered (commrand, an
+    /// --order); empty while the numbering is the file's.
+    std::vector<std::uint32_t> file_node;
 
     /// The nodes of one split, ascending.
     std::vector<std::uint32_t> nodes(Split which) const;
+    /// Per-node values (predictions) in this numbering put back in the file's, where a view
+    /// of the file's graph (the canvas) expects them.
+    std::vector<double> in_file_order(const std::vector<double>& values) const;
 };
 
 /// What a circuit is for.

@@ -290,7 +290,10 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
         if (result.status != train::TrainResult::Status::Cancelled) {
             out.test_scatter = test_scatter(trainer, data);
             if (settings.target == train::Target::SignalProbability && !settings.train.isEmpty()) {
-                for (double p : trainer.predict(0)) out.predictions.append(float(p));
+                // The canvas draws the file's graph: renumbered circuits (commrand, an
+                // --order) are put back in its order.
+                for (double p : data.circuits[0].in_file_order(trainer.predict(0)))
+                    out.predictions.append(float(p));
                 out.predicted_circuit = settings.train.front();
             }
         }

@@ -49,6 +49,27 @@ TEST(ModelConfig, HiddenNotDivisibleByGroupsNamesGroups)
     EXPECT_NE(e.find("not divisible"), std::string::npos) << e;
 }
 
+TEST(ModelConfig, GroupsOneValueWideAreRefused)
+{
+    // A LayerNorm over one value is its beta whatever the input: every branch a constant, a
+    // "deep" model with no message passing, accepted without a word.
+    ModelConfig c = gsr_config();
+    c.hidden = 8;
+    c.groups = 8;
+    c.topk = 1;
+    std::string e = error_of(c);
+    EXPECT_NE(e.find("--groups: groups one value wide"), std::string::npos) << e;
+    EXPECT_NE(e.find("use at most hidden/2 = 4 groups"), std::string::npos) << e;
+    c.kind = ModelKind::Rev;
+    EXPECT_NE(error_of(c).find("--groups"), std::string::npos);
+    c.groups = 4;
+    EXPECT_EQ(error_of(c), "");
+    c.kind = ModelKind::Res;
+    c.hidden = 1;
+    e = error_of(c);
+    EXPECT_NE(e.find("--hidden: res needs at least 2"), std::string::npos) << e;
+}
+
 TEST(ModelConfig, TopkAboveGroupWidthNamesTopk)
 {
     ModelConfig c = gsr_config();

@@ -135,6 +135,13 @@ TEST(CommRand, RcmOrderIsAnotherPermutationOfTheSameCircuit)
         moved = moved || o.old_of_new[v] != v;
     }
     EXPECT_TRUE(moved);
+    // Per-node values (predictions) go back to the file's order, also after a second
+    // renumbering (the canvas coloured the wrong nodes with them).
+    EXPECT_EQ(d.circuits[0].in_file_order(d.circuits[0].target), targets);
+    plan.order = NodeOrderKind::Community;
+    (void)prepare_communities(d, plan);
+    EXPECT_NE(d.circuits[0].target, targets);
+    EXPECT_EQ(d.circuits[0].in_file_order(d.circuits[0].target), targets);
     EXPECT_EQ(parse_node_order("rcm"), NodeOrderKind::Rcm);
     try {
         parse_node_order("bfs");
