@@ -3,11 +3,14 @@
 #include "nn/backend_checks.hpp"
 #include "nn/dense_product.hpp"
 #include "nn/row_parallel.hpp"
+#include "util/diagnostics.hpp"
+#include "util/machine.hpp"
 
 #include <Eigen/Core>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -668,11 +671,32 @@ private:
     {
         bytes = Arena::align_up(bytes);
         if (bytes <= arena.capacity()) return;
+        // Past the machine's memory the allocation may still succeed (overcommit) and the
+        // process be killed as it touches the pages: said plainly before, as the GPU does.
+        const std::uint64_t machine = physical_memory_bytes();
+        if (machine > 0 && bytes > machine) throw out_of_memory(bytes, machine);
         Block fresh(static_cast<std::byte*>(std::aligned_alloc(Arena::kAlignment, bytes)));
-        if (!fresh) throw std::bad_alloc();
+        if (!fresh) throw out_of_memory(bytes, machine);
         if (block && arena.used() > 0) std::memcpy(fresh.get(), block.get(), arena.used());
         block = std::move(fresh);
         arena.set_capacity(bytes);
+    }
+
+    /// The plain message for an arena of `bytes` that the machine cannot give.
+    static Error out_of_memory(std::size_t bytes, std::uint64_t machine)
+    {
+        const auto gib = [](double b) {
+            char text[32];
+            std::snprintf(text, sizeof text, "%.2f GiB", b / double(1ull << 30));
+            return std::string(text);
+        };
+        return Error("out of memory: this model needs " + gib(double(bytes)) +
+                     " (the estimate of `gsr memory` for this graph and configuration)" +
+                     (machine ? ", and this machine gives " + gib(double(machine)) : "") +
+                     ". Try --model gsr (compressed activations, flat in depth), fewer "
+                     "--layers, a smaller --hidden, --offload-optimizer, or sampled "
+                     "mini-batches (--batching cluster, or --batch-size N with --fanout "
+                     "F1,F2,...)");
     }
 
     // ---- access ---------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -168,6 +169,11 @@ ModelImpl::ModelImpl(const ModelConfig& config, std::size_t feature_count,
     head_ = LinearLayer(layout_, "head", D, 1);
 
     const std::size_t count = layout_.count();
+    if (count > std::numeric_limits<std::uint32_t>::max()) // the flat buffers' row count
+        throw Error("--layers/--hidden: this model has " + std::to_string(count) +
+                    " parameters, more than the " +
+                    std::to_string(std::numeric_limits<std::uint32_t>::max()) +
+                    " one model holds; use fewer --layers or a smaller --hidden");
     const std::size_t flat = Arena::align_up(count * be_->scalar_bytes());
     const std::uint32_t flat_rows = std::uint32_t(count);
     if (config_.offload_optimizer) {

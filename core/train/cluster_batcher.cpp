@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #ifdef GSR_HAVE_METIS
@@ -32,6 +33,13 @@ std::vector<std::uint32_t> metis_partition(const nn::GraphInput& g, std::uint32_
         return part;
     }
 #ifdef GSR_HAVE_METIS
+    // METIS counts in idx_t (32 bits in Debian's): each edge is two entries of its arrays.
+    if (2 * g.edge_count() > std::uint64_t(std::numeric_limits<idx_t>::max()) ||
+        n > std::uint64_t(std::numeric_limits<idx_t>::max()))
+        throw Error("--batching cluster: METIS takes at most " +
+                    std::to_string(std::numeric_limits<idx_t>::max() / 2) + " edges, this "
+                    "circuit has " + std::to_string(g.edge_count()) +
+                    "; use --batching commrand or random");
     // Symmetric adjacency without self loops, parallel and opposite edges merged into weights.
     std::vector<idx_t> xadj(n + 1, 0);
     for (std::size_t v = 0; v < n; ++v)

@@ -321,9 +321,14 @@ Dataset make_dataset(Target target, std::vector<LabelledCircuit> circuits,
         d.notes.push_back(what + " has no variance on the training nodes (every one is " +
                           number(train.min) + "): nothing can be learnt");
     }
-    if (d.node_count(Split::Validation) == 0) {
+    if (const std::size_t v = d.node_count(Split::Validation); v == 0) {
         d.notes.push_back("no validation nodes: the training nodes stand in for them (a GNN's "
                           "early stopping, symgraph's choice of rules)");
+    } else if (v < kFewValidationNodes) {
+        d.notes.push_back("only " + std::to_string(v) + " validation node" + (v == 1 ? "" : "s") +
+                          ": the best epoch and early stopping follow " +
+                          (v == 1 ? "its" : "their") +
+                          " loss alone (give --val circuits for a steadier choice)");
     }
     return d;
 }

@@ -97,6 +97,9 @@ struct CircuitData {
     std::vector<double> in_file_order(const std::vector<double>& values) const;
 };
 
+/// Below this many validation nodes, load_dataset notes that they alone choose the best epoch.
+inline constexpr std::size_t kFewValidationNodes = 10;
+
 /// What a circuit is for.
 enum class Role : std::uint8_t { Train, Validation, Test };
 

@@ -130,6 +130,10 @@ std::unique_ptr<Batcher> make_run_batcher(const RunSettings& s, Dataset& data,
         return std::make_unique<ClusterBatcher>(o);
     }
     if (!commrand) throw Error("unknown batching mode '" + s.batching + "'");
+    if (notes && s.fanouts.empty() && s.beta != 1.0)
+        notes->push_back("--beta weights the neighbours a step samples, which needs --fanout "
+                         "F1,F2,...: without it every step runs the whole circuit and --beta "
+                         "changes nothing");
     CommRandOptions o;
     o.batch_size = s.config.batch_size;
     o.alpha = s.alpha;

@@ -1,8 +1,10 @@
 // Impossible configurations are refused with the flag at fault and what is allowed; states of
 // another architecture are refused; graphs are checked.
+#include "nn/cpu_backend.hpp"
 #include "nn/model.hpp"
 #include "nn_test_support.hpp"
 #include "util/diagnostics.hpp"
+#include "util/machine.hpp"
 
 #include <gtest/gtest.h>
 
@@ -226,4 +228,21 @@ TEST(Model, RebindingToAnotherGraphKeepsTheParameters)
 TEST(Model, MaskToNodeList)
 {
     EXPECT_EQ(nodes_from_mask({0, 1, 1, 0, 1}), (std::vector<std::uint32_t>{1, 2, 4}));
+}
+
+TEST(CpuBackend, AnArenaPastTheMachinesMemoryIsAPlainError)
+{
+    // It was std::bad_alloc ("error: out of memory") or, overcommitted, a process killed as
+    // the pages were touched.
+    const std::uint64_t machine = gsr::physical_memory_bytes();
+    ASSERT_GT(machine, 0u);
+    auto backend = make_cpu_backend(Precision::Float32, 1);
+    try {
+        backend->reserve(std::size_t(machine) + (std::size_t(1) << 30));
+        FAIL() << "an arena past the machine's memory was reserved";
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(e.message().find("out of memory: this model needs"), std::string::npos)
+            << e.message();
+        EXPECT_NE(e.message().find("Try --model gsr"), std::string::npos) << e.message();
+    }
 }

@@ -183,9 +183,10 @@ TEST(Dataset, ACircuitWithoutVarianceIsReported)
                                Target::Level));
     const Dataset d = make_dataset(Target::Level, std::move(cs), {Role::Train, Role::Validation});
     EXPECT_TRUE(d.circuits[1].summary.constant());
-    ASSERT_EQ(d.notes.size(), 1u);
+    ASSERT_EQ(d.notes.size(), 2u); // and that its 2 nodes alone choose the best epoch
     EXPECT_NE(d.notes[0].find("flat.bench: the level target has no variance"), std::string::npos)
         << d.notes[0];
+    EXPECT_EQ(d.notes[1].rfind("only 2 validation nodes: ", 0), 0u) << d.notes[1];
 }
 
 TEST(Dataset, TrainingNodesWithoutVarianceAreNamedInPlainWords)
@@ -198,6 +199,21 @@ TEST(Dataset, TrainingNodesWithoutVarianceAreNamedInPlainWords)
     const Dataset d = make_dataset(Target::Level, std::move(cs), {Role::Train, Role::Test});
     const std::string want = "the level target has no variance on the training nodes (every "
                              "one is 0): nothing can be learnt";
+    EXPECT_NE(std::find(d.notes.begin(), d.notes.end(), want), d.notes.end())
+        << ::testing::PrintToString(d.notes);
+}
+
+TEST(Dataset, AFewValidationNodesAreSaidToChooseTheBestEpochAlone)
+{
+    // c17 alone: a tenth of its 11 nodes held out is one validation node, which then chose the
+    // best epoch and early stopping without a word.
+    HoldOut h;
+    h.validation = 0.1;
+    const Dataset d = load_dataset(Target::Level, {netlist_path("iscas85/bench/c17.bench")}, {},
+                                   {netlist_path("iscas85/bench/c432.bench")}, h);
+    ASSERT_EQ(d.node_count(Split::Validation), 1u);
+    const std::string want = "only 1 validation node: the best epoch and early stopping follow "
+                             "its loss alone (give --val circuits for a steadier choice)";
     EXPECT_NE(std::find(d.notes.begin(), d.notes.end(), want), d.notes.end())
         << ::testing::PrintToString(d.notes);
 }
