@@ -126,6 +126,12 @@ private slots:
         QCOMPARE(loss->count(), 5);
         QCOMPARE(t->epochs().size(), 5);
         QCOMPARE(std::size_t(t->scatterSeries()->count()), o.best->test.metrics.count);
+        // The scatter says which epoch's model drew it, and the best epoch where another.
+        const QString title = t->scatterSeries()->chart()->title();
+        QVERIFY2(title.startsWith(QStringLiteral("Test nodes: predicted (epoch 5's model)")),
+                 qPrintable(title));
+        QCOMPARE(title.contains(QStringLiteral("the best epoch was %1").arg(o.best->epoch)),
+                 o.best->epoch != 5u);
         // The memory panel shows the run's measured peak.
         QVERIFY(o.memory.measured_peak_bytes > 0);
         QCOMPARE(w->panels()->memory()->measuredChart()->series().size(), 1);

@@ -601,6 +601,13 @@ void TrainingPanel::onFinished(const TrainingOutcome& o)
         diagonal_->replace(QList<QPointF>{{lo, lo}, {hi, hi}});
         scatter_x_->setRange(lo - pad, hi + pad);
         scatter_y_->setRange(lo - pad, hi + pad);
+        // The model at the end of the run made these: after an early stop that is not the
+        // best epoch whose figures the status line gives.
+        QString title = tr("Test nodes: predicted (epoch %1's model) against true")
+                            .arg(o.epochs_done);
+        if (o.best && o.best->epoch != o.epochs_done)
+            title += tr("; the best epoch was %1").arg(o.best->epoch);
+        scatter_->chart()->setTitle(title);
     }
     updateState();
     Q_EMIT trainingFinished(o);
