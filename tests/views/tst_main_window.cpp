@@ -37,6 +37,21 @@ namespace {
 
 constexpr int kLoadTimeoutMs = 60000;
 
+/// Drags `path` over the window and drops it, as a file manager does; false when the window
+/// refuses the drag.
+bool drop_file(MainWindow& w, const QString& path)
+{
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(path)});
+    const QPoint at(w.width() / 2, w.height() / 2);
+    QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &enter);
+    if (!enter.isAccepted()) return false;
+    QDropEvent drop(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &drop);
+    return true;
+}
+
 qint64 core_cells(const QString& path)
 {
     const auto s = gsr::report::summarize_file(path.toStdString());
@@ -218,14 +233,7 @@ private slots:
         MainWindow w;
         w.setShowsMessageBoxes(false);
         QSignalSpy finished(&w, &MainWindow::loadFinished);
-        QMimeData mime;
-        mime.setUrls({QUrl::fromLocalFile(gsr::views::test::c17_path())});
-        const QPoint at(w.width() / 2, w.height() / 2);
-        QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-        QApplication::sendEvent(&w, &enter);
-        QVERIFY(enter.isAccepted());
-        QDropEvent drop(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-        QApplication::sendEvent(&w, &drop);
+        QVERIFY(drop_file(w, gsr::views::test::c17_path()));
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kLoadTimeoutMs);
     }
 
@@ -240,14 +248,7 @@ private slots:
         MainWindow w;
         w.setShowsMessageBoxes(false);
         QSignalSpy loads(&w, &MainWindow::loadFinished);
-        QMimeData mime;
-        mime.setUrls({QUrl::fromLocalFile(project)});
-        const QPoint at(w.width() / 2, w.height() / 2);
-        QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-        QApplication::sendEvent(&w, &enter);
-        QVERIFY(enter.isAccepted());
-        QDropEvent drop(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-        QApplication::sendEvent(&w, &drop);
+        QVERIFY(drop_file(w, project));
         QVERIFY2(w.project().isOpen(), qPrintable(w.messages().join(QLatin1Char('\n'))));
         QCOMPARE(QFileInfo(w.project().path()).fileName(), QStringLiteral("dropped.gsr"));
         QTest::qWait(50);
