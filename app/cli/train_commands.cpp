@@ -15,6 +15,7 @@
 #ifdef GSR_HAVE_STORE
 #include "report/run_table.hpp"
 #include "store/run_claim.hpp"
+#include "store/run_report_source.hpp"
 #include "store/run_store.hpp"
 #include "store/tune_store.hpp"
 #include "util/atomic_file.hpp"
@@ -278,10 +279,6 @@ int cmd_train(const std::vector<std::string>& argv)
     trainer.set_batcher(train::make_run_batcher(settings, data, &batcher_notes));
     if (!a.has("--quiet")) {
         for (const std::string& n : batcher_notes) std::cerr << "note: " << n << '\n';
-        if (settings.fanouts.empty() &&
-            (settings.batching == "commrand" || settings.batching == "random"))
-            std::cerr << "note: without --fanout every step runs the whole circuit with the "
-                         "loss on its batch; --fanout F1,F2 trains on sampled subgraphs\n";
     }
     if (!resume) {
         store.emplace(store::RunStore::open(a.value("--db"), store::OpenMode::CreateOrOpen));
@@ -407,11 +404,7 @@ int cmd_runs(const std::vector<std::string>& argv)
     const std::vector<store::RunRecord> runs = store.runs();
     std::ostringstream out;
     if (a.has("--csv")) { // the Runs panel's Export CSV: the table's columns
-        std::vector<report::RunTableRow> rows;
-        for (const store::RunRecord& r : runs)
-            rows.push_back(report::run_table_row(r, !store.checkpoint_epochs(r.id).empty(),
-                                                 store::RunClaim::held(store.path(), r.id)));
-        out << report::runs_csv(rows);
+        out << report::runs_csv(store::load_run_table(store));
     } else if (a.has("--json")) {
         nlohmann::ordered_json j = nlohmann::ordered_json::array();
         for (const store::RunRecord& r : runs) {

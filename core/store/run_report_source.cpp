@@ -1,5 +1,7 @@
 #include "store/run_report_source.hpp"
 
+#include "store/run_claim.hpp"
+
 #include "train/report_json.hpp"
 #include "util/diagnostics.hpp"
 
@@ -66,6 +68,15 @@ report::RunReport load_run_report(const RunStore& runs, std::int64_t id)
         r.layers.push_back({l.layer, l.name, l.params, l.grads, l.optimizer, l.activations,
                             l.workspace, l.measured});
     return r;
+}
+
+std::vector<report::RunTableRow> load_run_table(const RunStore& runs)
+{
+    std::vector<report::RunTableRow> rows;
+    for (const RunRecord& r : runs.runs())
+        rows.push_back(report::run_table_row(r, !runs.checkpoint_epochs(r.id).empty(),
+                                             RunClaim::held(runs.path(), r.id)));
+    return rows;
 }
 
 } // namespace gsr::store

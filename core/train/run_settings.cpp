@@ -120,6 +120,14 @@ std::unique_ptr<Batcher> make_run_batcher(const RunSettings& s, Dataset& data,
             notes->push_back(n + seconds);
         }
     }
+    if (notes && s.fanouts.empty() && (commrand || s.batching == "random"))
+        notes->push_back(std::string("without --fanout every step runs the whole circuit with "
+                                     "the loss on its batch; --fanout F1,F2 trains on sampled "
+                                     "subgraphs") +
+                         (commrand && s.beta != 1.0
+                              ? " (and --beta, which weights the sampled neighbours, changes "
+                                "nothing)"
+                              : ""));
     if (s.batching == "full") return std::make_unique<FullGraphBatcher>();
     if (s.batching == "random")
         return std::make_unique<RandomNodeBatcher>(s.config.batch_size, s.fanouts);
@@ -130,10 +138,6 @@ std::unique_ptr<Batcher> make_run_batcher(const RunSettings& s, Dataset& data,
         return std::make_unique<ClusterBatcher>(o);
     }
     if (!commrand) throw Error("unknown batching mode '" + s.batching + "'");
-    if (notes && s.fanouts.empty() && s.beta != 1.0)
-        notes->push_back("--beta weights the neighbours a step samples, which needs --fanout "
-                         "F1,F2,...: without it every step runs the whole circuit and --beta "
-                         "changes nothing");
     CommRandOptions o;
     o.batch_size = s.config.batch_size;
     o.alpha = s.alpha;

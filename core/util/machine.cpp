@@ -57,12 +57,17 @@ std::uint64_t cgroup_limit()
 
 std::uint64_t physical_memory_bytes()
 {
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-    const std::uint64_t machine =
-        pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
-    const std::uint64_t group = cgroup_limit(); // v1 says "no limit" with a huge number
-    if (group == 0 || (machine && group >= machine)) return machine;
-    return group;
+    // Read once: neither the machine's memory nor the group's limit changes under a process,
+    // and the GUI's memory verdicts ask on every estimate.
+    static const std::uint64_t bytes = [] {
+        const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+        const std::uint64_t machine =
+            pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
+        const std::uint64_t group = cgroup_limit(); // v1 says "no limit" with a huge number
+        if (group == 0 || (machine && group >= machine)) return machine;
+        return group;
+    }();
+    return bytes;
 }
 
 } // namespace gsr

@@ -6,7 +6,7 @@
 #include "util/diagnostics.hpp"
 
 #ifdef GSR_HAVE_STORE
-#include "store/run_claim.hpp"
+#include "store/run_report_source.hpp"
 #include "store/run_store.hpp"
 #endif
 
@@ -25,12 +25,8 @@ std::string native(const QString& path) { return QFile::encodeName(path).toStdSt
 std::vector<RunRow> read_runs(const QString& project)
 {
 #ifdef GSR_HAVE_STORE
-    const auto store = store::RunStore::open(native(project), store::OpenMode::ReadOnly);
-    std::vector<RunRow> rows;
-    for (const store::RunRecord& r : store.runs())
-        rows.push_back(report::run_table_row(r, !store.checkpoint_epochs(r.id).empty(),
-                                             store::RunClaim::held(store.path(), r.id)));
-    return rows;
+    return store::load_run_table(
+        store::RunStore::open(native(project), store::OpenMode::ReadOnly));
 #else
     throw Error(SourceLocation{native(project)},
                 "this build has no project store (SQLite was not found when it was built)");
