@@ -23,7 +23,7 @@ Args::Args(const std::vector<std::string>& args, std::vector<std::string> value_
         return std::find(v.begin(), v.end(), s) != v.end();
     };
     // The project file is --db for most commands and --project for the kernel lab's: a command
-    // that takes one takes the other spelling as the same flag (report takes both itself).
+    // that takes one takes the other spelling as the same flag.
     const auto canonical = [&](const std::string& name) -> std::string {
         if (name == "--project" && known(value_flags, "--db") && !known(value_flags, name))
             return "--db";
@@ -38,6 +38,8 @@ Args::Args(const std::vector<std::string>& args, std::vector<std::string> value_
             if (auto eq = a.find('='); eq != std::string::npos) {
                 name = a.substr(0, eq);
                 val = a.substr(eq + 1);
+                if (known(bool_flags, name))
+                    throw UsageError(name + " takes no value (got " + a + ")");
                 if (!known(value_flags, canonical(name)))
                     throw UsageError("unknown option " + name);
             } else if (known(value_flags, canonical(name))) {
@@ -154,8 +156,10 @@ constexpr const char* kHelp =
         "        [--batching full|random|commrand|cluster] [--batch-size N] [--alpha A] [--beta B]\n"
         "        [--fanout F1,F2,...] [--order community|rcm|original]\n"
         "        [--resume RUN] [--tuned-kernels on|off] [--offload-optimizer] [--batch B]\n"
-        "        [--json] [--quiet]\n"
+        "        [--predictions CSV] [--json] [--quiet]\n"
         "                                           train a GNN; test it on other circuits\n"
+        "                                           (--predictions: every node's, by the\n"
+        "                                           best epoch's model)\n"
         "  runs list --db PROJECT [--json | --csv] [--out FILE (- : standard output)]\n"
         "                                           the training runs of a project (--csv:\n"
         "                                           the window's Runs table)\n"
@@ -284,14 +288,23 @@ std::vector<std::string> absolute(const std::vector<std::string>& files)
     return out;
 }
 
-void refuse_out_over_inputs(const Args& a, const std::vector<std::string>& inputs)
+void refuse_out_over_inputs(const Args& a, const std::vector<std::string>& inputs,
+                            const std::string& flag)
 {
-    const std::string out = a.value("--out");
-    if (a.has("--out") && out.empty()) throw UsageError("--out needs a file name");
+    const std::string out = a.value(flag);
+    if (a.has(flag) && out.empty()) throw UsageError(flag + " needs a file name");
+    const auto same_file = [](const std::string& x, const std::string& y) {
+        std::error_code ec;
+        if (std::filesystem::equivalent(x, y, ec)) return true;
+        // Either not made yet (a new project): the same when their paths are.
+        std::error_code ex, ey;
+        const std::filesystem::path cx = std::filesystem::weakly_canonical(x, ex);
+        const std::filesystem::path cy = std::filesystem::weakly_canonical(y, ey);
+        return !ex && !ey && cx == cy;
+    };
     for (const std::string& in : inputs) {
-        std::error_code ec; // either file missing: nothing to replace
-        if (!out.empty() && !in.empty() && std::filesystem::equivalent(out, in, ec))
-            throw UsageError("--out " + out + " is the input " + in +
+        if (!out.empty() && !in.empty() && same_file(out, in))
+            throw UsageError(flag + " " + out + " is the input " + in +
                              ": writing there would replace it; choose another file");
     }
     if (!out.empty()) check_writable(out); // before the work, not after it
@@ -299,6 +312,8 @@ void refuse_out_over_inputs(const Args& a, const std::vector<std::string>& input
 
 int run(const std::vector<std::string>& args)
 {
+    // `gsr help COMMAND` is `gsr COMMAND --help`.
+    if (args.size() == 2 && args[0] == "help") return run({args[1], "--help"});
     if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
         print_help();
         return args.empty() ? 1 : 0;

@@ -53,8 +53,10 @@ std::vector<std::string> absolute(const std::vector<std::string>& files);
 /// Refuses (UsageError) an --out that is one of the command's `inputs` (its netlist, a
 /// library, the project), however it is spelt: writing there would replace what was saved.
 /// An empty --out is refused too, and one that cannot be written (a folder, a missing or
-/// write-protected folder: gsr::Error) before the command works for minutes.
-void refuse_out_over_inputs(const Args& a, const std::vector<std::string>& inputs);
+/// write-protected folder: gsr::Error) before the command works for minutes. `flag`: the
+/// output's flag (train's --predictions).
+void refuse_out_over_inputs(const Args& a, const std::vector<std::string>& inputs,
+                            const std::string& flag = "--out");
 
 /// Ctrl-C sets the flag instead of killing the process while a guard lives, so the work stops
 /// at its next check and leaves its run in the project as it should (a GNN run resumable, a

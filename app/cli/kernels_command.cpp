@@ -156,6 +156,9 @@ int emit(const Args& a)
 
 std::string read_text_file(const std::string& path)
 {
+    // An ifstream opens a folder and reads nothing: it would compile as an empty kernel.
+    if (std::error_code ec; std::filesystem::is_directory(path, ec))
+        throw Error(SourceLocation{path}, "is a folder, not a CUDA source file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(SourceLocation{path}, "cannot read the file");
     std::ostringstream text;
@@ -166,8 +169,13 @@ std::string read_text_file(const std::string& path)
 tune::WorkerOptions worker_options(const Args& a)
 {
     tune::WorkerOptions o;
-    o.timeout = std::chrono::milliseconds(
-        std::uint64_t(1000 * a.number("--timeout", 20.0, 0.1)));
+    // A day at most: past 2^64 ms the conversion would be undefined (it gave 0 ms).
+    constexpr double kMaxTimeout = 86400.0;
+    const double timeout = a.number("--timeout", 20.0, 0.1);
+    if (timeout > kMaxTimeout)
+        throw UsageError("--timeout: at most " + std::to_string(int(kMaxTimeout)) +
+                         " seconds, got " + a.value("--timeout"));
+    o.timeout = std::chrono::milliseconds(std::uint64_t(1000 * timeout));
     o.seed = a.integer("--seed", 0, 0, ~std::uint64_t(0));
     o.profile = a.has("--profile");
     return o;
@@ -315,6 +323,7 @@ int verify(const Args& a)
     if (!a.has("--problem")) throw UsageError("kernels verify needs --problem");
     const std::string file = a.positionals()[1];
     const tune::Problem p = problem_arg(a, a.value("--problem"));
+    const tune::WorkerOptions options = worker_options(a); // the command line before the file
     const std::string source = read_text_file(file);
     const std::string entry = a.value("--entry", std::string(tune::entry_point(p.family)));
     tune::LaunchShape launch = tune::default_launch(p);
@@ -329,7 +338,7 @@ int verify(const Args& a)
             throw UsageError("--grid: " + e.message()); // the command line's, not a file's
         }
     }
-    tune::WorkerEvaluator worker(p, sol::device_table().front(), 0, worker_options(a));
+    tune::WorkerEvaluator worker(p, sol::device_table().front(), 0, options);
     std::string gpu;
     const sol::DeviceSpec device = lab_device(a, worker, &gpu);
     const sol::SolAnalysis an = lab_analysis(a, p, device, gpu);
@@ -435,6 +444,10 @@ int apply(const Args& a)
     if (!a.has("--project")) throw UsageError("kernels apply needs --project P.gsr");
 #ifdef GSR_HAVE_STORE
     const std::string path = a.value("--project");
+    for (const char* f : {"--list", "--session"})
+        if (a.has("--clear") && a.has(f))
+            throw UsageError(std::string("--clear removes every applied kernel: it takes no ") +
+                             f);
     auto store = store::TuneStore::open(path, store::OpenMode::OpenExisting);
     tune::ApplyChoice choice;
     if (a.has("--clear")) {

@@ -27,9 +27,13 @@ int cmd_new(const std::vector<std::string>& argv)
     // As the window's File > New Project: an existing file is never taken over.
     std::error_code ec;
     const auto status = std::filesystem::symlink_status(path, ec);
-    if (!ec && status.type() != std::filesystem::file_type::not_found) // else the open says why
+    if (status.type() == std::filesystem::file_type::directory)
+        throw Error(SourceLocation{path}, "is a folder: a project is a file (name one in it)");
+    if (!ec && status.type() != std::filesystem::file_type::not_found)
         throw Error(SourceLocation{path}, "a file of this name exists already; list it with "
                                           "'gsr netlists --db " + path + "'");
+    // Any other error ("x/" where x is a file, a folder that cannot be searched): the open
+    // below says what it is.
     store::ProjectStore::open(path, store::OpenMode::CreateOrOpen);
     std::cout << "created the project " << path << '\n';
     return 0;

@@ -12,10 +12,14 @@
 #include "util/json_text.hpp"
 
 #ifdef GSR_HAVE_STORE
+#include "report/run_table.hpp"
+#include "store/run_claim.hpp"
 #include "store/run_report_source.hpp"
 #include "store/run_store.hpp"
 #include "store/tune_store.hpp"
 #endif
+
+#include <unistd.h>
 
 #include <cerrno>
 #include <charconv>
@@ -58,7 +62,7 @@ Target parse_target(const std::string& text)
 
 std::string project_of(const Args& a)
 {
-    std::string p = a.value("--project", a.value("--db"));
+    std::string p = a.value("--project");
     if (p.empty()) throw UsageError("report needs --project PROJECT for runs and sessions");
     return p;
 }
@@ -105,23 +109,32 @@ std::string export_file(const std::string& path, report::ReportFormat format)
 
 #ifdef GSR_HAVE_STORE
 
+/// A report only reads the project: a write-protected one (archived, a colleague's) is read
+/// read-only; a writable one of an older build is brought up to date (atomically) first.
+store::OpenMode reading_mode(const std::string& project)
+{
+    return ::access(project.c_str(), W_OK) == 0 ? store::OpenMode::OpenExisting
+                                                : store::OpenMode::ReadOnly;
+}
+
 std::string export_stored(const Target& t, const std::string& project, report::ReportFormat f)
 {
-    // OpenExisting: a project of an older build is brought up to date (atomically) first.
     if (t.kind == Target::Kind::Run) {
-        const auto runs = store::RunStore::open(project, store::OpenMode::OpenExisting);
+        const auto runs = store::RunStore::open(project, reading_mode(project));
         return report::export_run(store::load_run_report(runs, t.id), f);
     }
-    const auto sessions = store::TuneStore::open(project, store::OpenMode::OpenExisting);
+    const auto sessions = store::TuneStore::open(project, reading_mode(project));
     return report::export_session(sessions.load(t.id), f);
 }
 
 int list(const Args& a)
 {
     const std::string project = project_of(a);
-    const auto runs = store::RunStore::open(project, store::OpenMode::OpenExisting).runs();
-    const auto sessions =
-        store::TuneStore::open(project, store::OpenMode::OpenExisting).sessions();
+    const auto store = store::RunStore::open(project, reading_mode(project));
+    std::vector<store::RunRecord> runs = store.runs();
+    for (store::RunRecord& r : runs) // a killed training's "running" is "interrupted"
+        r.status = report::run_status(r, store::RunClaim::held(project, r.id));
+    const auto sessions = store::TuneStore::open(project, reading_mode(project)).sessions();
     if (a.has("--json")) {
         nlohmann::ordered_json j = {{"runs", nlohmann::ordered_json::array()},
                                     {"sessions", nlohmann::ordered_json::array()}};
@@ -180,7 +193,7 @@ int list(const Args&)
 
 int cmd_report(const std::vector<std::string>& argv)
 {
-    Args a(argv, {"--project", "--db", "--format", "--out"}, {"--list", "--json"});
+    Args a(argv, {"--project", "--format", "--out"}, {"--list", "--json"}); // --db: --project
     if (a.has("--list")) {
         if (!a.positionals().empty()) throw UsageError("report --list takes no TARGET");
         for (const char* f : {"--out", "--format"})
@@ -189,8 +202,12 @@ int cmd_report(const std::vector<std::string>& argv)
     }
     if (a.positionals().size() != 1) throw UsageError(kUsage);
     const Target target = parse_target(a.positionals()[0]);
+    if (a.has("--json"))
+        throw UsageError("--json applies to report --list; a report as JSON is --format json");
+    if (target.kind == Target::Kind::File && a.has("--project"))
+        throw UsageError("the report of a JSON file reads only the file: leave out the project");
     const std::string out = a.value("--out");
-    refuse_out_over_inputs(a, {a.value("--project"), a.value("--db"), a.positionals()[0]});
+    refuse_out_over_inputs(a, {a.value("--project"), a.positionals()[0]});
 
     std::optional<report::ReportFormat> format;
     if (a.has("--format")) {

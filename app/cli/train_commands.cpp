@@ -13,6 +13,7 @@
 #include "util/number_text.hpp"
 
 #ifdef GSR_HAVE_STORE
+#include "report/predictions.hpp"
 #include "report/run_table.hpp"
 #include "store/run_claim.hpp"
 #include "store/run_report_source.hpp"
@@ -44,7 +45,10 @@ constexpr const char* kTrainUsage =
     "[--batching full|random|commrand|cluster] "
     "[--batch-size N] [--alpha A] [--beta B] [--fanout F1,F2,...] "
     "[--order community|rcm|original] [--seed S] [--patience P] [--device auto|cpu|gpu] "
-    "[--resume RUN] [--tuned-kernels on|off] [--offload-optimizer] [--json] [--quiet]\n"
+    "[--resume RUN] [--tuned-kernels on|off] [--offload-optimizer] [--predictions CSV] "
+    "[--json] [--quiet]\n"
+    "  --predictions writes every node's prediction by the best epoch's model (the weights\n"
+    "  the run ends with): circuit, node, net, split, target, predicted.\n"
     "  On the GPU the kernels applied in the project (gsr kernels apply) replace the "
     "backend's own unless --tuned-kernels off.\n"
     "  --warmup N raises the learning rate linearly over the first N optimiser steps.\n"
@@ -169,7 +173,7 @@ int cmd_train(const std::vector<std::string>& argv)
            {"--target", "--model", "--layers", "--hidden", "--groups", "--topk", "--epochs",
             "--lr", "--batch", "--seed", "--patience", "--device", "--test", "--val", "--db",
             "--resume", "--batching", "--batch-size", "--alpha", "--beta", "--fanout",
-            "--order", "--tuned-kernels", "--warmup"},
+            "--order", "--tuned-kernels", "--warmup", "--predictions"},
            {"--json", "--quiet", "--offload-optimizer"});
     if (!a.has("--db") || a.value("--db").empty())
         throw UsageError("train needs --db PROJECT (runs and checkpoints are kept there)\n"
@@ -229,7 +233,8 @@ int cmd_train(const std::vector<std::string>& argv)
     std::optional<store::RunStore> store;
     std::optional<store::RunClaim> claim; // this process trains the run: no other may meanwhile
     if (resume) {
-        store.emplace(store::RunStore::open(a.value("--db"), store::OpenMode::OpenExisting));
+        store.emplace(store::RunStore::open(a.value("--db"), store::OpenMode::OpenExisting,
+                                            store::RunStore::kTrainingBusyTimeout));
         const std::optional<store::RunRecord> run = store->find_run(run_id);
         if (!run) throw UsageError("--resume: no run " + std::to_string(run_id) + " in " +
                                    a.value("--db") + " (gsr runs list --db ... lists them)");
@@ -244,10 +249,22 @@ int cmd_train(const std::vector<std::string>& argv)
         if (a.has("--epochs")) {
             settings.config.epochs =
                 static_cast<std::uint32_t>(a.integer("--epochs", 1, 1, train::kMaxEpochs));
+            if (std::int64_t{settings.config.epochs} < run->epochs_done)
+                throw UsageError("--epochs " + std::to_string(settings.config.epochs) +
+                                 ": run " + std::to_string(run_id) + " has done " +
+                                 std::to_string(run->epochs_done) +
+                                 " epochs already (--epochs is the run's total)");
         }
     }
 
     if (resume) choose_device(settings.config.model.hidden);
+    // --predictions is checked before the work and written after it.
+    if (a.has("--predictions")) {
+        std::vector<std::string> inputs{a.value("--db")};
+        for (const auto* list : {&settings.train, &settings.validation, &settings.test})
+            inputs.insert(inputs.end(), list->begin(), list->end());
+        refuse_out_over_inputs(a, inputs, "--predictions");
+    }
     const bool quiet = a.has("--quiet") || a.has("--json");
     const std::string tuned = a.value("--tuned-kernels", "on");
     if (tuned != "on" && tuned != "off")
@@ -281,7 +298,8 @@ int cmd_train(const std::vector<std::string>& argv)
         for (const std::string& n : batcher_notes) std::cerr << "note: " << n << '\n';
     }
     if (!resume) {
-        store.emplace(store::RunStore::open(a.value("--db"), store::OpenMode::CreateOrOpen));
+        store.emplace(store::RunStore::open(a.value("--db"), store::OpenMode::CreateOrOpen,
+                                            store::RunStore::kTrainingBusyTimeout));
         store::RunRecord record;
         record.config_json = json_text(train::settings_to_json(settings));
         record.device = device.device;
@@ -310,13 +328,21 @@ int cmd_train(const std::vector<std::string>& argv)
         InterruptGuard guard;
         // Recording the failure writes to the project too: when the project is what failed
         // (locked, the disk full), both errors are said, the first one first.
+        // An error's words without "error:", and without the project's name where the error
+        // is the project's (the message names it once).
+        const auto words = [&](const std::exception& e) -> std::string {
+            const auto* error = dynamic_cast<const Error*>(&e);
+            if (!error) return e.what();
+            const std::string& file = error->where().file;
+            return file.empty() || file == a.value("--db") ? error->message() : e.what();
+        };
         const auto record_failure = [&](const std::exception& e) {
             try {
-                return log.fail(e.what(), resume);
+                return log.fail(words(e), resume);
             } catch (const std::exception& also) {
                 throw Error(SourceLocation{a.value("--db")},
-                            std::string(e.what()) + "; recording the failure in the project "
-                            "failed too: " + also.what());
+                            words(e) + "; recording the failure in the project failed too: " +
+                                words(also));
             }
         };
         try {
@@ -338,6 +364,18 @@ int cmd_train(const std::vector<std::string>& argv)
     // a later --resume without --epochs.
     if (resume && a.has("--epochs"))
         store->set_config(run_id, json_text(train::settings_to_json(settings)));
+    // The model holds the best epoch's weights now (Trainer::run): its predictions.
+    const bool predictions = a.has("--predictions") && result.model_epoch > 0;
+    if (predictions) {
+        std::vector<std::vector<double>> values;
+        for (std::size_t c = 0; c < data.circuits.size(); ++c)
+            values.push_back(trainer.predict(c));
+        write_file_atomically(a.value("--predictions"),
+                              report::to_csv(report::predictions_table(data, values)));
+    } else if (a.has("--predictions") && !a.has("--quiet")) {
+        std::cerr << "note: no epoch finished: --predictions " << a.value("--predictions")
+                  << " is not written\n";
+    }
     const nlohmann::json r = train::train_result_json(result);
     if (a.has("--json")) {
         nlohmann::ordered_json j;
@@ -367,6 +405,9 @@ int cmd_train(const std::vector<std::string>& argv)
         if (!result.kernel_notes.empty())
             j["tuned_kernels"] = {{"notes", result.kernel_notes},
                                   {"launches", result.tuned_launches}};
+        if (predictions)
+            j["predictions"] = {{"file", a.value("--predictions")},
+                                {"epoch", result.model_epoch}};
         std::cout << json_text(j, 2) << '\n';
     } else if (!a.has("--quiet")) {
         for (const std::string& n : result.kernel_notes) std::cerr << "note: " << n << '\n';
@@ -383,6 +424,9 @@ int cmd_train(const std::vector<std::string>& argv)
         }
         std::cout << "; peak memory " << result.memory.measured_peak_bytes << " bytes measured, "
                   << result.memory.analytic_peak_bytes << " analytic\n";
+        if (predictions)
+            std::cout << "predictions of epoch " << result.model_epoch << "'s model: "
+                      << a.value("--predictions") << '\n';
     }
     if (result.status == train::TrainResult::Status::Cancelled && !a.has("--json"))
         std::cerr << "interrupted: continue with gsr train --db " << a.value("--db")

@@ -1,5 +1,7 @@
 #include "report/document.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -130,9 +132,11 @@ std::string to_csv(const Table& table)
 std::string format_number(double value, int digits)
 {
     if (!std::isfinite(value)) return "";
+    // As printf's %.*g, with a point whatever C's locale (the window runs under the user's).
     char buf[40];
-    std::snprintf(buf, sizeof buf, "%.*g", digits, value);
-    return buf;
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value,
+                                         std::chars_format::general, std::clamp(digits, 1, 17));
+    return ec == std::errc{} ? std::string(buf, end) : std::string();
 }
 
 std::string format_seconds(double seconds)

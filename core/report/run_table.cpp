@@ -57,11 +57,16 @@ RunTableRow run_table_row(const store::RunRecord& r, bool has_checkpoint, bool t
         }
     }
     const nlohmann::json result = nlohmann::json::parse(r.result_json, nullptr, false);
+    // The test figures: a GNN's at its best epoch ("best"), a rule model's at the top ("test").
     // find, not operator[]: a const json's operator[] on a missing key is undefined behaviour.
-    const auto best = result.is_object() ? result.find("best") : result.end();
-    if (best != result.end() && best->is_object()) {
-        const auto test = best->find("test");
-        if (test != best->end() && test->is_object()) {
+    const nlohmann::json* scores = nullptr;
+    if (result.is_object()) {
+        const auto best = result.find("best");
+        scores = best != result.end() && best->is_object() ? &*best : &result;
+    }
+    if (scores) {
+        const auto test = scores->find("test");
+        if (test != scores->end() && test->is_object()) {
             row.test_mae = train::number_at(*test, "mae", train::kUndefined);
             row.test_pearson = train::number_at(*test, "pearson", train::kUndefined);
             row.test_spearman = train::number_at(*test, "spearman", train::kUndefined);
@@ -114,7 +119,8 @@ std::string run_cell_text(const RunTableRow& r, int column)
     case RunTestPearsonColumn: return fixed(r.test_pearson, 3);
     case RunTestSpearmanColumn: return fixed(r.test_spearman, 3);
     case RunTestKendallColumn: return fixed(r.test_kendall, 3);
-    case RunPeakAnalyticColumn: return std::to_string(r.peak_analytic);
+    case RunPeakAnalyticColumn: // a rule model has none
+        return r.peak_analytic ? std::to_string(r.peak_analytic) : std::string();
     case RunPeakMeasuredColumn:
         return r.peak_measured ? std::to_string(r.peak_measured) : std::string();
     default: return {};

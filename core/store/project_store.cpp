@@ -4,12 +4,14 @@
 #include "util/diagnostics.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+#include <thread>
 
 #include <unistd.h>
 
@@ -154,10 +156,19 @@ std::string hex32(std::int64_t value)
 /// from newer builds. Returns the file's schema version.
 int check_project_header(Connection& conn, OpenMode mode, int latest)
 {
-    // The first read of the file: this is where "not a database" and damage show up.
-    const std::int64_t app_id = read_int(conn, "PRAGMA application_id");
-    const std::int64_t version = read_int(conn, "PRAGMA user_version");
-    const std::int64_t objects = read_int(conn, "SELECT count(*) FROM sqlite_master");
+    // The first read of the file: this is where "not a database" and damage show up. One
+    // statement, so one snapshot: read one by one, a project another process was creating
+    // meanwhile looked foreign (its application_id read before that commit, its tables after).
+    Statement header(conn, "SELECT (SELECT application_id FROM pragma_application_id),"
+                           " (SELECT user_version FROM pragma_user_version),"
+                           " (SELECT count(*) FROM sqlite_master)");
+    if (!header.step())
+        throw detail::sqlite_error(conn.path(), SQLITE_INTERNAL, "query returned no row",
+                                   "the project's header");
+    const std::int64_t app_id = header.column_int(0);
+    const std::int64_t version = header.column_int(1);
+    const std::int64_t objects = header.column_int(2);
+    header.run(); // done: the read ends here
 
     const bool blank = app_id == 0 && version == 0 && objects == 0;
     if (blank) {
@@ -194,13 +205,34 @@ int check_project_header(Connection& conn, OpenMode mode, int latest)
     return static_cast<int>(version);
 }
 
-void enable_wal(Connection& conn)
+void enable_wal(Connection& conn, std::chrono::milliseconds busy_timeout)
 {
     // WAL lets the GUI read while an import writes. The mode is stored in the file, so this
-    // changes something only the first time.
-    Statement st(conn, "PRAGMA journal_mode=WAL");
-    std::string mode = st.step() ? st.column_text(0) : std::string();
-    st.run();
+    // changes something only the first time. That switch does not wait for a lock as other
+    // statements do (SQLite calls no busy handler there): another process creating the same
+    // project at this moment holds the file briefly, so wait here as a busy handler would.
+    constexpr const char* kSql = "PRAGMA journal_mode=WAL";
+    const auto deadline = std::chrono::steady_clock::now() + busy_timeout;
+    std::string mode;
+    for (;;) {
+        sqlite3_stmt* st = nullptr;
+        int rc = sqlite3_prepare_v2(conn.handle(), kSql, -1, &st, nullptr);
+        if (rc == SQLITE_OK) {
+            rc = sqlite3_step(st);
+            if (rc == SQLITE_ROW) {
+                const unsigned char* text = sqlite3_column_text(st, 0);
+                mode = text ? reinterpret_cast<const char*>(text) : "";
+                rc = SQLITE_OK;
+            }
+        }
+        sqlite3_finalize(st);
+        if ((rc & 0xff) == SQLITE_BUSY && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            continue;
+        }
+        if (rc != SQLITE_OK) conn.fail(rc, kSql);
+        break;
+    }
     if (mode != "wal") {
         throw error_at(conn.path(), "cannot use write-ahead logging for this project (journal "
                                     "mode stays '" + mode + "'; is it on a network drive?)");
@@ -293,6 +325,8 @@ ProjectStore ProjectStore::open_with_migrations(const std::string& path, OpenMod
     namespace fs = std::filesystem;
     // SQLite reads "" as "a private temporary database": never what the caller meant.
     if (path.empty()) throw Error("no project file given");
+    // SQLite opens "p/" as the file p (and creates it): a name meant as a folder.
+    if (path.back() == '/') throw error_at(path, "ends in '/': a project is a file, not a folder");
 
     // SQLite's "unable to open database file" does not say why; these cases can be named.
     std::error_code ec;
@@ -339,7 +373,7 @@ ProjectStore ProjectStore::open_with_migrations(const std::string& path, OpenMod
     int version = check_project_header(*conn, mode, latest);
     if (mode != OpenMode::ReadOnly) {
         // Only after the header check: a foreign database must not be switched to WAL.
-        enable_wal(*conn);
+        enable_wal(*conn, busy_timeout);
         // In WAL mode NORMAL cannot corrupt the file; it only may lose the last commits on a
         // power cut, and saves an fsync per transaction.
         conn->exec("PRAGMA synchronous=NORMAL");

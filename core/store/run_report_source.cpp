@@ -9,7 +9,7 @@ namespace gsr::store {
 namespace {
 
 nlohmann::json parsed(const RunStore& runs, std::int64_t id, const std::string& text,
-                      const char* column)
+                      const std::string& column)
 {
     if (text.empty()) return nullptr;
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
@@ -32,7 +32,8 @@ report::RunReport load_run_report(const RunStore& runs, std::int64_t id)
     r.id = run->id;
     r.created_at = run->created_at;
     r.updated_at = run->updated_at;
-    r.status = run->status;
+    // A killed training's "running" is "interrupted", as the runs table says.
+    r.status = report::run_status(*run, RunClaim::held(runs.path(), id));
     r.device = run->device;
     r.target = run->target;
     r.model = run->model;
@@ -44,7 +45,8 @@ report::RunReport load_run_report(const RunStore& runs, std::int64_t id)
     r.settings = parsed(runs, id, run->config_json, "config_json");
     r.result = parsed(runs, id, run->result_json, "result_json");
     for (const RunEpochRecord& e : runs.epochs(id)) {
-        const nlohmann::json j = parsed(runs, id, e.metrics_json, "metrics_json");
+        const nlohmann::json j = parsed(runs, id, e.metrics_json,
+                                        "epoch " + std::to_string(e.epoch) + "'s metrics_json");
         train::EpochReport report;
         if (j.is_object()) {
             try {

@@ -274,13 +274,6 @@ void RunStore::record_epoch(const RunEpochRecord& e, const CheckpointRecord& ck,
         q.run();
     }
     {
-        Statement q(c, "DELETE FROM checkpoints WHERE run_id = ?1 AND epoch NOT IN (SELECT epoch"
-                   " FROM checkpoints WHERE run_id = ?1 ORDER BY epoch DESC LIMIT ?2)");
-        q.bind(1, ck.run_id);
-        q.bind(2, as_int(keep_checkpoints));
-        q.run();
-    }
-    {
         Statement q(c, std::string("UPDATE runs SET epochs_done = ?2, status = 'running',"
                                " best_epoch = CASE WHEN ?3 THEN ?2 ELSE best_epoch END,"
                                " best_val_loss = CASE WHEN ?3 THEN ?4 ELSE best_val_loss END,"
@@ -293,6 +286,15 @@ void RunStore::record_epoch(const RunEpochRecord& e, const CheckpointRecord& ck,
         if (sqlite3_changes64(c.handle()) == 0)
             throw Error(SourceLocation{path()},
                         "no run " + std::to_string(e.run_id) + " in the project");
+    }
+    {
+        // After the run's best epoch is up to date: its checkpoint stays too.
+        Statement q(c, "DELETE FROM checkpoints WHERE run_id = ?1 AND epoch NOT IN (SELECT epoch"
+                   " FROM checkpoints WHERE run_id = ?1 ORDER BY epoch DESC LIMIT ?2)"
+                   " AND epoch IS NOT (SELECT best_epoch FROM runs WHERE id = ?1)");
+        q.bind(1, ck.run_id);
+        q.bind(2, as_int(keep_checkpoints));
+        q.run();
     }
     tx.commit();
 }
@@ -316,11 +318,10 @@ std::vector<RunEpochRecord> RunStore::epochs(std::int64_t run_id) const
     return out;
 }
 
-std::optional<CheckpointRecord> RunStore::last_checkpoint(std::int64_t run_id) const
+namespace {
+
+std::optional<CheckpointRecord> read_checkpoint(Statement& q)
 {
-    Statement q(impl_->conn, "SELECT run_id, epoch, model, optimizer, rng, created_at FROM"
-                         " checkpoints WHERE run_id = ?1 ORDER BY epoch DESC LIMIT 1");
-    q.bind(1, run_id);
     if (!q.step()) return std::nullopt;
     CheckpointRecord r;
     r.run_id = q.column_int(0);
@@ -330,6 +331,25 @@ std::optional<CheckpointRecord> RunStore::last_checkpoint(std::int64_t run_id) c
     r.rng = q.column_blob(4);
     r.created_at = q.column_text(5);
     return r;
+}
+
+} // namespace
+
+std::optional<CheckpointRecord> RunStore::last_checkpoint(std::int64_t run_id) const
+{
+    Statement q(impl_->conn, "SELECT run_id, epoch, model, optimizer, rng, created_at FROM"
+                         " checkpoints WHERE run_id = ?1 ORDER BY epoch DESC LIMIT 1");
+    q.bind(1, run_id);
+    return read_checkpoint(q);
+}
+
+std::optional<CheckpointRecord> RunStore::checkpoint(std::int64_t run_id, std::int64_t epoch) const
+{
+    Statement q(impl_->conn, "SELECT run_id, epoch, model, optimizer, rng, created_at FROM"
+                         " checkpoints WHERE run_id = ?1 AND epoch = ?2");
+    q.bind(1, run_id);
+    q.bind(2, epoch);
+    return read_checkpoint(q);
 }
 
 std::vector<std::int64_t> RunStore::checkpoint_epochs(std::int64_t run_id) const
@@ -399,6 +419,27 @@ void StoreRunLog::epoch_done(const train::EpochReport& report, const train::Chec
     kept_epoch_ = true;
 }
 
+namespace {
+
+train::Checkpoint trainer_checkpoint(CheckpointRecord&& r, std::uint32_t epoch)
+{
+    train::Checkpoint ck;
+    ck.epoch = epoch;
+    ck.model = std::move(r.model);
+    ck.optimizer = std::move(r.optimizer);
+    ck.rng = std::move(r.rng);
+    return ck;
+}
+
+} // namespace
+
+std::optional<train::Checkpoint> StoreRunLog::checkpoint_of(std::uint32_t epoch)
+{
+    std::optional<CheckpointRecord> r = store_.checkpoint(run_id_, epoch);
+    if (!r) return std::nullopt;
+    return trainer_checkpoint(std::move(*r), epoch);
+}
+
 std::optional<train::Checkpoint> StoreRunLog::last_checkpoint()
 {
     std::optional<CheckpointRecord> r = store_.last_checkpoint(run_id_);
@@ -409,16 +450,20 @@ std::optional<train::Checkpoint> StoreRunLog::last_checkpoint()
                     "run " + std::to_string(run_id_) + ": its last checkpoint is of epoch " +
                         std::to_string(r->epoch) + ", where an epoch is 1 to " +
                         std::to_string(train::kMaxEpochs));
-    train::Checkpoint ck;
-    ck.epoch = static_cast<std::uint32_t>(r->epoch);
-    ck.model = std::move(r->model);
-    ck.optimizer = std::move(r->optimizer);
-    ck.rng = std::move(r->rng);
-    return ck;
+    return trainer_checkpoint(std::move(*r), static_cast<std::uint32_t>(r->epoch));
 }
 
 void StoreRunLog::end(const std::string& status, const nlohmann::json& result)
 {
+    // A resume that kept no epoch (none was left to train, or it was stopped at once) leaves a
+    // run that had ended as it was: its result and measured peak are those of its training,
+    // where this session's would say it measured only the weights.
+    if (begun_ && !kept_epoch_ && before_ && before_->status != "created" &&
+        before_->status != "running") {
+        store_.finish_run(run_id_, before_->status, before_->result_json,
+                          before_->peak_bytes_measured);
+        return;
+    }
     std::int64_t measured = 0;
     if (result.contains("memory")) {
         measured = result["memory"].value("measured_peak_bytes", std::int64_t{0});

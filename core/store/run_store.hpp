@@ -76,6 +76,11 @@ struct CheckpointRecord {
 /// (WAL lets a GUI read runs while a training writes them). Move-only, not thread-safe.
 class RunStore {
 public:
+    /// How long a training waits for the write lock at each epoch: a database browser or a
+    /// window that holds it for seconds must not end hours of training. Commands a user
+    /// waits on keep ProjectStore's 5 s.
+    static constexpr std::chrono::milliseconds kTrainingBusyTimeout{60000};
+
     /// Opens the project as ProjectStore::open does (creating it or upgrading its schema
     /// unless ReadOnly). Throws gsr::Error naming the file.
     static RunStore open(const std::string& path, OpenMode mode,
@@ -114,14 +119,16 @@ public:
 
     /// Records a finished epoch and its checkpoint in one transaction, updates the run's
     /// progress (epochs_done, best epoch when `improved`) and keeps only the newest
-    /// `keep_checkpoints` (>= 1) checkpoints of the run. An epoch recorded again replaces the
-    /// old row.
+    /// `keep_checkpoints` (>= 1) checkpoints of the run and the best epoch's (its model is
+    /// what the run ends with: train::Trainer). An epoch recorded again replaces the old row.
     void record_epoch(const RunEpochRecord& epoch, const CheckpointRecord& checkpoint,
                       bool improved, std::size_t keep_checkpoints = 2);
     std::vector<RunEpochRecord> epochs(std::int64_t run_id) const;
 
     /// The newest checkpoint of the run.
     std::optional<CheckpointRecord> last_checkpoint(std::int64_t run_id) const;
+    /// The run's checkpoint of that epoch, if kept.
+    std::optional<CheckpointRecord> checkpoint(std::int64_t run_id, std::int64_t epoch) const;
     /// Epochs that have a checkpoint, ascending.
     std::vector<std::int64_t> checkpoint_epochs(std::int64_t run_id) const;
 
@@ -141,6 +148,7 @@ public:
     void epoch_done(const train::EpochReport& report,
                     const train::Checkpoint& checkpoint) override;
     std::optional<train::Checkpoint> last_checkpoint() override;
+    std::optional<train::Checkpoint> checkpoint_of(std::uint32_t epoch) override;
     void end(const std::string& status, const nlohmann::json& result) override;
 
     /// This session ended in `error` (the trainer threw). A new run is marked "failed" with the

@@ -183,10 +183,12 @@ LabelledCircuit label_circuit(const Circuit& circuit, Target target, const Label
     out.target.assign(n, 0.0);
     out.has_target.assign(n, 0);
     out.net_of.assign(n, kNoNet);
+    out.net_name.assign(n, std::string());
     for (graph::NodeId v = 0; v < n; ++v) {
         const NetId net = net_driven_by(circuit, out.graph, v);
         if (net == kNoNet || net >= per_net.size()) continue;
         out.net_of[v] = net;
+        out.net_name[v] = circuit.net_name(net);
         out.target[v] = per_net[net];
         out.has_target[v] = 1;
     }
@@ -263,6 +265,7 @@ Dataset make_dataset(Target target, std::vector<LabelledCircuit> circuits,
         c.graph = std::move(lc.graph);
         c.target = std::move(lc.target);
         c.has_target = std::move(lc.has_target);
+        c.net_name = std::move(lc.net_name);
         c.summary = summarize(c.target, c.has_target);
         c.split.assign(c.target.size(), Split::None);
 

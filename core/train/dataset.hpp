@@ -57,6 +57,7 @@ struct LabelledCircuit {
     std::vector<double> target;            ///< per node; 0 where has_target is 0
     std::vector<std::uint8_t> has_target;  ///< per node
     std::vector<netlist::NetId> net_of;    ///< per node: the net whose label it carries, or kNoNet
+    std::vector<std::string> net_name;     ///< per node: net_of's name, "" where kNoNet
 };
 
 /// Node n's net (the one whose label it takes), or kNoNet when it drives none.
@@ -89,6 +90,9 @@ struct CircuitData {
     /// Per node: its id in the file's graph, once the circuit is renumbered (commrand, an
     /// --order); empty while the numbering is the file's.
     std::vector<std::uint32_t> file_node;
+    /// Per node of the file's graph (file_node's values index it, not this numbering): the
+    /// net it drives, "" where none. Empty when the data set was made without names.
+    std::vector<std::string> net_name;
 
     /// The nodes of one split, ascending.
     std::vector<std::uint32_t> nodes(Split which) const;

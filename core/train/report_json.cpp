@@ -108,6 +108,7 @@ nlohmann::json train_result_json(const TrainResult& r)
     j["epochs_done"] = r.epochs_done;
     j["best"] = r.best ? epoch_report_json(*r.best) : nlohmann::json(nullptr);
     j["last"] = r.last ? epoch_report_json(*r.last) : nlohmann::json(nullptr);
+    j["model_epoch"] = r.model_epoch;
     j["parameters"] = r.parameter_count;
     j["memory"] = {{"analytic_peak_bytes", r.memory.analytic_peak_bytes},
                    {"measured_peak_bytes", r.memory.measured_peak_bytes},

@@ -138,6 +138,8 @@ struct Trainer::State {
     double best_loss = kInfinity;
     std::uint32_t bad_epochs = 0;
     std::optional<EpochReport> best;
+    /// The finished epoch whose weights the model holds; 0 once a step changed them.
+    std::uint32_t weights_epoch = 0;
     std::vector<std::vector<float>> targets; ///< per circuit, in learning units
 
     /// The arena's high-water mark over every binding so far (binding resets the engine's).
@@ -230,6 +232,7 @@ TrainResult Trainer::run(RunLog& log, const TrainCallbacks& callbacks, bool resu
             }
             result.first_epoch = ck->epoch + 1;
             result.epochs_done = ck->epoch;
+            s.weights_epoch = ck->epoch;
         }
     }
 
@@ -261,6 +264,8 @@ TrainResult Trainer::run(RunLog& log, const TrainCallbacks& callbacks, bool resu
     const bool have_validation = data_.node_count(Split::Validation) > 0;
     const auto cancelled = [&] { return callbacks.cancel && callbacks.cancel->load(); };
     auto finish = [&](TrainResult::Status status) {
+        restore_best(log);
+        result.model_epoch = s.weights_epoch;
         result.status = status;
         result.best = s.best;
         result.memory.measured_peak_bytes = s.peak_bytes();
@@ -312,6 +317,7 @@ TrainResult Trainer::run(RunLog& log, const TrainCallbacks& callbacks, bool resu
                 s.model.set_learning_rate(config_.adam.learning_rate * ramp);
             }
             s.model.adam_step();
+            s.weights_epoch = 0;
             loss_sum += batch_loss * static_cast<double>(total);
             loss_nodes += total;
             ++progress.step;
@@ -395,6 +401,7 @@ TrainResult Trainer::run(RunLog& log, const TrainCallbacks& callbacks, bool resu
         ck.model = s.model.save_state();
         ck.optimizer.assign(text.begin(), text.end());
         ck.rng = encode_stream(s.stream);
+        s.weights_epoch = epoch;
         log.epoch_done(report, ck);
         if (callbacks.epoch) callbacks.epoch(report);
 
@@ -402,6 +409,27 @@ TrainResult Trainer::run(RunLog& log, const TrainCallbacks& callbacks, bool resu
             return finish(TrainResult::Status::StoppedEarly);
     }
     return finish(TrainResult::Status::Finished);
+}
+
+void Trainer::restore_best(RunLog& log)
+{
+    State& s = *state_;
+    if (!s.best || s.weights_epoch == s.best->epoch) return;
+    // A log that lost the checkpoint (a project of an older build kept only the newest two)
+    // or holds a damaged one leaves the run's last weights, which model_epoch names.
+    std::optional<Checkpoint> ck;
+    try {
+        ck = log.checkpoint_of(s.best->epoch);
+    } catch (const Error&) {
+        return;
+    }
+    if (!ck || ck->epoch != s.best->epoch) return;
+    try {
+        s.model.load_state(ck->model); // checks the whole state before it loads any of it
+    } catch (const Error&) {
+        return;
+    }
+    s.weights_epoch = s.best->epoch;
 }
 
 std::vector<double> Trainer::predict(std::size_t circuit)

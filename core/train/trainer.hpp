@@ -17,6 +17,10 @@
 // batch stream's state, taken at the end of an epoch. A resumed run therefore continues exactly
 // where the uninterrupted one would be; an interrupted run loses at most the epoch in progress.
 //
+// The best epoch: a run ends (finished, stopped early or cancelled) with the weights of the
+// epoch of the lowest validation loss, read back from its checkpoint, so predict() gives what
+// the best epoch's figures describe.
+//
 // Threads: run() blocks. A GUI runs it on a worker thread, watches it through the callbacks
 // (called on that thread) and stops it with the cancel flag, checked before every step and
 // between the circuits of an evaluation.
@@ -119,6 +123,10 @@ public:
     virtual void epoch_done(const EpochReport& report, const Checkpoint& checkpoint) = 0;
     /// The checkpoint to resume from, if any.
     virtual std::optional<Checkpoint> last_checkpoint() = 0;
+    /// The checkpoint of that epoch, if the log holds it. A log holds at least the last
+    /// epoch's and the one of the latest epoch reported `improved` (the best): the trainer
+    /// reads the best epoch's model back from it at the end of a run.
+    virtual std::optional<Checkpoint> checkpoint_of(std::uint32_t epoch) = 0;
     /// At the end: "finished", "stopped early", "cancelled" or "failed", with the result JSON.
     virtual void end(const std::string& status, const nlohmann::json& result) = 0;
 };
@@ -130,8 +138,15 @@ public:
     {
         epochs_.push_back(report);
         checkpoint_ = checkpoint;
+        if (report.improved) best_ = checkpoint;
     }
     std::optional<Checkpoint> last_checkpoint() override { return checkpoint_; }
+    std::optional<Checkpoint> checkpoint_of(std::uint32_t epoch) override
+    {
+        if (checkpoint_ && checkpoint_->epoch == epoch) return checkpoint_;
+        if (best_ && best_->epoch == epoch) return best_;
+        return std::nullopt;
+    }
     void end(const std::string& status, const nlohmann::json& result) override
     {
         status_ = status;
@@ -146,7 +161,7 @@ public:
 private:
     nn::MemoryReport memory_;
     std::vector<EpochReport> epochs_;
-    std::optional<Checkpoint> checkpoint_;
+    std::optional<Checkpoint> checkpoint_, best_;
     std::string status_;
     nlohmann::json result_;
 };
@@ -158,6 +173,10 @@ struct TrainResult {
     std::uint32_t epochs_done = 0; ///< the last finished epoch
     std::optional<EpochReport> best; ///< the epoch with the lowest validation loss
     std::optional<EpochReport> last;
+    /// The epoch whose weights the model holds after run(), which predict() uses: the best
+    /// epoch's, read back from the log's checkpoint (the run's last weights when the log no
+    /// longer holds it); 0 when they are those of no finished epoch (cancelled in the first).
+    std::uint32_t model_epoch = 0;
     /// Analytic, on the largest circuit; measured_peak_bytes: the arena's high-water mark
     /// over every circuit of this session.
     nn::MemoryReport memory;
@@ -194,11 +213,14 @@ public:
     /// checkpoint must come from the same configuration: gsr::Error otherwise).
     TrainResult run(RunLog& log, const TrainCallbacks& callbacks = {}, bool resume = false);
 
-    /// Predictions for every node of data.circuits[circuit], in the target's units (after run).
+    /// Predictions for every node of data.circuits[circuit], in the target's units, by the
+    /// model of TrainResult::model_epoch (after run).
     std::vector<double> predict(std::size_t circuit);
 
 private:
     struct State;
+    /// Loads the best epoch's weights from its checkpoint in `log`, where it can.
+    void restore_best(RunLog& log);
     const Dataset& data_;
     TrainConfig config_;
     std::unique_ptr<Batcher> batcher_;

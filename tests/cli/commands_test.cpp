@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 namespace fs = std::filesystem;
 using gsr::test::run_gsr;
@@ -86,6 +87,21 @@ TEST(ProjectCommands, NewMakesAnEmptyProjectAndNeverTakesOverAFile)
     r = run_gsr("new extra.v" + db);
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("new takes no FILE"), std::string::npos) << r.err;
+    // "P/" once opened the file P (taking over an existing one) or created a file named P.
+    r = run_gsr("new --db " + shell_quote(project.string() + "/"));
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("ends in '/': a project is a file, not a folder"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(fs::file_size(project), size);
+    const fs::path folder = scratch_file("new_project_folder");
+    fs::create_directories(folder);
+    for (const std::string& name : {folder.string(), folder.string() + "/x/"}) {
+        r = run_gsr("new --db " + shell_quote(name));
+        EXPECT_EQ(r.exit_code, 2) << name;
+        EXPECT_EQ(r.out, "") << name;
+    }
+    EXPECT_NE(r.err.find("ends in '/'"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::is_empty(folder));
     fs::remove(project);
 }
 
@@ -417,6 +433,46 @@ TEST(Help, ACommandsHelpIsItsUsage)
     r = run_gsr("report --list --project x.gsr --out listing.txt");
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("--out does not apply to report --list"), std::string::npos) << r.err;
+    // `gsr help COMMAND` printed the whole help for any COMMAND, an unknown one too.
+    const auto train = run_gsr("train --help");
+    r = run_gsr("help train");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, train.out);
+    r = run_gsr("help bogus");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("unknown command 'bogus'"), std::string::npos) << r.err;
+    // A switch given a value was "unknown option --quiet".
+    r = run_gsr("info --quiet=1 " + data_arg("netlists/iscas85/bench/c17.bench"));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--quiet takes no value (got --quiet=1)"), std::string::npos) << r.err;
+}
+
+TEST(KernelsCommand, ContradictoryApplyFlagsAndBadValuesAreRefusedBeforeAnyWork)
+{
+    // --list --clear cleared: the destructive one of two contradictory flags won.
+    const fs::path project = scratch_file("apply.gsr");
+    auto r = run_gsr("kernels apply --project " + shell_quote(project.string()) +
+                     " --list --clear");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--clear removes every applied kernel: it takes no --list"),
+              std::string::npos)
+        << r.err;
+    r = run_gsr("kernels apply --project " + shell_quote(project.string()) +
+                " --clear --session 3");
+    EXPECT_NE(r.err.find("it takes no --session"), std::string::npos) << r.err;
+    // 1e300 s became a 0 ms timeout (a double past 2^64 cast to an integer).
+    r = run_gsr("kernels verify k.cu --problem softmax_1k --timeout 1e300");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--timeout: at most 86400 seconds, got 1e300"), std::string::npos)
+        << r.err;
+    // A folder read as an empty kernel.
+    const fs::path folder = scratch_file("kernel_folder");
+    fs::create_directories(folder);
+    r = run_gsr("kernels verify " + shell_quote(folder.string()) + " --problem softmax_1k");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find(folder.string() + ": error: is a folder, not a CUDA source file"),
+              std::string::npos)
+        << r.err;
 }
 
 TEST(MemoryCommand, GroupsAndTopkOfAModelWithoutThemAreRefused)
@@ -504,6 +560,87 @@ TEST(TrainCommand, TrainsAndReportsMetricsOnAnUnseenCircuit)
     table = run_gsr("runs list --csv --json --db " + shell_quote(db.string()));
     EXPECT_EQ(table.exit_code, 1) << table.err;
     EXPECT_NE(table.err.find("--json and --csv: choose one"), std::string::npos) << table.err;
+}
+
+TEST(TrainCommand, PredictionsAreTheBestEpochsForEveryNodeInFileOrder)
+{
+    const fs::path db = scratch_file("predictions.gsr");
+    const fs::path csv = scratch_file("predictions.csv");
+    fs::remove(db);
+    fs::remove(csv);
+    const std::string train = "train " + data_arg("netlists/iscas85/bench/c880.bench") +
+                              " --test " + data_arg("netlists/iscas85/bench/c432.bench") +
+                              " --db " + shell_quote(db.string());
+    // Onto the project (not made yet) or an input: refused before any work.
+    auto r = run_gsr(train + " --epochs 2 --predictions " + shell_quote(db.string()));
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("--predictions " + db.string() + " is the input"), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(db));
+    r = run_gsr(train + " --model sage --layers 2 --hidden 16 --epochs 6 --lr 0.05 --json "
+                "--quiet --predictions " + shell_quote(csv.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_TRUE(j["best_epoch"].is_number());
+    EXPECT_EQ(j["predictions"]["epoch"], j["best_epoch"]);
+
+    // A row per graph node of both circuits, c880's first, each in its file's order.
+    std::ifstream in(csv);
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, "circuit,node,net,split,target,predicted\r");
+    std::map<std::string, long long> rows;
+    std::map<std::string, long long> next_node;
+    double abs_error = 0.0;
+    std::size_t test_rows = 0;
+    std::set<std::string> c432_nets;
+    while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        const auto cells = gsr::test::split_csv(line, 8);
+        ASSERT_EQ(cells.size(), 6u) << line;
+        const std::string circuit = fs::path(cells[0]).filename().string();
+        ++rows[circuit];
+        EXPECT_EQ(std::stoll(cells[1]), next_node[circuit]++) << line;
+        if (cells[3] == "test") {
+            abs_error += std::abs(std::stod(cells[5]) - std::stod(cells[4]));
+            ++test_rows;
+        }
+        if (circuit == "c432.bench") c432_nets.insert(cells[2]);
+    }
+    // A bench file's graph has a node per net (COUNTS.csv): its inputs and gates.
+    EXPECT_EQ(rows["c880.bench"], gsr::test::counted_nets("iscas85/bench/c880.bench"));
+    EXPECT_EQ(rows["c432.bench"], gsr::test::counted_nets("iscas85/bench/c432.bench"));
+    EXPECT_EQ(rows.size(), 2u);
+    EXPECT_TRUE(c432_nets.count("1") && c432_nets.count("223")) << "c432's input 1, gate 223";
+    // The test rows are the best epoch's test figures.
+    ASSERT_EQ(test_rows, std::size_t(j["test"]["count"].get<long long>()));
+    const double mae = j["test"]["mae"].get<double>();
+    EXPECT_NEAR(abs_error / double(test_rows), mae, 1e-6 * (1 + mae));
+
+    // --resume of the finished run trains nothing and writes the same predictions again.
+    const std::string before = gsr::test::read_text(csv);
+    fs::remove(csv);
+    r = run_gsr("train --db " + shell_quote(db.string()) + " --resume 1 --predictions " +
+                shell_quote(csv.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(gsr::test::read_text(csv), before);
+}
+
+TEST(TrainCommand, ResumeRefusesFewerEpochsThanTheRunHasDone)
+{
+    const fs::path db = scratch_file("fewer_epochs.gsr");
+    fs::remove(db);
+    auto r = run_gsr("train " + data_arg("netlists/iscas85/bench/c17.bench") + " --test " +
+                     data_arg("netlists/iscas85/bench/c432.bench") + " --db " +
+                     shell_quote(db.string()) + " --model gcn --layers 2 --hidden 8 --epochs 3 "
+                     "--quiet");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    r = run_gsr("train --db " + shell_quote(db.string()) + " --resume 1 --epochs 2");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--epochs 2: run 1 has done 3 epochs already"), std::string::npos)
+        << r.err;
+    r = run_gsr("runs list --csv --db " + shell_quote(db.string()));
+    EXPECT_NE(r.out.find(",3/3,"), std::string::npos) << r.out; // not "3/2"
 }
 
 TEST(TrainCommand, NamesThatAreNotUtf8TrainAndReportWithReplacementCharacters)

@@ -7,6 +7,7 @@
 #include "util/json_text.hpp"
 
 #ifdef GSR_HAVE_STORE
+#include "store/run_store.hpp"
 #include "store/tune_store.hpp"
 #endif
 
@@ -126,6 +127,47 @@ TEST_F(ReportCommand, ListNamesRunsAndSessions)
     ASSERT_EQ(j.exit_code, 0) << j.err;
     EXPECT_EQ(nlohmann::json::parse(j.out)["runs"][0]["epochs_done"], 3);
 }
+
+TEST_F(ReportCommand, FlagsItDoesNotReadAreRefused)
+{
+    // --db is --project's other spelling, so both together name the project twice.
+    auto r = run_gsr("report run:1 --project " + project() + " --db other.gsr --format json");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("the project is given twice (--db other.gsr)"), std::string::npos)
+        << r.err;
+    r = run_gsr("report run:1 --db " + project() + " --format csv");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    r = run_gsr("report run:1 --project " + project() + " --json");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--json applies to report --list"), std::string::npos) << r.err;
+    const fs::path file = out("flags_session.json");
+    std::ofstream(file) << gsr::tune::to_json(small_session()).dump(2);
+    r = run_gsr("report " + shell_quote(file.string()) + " --format csv --project " + project());
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("reads only the file: leave out the project"), std::string::npos)
+        << r.err;
+}
+
+#ifdef GSR_HAVE_STORE
+TEST_F(ReportCommand, AKilledTrainingIsInterruptedNotRunning)
+{
+    // A run left "running" that no training holds: what a SIGKILL leaves.
+    const fs::path copy = out("killed.gsr");
+    fs::copy_file(project_, copy, fs::copy_options::overwrite_existing);
+    {
+        auto store = gsr::store::RunStore::open(copy.string(), gsr::store::OpenMode::OpenExisting);
+        store.set_status(1, "running");
+    }
+    auto r = run_gsr("report --list --project " + shell_quote(copy.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("run:1\tinterrupted\tgcn"), std::string::npos) << r.out;
+    r = run_gsr("report run:1 --format json --project " + shell_quote(copy.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["run"]["status"], "interrupted");
+    r = run_gsr("runs list --csv --db " + shell_quote(copy.string()));
+    EXPECT_NE(r.out.find(",interrupted,"), std::string::npos) << r.out; // every epoch done
+}
+#endif
 
 TEST_F(ReportCommand, ASessionFileNeedsNoProject)
 {

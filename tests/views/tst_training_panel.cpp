@@ -32,6 +32,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <memory>
 
 using gsr::views::MainWindow;
@@ -126,12 +127,19 @@ private slots:
         QCOMPARE(loss->count(), 5);
         QCOMPARE(t->epochs().size(), 5);
         QCOMPARE(std::size_t(t->scatterSeries()->count()), o.best->test.metrics.count);
-        // The scatter says which epoch's model drew it, and the best epoch where another.
+        // The scatter is the best epoch's model's, and says so: its error is that epoch's.
+        QCOMPARE(o.model_epoch, o.best->epoch);
         const QString title = t->scatterSeries()->chart()->title();
-        QVERIFY2(title.startsWith(QStringLiteral("Test nodes: predicted (epoch 5's model)")),
-                 qPrintable(title));
-        QCOMPARE(title.contains(QStringLiteral("the best epoch was %1").arg(o.best->epoch)),
-                 o.best->epoch != 5u);
+        QCOMPARE(title, QStringLiteral("Test nodes: predicted (epoch %1's model) against true")
+                            .arg(o.best->epoch));
+        double abs_error = 0.0;
+        for (int i = 0; i < t->scatterSeries()->count(); ++i)
+            abs_error += std::abs(t->scatterSeries()->at(i).y() - t->scatterSeries()->at(i).x());
+        const double mae = abs_error / t->scatterSeries()->count();
+        QVERIFY2(std::abs(mae - o.best->test.metrics.mae) <= 1e-9 * (1 + mae),
+                 qPrintable(QStringLiteral("scatter MAE %1, best epoch's %2")
+                                .arg(mae, 0, 'g', 17)
+                                .arg(o.best->test.metrics.mae, 0, 'g', 17)));
         // The memory panel shows the run's measured peak.
         QVERIFY(o.memory.measured_peak_bytes > 0);
         QCOMPARE(w->panels()->memory()->measuredChart()->series().size(), 1);

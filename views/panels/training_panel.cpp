@@ -601,11 +601,11 @@ void TrainingPanel::onFinished(const TrainingOutcome& o)
         diagonal_->replace(QList<QPointF>{{lo, lo}, {hi, hi}});
         scatter_x_->setRange(lo - pad, hi + pad);
         scatter_y_->setRange(lo - pad, hi + pad);
-        // The model at the end of the run made these: after an early stop that is not the
-        // best epoch whose figures the status line gives.
+        // The run ends with the best epoch's model, whose figures the status line gives;
+        // with the last epoch's only where the best one's checkpoint was lost.
         QString title = tr("Test nodes: predicted (epoch %1's model) against true")
-                            .arg(o.epochs_done);
-        if (o.best && o.best->epoch != o.epochs_done)
+                            .arg(o.model_epoch);
+        if (o.best && o.best->epoch != o.model_epoch)
             title += tr("; the best epoch was %1").arg(o.best->epoch);
         scatter_->chart()->setTitle(title);
     }

@@ -184,7 +184,8 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
             // OpenExisting: the window made the project; one moved or deleted since must not
             // come back empty at the old path with this run in it.
             store.emplace(store::RunStore::open(QFile::encodeName(job.project).toStdString(),
-                                                store::OpenMode::OpenExisting));
+                                                store::OpenMode::OpenExisting,
+                                                store::RunStore::kTrainingBusyTimeout));
             if (job.resume) {
                 const std::optional<store::RunRecord> run = store->find_run(job.run_id);
                 if (!run)
@@ -282,6 +283,7 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
         out.first_epoch = result.first_epoch;
         out.epochs_done = result.epochs_done;
         out.best = result.best;
+        out.model_epoch = result.model_epoch;
         out.memory = result.memory;
         out.parameter_count = result.parameter_count;
         for (const std::string& n : result.kernel_notes) out.notes << QString::fromStdString(n);

@@ -59,6 +59,9 @@ struct TrainingOutcome {
     nn::MemoryReport memory;    ///< analytic per layer, measured peak
     std::size_t parameter_count = 0;
     QVector<QPointF> test_scatter; ///< (true, predicted) on test nodes, at most kMaxScatter
+    /// The epoch whose model made test_scatter and predictions: the best one (Trainer::run),
+    /// unless its checkpoint was lost; 0: none.
+    std::uint32_t model_epoch = 0;
     /// For the sp target: the model's signal probability of every node of the first circuit
     /// trained on (`predicted_circuit`), in its graph's node order, for the canvas's
     /// prediction-error colours.

@@ -58,6 +58,25 @@ TEST(RunTable, ARowHasTheSettingsAndTheBestEpochsTestMetrics)
     EXPECT_FALSE(row.resumable); // finished
 }
 
+TEST(RunTable, ARuleModelsRowHasItsTestMetricsAndNoMemory)
+{
+    // `gsr train --model symgraph` keeps its splits' figures at the top of its result.
+    store::RunRecord r = gsr_run();
+    r.model = "symgraph";
+    r.config_json = "{}"; // the rule model's own settings: no layers
+    r.best_epoch = 0;
+    r.best_val_loss.reset();
+    r.peak_bytes_analytic = 0;
+    r.epochs_done = 0;
+    r.result_json =
+        R"({"status":"finished","test":{"count":11,"mae":0.125,"pearson":0.5,"spearman":0.25,)"
+        R"("kendall":-0.25},"train":{"mae":9}})";
+    EXPECT_EQ(cells(report::run_table_row(r, false, false)),
+              (std::vector<std::string>{"7", "2026-11-21T10:00:00Z", "finished", "symgraph", "",
+                                        "sp", "0", "", "", "0.1250", "0.500", "0.250",
+                                        "-0.250", "", ""}));
+}
+
 TEST(RunTable, AStoppedRunWithACheckpointIsResumableUnlessATrainingHoldsIt)
 {
     store::RunRecord r = gsr_run();

@@ -6,11 +6,14 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h> // to inspect and forge files behind the store's back
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace fs = std::filesystem;
 using gsr::store::Migration;
@@ -370,6 +373,35 @@ TEST_F(ProjectStoreTest, RefusesNegativeSchemaVersion)
 }
 
 // --- files that are not (sound) projects ------------------------------------------------------
+
+TEST_F(ProjectStoreTest, ProcessesCreatingOneProjectAtOnceAllOpenIt)
+{
+    // Sweeps start several trainings on a project not made yet. One used to read the header
+    // half before and half after another's first commit, and call the file foreign; or find
+    // the file locked as it switched it to WAL, where SQLite does not wait.
+    constexpr int kRounds = 25, kOpeners = 4;
+    for (int round = 0; round < kRounds; ++round) {
+        const std::string path = file("race_" + std::to_string(round) + ".gsr");
+        std::vector<std::string> errors(kOpeners);
+        std::vector<std::thread> threads;
+        std::atomic<int> ready{0};
+        for (int t = 0; t < kOpeners; ++t)
+            threads.emplace_back([&, t] {
+                ++ready;
+                while (ready < kOpeners) std::this_thread::yield(); // start together
+                try {
+                    ProjectStore store = ProjectStore::open(path, OpenMode::CreateOrOpen);
+                    store.add_netlist(record("n" + std::to_string(t) + ".v", "h", t + 1));
+                } catch (const std::exception& e) {
+                    errors[t] = e.what();
+                }
+            });
+        for (std::thread& t : threads) t.join();
+        for (const std::string& e : errors) ASSERT_EQ(e, "") << "round " << round;
+        EXPECT_EQ(ProjectStore::open(path, OpenMode::ReadOnly).netlists().size(),
+                  std::size_t(kOpeners));
+    }
+}
 
 TEST_F(ProjectStoreTest, RefusesNonSqliteFile)
 {

@@ -132,7 +132,14 @@ TEST_F(RunStoreTest, EpochsAndCheckpointsRoundTripAndOnlyTheLastAreKept)
     EXPECT_EQ(e[0].metrics_json, R"({"epoch":1})");
     EXPECT_DOUBLE_EQ(e[0].seconds, 0.25);
 
-    EXPECT_EQ(store.checkpoint_epochs(id), (std::vector<std::int64_t>{2, 3}));
+    // The newest two, and epoch 1's: the best (improved) epoch's model is what a run ends with.
+    EXPECT_EQ(store.checkpoint_epochs(id), (std::vector<std::int64_t>{1, 2, 3}));
+    const std::optional<CheckpointRecord> best = store.checkpoint(id, 1);
+    ASSERT_TRUE(best);
+    EXPECT_EQ(best->epoch, 1);
+    EXPECT_EQ(best->model, checkpoint(id, 1).model);
+    EXPECT_FALSE(store.checkpoint(id, 4));
+    EXPECT_FALSE(store.checkpoint(id + 1, 1));
     const std::optional<CheckpointRecord> last = store.last_checkpoint(id);
     ASSERT_TRUE(last);
     EXPECT_EQ(last->epoch, 3);
@@ -315,6 +322,68 @@ TEST_F(RunStoreTest, ATrainingRunResumesFromTheStoresCheckpoint)
     EXPECT_EQ(done.status, "finished");
     EXPECT_GT(done.peak_bytes_measured, 0);
     EXPECT_EQ(nlohmann::json::parse(done.result_json)["epochs_done"], 4);
+}
+
+TEST_F(RunStoreTest, TheBestEpochsCheckpointStaysUntilABetterEpochComes)
+{
+    RunStore store = RunStore::open(path_, OpenMode::CreateOrOpen);
+    const std::int64_t id = store.create_run(run());
+    const std::int64_t other = store.create_run(run());
+    store.record_epoch(epoch(other, 1, 0.1), checkpoint(other, 1), true, 1);
+    for (std::int64_t e = 1; e <= 3; ++e)
+        store.record_epoch(epoch(id, e, 0.5), checkpoint(id, e), e == 1, 1);
+    EXPECT_EQ(store.checkpoint_epochs(id), (std::vector<std::int64_t>{1, 3}));
+    // A better epoch 4: epoch 1's goes, and so does 3 (no longer the newest).
+    store.record_epoch(epoch(id, 4, 0.25), checkpoint(id, 4), true, 1);
+    EXPECT_EQ(store.checkpoint_epochs(id), (std::vector<std::int64_t>{4}));
+    store.record_epoch(epoch(id, 5, 0.5), checkpoint(id, 5), false, 1);
+    EXPECT_EQ(store.checkpoint_epochs(id), (std::vector<std::int64_t>{4, 5}));
+    EXPECT_EQ(store.checkpoint(id, 4)->model, checkpoint(id, 4).model);
+    // Another run's best is its own.
+    EXPECT_EQ(store.checkpoint_epochs(other), (std::vector<std::int64_t>{1}));
+
+    // Through the trainer's log.
+    StoreRunLog log(store, id, 1);
+    EXPECT_EQ(log.checkpoint_of(4)->model, checkpoint(id, 4).model);
+    EXPECT_EQ(log.checkpoint_of(4)->epoch, 4u);
+    EXPECT_FALSE(log.checkpoint_of(3));
+}
+
+TEST_F(RunStoreTest, AResumeWithNothingLeftToTrainKeepsTheRunsResult)
+{
+    using namespace gsr::train;
+    const std::string dir = std::string(GSR_DATA_DIR) + "/netlists/iscas85/bench/";
+    HoldOut h;
+    h.validation = 0.2;
+    const Dataset data = load_dataset(Target::SignalProbability, {dir + "c432.bench"}, {},
+                                      {dir + "c17.bench"}, h);
+    TrainConfig c;
+    c.model.kind = gsr::nn::ModelKind::Gcn;
+    c.model.layers = 2;
+    c.model.hidden = 8;
+    c.model.threads = 1;
+    c.epochs = 2;
+    c.patience = 0;
+    RunStore store = RunStore::open(path_, OpenMode::CreateOrOpen);
+    const std::int64_t id = store.create_run(run("gcn"));
+    {
+        StoreRunLog log(store, id);
+        ASSERT_EQ(Trainer(data, c).run(log).status, TrainResult::Status::Finished);
+    }
+    const RunRecord before = *store.find_run(id);
+    ASSERT_GT(before.peak_bytes_measured, 0);
+    StoreRunLog log(store, id);
+    Trainer again(data, c);
+    const TrainResult r = again.run(log, {}, true);
+    EXPECT_EQ(r.first_epoch, 3u); // nothing to train
+    EXPECT_EQ(r.model_epoch, r.best->epoch); // the best epoch's weights, for predictions
+    // This session measured only the weights: the run keeps its training's figures.
+    EXPECT_LT(r.memory.measured_peak_bytes, std::size_t(before.peak_bytes_measured));
+    const RunRecord after = *store.find_run(id);
+    EXPECT_EQ(after.status, "finished");
+    EXPECT_EQ(after.result_json, before.result_json);
+    EXPECT_EQ(after.peak_bytes_measured, before.peak_bytes_measured);
+    EXPECT_EQ(after.epochs_done, 2);
 }
 
 TEST_F(RunStoreTest, AResumeThatFailsBeforeItBeginsLeavesTheRunAsItWas)

@@ -183,6 +183,92 @@ TEST(Trainer, StopsEarlyWhenValidationStopsImproving)
     EXPECT_EQ(log.status(), "stopped early");
 }
 
+namespace {
+
+/// The MAE of the trainer's predictions over circuit 0's validation nodes.
+double validation_mae(Trainer& trainer)
+{
+    const CircuitData& c = small_dataset().circuits[0];
+    const std::vector<double> p = trainer.predict(0);
+    std::vector<double> predicted, target;
+    for (std::uint32_t v : c.nodes(Split::Validation)) {
+        predicted.push_back(p[v]);
+        target.push_back(c.target[v]);
+    }
+    return evaluate(predicted, target).mae;
+}
+
+/// A MemoryRunLog that has lost every checkpoint but the last.
+class ForgetfulRunLog final : public RunLog {
+public:
+    void begin(const gsr::nn::MemoryReport& m) override { inner.begin(m); }
+    void epoch_done(const EpochReport& r, const Checkpoint& ck) override { inner.epoch_done(r, ck); }
+    std::optional<Checkpoint> last_checkpoint() override { return inner.last_checkpoint(); }
+    std::optional<Checkpoint> checkpoint_of(std::uint32_t) override { return std::nullopt; }
+    void end(const std::string& s, const nlohmann::json& j) override { inner.end(s, j); }
+    MemoryRunLog inner;
+};
+
+} // namespace
+
+TEST(Trainer, ARunEndsWithTheBestEpochsWeights)
+{
+    TrainConfig c = small_config();
+    c.patience = 2;
+    c.min_delta = 1e9; // only the first epoch counts as an improvement
+    MemoryRunLog log;
+    Trainer trainer(small_dataset(), c);
+    const TrainResult r = trainer.run(log);
+    ASSERT_EQ(r.status, TrainResult::Status::StoppedEarly);
+    ASSERT_EQ(r.epochs_done, 3u);
+    ASSERT_TRUE(r.best && r.last);
+    EXPECT_EQ(r.best->epoch, 1u);
+    EXPECT_EQ(r.model_epoch, 1u);
+    EXPECT_EQ(log.result()["model_epoch"], 1);
+    // predict() gives what the best epoch's figures describe, not the last epoch's.
+    const double mae = validation_mae(trainer);
+    EXPECT_NEAR(mae, r.best->validation.metrics.mae, 1e-12 * (1 + mae));
+    EXPECT_GT(std::abs(r.last->validation.metrics.mae - r.best->validation.metrics.mae), 1e-6);
+
+    // A log without the best epoch's checkpoint: the last weights, and model_epoch says so.
+    ForgetfulRunLog forgetful;
+    Trainer again(small_dataset(), c);
+    const TrainResult f = again.run(forgetful);
+    EXPECT_EQ(f.model_epoch, 3u);
+    const double last_mae = validation_mae(again);
+    EXPECT_NEAR(last_mae, f.last->validation.metrics.mae, 1e-12 * (1 + last_mae));
+}
+
+TEST(Trainer, AResumedRunEndsWithTheBestEpochsWeightsToo)
+{
+    TrainConfig c = small_config();
+    c.epochs = 4;
+    c.patience = 0;
+    c.min_delta = 1e9; // the best epoch is 1, long before the interruption
+    MemoryRunLog straight;
+    Trainer a(small_dataset(), c);
+    const TrainResult ra = a.run(straight);
+    ASSERT_EQ(ra.model_epoch, 1u);
+
+    MemoryRunLog interrupted;
+    std::atomic<bool> cancel{false};
+    TrainCallbacks cb;
+    cb.cancel = &cancel;
+    cb.progress = [&](const Progress& p) {
+        if (p.epoch == 3 && p.step == 1) cancel = true;
+    };
+    Trainer first(small_dataset(), c);
+    const TrainResult rf = first.run(interrupted, cb);
+    ASSERT_EQ(rf.status, TrainResult::Status::Cancelled);
+    EXPECT_EQ(rf.model_epoch, 1u); // a cancelled run ends with the best weights as well
+    Trainer b(small_dataset(), c);
+    const TrainResult rb = b.run(interrupted, {}, true);
+    EXPECT_EQ(rb.first_epoch, 3u);
+    EXPECT_EQ(rb.model_epoch, 1u);
+    EXPECT_EQ(b.predict(0), a.predict(0));
+    EXPECT_EQ(first.predict(0), a.predict(0));
+}
+
 TEST(Trainer, CancelStopsWithinAnEpoch)
 {
     TrainConfig c = small_config();
