@@ -60,6 +60,10 @@ Args::Args(const std::vector<std::string>& args, std::vector<std::string> value_
             } else if (!known(bool_flags, name)) {
                 throw UsageError("unknown option " + name);
             }
+            // An empty value is never meant: `--db=` reached SQLite, `--liberty=` the reader,
+            // each with its own words.
+            if (known(value_flags, canonical(name)) && val.empty())
+                throw UsageError(name + " needs a value: it is empty");
             const std::string flag = canonical(name);
             if ((flag == "--db" || flag == "--project") && has(flag))
                 throw UsageError("the project is given twice (" + name + " " + val + ")");

@@ -88,6 +88,9 @@ int cmd_sol(const std::vector<std::string>& args)
         return 0;
     }
     if (a.has("--devices")) {
+        // The table of every device: an OP, a shape or --json would be ignored.
+        a.refuse_flags_except({"--devices"}, "sol --devices");
+        if (!a.positionals().empty()) throw UsageError("sol --devices takes no OP");
         print_devices();
         return 0;
     }

@@ -269,7 +269,9 @@ int cmd_rules(const std::vector<std::string>& argv)
     }
     auto store = store::RunStore::open(a.value("--db"), store::OpenMode::ReadOnly);
     const std::optional<store::RunRecord> run = store.find_run(id);
-    if (!run) throw UsageError("no run " + std::to_string(id) + " in " + a.value("--db"));
+    if (!run) // what the project holds, not the command line: exit 2, as report run:N
+        throw Error(SourceLocation{a.value("--db")},
+                    "no run " + std::to_string(id) + " in the project (gsr runs list lists them)");
     if (run->model != "symgraph")
         throw UsageError("run " + std::to_string(id) + " is a " + run->model +
                          " run; only symgraph runs have rules");

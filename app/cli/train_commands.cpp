@@ -236,8 +236,11 @@ int cmd_train(const std::vector<std::string>& argv)
         store.emplace(store::RunStore::open(a.value("--db"), store::OpenMode::OpenExisting,
                                             store::RunStore::kTrainingBusyTimeout));
         const std::optional<store::RunRecord> run = store->find_run(run_id);
-        if (!run) throw UsageError("--resume: no run " + std::to_string(run_id) + " in " +
-                                   a.value("--db") + " (gsr runs list --db ... lists them)");
+        // What the project holds, not the command line: exit 2, as report run:N says it.
+        if (!run)
+            throw Error(SourceLocation{a.value("--db")},
+                        "--resume: no run " + std::to_string(run_id) +
+                            " in the project (gsr runs list --db ... lists them)");
         claim = store::RunClaim::take(a.value("--db"), run_id); // before its checkpoint is read
         try {
             settings = train::settings_from_json(

@@ -177,7 +177,10 @@ ArrivalTimes nldm_arrival_times(const Circuit& circuit, const NetStructure& s,
         const Cell& cell = circuit.cells[c];
         if (cell.kind == CellKind::Constant) continue; // constants arrive at 0
         const bool any = through_arcs(c, netlist::TimingArc::Type::Combinational, missing);
-        if (any && missing.empty()) continue;
+        if (any && missing.empty()) {
+            ++r.cells_timed;
+            continue;
+        }
         // No timing arc into some or all of its outputs (a half adder's carry without one):
         // those are wire-like, of zero delay. A cell that drives nothing (a filler, a tap
         // cell) has no output to time and is not counted as missing one.

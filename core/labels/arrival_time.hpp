@@ -59,6 +59,7 @@ struct ArrivalTimes {
     double max_arrival = 0.0;
     bool nldm = false;                    ///< computed from the library's delay tables
     std::size_t cells_without_timing = 0; ///< NLDM: combinational cells given zero delay
+    std::size_t cells_timed = 0;          ///< NLDM: combinational cells timed by their arcs
 };
 
 /// The default delay of a gate or library cell type with `inputs` inputs.

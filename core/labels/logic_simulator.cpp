@@ -824,7 +824,7 @@ SimulationResult LogicSimulator::run(const SimulationOptions& o) const
         if (!p.state_rows.empty())
             fail("the circuit has " + std::to_string(p.state_rows.size()) +
                  " flip-flops: random and exhaustive simulation need a combinational circuit "
-                 "(use sequential mode)");
+                 "(use sequential mode: --mode seq)");
         StreamPlan plan{o.mode, o.seed, 0, kAllOnes, o.mode == SimulationMode::Random,
                         batch_words(p.rows)};
         std::uint64_t vectors = o.vectors;

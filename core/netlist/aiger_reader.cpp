@@ -1,5 +1,6 @@
 // AIGER 1.9, ASCII (aag) and binary (aig): inputs, latches, outputs, AND gates with
 // delta-encoded varints, and the symbol table. Inversions are pin attributes, not nodes.
+#include "netlist/hierarchy_budget.hpp"
 #include "netlist/readers.hpp"
 
 #include <string>
@@ -135,8 +136,16 @@ private:
                  std::to_string(I_ + L_ + A_) + ")");
         if (!binary_ && M_ < I_ + L_ + A_) fail_at_number("expected M >= I + L + A in the header");
         const std::uint64_t budget = t_.size() + 16;
-        if (O_ > budget || I_ > budget * 8 || L_ > budget || (binary_ ? A_ > budget * 8 : A_ > budget))
+        if (O_ > budget || (!binary_ && I_ > budget * 8) || L_ > budget ||
+            (binary_ ? A_ > budget * 8 : A_ > budget))
             fail_at_number("expected header counts that fit the file size: the file is truncated or the header is wrong");
+        // In a binary file the inputs take no bytes (input k is variable k + 1), so a short
+        // file may have many. Only memory bounds them, as it bounds Verilog's bits.
+        const std::uint64_t max_inputs = flattening_budget(t_.size());
+        if (binary_ && I_ > max_inputs)
+            fail_at_number("expected at most " + std::to_string(max_inputs) +
+                           " inputs in a binary AIGER file of this size, found " +
+                           std::to_string(I_));
     }
 
     std::uint64_t read_literal(const char* what, bool line)
@@ -231,6 +240,10 @@ private:
             const char kind = t_[pos_];
             if (kind == 'c') return; // comment section runs to the end of the file
             if (kind == '\n') { ++pos_; continue; }
+            if (kind == '\r' && pos_ + 1 < t_.size() && t_[pos_ + 1] == '\n') { // a blank CRLF line
+                pos_ += 2;
+                continue;
+            }
             if (kind != 'i' && kind != 'l' && kind != 'o' && kind != 'b' && kind != 'c' && kind != 'j' && kind != 'f')
                 fail("expected a symbol line (i, l or o followed by a position and a name) or 'c'");
             ++pos_;

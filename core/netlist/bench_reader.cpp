@@ -76,6 +76,8 @@ private:
     {
         const char* p = line.data();
         const char* end = p + line.size();
+        // Anywhere, comments included: a NUL in a name would make a signal nothing else names.
+        refuse_control_bytes(src_, lines_.offset_of(line, p), lines_.offset_of(line, end), "bench");
         skip_space(p, end);
         if (p == end || *p == '#') return;
         const std::string_view first = name(line, p, end, "INPUT(...), OUTPUT(...) or NAME = GATE(...)");

@@ -1,5 +1,6 @@
 // Berkeley BLIF: .model/.inputs/.outputs, .names covers (ON- and OFF-set), constants, .latch,
 // .subckt hierarchy (flattened), .gate library cells, '\' continuation and '#' comments.
+#include "netlist/hierarchy_budget.hpp"
 #include "netlist/line_scanner.hpp"
 #include "netlist/readers.hpp"
 #include "util/source_text.hpp"
@@ -38,7 +39,7 @@ struct ModelDef {
 
 class BlifParser {
 public:
-    explicit BlifParser(const SourceText& src) : src_(src), text_(src.text()) {}
+    explicit BlifParser(const SourceText& src) : src_(src), text_(src.text()), locator_(src) {}
 
     Circuit parse()
     {
@@ -54,6 +55,7 @@ public:
         if (model_index_ == 0 && !in_model_)
             throw Error(SourceLocation{src_.name(), 1, 1}, "expected a .model (or .inputs/.names) statement: the file has no BLIF content");
         top_net_count_ = c_.net_count();
+        refuse_bad_hierarchy();
         expand_subckts();
         warn_undriven();
         finish_counts();
@@ -75,6 +77,7 @@ private:
             std::size_t line_begin = pos_;
             pos_ = end + 1;
             ++line_;
+            refuse_control_bytes(src_, line_begin, end, "BLIF");
             prefetch_ahead();
             if (!continued) {
                 ll.line = line_;
@@ -135,13 +138,19 @@ private:
     }
 
     [[noreturn]] void fail_at(std::size_t offset, const std::string& msg) const { src_.fail(offset, msg); }
-    SourceLocation loc(std::size_t offset) const { return src_.location(offset); }
 
     // ---- statements ------------------------------------------------------------------------
 
     void statement(const LogicalLine& ll)
     {
         const std::string_view kw = ll.tokens[0];
+        if (skipping_exdc_) {
+            // The external don't-care network is not read, cube lines of its .names included
+            // (ABC reads it as a network of its own); it runs to .end or the next .model.
+            if (kw == ".model") return begin_model(ll);
+            if (kw == ".end") end_model();
+            return;
+        }
         if (kw[0] != '.') {
             fail_at(ll.token_offsets[0], pending_names_ ? "expected a cube line after .names" :
                                                           "expected a BLIF directive such as .names, .latch or .end, found '" +
@@ -150,7 +159,6 @@ private:
         if (kw == ".model") return begin_model(ll);
         if (kw == ".end") { end_model(); return; }
         if (kw == ".exdc") { skipping_exdc_ = true; return; }
-        if (skipping_exdc_) return;
         if (!in_model_) begin_implicit_model(ll);
         if (kw == ".inputs" || kw == ".outputs" || kw == ".clock") return ports(ll, kw);
         if (kw == ".names") return names(ll);
@@ -171,8 +179,15 @@ private:
 
     void warn_skipped(const LogicalLine& ll)
     {
-        if (skipped_warned_.emplace(std::string(ll.tokens[0]), 0).second)
-            c_.diagnostics.warn(loc(ll.offset), "directive " + std::string(ll.tokens[0]) + " is not used; skipped");
+        if (!skipped_warned_.emplace(std::string(ll.tokens[0]), 0).second) return;
+        // Once the diagnostics store no more, the warning is only counted: no message to build.
+        // Statements come in file order, so the locator counts each line break once.
+        if (c_.diagnostics.warnings().size() >= Diagnostics::kMaxStored) {
+            c_.diagnostics.warn({}, {});
+            return;
+        }
+        c_.diagnostics.warn(locator_.locate(ll.offset),
+                            "directive " + std::string(ll.tokens[0]) + " is not used; skipped");
     }
 
     void begin_model(const LogicalLine& ll)
@@ -184,8 +199,10 @@ private:
         std::string name = ll.tokens.size() > 1 ? std::string(ll.tokens[1]) : std::string("top");
         if (model_index_ == 1) {
             c_.top = name;
+            // Named by the file, the top can be instantiated, which would be a cycle.
+            top_named_ = ll.tokens.size() > 1;
         } else {
-            if (model_by_name_.count(name))
+            if (model_by_name_.count(name) || (top_named_ && name == c_.top))
                 fail_at(ll.token_offsets[1], "expected a new model name: " + name + " is defined twice");
             model_by_name_[name] = defs_.size();
             defs_.push_back({name, {}, {}, {}, ll.line});
@@ -457,6 +474,75 @@ private:
         int depth = 0;
     };
 
+    /// Refuses, before anything is flattened, a model that instantiates itself (directly or
+    /// through others, the top included) at the .subckt that closes the cycle, and a hierarchy
+    /// that flattens to more cells and pins than the file's size allows at the .subckt that
+    /// takes it past: a model that instantiates the one below twice, 30 levels deep, is 2 KB
+    /// of text and 2^30 cells. Sizes are summed bottom-up, once per model, saturating.
+    void refuse_bad_hierarchy()
+    {
+        static constexpr std::size_t kLeaf = static_cast<std::size_t>(-1);
+        const std::uint64_t budget = flattening_budget(src_.size());
+        const std::size_t top = defs_.size(); // the top model: its instances are top_instances_
+        auto body = [&](std::size_t m) -> const std::vector<Statement>& {
+            return m == top ? top_instances_ : defs_[m].body;
+        };
+        // The model a statement flattens into; kLeaf for a cell (a gate, a black box, a cover).
+        auto child_of = [&](const Statement& s) {
+            if (s.kind != Statement::Subckt) return kLeaf;
+            if (top_named_ && s.tokens[0] == c_.top) return top;
+            auto it = model_by_name_.find(s.tokens[0]);
+            if (it == model_by_name_.end() || defs_[it->second].body.empty()) return kLeaf;
+            return it->second;
+        };
+        auto name_of = [&](std::size_t m) { return m == top ? c_.top : defs_[m].name; };
+        std::vector<std::uint8_t> state(top + 1, 0); // 0 new, 1 open, 2 sized
+        std::vector<std::uint64_t> size(top + 1, 0);
+        struct Visit {
+            std::size_t model;
+            std::size_t next; ///< statement of its body
+            std::uint64_t size;
+        };
+        std::vector<Visit> walk{{top, 0, c_.cells.size() + c_.pins.size()}};
+        state[top] = 1;
+        while (!walk.empty()) {
+            Visit& v = walk.back();
+            const std::vector<Statement>& statements = body(v.model);
+            if (v.next == statements.size()) {
+                state[v.model] = 2;
+                size[v.model] = v.size;
+                walk.pop_back();
+                continue;
+            }
+            const Statement& st = statements[v.next];
+            const std::size_t child = child_of(st);
+            if (child != kLeaf && state[child] == 1) {
+                std::string path;
+                bool on = false;
+                for (const Visit& w : walk) {
+                    on = on || w.model == child;
+                    if (on) path += "'" + name_of(w.model) + "' -> ";
+                }
+                throw Error(SourceLocation{src_.name(), st.line, 1},
+                            "expected a finite hierarchy: recursive instantiation " + path + "'" +
+                                name_of(child) + "'");
+            }
+            if (child != kLeaf && state[child] == 0) { // size it first, then come back here
+                state[child] = 1;
+                walk.push_back({child, 0, 0}); // v dangles from here on
+                continue;
+            }
+            ++v.next;
+            // A cell: about one pin per signal on its line.
+            v.size = saturating_add(v.size, child == kLeaf ? st.tokens.size() + 1 : size[child]);
+            if (v.size > budget)
+                throw Error(SourceLocation{src_.name(), st.line, 1},
+                            "expected a hierarchy of at most " + std::to_string(budget) +
+                                " cells and pins once flattened (a limit set by the file's size): "
+                                "this .subckt takes model " + name_of(v.model) + " past that");
+        }
+    }
+
     NetId resolve(const Frame* f, const std::string& name)
     {
         if (!f) return c_.net(name);
@@ -584,6 +670,7 @@ private:
 
     const SourceText& src_;
     std::string_view text_;
+    OffsetLocator locator_; ///< lines of warnings, asked in file order
     std::size_t pos_ = 0;
     int line_ = 0;
     std::size_t ahead_ = 0; ///< prefetch cursor, ahead of pos_
@@ -592,6 +679,7 @@ private:
 
     int model_index_ = 0;
     bool in_model_ = false, saw_end_ = false, skipping_exdc_ = false;
+    bool top_named_ = false; ///< the first model has a .model line (else it is called "top")
     std::vector<ModelDef> defs_;
     std::unordered_map<std::string, std::size_t> model_by_name_;
     std::vector<Statement> top_instances_;

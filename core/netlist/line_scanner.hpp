@@ -4,11 +4,32 @@
 #include "util/source_text.hpp"
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace gsr::netlist {
 
 inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+/// A byte that netlist text cannot hold: a control byte other than tab, LF, CR, FF and VT, or
+/// DEL. check_text_input looks at the first kilobytes only; one further on would end up in a name.
+inline bool is_control_byte(char c)
+{
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u >= 0x20) return u == 0x7f;
+    return c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v';
+}
+
+/// Fails at the first control byte of text[begin, end), if any, naming the byte.
+inline void refuse_control_bytes(const SourceText& src, std::size_t begin, std::size_t end,
+                                 std::string_view format)
+{
+    const std::string_view text = src.text();
+    for (std::size_t i = begin; i < end; ++i)
+        if (is_control_byte(text[i]))
+            src.fail(i, "unexpected byte " + hex_byte(static_cast<unsigned char>(text[i])) +
+                            ": expected " + std::string(format) + " text");
+}
 
 /// Walks a text line by line, tracking the line number.
 class LineScanner {

@@ -3,6 +3,7 @@
 // subcircuit flattened (names x1/x2/m3); X instances of undefined subcircuits stay as black-box
 // cells. Analysis cards and .control blocks are skipped. SPICE names are case-insensitive, so
 // node and instance names are lower-cased; cell types keep their spelling for library lookup.
+#include "netlist/hierarchy_budget.hpp"
 #include "netlist/lefdef_lexer.hpp"
 #include "netlist/readers.hpp"
 #include "util/source_text.hpp"
@@ -71,7 +72,10 @@ struct Card {
 
 class SpiceParser {
 public:
-    explicit SpiceParser(const SourceText& src) : src_(src), text_(src.text()), locator_(src) {}
+    explicit SpiceParser(const SourceText& src)
+        : budget_(flattening_budget(src.size())), src_(src), text_(src.text()), locator_(src)
+    {
+    }
 
     Circuit parse()
     {
@@ -89,6 +93,8 @@ public:
                                  : "expected element lines (such as M1 d g s b nch, R1 a b 1k "
                                    "or X1 a b SUB): the deck has none");
         }
+        refuse_duplicate_instances(top_);
+        for (const Subckt& s : subckts_) refuse_duplicate_instances(s.elements);
         build();
         return std::move(c_);
     }
@@ -503,17 +509,48 @@ private:
         return n;
     }
 
-    /// Cells each subcircuit flattens to (saturating past kMaxCells), so that a hierarchy that
-    /// doubles at each of 30 levels is refused before it is built, at the instance that makes
-    /// it too large, rather than after gigabytes.
+    /// Two X instances of one name in one scope would share their internal nodes (x1/n), so
+    /// two independent copies of a subcircuit would be wired together: refused at the second.
+    void refuse_duplicate_instances(const std::vector<Element>& elements)
+    {
+        struct CaseHash {
+            std::size_t operator()(std::string_view s) const
+            {
+                std::size_t h = 1469598103934665603ull; // FNV-1a of the lower-case name
+                for (char c : s) {
+                    const auto lower_c = std::tolower(static_cast<unsigned char>(c));
+                    h = (h ^ static_cast<std::size_t>(lower_c)) * 1099511628211ull;
+                }
+                return h;
+            }
+        };
+        struct CaseEqual {
+            bool operator()(std::string_view a, std::string_view b) const { return iequals(a, b); }
+        };
+        std::unordered_map<std::string_view, std::size_t, CaseHash, CaseEqual> first; // offset
+        for (const Element& e : elements) {
+            if (e.letter != 'X') continue;
+            const auto [it, added] = first.emplace(e.name, e.offset);
+            if (!added)
+                src_.fail(e.offset, "expected distinct instance names in one scope: " +
+                                        std::string(e.name) + " is already used on line " +
+                                        std::to_string(src_.location(it->second).line));
+        }
+    }
+
+    /// Cells and pins each subcircuit flattens to (saturating past the budget), so that a
+    /// hierarchy that doubles at each of 30 levels is refused before it is built, at the
+    /// instance that makes it too large, rather than after gigabytes. The budget grows with the
+    /// file's size, as Verilog's does: a fixed one let a 1 KB deck take gigabytes.
     void refuse_oversized_hierarchy(const std::vector<Element>& root)
     {
-        const std::uint64_t cap = kMaxCells + 1;
+        const std::uint64_t cap = budget_ + 1;
         std::vector<std::uint64_t> cells(subckts_.size(), 0);
         std::vector<std::uint8_t> state(subckts_.size(), 0); // 0 new, 1 open, 2 counted
         const auto size_of = [&](const Element& e) -> std::uint64_t {
             const Subckt* sub = e.letter == 'X' ? find_subckt(e.type) : nullptr;
-            return sub ? cells[static_cast<std::size_t>(sub - subckts_.data())] : 1;
+            return sub ? cells[static_cast<std::size_t>(sub - subckts_.data())]
+                       : std::uint64_t{1} + e.node_count;
         };
         std::vector<std::pair<std::size_t, std::size_t>> walk; // subckt, next element
         for (std::size_t root_si = 0; root_si < subckts_.size(); ++root_si) {
@@ -544,9 +581,10 @@ private:
         std::uint64_t total = 0;
         for (const Element& e : root) {
             total = std::min(cap, total + size_of(e));
-            if (total > kMaxCells)
-                src_.fail(e.offset, "expected a hierarchy of at most " + std::to_string(kMaxCells) +
-                                        " cells once flattened: " + std::string(e.name) +
+            if (total > budget_)
+                src_.fail(e.offset, "expected a hierarchy of at most " + std::to_string(budget_) +
+                                        " cells and pins once flattened (a limit set by the "
+                                        "file's size): " + std::string(e.name) +
                                         " takes it past that");
         }
     }
@@ -631,9 +669,9 @@ private:
                 stack.push_back(std::move(child)); // f is dangling from here on
                 continue;
             }
-            if (c_.cells.size() >= kMaxCells)
-                src_.fail(e.offset, "expected a hierarchy of at most " +
-                                        std::to_string(kMaxCells) + " cells once flattened");
+            if (c_.cells.size() + c_.pins.size() > budget_) // refuse_oversized_hierarchy's bound
+                src_.fail(e.offset, "expected a hierarchy of at most " + std::to_string(budget_) +
+                                        " cells and pins once flattened");
             name = path_ + lower(e.name);
             const bool black_box = e.letter == 'X';
             c_.add_cell(name, type_of(e), black_box ? CellKind::Instance : CellKind::Logic, e.line);
@@ -676,7 +714,8 @@ private:
         return std::string(n.substr(0, n.find('.')));
     }
 
-    static constexpr std::size_t kMaxCells = 50'000'000;
+    /// Cells and pins the flattened circuit may have (flattening_budget of the file's size).
+    const std::uint64_t budget_;
     std::string path_; ///< the hierarchical prefix of the frame being flattened
 
     const SourceText& src_;

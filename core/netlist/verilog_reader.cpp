@@ -6,6 +6,7 @@
 // `dff` idiom into flip-flops, leaves undefined modules as black boxes, merges `assign` aliases
 // with a union-find and gives the surviving nets dense ids. A flat top module (the usual case
 // for big netlists) is moved into the Circuit without copying its cells and pins.
+#include "netlist/hierarchy_budget.hpp"
 #include "netlist/readers.hpp"
 #include "netlist/verilog_lexer.hpp"
 #include "util/huge_page_allocator.hpp"
@@ -578,7 +579,7 @@ public:
 
     void run()
     {
-        bits_left_ = 8 * src_.size() + (std::size_t{1} << 22);
+        bits_left_ = flattening_budget(src_.size());
         flat_limit_ = bits_left_;
         // Instance names of a big netlist go to this pool: reserve by the file size (pages that
         // stay unused are never touched).
@@ -630,6 +631,10 @@ private:
     void finish_module(ModuleDef& m);
     /// Pushes a cell made by the statement at cell_offset_.
     void add_cell(ModuleDef& m, Cell cell);
+    /// Starts loading the slot of an instance name; note_instance_name takes the hash then.
+    std::uint32_t prefetch_instance_name(std::string_view name) const;
+    /// Refuses the last cell of `m` (named by `at`) when an earlier one has its name.
+    void note_instance_name(const ModuleDef& m, const Token& at, std::uint32_t hash);
     /// The line of cell_offset_ (statements are read in file order, so the locator counts
     /// each newline once).
     int cell_line() { return cell_lines_.line(cell_offset_); }
@@ -649,7 +654,8 @@ private:
     void append_constant(const Token& t, std::vector<NetId>& out);
     void replicate(std::vector<NetId>& out, std::size_t start, std::uint32_t times,
                    const Token& at);
-    void spend_bits(std::size_t bits, const Token& at);
+    void spend_bits(std::size_t bits, const Token& at) { spend_bits_at(bits, offset(at)); }
+    void spend_bits_at(std::size_t bits, std::size_t at);
     /// Reads the right side of an assignment to `lhs_` and records its gate or aliases.
     void parse_rhs(ModuleDef& m);
     bool defer_plain_name(ModuleDef& m, std::vector<NetId>& bits, bool on_lhs);
@@ -660,6 +666,8 @@ private:
     // --- names ---
     NetId scalar_net(ModuleDef& m, std::string_view name);
     NetId vector_bit(ModuleDef& m, std::uint32_t vid, std::int64_t index);
+    /// Gives vector `vid` its bit slots, once, charged to the bits budget at byte `at`.
+    void materialise_vector(ModuleDef& m, std::uint32_t vid, std::size_t at);
     std::uint32_t declare_vector(ModuleDef& m, std::string_view name, Range r, const Token& at);
     std::uint32_t find_vector(const ModuleDef& m, std::string_view name) const;
     std::uint32_t type_id(std::string_view name);
@@ -719,6 +727,11 @@ private:
     /// not in exhausted memory. Generous: real netlists need about one bit per 5 bytes of text.
     std::size_t bits_left_ = 0;
     std::size_t flat_limit_ = 0;
+    /// Names of the instances of the module being read, as yosys refuses a second instance of
+    /// a name: their flattened nets would share names (u/n), joined by primes at great cost.
+    /// Open addressing over indices in the module's cells, plus one (0: empty).
+    std::vector<std::uint32_t> instance_slots_;
+    std::size_t instance_names_ = 0;
 
     // scratch, reused to avoid allocations per statement
     std::vector<NetId> bits_, lhs_, rhs_bits_, conn_bits_;
@@ -810,14 +823,22 @@ std::uint32_t Reader::declare_vector(ModuleDef& m, std::string_view name, Range 
     return id;
 }
 
+void Reader::materialise_vector(ModuleDef& m, std::uint32_t vid, std::size_t at)
+{
+    // Bits get slots on first use only: a declared bus may be mostly unconnected. Used, its
+    // slots (and, for a port, its nets) cost memory: `input [16777215:0] a;` is 21 bytes of
+    // text and 16 million nets, so the width is charged, and refused where it is declared.
+    VectorDecl& v = m.vector_decls[vid];
+    if (v.first_bit != kNone) return;
+    spend_bits_at(v.range.width(), at);
+    v.first_bit = static_cast<std::uint32_t>(m.vector_bits.size());
+    m.vector_bits.resize(m.vector_bits.size() + v.range.width(), kUnmapped);
+}
+
 NetId Reader::vector_bit(ModuleDef& m, std::uint32_t vid, std::int64_t index)
 {
-    // Bits get a net on first use only: a declared bus may be mostly unconnected.
     VectorDecl& v = m.vector_decls[vid];
-    if (v.first_bit == kNone) {
-        v.first_bit = static_cast<std::uint32_t>(m.vector_bits.size());
-        m.vector_bits.resize(m.vector_bits.size() + v.range.width(), kUnmapped);
-    }
+    if (v.first_bit == kNone) materialise_vector(m, vid, offset(tok_));
     NetId& bit = m.vector_bits[v.first_bit + static_cast<std::uint32_t>(index - v.range.lo())];
     if (bit == kUnmapped) {
         scratch_.assign(m.vectors.view(vid));
@@ -883,6 +904,10 @@ void Reader::parse_module()
     type_is_module_[m.type] = 1;
     modules_.push_back(std::move(owned));
     const std::string mname(m.name);
+    // A table sized by a big module is given back rather than cleared for each small one.
+    if (instance_slots_.size() > 1024) instance_slots_ = {};
+    instance_slots_.assign(std::max<std::size_t>(instance_slots_.size(), 64), 0);
+    instance_names_ = 0;
 
     // Reserve by what is left of the file: the big flat module of a netlist then never regrows.
     // Pages that stay unused are never touched, and small modules shrink back when finished.
@@ -1119,6 +1144,7 @@ void Reader::parse_net_declaration(ModuleDef& m, Kw kind)
                     lhs_.push_back(scalar_net(m, name));
                 } else {
                     const Range r = m.vector_decls[vid].range;
+                    materialise_vector(m, vid, offset(name_tok));
                     for (std::uint32_t k = 0; k < r.width(); ++k)
                         lhs_.push_back(vector_bit(m, vid, r.at(k)));
                 }
@@ -1187,8 +1213,11 @@ void Reader::parse_gate(ModuleDef& m, Gate gate)
     for (;;) {
         cell_offset_ = offset(tok_);
         NameId name = kNoName;
+        const Token name_tok = tok_;
+        std::uint32_t name_hash = 0;
         if (tok_.is_name()) {
             name = c_.names.add_unindexed(tok_.text());
+            name_hash = prefetch_instance_name(tok_.text());
             advance();
             if (tok_.is('[')) fail_at(tok_, "arrays of instances are not supported");
         }
@@ -1266,6 +1295,7 @@ void Reader::parse_gate(ModuleDef& m, Gate gate)
         case Gate::Count: break;
         }
         add_cell(m, Cell{name, type, first, n, CellKind::Logic, 0});
+        if (name != kNoName) note_instance_name(m, name_tok, name_hash);
         m.has_instances = true;
         if (tok_.is(',')) {
             advance();
@@ -1298,6 +1328,7 @@ void Reader::parse_instances(ModuleDef& m)
             expected("an instance name after the module name '" + std::string(type_name) + "'");
         }
         const Token inst = tok_;
+        const std::uint32_t name_hash = prefetch_instance_name(inst.text());
         advance();
         if (tok_.is('[')) fail_at(tok_, "arrays of instances are not supported");
         if (!tok_.is('('))
@@ -1316,6 +1347,7 @@ void Reader::parse_instances(ModuleDef& m)
         add_cell(m, Cell{c_.names.add_unindexed(inst.text()), type, first,
                          static_cast<std::uint32_t>(m.pins.size()) - first, CellKind::Instance,
                          0});
+        note_instance_name(m, inst, name_hash);
         // 32 bits from the module's start: a module of 4 GiB would not fit in memory anyway
         m.instance_offsets.push_back(static_cast<std::uint32_t>(offset(inst) - m.offset));
         m.has_instances = true;
@@ -1425,6 +1457,7 @@ void Reader::finish_module(ModuleDef& m)
             m.port_bits.push_back(scalar_net(m, p.name));
         } else {
             const Range r = m.vector_decls[p.vector].range;
+            materialise_vector(m, p.vector, p.offset); // refused at the port's declaration
             for (std::uint32_t k = 0; k < r.width(); ++k)
                 m.port_bits.push_back(vector_bit(m, p.vector, r.at(k)));
         }
@@ -1476,6 +1509,46 @@ void Reader::add_cell(ModuleDef& m, Cell cell)
 {
     cell.set_line(cell_line());
     m.cells.push_back(cell);
+}
+
+std::uint32_t Reader::prefetch_instance_name(std::string_view name) const
+{
+    // Loaded while the connections are read: in a big flat module each name costs one miss.
+    const std::uint32_t h = NameTable::hash(name);
+    __builtin_prefetch(instance_slots_.data() + (h & (instance_slots_.size() - 1)));
+    return h;
+}
+
+void Reader::note_instance_name(const ModuleDef& m, const Token& at, std::uint32_t hash)
+{
+    if (2 * (instance_names_ + 1) > instance_slots_.size()) { // grow: rehash every name
+        std::vector<std::uint32_t> old(instance_slots_.size() * 2, 0);
+        old.swap(instance_slots_);
+        const std::size_t mask = instance_slots_.size() - 1;
+        for (const std::uint32_t slot : old) {
+            if (slot == 0) continue;
+            std::size_t i = NameTable::hash(c_.names.view(m.cells[slot - 1].name)) & mask;
+            while (instance_slots_[i] != 0) i = (i + 1) & mask;
+            instance_slots_[i] = slot;
+        }
+    }
+    const auto k = static_cast<std::uint32_t>(m.cells.size()); // the last cell, plus one
+    const std::string_view name = c_.names.view(m.cells[k - 1].name);
+    const std::size_t mask = instance_slots_.size() - 1;
+    for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+        const std::uint32_t slot = instance_slots_[i];
+        if (slot == 0) {
+            instance_slots_[i] = k;
+            ++instance_names_;
+            return;
+        }
+        const Cell& first = m.cells[slot - 1];
+        if (c_.names.view(first.name) != name) continue;
+        fail_at(at, "expected a new instance name in module '" + std::string(m.name) + "': '" +
+                        std::string(name) + "' already names " +
+                        (first.line ? "the instance on line " + std::to_string(first.line)
+                                    : std::string("an earlier instance")));
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1795,11 +1868,11 @@ void Reader::replicate(std::vector<NetId>& out, std::size_t start, std::uint32_t
         for (std::size_t i = 0; i < n; ++i) out.push_back(out[start + i]);
 }
 
-void Reader::spend_bits(std::size_t bits, const Token& at)
+void Reader::spend_bits_at(std::size_t bits, std::size_t at)
 {
     if (bits > bits_left_)
-        fail_at(at, "the netlist expands to far more bits than its size suggests (a huge "
-                    "replication or bus?)");
+        src_.fail(at, "the netlist expands to far more bits than its size suggests (a huge "
+                      "replication or bus?)");
     bits_left_ -= bits;
 }
 
@@ -2236,8 +2309,7 @@ void Reader::check_recursion(std::uint32_t top)
     // way back, each module learns the pins and instances it flattens to (saturating sums), so
     // that a hierarchy that multiplies without bound is refused before anything is built.
     const std::size_t n = modules_.size();
-    static constexpr std::uint64_t kSaturated = std::uint64_t(1) << 62;
-    auto add = [](std::uint64_t a, std::uint64_t b) { return std::min(a + b, kSaturated); };
+    const auto add = saturating_add;
     std::vector<std::uint8_t> state(n, 0); // 0 new, 1 open, 2 done
     std::vector<std::uint64_t> pins(n, 0), instances(n, 0);
     struct Visit {
@@ -2701,9 +2773,13 @@ void Reader::compact_nets()
     };
     // Two nets the union-find keeps apart can still share a name: the escaped identifier
     // `\b[0] ` and bit 0 of a bus b, or `\u1/n ` and the net n inside instance u1. Interned
-    // as they are they would become one net; the later one gets primes until its name is free.
+    // as they are they would become one net; the later one gets a prime (n'), and later ones
+    // a prime and a number (n'2, n'3) until the name is free. Escaped names with '/' can spell
+    // one path many ways: a count per name keeps K clashes linear, where adding primes until
+    // a name was free tried 1, 2 ... K names of K bytes each.
     std::size_t clashes = 0;
     std::string first_clash;
+    std::unordered_map<std::string, std::uint32_t> suffix_of; // clashed name -> last suffix
     for (refill(); queued > 0; refill()) {
         const NetId i = ring[head];
         head = (head + 1) % kAhead;
@@ -2712,9 +2788,13 @@ void Reader::compact_nets()
         const std::size_t before = out.size();
         remap[i] = out.intern(name);
         if (out.size() != before) continue;
-        std::string renamed(name);
-        do renamed += '\'';
-        while (out.find(renamed) != kNoName);
+        std::uint32_t& suffix = suffix_of[std::string(name)];
+        std::string renamed;
+        do {
+            renamed.assign(name);
+            renamed += '\'';
+            if (++suffix > 1) renamed += std::to_string(suffix);
+        } while (out.find(renamed) != kNoName);
         remap[i] = out.intern(renamed);
         if (clashes++ == 0)
             first_clash = "'" + std::string(name) + "' (the later one is named '" + renamed + "')";
@@ -2723,7 +2803,7 @@ void Reader::compact_nets()
         warn(kNoOffset, std::to_string(clashes) + " net name" + (clashes == 1 ? " is" : "s are") +
                             " shared by different nets, such as an escaped identifier like "
                             "'\\b[0] ' and bit 0 of a bus 'b'; each is kept apart with primes "
-                            "added: " + first_clash);
+                            "added (n', then n'2, n'3 ...): " + first_clash);
     c_.counts.cells = c_.counted_cells(); // before the constants' cells join
     c_.counts.nets = static_cast<std::int64_t>(used);
     static constexpr std::string_view kValueNames[] = {"1'b0", "1'b1", "1'bx", "1'bz"};

@@ -25,7 +25,9 @@ std::string RunTableRow::status_text() const
 
 std::string run_status(const store::RunRecord& run, bool training_now)
 {
-    return run.status == "running" && !training_now ? "interrupted" : run.status;
+    // "created": killed after it made its run, before the first epoch began.
+    const bool started = run.status == "running" || run.status == "created";
+    return started && !training_now ? "interrupted" : run.status;
 }
 
 RunTableRow run_table_row(const store::RunRecord& r, bool has_checkpoint, bool training_now)

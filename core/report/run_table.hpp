@@ -43,7 +43,8 @@ struct RunTableRow {
     std::string status_text() const;
 };
 
-/// The store's status, or "interrupted" for a "running" run that no training holds.
+/// The store's status, or "interrupted" for a "running" (or "created") run that no training
+/// holds.
 std::string run_status(const store::RunRecord& run, bool training_now);
 
 /// A run as the table shows it. `training_now`: a training holds the run (store::RunClaim);

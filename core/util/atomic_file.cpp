@@ -108,7 +108,7 @@ fs::path folder_of(const std::string& path, const fs::path& target)
 }
 
 /// The status of what `path` names through its links; gsr::Error naming `path` for no name,
-/// a loop of links or a folder.
+/// a loop of links, a folder or a write-protected file.
 fs::file_status writable_status(const std::string& path)
 {
     if (path.empty()) throw Error("no output file given");
@@ -117,6 +117,14 @@ fs::file_status writable_status(const std::string& path)
     if (error && error.value() == ELOOP)
         throw Error(SourceLocation{path}, "cannot write the file: " + error.message());
     if (fs::is_directory(status)) throw Error(SourceLocation{path}, "is a folder, not a file");
+    // A rename replaces a file its owner made read-only, where `>` and `cp` refuse: refuse too.
+    // The mode bits as well as access(): root may write anything, yet 0444 says "keep".
+    constexpr fs::perms kWrite =
+        fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write;
+    if (fs::is_regular_file(status) &&
+        ((status.permissions() & kWrite) == fs::perms::none || ::access(path.c_str(), W_OK) != 0))
+        throw Error(SourceLocation{path}, "is write-protected: make it writable, or choose "
+                                          "another file");
     return status;
 }
 

@@ -641,6 +641,12 @@ TEST(TrainCommand, ResumeRefusesFewerEpochsThanTheRunHasDone)
         << r.err;
     r = run_gsr("runs list --csv --db " + shell_quote(db.string()));
     EXPECT_NE(r.out.find(",3/3,"), std::string::npos) << r.out; // not "3/2"
+    // A run the project does not hold is the project's matter: exit 2, as report run:9.
+    r = run_gsr("train --db " + shell_quote(db.string()) + " --resume 9");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find(db.string() + ": error: --resume: no run 9 in the project"),
+              std::string::npos)
+        << r.err;
 }
 
 TEST(TrainCommand, NamesThatAreNotUtf8TrainAndReportWithReplacementCharacters)

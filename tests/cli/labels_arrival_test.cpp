@@ -135,3 +135,21 @@ TEST(LabelsArrival, WithoutDelayTablesTheSummaryNamesTheUnitDelayModel)
         << r.out;
     EXPECT_EQ(r.out.find(" ns"), std::string::npos) << r.out;
 }
+
+TEST(LabelsArrival, ALibraryOfOtherCellsIsRefusedNotAllZero)
+{
+    // A gsclib180 netlist with the Nangate45 library: no cell matches, and every arrival was 0
+    // with a warning and exit 0.
+    const fs::path out = gsr::test::scratch_file("s1196_wrong_library.csv");
+    fs::remove(out);
+    const std::string lib =
+        std::string(GSR_DATA_DIR) + "/netlists/openroad_nangate45/nangate45_typ.lib.gz";
+    const auto r = run_gsr("labels " + shell_quote(kIwls + "netlist/s1196.v") + " --liberty " +
+                           shell_quote(lib) + " --target arrival --out " +
+                           shell_quote(out.string()));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(lib + ": error: no combinational cell of "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("expected the library of the netlist's cells"), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(out));
+}

@@ -147,6 +147,38 @@ TEST(AigerReader, SymbolNamesDoNotMergeWithTheReadersOwn)
     EXPECT_EQ(unnamed_first.net_name(unnamed_first.ports[0].net), "i0'");
 }
 
+TEST(AigerReader, ABinaryFileMayHaveMoreInputsThanBytes)
+{
+    // Binary inputs take no bytes: "expected header counts that fit the file size" for a valid
+    // file that ABC reads (i/o = 500/0).
+    const Circuit c = aig("aig 500 500 0 0 0\n");
+    EXPECT_EQ(*c.counts.inputs, 500);
+    EXPECT_EQ(c.ports.size(), 500u);
+    // Memory still bounds them: 2 billion inputs from 30 bytes are refused on the header line.
+    try {
+        (void)aig("aig 2000000000 2000000000 0 0 0\n");
+        FAIL() << "2e9 inputs accepted";
+    } catch (const gsr::Error& e) {
+        EXPECT_EQ(e.where().line, 1);
+        EXPECT_NE(e.message().find("inputs in a binary AIGER file of this size"), std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(AigerReader, ABlankCrLfLineInTheSymbolTableIsSkippedAsABlankLfLineIs)
+{
+    for (const std::string eol : {"\n", "\r\n"}) {
+        std::string text;
+        for (const char* line :
+             {"aag 3 2 0 1 1", "2", "4", "6", "6 2 4", "i0 x", "", "o0 y", "c", "comment"})
+            text += line + eol;
+        const Circuit c = aig(text);
+        ASSERT_EQ(c.ports.size(), 3u) << int(eol.size());
+        EXPECT_EQ(c.names.view(c.ports[0].name), "x");
+        EXPECT_EQ(c.names.view(c.ports[2].name), "y");
+    }
+}
+
 TEST(AigerReader, EveryTruncationAndCorruptedByteReadsOrNamesItsLine)
 {
     const std::string bin = "aig 5 3 0 1 2\n11\n" + varint(4) + varint(2) + varint(2) + varint(1) +

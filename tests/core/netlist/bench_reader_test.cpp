@@ -80,6 +80,27 @@ TEST(BenchReader, ErrorsNameLineAndColumn)
     }
 }
 
+TEST(BenchReader, ControlBytesAreRefusedWhereverTheyAre)
+{
+    // Past the first 8 KB the text check does not look: `y = NOT(a\0)` made a net "a\0" that
+    // nothing drives, and a warning that printed the NUL.
+    std::string text = "INPUT(a)\nOUTPUT(y)\n";
+    for (int i = 0; i < 1000; ++i) text += "# padding line " + std::to_string(i) + "\n";
+    for (const char bad : {'\0', '\x01', '\x1b', '\x7f'}) {
+        try {
+            (void)bench(text + "y = NOT(a" + std::string(1, bad) + ")\n");
+            FAIL() << "byte " << int(bad) << " accepted";
+        } catch (const gsr::Error& e) {
+            EXPECT_EQ(e.where().line, 1003);
+            EXPECT_EQ(e.where().column, 10);
+            EXPECT_NE(e.message().find("unexpected byte"), std::string::npos) << e.what();
+        }
+    }
+    // In a comment too; tab, CR, form feed and vertical tab are white space.
+    EXPECT_THROW(bench(text + "# a \x02 comment\ny = NOT(a)\n"), gsr::Error);
+    EXPECT_EQ(bench(text + "y\t=\fNOT(\va)\r\n").cells.size(), 1u);
+}
+
 TEST(BenchReader, EveryTruncationAndCorruptedByteReadsOrNamesItsLine)
 {
     const std::string full = "# c17-like\nINPUT(1)\nINPUT(2)\nINPUT(3)\nOUTPUT(22)\n10 = NAND(1, 3)\n11 = NAND(3, 2)\n22 = NAND(10, 11)\n";

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <string>
+
 using gsr::SourceText;
 using namespace gsr::netlist;
 
@@ -104,6 +107,130 @@ TEST(BlifReader, UnknownDirectiveIsSkippedWithAWarning)
     const Circuit c = blif(".model m\n.inputs a\n.outputs y\n.frobnicate 3\n.names a y\n1 1\n.end\n");
     ASSERT_FALSE(c.diagnostics.warnings().empty());
     EXPECT_EQ(c.diagnostics.warnings()[0].where.line, 4);
+}
+
+TEST(BlifReader, AHierarchyThatDoublesAtEachLevelIsRefusedAtTheSubcktThatTakesItPastTheBudget)
+{
+    // Model m<i> instantiates m<i+1> twice: 2 KB describe 2^30 cells. It was flattened until
+    // memory ran out; now sizes are summed per model before anything is built.
+    auto doubling = [](int levels, int& refused_line) {
+        std::string text = ".model top\n.inputs a\n.outputs y\n.subckt m0 a=a y=y\n.end\n";
+        int line = 5;
+        for (int i = 0; i < levels; ++i) {
+            const std::string next = "m" + std::to_string(i + 1);
+            text += ".model m" + std::to_string(i) + "\n.inputs a\n.outputs y\n.subckt " + next +
+                    " a=a y=t\n.subckt " + next + " a=t y=y\n.end\n";
+            // m<i> flattens to 3 * 2^(levels - i) cells and pins: of 30 levels, m9's second
+            // .subckt is the first to pass 4 million and a few.
+            if (i == levels - 21) refused_line = line + 5;
+            line += 6;
+        }
+        return text + ".model m" + std::to_string(levels) +
+               "\n.inputs a\n.outputs y\n.names a y\n1 1\n.end\n";
+    };
+    int refused_line = 0;
+    try {
+        (void)blif(doubling(30, refused_line));
+        FAIL() << "2^30 cells were flattened";
+    } catch (const gsr::Error& e) {
+        EXPECT_EQ(e.where().line, refused_line) << e.what();
+        EXPECT_NE(e.message().find("cells and pins once flattened (a limit set by the file's "
+                                   "size): this .subckt takes model m9 past that"),
+                  std::string::npos)
+            << e.what();
+    }
+    // 2^10 of them flatten.
+    const Circuit c = blif(doubling(10, refused_line));
+    EXPECT_EQ(c.cells.size(), 1024u);
+}
+
+TEST(BlifReader, AModelThatInstantiatesTheTopIsRecursive)
+{
+    // The first model was not among the models by name: `.subckt top` became a black box "top".
+    try {
+        (void)blif(".model top\n.inputs a\n.outputs y\n.subckt top a=a y=y\n.end\n");
+        FAIL() << "top instantiates itself";
+    } catch (const gsr::Error& e) {
+        EXPECT_EQ(e.where().line, 4);
+        EXPECT_NE(e.message().find("recursive instantiation 'top' -> 'top'"), std::string::npos)
+            << e.what();
+    }
+    try {
+        (void)blif(".model top\n.inputs a\n.outputs y\n.subckt sub a=a y=y\n.end\n"
+                   ".model sub\n.inputs a\n.outputs y\n.subckt top a=a y=y\n.end\n");
+        FAIL() << "top and sub instantiate each other";
+    } catch (const gsr::Error& e) {
+        EXPECT_EQ(e.where().line, 9);
+        EXPECT_NE(e.message().find("recursive instantiation 'top' -> 'sub' -> 'top'"),
+                  std::string::npos)
+            << e.what();
+    }
+    try {
+        (void)blif(".model top\n.inputs a\n.outputs y\n.names a y\n1 1\n.end\n.model top\n.end\n");
+        FAIL() << "top is defined twice";
+    } catch (const gsr::Error& e) {
+        EXPECT_EQ(e.where().line, 7);
+        EXPECT_NE(e.message().find("top is defined twice"), std::string::npos) << e.what();
+    }
+    // A file without .model calls its model "top": a model of that name is another one.
+    const Circuit c = blif(".inputs a\n.outputs y\n.subckt top a=a y=y\n.end\n"
+                           ".model top\n.inputs a\n.outputs y\n.names a y\n0 1\n.end\n");
+    EXPECT_EQ(c.cells.size(), 1u);
+}
+
+TEST(BlifReader, AnExdcSectionIsSkippedWithTheCubesOfItsNames)
+{
+    // "expected a BLIF directive such as .names, .latch or .end, found '01'": the .names of the
+    // external don't-care network were skipped, their cube lines were not. ABC reads this.
+    const Circuit c = blif(".model top\n.inputs a b\n.outputs y\n.names a b y\n11 1\n.exdc\n"
+                           ".inputs a b\n.outputs y\n.names a b y\n01 1\n10 1\n.end\n"
+                           ".model other\n.inputs p\n.outputs q\n.names p q\n1 1\n.end\n");
+    ASSERT_EQ(c.cells.size(), 1u);
+    EXPECT_EQ(c.cell_type(c.cells[0]), "AND");
+    EXPECT_EQ(*c.counts.inputs, 2);
+}
+
+TEST(BlifReader, ManyDistinctUnknownDirectivesTakeLinearTime)
+{
+    // Each warning's line was counted from the start of the file: 100,000 directives took 23 s.
+    std::string text = ".model m\n.inputs a\n.outputs y\n.names a y\n1 1\n";
+    constexpr int kDirectives = 100000;
+    for (int i = 0; i < kDirectives; ++i) text += ".x" + std::to_string(i) + "\n";
+    text += ".end\n";
+    const auto start = std::chrono::steady_clock::now();
+    const Circuit c = blif(text);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_LT(seconds, 3.0);
+    const auto& warnings = c.diagnostics.warnings();
+    EXPECT_EQ(warnings.size() + c.diagnostics.suppressed(), std::size_t{kDirectives});
+    ASSERT_FALSE(warnings.empty());
+    EXPECT_EQ(warnings.back().where.line, 5 + static_cast<int>(warnings.size()));
+    EXPECT_EQ(warnings.back().message,
+              "directive .x" + std::to_string(warnings.size() - 1) + " is not used; skipped");
+}
+
+TEST(BlifReader, ControlBytesAreRefusedWhereverTheyAre)
+{
+    // Past the first 8 KB the text check does not look: a NUL became part of a name ("expected
+    // 1 input columns ... found 2" further on).
+    std::string text = ".model m\n.inputs a\n.outputs y\n";
+    for (int i = 0; i < 1000; ++i) text += "# padding line " + std::to_string(i) + "\n";
+    const int line = 3 + 1000 + 1;
+    for (const char bad : {'\0', '\x01', '\x1b', '\x7f'}) {
+        std::string damaged = text + ".names a" + std::string(1, bad) + " y\n1 1\n.end\n";
+        try {
+            (void)blif(damaged);
+            FAIL() << "byte " << int(bad) << " accepted";
+        } catch (const gsr::Error& e) {
+            EXPECT_EQ(e.where().line, line);
+            EXPECT_EQ(e.where().column, 9);
+            EXPECT_NE(e.message().find("unexpected byte"), std::string::npos) << e.what();
+        }
+    }
+    // In a comment too; tab, CR, form feed and vertical tab are white space.
+    EXPECT_THROW(blif(text + "# a \x02 comment\n.end\n"), gsr::Error);
+    EXPECT_EQ(blif(text + ".names\ta\f\vy\r\n1 1\n.end\n").cells.size(), 1u);
 }
 
 TEST(BlifReader, CubeWidthMismatchIsAnError)

@@ -195,10 +195,68 @@ TEST(SpiceReader, ADeckWithoutElementsIsRefusedAndSaysWhy)
     }
 }
 
+TEST(SpiceReader, TheFlatteningLimitGrowsWithTheFileSize)
+{
+    // 21 doubling levels are 2 million resistors (6 million cells and pins) from 900 bytes:
+    // under the fixed cap of 50 million cells, this took 5 s and 330 MB; 25 levels, minutes.
+    auto doubling = [](int levels, const std::string& padding = "") {
+        std::string deck = "doubling\n" + padding + ".subckt s0 a b\nr1 a b 1k\n.ends\n";
+        for (int level = 1; level <= levels; ++level)
+            deck += ".subckt s" + std::to_string(level) + " a b\nxa a b s" +
+                    std::to_string(level - 1) + "\nxb a b s" + std::to_string(level - 1) +
+                    "\n.ends\n";
+        return deck + "x0 in out s" + std::to_string(levels) + "\n.end\n";
+    };
+    const std::string deck = doubling(21);
+    try {
+        (void)deck_of(deck);
+        FAIL() << "2^21 cells were flattened";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.where().line, 3 + 4 * 21 + 2);
+        EXPECT_NE(e.message().find("x0 takes it past"), std::string::npos) << e.message();
+    }
+    // The limit is 8 per byte of the file plus 4 million: a bigger file may flatten to more.
+    const std::string padded = doubling(21, std::string(100000, '*') + "\n");
+    try {
+        (void)deck_of(padded);
+        FAIL() << "2^21 cells were flattened";
+    } catch (const Error& e) {
+        EXPECT_NE(e.message().find("at most " + std::to_string(8 * padded.size() + (1 << 22))),
+                  std::string::npos)
+            << e.message();
+    }
+}
+
+TEST(SpiceReader, TwoSubcircuitInstancesOfOneNameInOneScopeAreRefused)
+{
+    // Their internal nodes were both named x1/n: two independent chains became one.
+    try {
+        (void)deck_of("title\n.subckt buf2 a y\nr1 a n 1k\nr2 n y 1k\n.ends\nx1 in1 out1 buf2\n"
+                      "X1 in2 out2 buf2\n.end\n");
+        FAIL() << "x1 twice";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.where().line, 7);
+        EXPECT_NE(e.message().find("X1 is already used on line 6"), std::string::npos) << e.what();
+    }
+    // Inside a subcircuit too.
+    try {
+        (void)deck_of("title\n.subckt buf a y\nr1 a y 1k\n.ends\n.subckt two a y\nxu a n buf\n"
+                      "xu n y buf\n.ends\nx1 in out two\n.end\n");
+        FAIL() << "xu twice in two";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.where().line, 7);
+    }
+    // One name in two scopes is two instances.
+    const Circuit c = deck_of("title\n.subckt buf a y\nr1 a y 1k\n.ends\n.subckt two a y\n"
+                              "x1 a n buf\nx2 n y buf\n.ends\nx1 in out two\n.end\n");
+    EXPECT_EQ(c.cells.size(), 2u);
+}
+
 TEST(SpiceReader, AHierarchyTooLargeToFlattenIsRefusedBeforeItIsBuilt)
 {
     // Each level instantiates the one below twice: 2^30 resistors from about 1.3 KB. It was
     // flattened until 50 million cells existed (gigabytes, or "out of memory" with no file).
+    // The limit is the file's budget of cells and pins now, as in Verilog (was 50 million).
     std::string deck = "doubling\n.subckt s0 a b\nr1 a b 1k\n.ends\n";
     for (int level = 1; level <= 30; ++level)
         deck += ".subckt s" + std::to_string(level) + " a b\nxa a b s" +
@@ -211,7 +269,9 @@ TEST(SpiceReader, AHierarchyTooLargeToFlattenIsRefusedBeforeItIsBuilt)
         FAIL() << "2^30 cells were flattened";
     } catch (const gsr::Error& e) {
         EXPECT_EQ(e.where().line, top_line);
-        EXPECT_NE(e.message().find("at most 50000000 cells once flattened: x0 takes it past"),
+        EXPECT_NE(e.message().find("at most " + std::to_string(8 * deck.size() + (1 << 22)) +
+                                   " cells and pins once flattened (a limit set by the file's "
+                                   "size): x0 takes it past"),
                   std::string::npos)
             << e.message();
     }

@@ -657,6 +657,73 @@ TEST(VerilogReader, AnEscapedNameLikeAFlattenedPathIsAnotherNet)
     EXPECT_TRUE(has_warning(c, "primes"));
 }
 
+TEST(VerilogReader, ManyNetsOfOneFlattenedNameGetNumberedPrimesInLinearTime)
+{
+    // Escaped instance names with '/' spell one path many ways: module L<k> holds L<k-1> as
+    // x and L<k-2> as \x/x , so the 10,946 copies of L0's net n in L20 are all named
+    // x/x/.../x/n. The k-th took k primes, each tried in turn: quadratic, minutes here.
+    std::string text = "module L0(a); input a; wire n; not g(n, a); endmodule\n"
+                       "module L1(a); input a; L0 x(a); endmodule\n";
+    for (int k = 2; k <= 20; ++k)
+        text += "module L" + std::to_string(k) + "(a); input a; L" + std::to_string(k - 1) +
+                " x(a); L" + std::to_string(k - 2) + " \\x/x (a); endmodule\n";
+    const Circuit c = verilog(text);
+    std::string path;
+    for (int k = 0; k < 20; ++k) path += "x/";
+    const std::string n = path + "n";
+    EXPECT_EQ(c.cells.size(), 10946u);
+    EXPECT_NE(c.net_names.find(n), gsr::kNoName);
+    EXPECT_NE(c.net_names.find(n + "'"), gsr::kNoName);
+    EXPECT_NE(c.net_names.find(n + "'2"), gsr::kNoName);
+    EXPECT_NE(c.net_names.find(n + "'10945"), gsr::kNoName);
+    EXPECT_EQ(c.net_names.find(n + "''"), gsr::kNoName);
+    EXPECT_TRUE(has_warning(c, "10945 net names are shared by different nets"));
+}
+
+TEST(VerilogReader, ASecondInstanceOfOneNameInAModuleIsRefusedNamingTheFirst)
+{
+    // Accepted, the two instances' nets shared names (u/n): joined by primes, quadratic in the
+    // number of copies (20,000 of them in 0.5 MB took over a minute). yosys refuses them too.
+    gsr::Error e = verilog_error("module m(a, y); input a; output y;\nBUF u(.A(a), .Y(t));\n"
+                                 "BUF u(.A(t), .Y(y));\nendmodule\n");
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_EQ(e.where().column, 5);
+    EXPECT_NE(e.message().find("'u' already names the instance on line 2"), std::string::npos)
+        << e.what();
+    // Gate primitives share the namespace; an escaped name is the same name.
+    const std::string head = "module m(a, y); input a; output y;\nnot g(t, a);\n";
+    e = verilog_error(head + "not \\g (y, t);\nendmodule\n");
+    EXPECT_EQ(e.where().line, 3);
+    e = verilog_error(head + "BUF g(.A(t), .Y(y));\nendmodule\n");
+    EXPECT_EQ(e.where().line, 3);
+    // One name in two modules, and many distinct names in one, are fine.
+    std::string text = "module s(a, y); input a; output y; not u(y, a); endmodule\n"
+                       "module m(a, y); input a; output y;\n";
+    for (int i = 0; i < 3000; ++i)
+        text += "s u" + std::to_string(i) + "(.a(a), .y(y" + std::to_string(i) + "));\n";
+    const Circuit c = verilog(text + "s u(.a(a), .y(y));\nendmodule\n");
+    EXPECT_EQ(c.cells.size(), 3001u);
+}
+
+TEST(VerilogReader, DeclaredWidthsAreChargedToTheBitsBudget)
+{
+    // `input [16777215:0] a;` (60 bytes) made 16 million ports: 37 s and 2.4 GB; four of them
+    // on a line ran out of memory with no file or line. Refused where they are declared now.
+    gsr::Error e = verilog_error("module m(a);\ninput [16777215:0] a;\nendmodule\n");
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_NE(e.message().find("expands to far more bits"), std::string::npos) << e.what();
+    e = verilog_error("module m(\n  input [16777215:0] a, b);\nendmodule\n");
+    EXPECT_EQ(e.where().line, 2);
+    e = verilog_error("module m(y); output y;\nsupply0 [16777215:0] s;\nendmodule\n");
+    EXPECT_EQ(e.where().line, 2);
+    e = verilog_error("module m(y); output y;\nwire [16777215:0] w = 1'b0;\nendmodule\n");
+    EXPECT_EQ(e.where().line, 2);
+    // Narrower ports, as real netlists have, are read.
+    const Circuit c = verilog("module m(a, y); input [1023:0] a; output y;\n"
+                              "and g(y, a[0], a[1023]); endmodule\n");
+    EXPECT_EQ(*c.counts.inputs, 1024);
+}
+
 // --- what is skipped --------------------------------------------------------------------------
 
 TEST(VerilogReader, CommentsAttributesAndDirectivesAreSkipped)

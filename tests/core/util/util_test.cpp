@@ -11,11 +11,13 @@
 #include "test_files.hpp"
 
 #include <gtest/gtest.h>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <thread>
 
@@ -227,6 +229,36 @@ TEST(AtomicFile, LongNamesLinkLoopsAndNoTemporaryLeft)
     std::size_t entries = 0;
     for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path)) ++entries;
     EXPECT_EQ(entries, 4u); // the long name, two links, the secret
+}
+
+TEST(AtomicFile, AWriteProtectedFileIsKept)
+{
+    namespace fs = std::filesystem;
+    const test::ScratchDir dir("gsr_atomic_protected");
+    const fs::path keep = dir / "keep.html";
+    write_file_atomically(keep.string(), "keep\n");
+    fs::permissions(keep, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    for (const auto& attempt : {std::function<void()>([&] { check_writable(keep.string()); }),
+                                std::function<void()>([&] {
+                                    write_file_atomically(keep.string(), "new\n");
+                                })}) {
+        try {
+            attempt();
+            ADD_FAILURE() << "a write-protected file was taken as writable";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.where().file, keep.string());
+            EXPECT_NE(std::string(e.what()).find("is write-protected"), std::string::npos)
+                << e.what();
+        }
+    }
+    EXPECT_EQ(test::read_text(keep), "keep\n");
+    // Through a link, the file it names decides.
+    const fs::path link = dir / "link.html";
+    fs::create_symlink("keep.html", link);
+    EXPECT_THROW(write_file_atomically(link.string(), "new\n"), Error);
+    fs::permissions(keep, fs::perms::owner_write, fs::perm_options::add);
+    write_file_atomically(link.string(), "new\n");
+    EXPECT_EQ(test::read_text(keep), "new\n");
 }
 
 TEST(Utf8Text, CutsBetweenCharacters)
