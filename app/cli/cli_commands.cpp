@@ -292,6 +292,14 @@ std::vector<std::string> absolute(const std::vector<std::string>& files)
     return out;
 }
 
+std::string error_words(const std::exception& e, const std::string& project)
+{
+    const auto* error = dynamic_cast<const Error*>(&e);
+    if (!error) return e.what();
+    const std::string& file = error->where().file;
+    return file.empty() || file == project ? error->message() : e.what();
+}
+
 void refuse_out_over_inputs(const Args& a, const std::vector<std::string>& inputs,
                             const std::string& flag)
 {

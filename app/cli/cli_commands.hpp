@@ -50,6 +50,9 @@ int run(const std::vector<std::string>& args);
 std::vector<std::string> expand_list_flags(const std::vector<std::string>& argv);
 /// The files as absolute paths (runs keep them so --resume works from any directory).
 std::vector<std::string> absolute(const std::vector<std::string>& files);
+/// An error's words for the project's record of a failed run: without "error:", and without
+/// the project's name where the error is the project's (the message names it once).
+std::string error_words(const std::exception& e, const std::string& project);
 /// Refuses (UsageError) an --out that is one of the command's `inputs` (its netlist, a
 /// library, the project), however it is spelt: writing there would replace what was saved.
 /// An empty --out is refused too, and one that cannot be written (a folder, a missing or

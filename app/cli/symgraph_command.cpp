@@ -198,7 +198,8 @@ int cmd_train_symgraph(const std::vector<std::string>& argv)
                   << " is cancelled (a symgraph search does not resume; start it again)\n";
         return 130;
     } catch (const std::exception& e) {
-        store.finish_run(run_id, "failed", json_text({{"error", e.what()}}), 0);
+        store.finish_run(run_id, "failed",
+                         json_text({{"error", error_words(e, a.value("--db"))}}), 0);
         throw;
     }
     store.finish_run(run_id, "finished", json_text(result), 0);
@@ -272,9 +273,10 @@ int cmd_rules(const std::vector<std::string>& argv)
     if (!run) // what the project holds, not the command line: exit 2, as report run:N
         throw Error(SourceLocation{a.value("--db")},
                     "no run " + std::to_string(id) + " in the project (gsr runs list lists them)");
-    if (run->model != "symgraph")
-        throw UsageError("run " + std::to_string(id) + " is a " + run->model +
-                         " run; only symgraph runs have rules");
+    if (run->model != "symgraph") // what the project holds: exit 2, as a missing run
+        throw Error(SourceLocation{a.value("--db")},
+                    "run " + std::to_string(id) + " is a " + run->model +
+                        " run; only symgraph runs have rules");
     const nlohmann::json result = nlohmann::json::parse(run->result_json, nullptr, false);
     if (result.is_discarded() || !result.is_object() || !result.contains("rules"))
         throw Error(SourceLocation{a.value("--db")},

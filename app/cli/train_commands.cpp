@@ -331,14 +331,7 @@ int cmd_train(const std::vector<std::string>& argv)
         InterruptGuard guard;
         // Recording the failure writes to the project too: when the project is what failed
         // (locked, the disk full), both errors are said, the first one first.
-        // An error's words without "error:", and without the project's name where the error
-        // is the project's (the message names it once).
-        const auto words = [&](const std::exception& e) -> std::string {
-            const auto* error = dynamic_cast<const Error*>(&e);
-            if (!error) return e.what();
-            const std::string& file = error->where().file;
-            return file.empty() || file == a.value("--db") ? error->message() : e.what();
-        };
+        const auto words = [&](const std::exception& e) { return error_words(e, a.value("--db")); };
         const auto record_failure = [&](const std::exception& e) {
             try {
                 return log.fail(words(e), resume);
@@ -367,18 +360,30 @@ int cmd_train(const std::vector<std::string>& argv)
     // a later --resume without --epochs.
     if (resume && a.has("--epochs"))
         store->set_config(run_id, json_text(train::settings_to_json(settings)));
+    // A resume that trained nothing keeps the run's figures: say those the project keeps.
+    if (resume)
+        if (const std::optional<store::RunRecord> kept = store->find_run(run_id))
+            result.memory.measured_peak_bytes = static_cast<std::size_t>(kept->peak_bytes_measured);
     // The model holds the best epoch's weights now (Trainer::run): its predictions.
     const bool predictions = a.has("--predictions") && result.model_epoch > 0;
+    std::string predictions_note;
     if (predictions) {
         std::vector<std::vector<double>> values;
         for (std::size_t c = 0; c < data.circuits.size(); ++c)
             values.push_back(trainer.predict(c));
         write_file_atomically(a.value("--predictions"),
                               report::to_csv(report::predictions_table(data, values)));
-    } else if (a.has("--predictions") && !a.has("--quiet")) {
-        std::cerr << "note: no epoch finished: --predictions " << a.value("--predictions")
-                  << " is not written\n";
+        if (result.best && result.model_epoch != result.best->epoch)
+            predictions_note = "the best epoch's (" + std::to_string(result.best->epoch) +
+                               ") checkpoint is gone (a project of an older build kept only the "
+                               "newest two): the predictions are epoch " +
+                               std::to_string(result.model_epoch) + "'s";
+    } else if (a.has("--predictions")) {
+        predictions_note = "no finished epoch's weights to predict with: --predictions " +
+                           a.value("--predictions") + " is not written";
     }
+    if (!predictions_note.empty() && !a.has("--quiet") && !a.has("--json"))
+        std::cerr << "note: " << predictions_note << '\n';
     const nlohmann::json r = train::train_result_json(result);
     if (a.has("--json")) {
         nlohmann::ordered_json j;
@@ -411,6 +416,7 @@ int cmd_train(const std::vector<std::string>& argv)
         if (predictions)
             j["predictions"] = {{"file", a.value("--predictions")},
                                 {"epoch", result.model_epoch}};
+        if (!predictions_note.empty()) j["predictions_note"] = predictions_note;
         std::cout << json_text(j, 2) << '\n';
     } else if (!a.has("--quiet")) {
         for (const std::string& n : result.kernel_notes) std::cerr << "note: " << n << '\n';

@@ -203,7 +203,10 @@ private:
             top_named_ = ll.tokens.size() > 1;
         } else {
             if (model_by_name_.count(name) || (top_named_ && name == c_.top))
-                fail_at(ll.token_offsets[1], "expected a new model name: " + name + " is defined twice");
+                // A .model without a name is called "top": the line's keyword is then the place.
+                fail_at(ll.token_offsets[ll.tokens.size() > 1 ? 1 : 0],
+                        "expected a new model name: " + name + " is defined twice" +
+                            (ll.tokens.size() > 1 ? "" : " (a .model without a name is 'top')"));
             model_by_name_[name] = defs_.size();
             defs_.push_back({name, {}, {}, {}, ll.line});
         }

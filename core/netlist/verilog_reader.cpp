@@ -631,10 +631,6 @@ private:
     void finish_module(ModuleDef& m);
     /// Pushes a cell made by the statement at cell_offset_.
     void add_cell(ModuleDef& m, Cell cell);
-    /// Starts loading the slot of an instance name; note_instance_name takes the hash then.
-    std::uint32_t prefetch_instance_name(std::string_view name) const;
-    /// Refuses the last cell of `m` (named by `at`) when an earlier one has its name.
-    void note_instance_name(const ModuleDef& m, const Token& at, std::uint32_t hash);
     /// The line of cell_offset_ (statements are read in file order, so the locator counts
     /// each newline once).
     int cell_line() { return cell_lines_.line(cell_offset_); }
@@ -687,6 +683,8 @@ private:
     void elaborate();
     std::uint32_t choose_top();
     void check_recursion(std::uint32_t top);
+    /// Refuses a second instance of one name among a module's instances of defined modules.
+    void refuse_duplicate_module_instances() const;
     void collect_groups(const ModuleDef& m, const Cell& cell, std::uint32_t& wide_cursor);
     std::size_t connection_offset(std::size_t instance_offset, std::size_t k);
     void connect_ports(Frame& f, ModuleDef& d, std::size_t inst_offset);
@@ -727,11 +725,6 @@ private:
     /// not in exhausted memory. Generous: real netlists need about one bit per 5 bytes of text.
     std::size_t bits_left_ = 0;
     std::size_t flat_limit_ = 0;
-    /// Names of the instances of the module being read, as yosys refuses a second instance of
-    /// a name: their flattened nets would share names (u/n), joined by primes at great cost.
-    /// Open addressing over indices in the module's cells, plus one (0: empty).
-    std::vector<std::uint32_t> instance_slots_;
-    std::size_t instance_names_ = 0;
 
     // scratch, reused to avoid allocations per statement
     std::vector<NetId> bits_, lhs_, rhs_bits_, conn_bits_;
@@ -904,10 +897,6 @@ void Reader::parse_module()
     type_is_module_[m.type] = 1;
     modules_.push_back(std::move(owned));
     const std::string mname(m.name);
-    // A table sized by a big module is given back rather than cleared for each small one.
-    if (instance_slots_.size() > 1024) instance_slots_ = {};
-    instance_slots_.assign(std::max<std::size_t>(instance_slots_.size(), 64), 0);
-    instance_names_ = 0;
 
     // Reserve by what is left of the file: the big flat module of a netlist then never regrows.
     // Pages that stay unused are never touched, and small modules shrink back when finished.
@@ -1213,11 +1202,8 @@ void Reader::parse_gate(ModuleDef& m, Gate gate)
     for (;;) {
         cell_offset_ = offset(tok_);
         NameId name = kNoName;
-        const Token name_tok = tok_;
-        std::uint32_t name_hash = 0;
         if (tok_.is_name()) {
             name = c_.names.add_unindexed(tok_.text());
-            name_hash = prefetch_instance_name(tok_.text());
             advance();
             if (tok_.is('[')) fail_at(tok_, "arrays of instances are not supported");
         }
@@ -1295,7 +1281,6 @@ void Reader::parse_gate(ModuleDef& m, Gate gate)
         case Gate::Count: break;
         }
         add_cell(m, Cell{name, type, first, n, CellKind::Logic, 0});
-        if (name != kNoName) note_instance_name(m, name_tok, name_hash);
         m.has_instances = true;
         if (tok_.is(',')) {
             advance();
@@ -1328,7 +1313,6 @@ void Reader::parse_instances(ModuleDef& m)
             expected("an instance name after the module name '" + std::string(type_name) + "'");
         }
         const Token inst = tok_;
-        const std::uint32_t name_hash = prefetch_instance_name(inst.text());
         advance();
         if (tok_.is('[')) fail_at(tok_, "arrays of instances are not supported");
         if (!tok_.is('('))
@@ -1347,7 +1331,6 @@ void Reader::parse_instances(ModuleDef& m)
         add_cell(m, Cell{c_.names.add_unindexed(inst.text()), type, first,
                          static_cast<std::uint32_t>(m.pins.size()) - first, CellKind::Instance,
                          0});
-        note_instance_name(m, inst, name_hash);
         // 32 bits from the module's start: a module of 4 GiB would not fit in memory anyway
         m.instance_offsets.push_back(static_cast<std::uint32_t>(offset(inst) - m.offset));
         m.has_instances = true;
@@ -1509,46 +1492,6 @@ void Reader::add_cell(ModuleDef& m, Cell cell)
 {
     cell.set_line(cell_line());
     m.cells.push_back(cell);
-}
-
-std::uint32_t Reader::prefetch_instance_name(std::string_view name) const
-{
-    // Loaded while the connections are read: in a big flat module each name costs one miss.
-    const std::uint32_t h = NameTable::hash(name);
-    __builtin_prefetch(instance_slots_.data() + (h & (instance_slots_.size() - 1)));
-    return h;
-}
-
-void Reader::note_instance_name(const ModuleDef& m, const Token& at, std::uint32_t hash)
-{
-    if (2 * (instance_names_ + 1) > instance_slots_.size()) { // grow: rehash every name
-        std::vector<std::uint32_t> old(instance_slots_.size() * 2, 0);
-        old.swap(instance_slots_);
-        const std::size_t mask = instance_slots_.size() - 1;
-        for (const std::uint32_t slot : old) {
-            if (slot == 0) continue;
-            std::size_t i = NameTable::hash(c_.names.view(m.cells[slot - 1].name)) & mask;
-            while (instance_slots_[i] != 0) i = (i + 1) & mask;
-            instance_slots_[i] = slot;
-        }
-    }
-    const auto k = static_cast<std::uint32_t>(m.cells.size()); // the last cell, plus one
-    const std::string_view name = c_.names.view(m.cells[k - 1].name);
-    const std::size_t mask = instance_slots_.size() - 1;
-    for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
-        const std::uint32_t slot = instance_slots_[i];
-        if (slot == 0) {
-            instance_slots_[i] = k;
-            ++instance_names_;
-            return;
-        }
-        const Cell& first = m.cells[slot - 1];
-        if (c_.names.view(first.name) != name) continue;
-        fail_at(at, "expected a new instance name in module '" + std::string(m.name) + "': '" +
-                        std::string(name) + "' already names " +
-                        (first.line ? "the instance on line " + std::to_string(first.line)
-                                    : std::string("an earlier instance")));
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2302,6 +2245,33 @@ std::uint32_t Reader::choose_top()
     return top;
 }
 
+void Reader::refuse_duplicate_module_instances() const
+{
+    // Two instances of one name flatten to nets of one name (u/n), which compact_nets would
+    // have to rename apart; yosys refuses them. Only instances of defined modules have nets
+    // inside: leaf cells of one name (yosys refuses those too) name no net, and are left, so
+    // that the big flat module of a netlist pays one scan of its cells and no table.
+    std::unordered_map<std::string_view, std::uint32_t> seen; // name -> instance index
+    for (const auto& owned : modules_) {
+        const ModuleDef& m = *owned;
+        seen.clear();
+        std::uint32_t k = 0; // index in m.instance_offsets
+        for (const Cell& cell : m.cells) {
+            if (cell.kind != CellKind::Instance) continue;
+            const std::uint32_t instance = k++;
+            if (module_of_type_[cell.type] < 0) continue;
+            const std::string_view name = c_.names.view(cell.name);
+            const auto [it, fresh] = seen.emplace(name, instance);
+            if (fresh) continue;
+            const int first_line = line_of(m.instance_offset(it->second)); // an error: once
+            src_.fail(m.instance_offset(instance),
+                      "expected a new instance name in module '" + std::string(m.name) + "': '" +
+                          std::string(name) + "' already names the instance on line " +
+                          std::to_string(first_line));
+        }
+    }
+}
+
 void Reader::check_recursion(std::uint32_t top)
 {
     // Depth-first over the module graph with an explicit stack: a module met again while it is
@@ -2887,6 +2857,7 @@ void Reader::elaborate()
         is_flip_flop_module_[i] = iequals(m.name, "dff") || behavioural_ff;
     }
     const std::uint32_t top = choose_top();
+    refuse_duplicate_module_instances();
     check_recursion(top);
     ModuleDef& t = *modules_[top];
     c_.top = std::string(t.name);

@@ -455,18 +455,31 @@ std::optional<train::Checkpoint> StoreRunLog::last_checkpoint()
 
 void StoreRunLog::end(const std::string& status, const nlohmann::json& result)
 {
+    const std::int64_t measured =
+        result.contains("memory") && result["memory"].is_object()
+            ? result["memory"].value("measured_peak_bytes", std::int64_t{0})
+            : std::int64_t{0};
     // A resume that kept no epoch (none was left to train, or it was stopped at once) leaves a
     // run that had ended as it was: its result and measured peak are those of its training,
     // where this session's would say it measured only the weights.
     if (begun_ && !kept_epoch_ && before_ && before_->status != "created" &&
         before_->status != "running") {
-        store_.finish_run(run_id_, before_->status, before_->result_json,
-                          before_->peak_bytes_measured);
+        const bool had_ended = before_->status == "finished" || before_->status == "stopped early";
+        if (had_ended || status == "cancelled") {
+            store_.finish_run(run_id_, before_->status, before_->result_json,
+                              before_->peak_bytes_measured);
+            return;
+        }
+        // A cancelled or failed run that has no epoch left (--epochs lowered to the epochs
+        // done) ends now, with its training's result and peak under the new status.
+        nlohmann::json kept = nlohmann::json::parse(before_->result_json, nullptr, false);
+        if (!kept.is_object() || !kept.contains("best")) kept = result; // a failure's {"error"}
+        kept["status"] = status;
+        kept.erase("error");
+        const std::int64_t peak =
+            before_->peak_bytes_measured > 0 ? before_->peak_bytes_measured : measured;
+        store_.finish_run(run_id_, status, json_text(kept), peak);
         return;
-    }
-    std::int64_t measured = 0;
-    if (result.contains("memory")) {
-        measured = result["memory"].value("measured_peak_bytes", std::int64_t{0});
     }
     store_.finish_run(run_id_, status, json_text(result), measured);
 }

@@ -415,21 +415,33 @@ void Trainer::restore_best(RunLog& log)
 {
     State& s = *state_;
     if (!s.best || s.weights_epoch == s.best->epoch) return;
-    // A log that lost the checkpoint (a project of an older build kept only the newest two)
-    // or holds a damaged one leaves the run's last weights, which model_epoch names.
-    std::optional<Checkpoint> ck;
+    // Reading the weights back is an extra of a run whose epochs are all recorded: no failure
+    // here may fail the run. A log that lost the checkpoint (a project of an older build kept
+    // only the newest two) or holds a damaged one leaves the weights the run has, which
+    // model_epoch names; a load that failed part-way through (the device, memory) leaves
+    // weights of no epoch, replaced by the last checkpoint's where that can be read.
+    const auto load = [&](std::optional<Checkpoint> ck, std::uint32_t epoch) {
+        if (!ck || ck->epoch != epoch) return false;
+        try {
+            s.model.load_state(ck->model); // checks the whole state before it loads any of it
+        } catch (const Error&) {
+            return false; // refused before anything was loaded
+        }
+        s.weights_epoch = epoch;
+        return true;
+    };
     try {
-        ck = log.checkpoint_of(s.best->epoch);
-    } catch (const Error&) {
-        return;
+        if (load(log.checkpoint_of(s.best->epoch), s.best->epoch)) return;
+    } catch (const std::exception&) {
+        s.weights_epoch = 0;
     }
-    if (!ck || ck->epoch != s.best->epoch) return;
+    if (s.weights_epoch != 0) return; // the last epoch's, as the run ended
+    // Cancelled within an epoch, or a load that failed part-way: the last finished epoch's.
     try {
-        s.model.load_state(ck->model); // checks the whole state before it loads any of it
-    } catch (const Error&) {
-        return;
+        if (std::optional<Checkpoint> last = log.last_checkpoint()) load(last, last->epoch);
+    } catch (const std::exception&) {
+        s.weights_epoch = 0;
     }
-    s.weights_epoch = s.best->epoch;
 }
 
 std::vector<double> Trainer::predict(std::size_t circuit)

@@ -144,6 +144,23 @@ TEST(BlifReader, AHierarchyThatDoublesAtEachLevelIsRefusedAtTheSubcktThatTakesIt
     EXPECT_EQ(c.cells.size(), 1024u);
 }
 
+TEST(BlifReader, AnUnnamedModelAfterATopNamedTopIsNamedAtItsLine)
+{
+    // It read the name's position past the end of the line's tokens (4:8, a stale offset).
+    const std::string text = ".model top\n.inputs a\n.outputs y\n.names a y\n1 1\n.end\n"
+                             ".model\n.inputs i\n.outputs o\n.names i o\n1 1\n.end\n";
+    try {
+        blif(text);
+        ADD_FAILURE() << "read";
+    } catch (const gsr::Error& e) {
+        EXPECT_EQ(e.where().line, 7) << e.what();
+        EXPECT_EQ(e.where().column, 1) << e.what();
+        EXPECT_NE(e.message().find("top is defined twice (a .model without a name is 'top')"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(BlifReader, AModelThatInstantiatesTheTopIsRecursive)
 {
     // The first model was not among the models by name: `.subckt top` became a black box "top".

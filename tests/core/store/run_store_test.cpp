@@ -384,6 +384,30 @@ TEST_F(RunStoreTest, AResumeWithNothingLeftToTrainKeepsTheRunsResult)
     EXPECT_EQ(after.result_json, before.result_json);
     EXPECT_EQ(after.peak_bytes_measured, before.peak_bytes_measured);
     EXPECT_EQ(after.epochs_done, 2);
+
+    // A run cancelled after epoch 1, resumed with --epochs 1: nothing is left, and it ends
+    // now, "finished", with its training's result and peak (it stayed "cancelled" for good).
+    const std::int64_t cancelled_id = store.create_run(run("gcn"));
+    {
+        StoreRunLog first(store, cancelled_id);
+        std::atomic<bool> cancel{false};
+        TrainCallbacks cb;
+        cb.cancel = &cancel;
+        cb.epoch = [&](const EpochReport&) { cancel = true; };
+        ASSERT_EQ(Trainer(data, c).run(first, cb).status, TrainResult::Status::Cancelled);
+    }
+    const RunRecord stopped = *store.find_run(cancelled_id);
+    ASSERT_EQ(stopped.status, "cancelled");
+    ASSERT_EQ(stopped.epochs_done, 1);
+    c.epochs = 1;
+    StoreRunLog resumed(store, cancelled_id);
+    EXPECT_EQ(Trainer(data, c).run(resumed, {}, true).status, TrainResult::Status::Finished);
+    const RunRecord ended = *store.find_run(cancelled_id);
+    EXPECT_EQ(ended.status, "finished");
+    EXPECT_EQ(ended.peak_bytes_measured, stopped.peak_bytes_measured);
+    const auto result = nlohmann::json::parse(ended.result_json);
+    EXPECT_EQ(result["status"], "finished");
+    EXPECT_EQ(result["best"], nlohmann::json::parse(stopped.result_json)["best"]);
 }
 
 TEST_F(RunStoreTest, AResumeThatFailsBeforeItBeginsLeavesTheRunAsItWas)

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 
 using namespace gsr::train;
 using gsr::train::testing::level_dataset;
@@ -198,15 +199,20 @@ double validation_mae(Trainer& trainer)
     return evaluate(predicted, target).mae;
 }
 
-/// A MemoryRunLog that has lost every checkpoint but the last.
+/// A MemoryRunLog that has lost every checkpoint but the last (or fails to read any other).
 class ForgetfulRunLog final : public RunLog {
 public:
     void begin(const gsr::nn::MemoryReport& m) override { inner.begin(m); }
     void epoch_done(const EpochReport& r, const Checkpoint& ck) override { inner.epoch_done(r, ck); }
     std::optional<Checkpoint> last_checkpoint() override { return inner.last_checkpoint(); }
-    std::optional<Checkpoint> checkpoint_of(std::uint32_t) override { return std::nullopt; }
+    std::optional<Checkpoint> checkpoint_of(std::uint32_t) override
+    {
+        if (fail) throw std::runtime_error("the device went away");
+        return std::nullopt;
+    }
     void end(const std::string& s, const nlohmann::json& j) override { inner.end(s, j); }
     MemoryRunLog inner;
+    bool fail = false;
 };
 
 } // namespace
@@ -237,6 +243,34 @@ TEST(Trainer, ARunEndsWithTheBestEpochsWeights)
     EXPECT_EQ(f.model_epoch, 3u);
     const double last_mae = validation_mae(again);
     EXPECT_NEAR(last_mae, f.last->validation.metrics.mae, 1e-12 * (1 + last_mae));
+
+    // A failure while reading the best back (not the project's error: a device's) fails
+    // nothing: the run is recorded as it ended, with the last epoch's weights.
+    ForgetfulRunLog failing;
+    failing.fail = true;
+    const TrainResult g = Trainer(small_dataset(), c).run(failing);
+    EXPECT_EQ(g.status, TrainResult::Status::StoppedEarly);
+    EXPECT_EQ(g.model_epoch, 3u);
+    EXPECT_EQ(failing.inner.status(), "stopped early");
+
+    // Cancelled within epoch 3 with the best epoch's checkpoint gone: the weights are those of
+    // no epoch, so the last checkpoint's (epoch 2) are loaded.
+    ForgetfulRunLog cancelled;
+    std::atomic<bool> cancel{false};
+    TrainCallbacks cb;
+    cb.cancel = &cancel;
+    TrainConfig batched = c;
+    batched.batch_size = 64; // several steps per epoch
+    cb.progress = [&](const Progress& p) {
+        if (p.epoch == 3 && p.step == 1) cancel = true;
+    };
+    Trainer third(small_dataset(), batched);
+    const TrainResult h = third.run(cancelled, cb);
+    ASSERT_EQ(h.status, TrainResult::Status::Cancelled);
+    ASSERT_EQ(h.epochs_done, 2u);
+    EXPECT_EQ(h.model_epoch, 2u);
+    const double second_mae = validation_mae(third);
+    EXPECT_NEAR(second_mae, h.last->validation.metrics.mae, 1e-12 * (1 + second_mae));
 }
 
 TEST(Trainer, AResumedRunEndsWithTheBestEpochsWeightsToo)
