@@ -375,9 +375,10 @@ int cmd_train(const std::vector<std::string>& argv)
                               report::to_csv(report::predictions_table(data, values)));
         if (result.best && result.model_epoch != result.best->epoch)
             predictions_note = "the best epoch's (" + std::to_string(result.best->epoch) +
-                               ") checkpoint is gone (a project of an older build kept only the "
-                               "newest two): the predictions are epoch " +
-                               std::to_string(result.model_epoch) + "'s";
+                               ") weights could not be read back (a project of an older build "
+                               "kept only the newest two checkpoints, or one is damaged): the "
+                               "predictions are epoch " + std::to_string(result.model_epoch) +
+                               "'s";
     } else if (a.has("--predictions")) {
         predictions_note = "no finished epoch's weights to predict with: --predictions " +
                            a.value("--predictions") + " is not written";

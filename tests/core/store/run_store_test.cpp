@@ -42,6 +42,31 @@ protected:
         r.seconds = 0.25;
         return r;
     }
+    /// c432 trained on (20 % held out), c17 tested on: the signal-probability data of the
+    /// small real runs below.
+    static const gsr::train::Dataset& c432_data()
+    {
+        static const gsr::train::Dataset data = [] {
+            const std::string dir = std::string(GSR_DATA_DIR) + "/netlists/iscas85/bench/";
+            gsr::train::HoldOut h;
+            h.validation = 0.2;
+            return gsr::train::load_dataset(gsr::train::Target::SignalProbability,
+                                            {dir + "c432.bench"}, {}, {dir + "c17.bench"}, h);
+        }();
+        return data;
+    }
+    /// A two-layer GCN of width 8, two epochs, no early stopping.
+    static gsr::train::TrainConfig small_gcn()
+    {
+        gsr::train::TrainConfig c;
+        c.model.kind = gsr::nn::ModelKind::Gcn;
+        c.model.layers = 2;
+        c.model.hidden = 8;
+        c.model.threads = 1;
+        c.epochs = 2;
+        c.patience = 0;
+        return c;
+    }
     static CheckpointRecord checkpoint(std::int64_t run, std::int64_t e)
     {
         CheckpointRecord c;
@@ -352,18 +377,8 @@ TEST_F(RunStoreTest, TheBestEpochsCheckpointStaysUntilABetterEpochComes)
 TEST_F(RunStoreTest, AResumeWithNothingLeftToTrainKeepsTheRunsResult)
 {
     using namespace gsr::train;
-    const std::string dir = std::string(GSR_DATA_DIR) + "/netlists/iscas85/bench/";
-    HoldOut h;
-    h.validation = 0.2;
-    const Dataset data = load_dataset(Target::SignalProbability, {dir + "c432.bench"}, {},
-                                      {dir + "c17.bench"}, h);
-    TrainConfig c;
-    c.model.kind = gsr::nn::ModelKind::Gcn;
-    c.model.layers = 2;
-    c.model.hidden = 8;
-    c.model.threads = 1;
-    c.epochs = 2;
-    c.patience = 0;
+    const Dataset& data = c432_data();
+    TrainConfig c = small_gcn();
     RunStore store = RunStore::open(path_, OpenMode::CreateOrOpen);
     const std::int64_t id = store.create_run(run("gcn"));
     {
@@ -413,18 +428,8 @@ TEST_F(RunStoreTest, AResumeWithNothingLeftToTrainKeepsTheRunsResult)
 TEST_F(RunStoreTest, AResumeThatFailsBeforeItBeginsLeavesTheRunAsItWas)
 {
     using namespace gsr::train;
-    const std::string dir = std::string(GSR_DATA_DIR) + "/netlists/iscas85/bench/";
-    HoldOut h;
-    h.validation = 0.2;
-    const Dataset data = load_dataset(Target::SignalProbability, {dir + "c432.bench"}, {},
-                                      {dir + "c17.bench"}, h);
-    TrainConfig c;
-    c.model.kind = gsr::nn::ModelKind::Gcn;
-    c.model.layers = 2;
-    c.model.hidden = 8;
-    c.model.threads = 1;
-    c.epochs = 2;
-    c.patience = 0;
+    const Dataset& data = c432_data();
+    TrainConfig c = small_gcn();
     std::int64_t id = 0;
     {
         RunStore store = RunStore::open(path_, OpenMode::CreateOrOpen);

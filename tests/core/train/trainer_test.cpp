@@ -186,6 +186,17 @@ TEST(Trainer, StopsEarlyWhenValidationStopsImproving)
 
 namespace {
 
+/// Callbacks that cancel the run at step `step` of epoch `epoch` (the flag outlives them).
+TrainCallbacks cancel_at(std::atomic<bool>& cancel, std::uint32_t epoch, std::size_t step)
+{
+    TrainCallbacks cb;
+    cb.cancel = &cancel;
+    cb.progress = [&cancel, epoch, step](const Progress& p) {
+        if (p.epoch == epoch && p.step == step) cancel = true;
+    };
+    return cb;
+}
+
 /// The MAE of the trainer's predictions over circuit 0's validation nodes.
 double validation_mae(Trainer& trainer)
 {
@@ -257,15 +268,10 @@ TEST(Trainer, ARunEndsWithTheBestEpochsWeights)
     // no epoch, so the last checkpoint's (epoch 2) are loaded.
     ForgetfulRunLog cancelled;
     std::atomic<bool> cancel{false};
-    TrainCallbacks cb;
-    cb.cancel = &cancel;
     TrainConfig batched = c;
     batched.batch_size = 64; // several steps per epoch
-    cb.progress = [&](const Progress& p) {
-        if (p.epoch == 3 && p.step == 1) cancel = true;
-    };
     Trainer third(small_dataset(), batched);
-    const TrainResult h = third.run(cancelled, cb);
+    const TrainResult h = third.run(cancelled, cancel_at(cancel, 3, 1));
     ASSERT_EQ(h.status, TrainResult::Status::Cancelled);
     ASSERT_EQ(h.epochs_done, 2u);
     EXPECT_EQ(h.model_epoch, 2u);
@@ -286,13 +292,8 @@ TEST(Trainer, AResumedRunEndsWithTheBestEpochsWeightsToo)
 
     MemoryRunLog interrupted;
     std::atomic<bool> cancel{false};
-    TrainCallbacks cb;
-    cb.cancel = &cancel;
-    cb.progress = [&](const Progress& p) {
-        if (p.epoch == 3 && p.step == 1) cancel = true;
-    };
     Trainer first(small_dataset(), c);
-    const TrainResult rf = first.run(interrupted, cb);
+    const TrainResult rf = first.run(interrupted, cancel_at(cancel, 3, 1));
     ASSERT_EQ(rf.status, TrainResult::Status::Cancelled);
     EXPECT_EQ(rf.model_epoch, 1u); // a cancelled run ends with the best weights as well
     Trainer b(small_dataset(), c);
@@ -341,12 +342,8 @@ TEST(Trainer, AResumedRunEndsExactlyWhereAnUninterruptedOneDoes)
 
     MemoryRunLog interrupted;
     std::atomic<bool> cancel{false};
-    TrainCallbacks cb;
-    cb.cancel = &cancel;
-    cb.progress = [&](const Progress& p) {
-        if (p.epoch == 3 && p.step == 1) cancel = true;
-    };
-    const TrainResult first = Trainer(small_dataset(), c).run(interrupted, cb);
+    const TrainResult first =
+        Trainer(small_dataset(), c).run(interrupted, cancel_at(cancel, 3, 1));
     ASSERT_EQ(first.status, TrainResult::Status::Cancelled);
     ASSERT_EQ(interrupted.last_checkpoint()->epoch, 2u);
 
