@@ -171,8 +171,8 @@ int cmd_labels(const std::vector<std::string>& argv)
                             (libs.size() > 1 ? "these libraries" : "this library") + " (" +
                             std::to_string(arrival->cells_without_timing) +
                             " cells): expected the library of the netlist's cells");
-        if (arrival->nldm && arrival->cells_without_timing > 0)
-            std::cerr << "warning: " << arrival->cells_without_timing
+        if (arrival->nldm && arrival->cells_without_timing > 0 && !a.has("--quiet"))
+            std::cerr << circuit.source << ": warning: " << arrival->cells_without_timing
                       << " combinational cells have no timing arc in the library; they were "
                          "given zero delay\n";
     }
@@ -199,8 +199,8 @@ int cmd_labels(const std::vector<std::string>& argv)
     const std::string out = a.value("--out");
     labels::write_label_csv(set, out);
 
-    if (simulate && structure.undriven_nets > 0)
-        std::cerr << "warning: " << structure.undriven_nets
+    if (simulate && structure.undriven_nets > 0 && !a.has("--quiet"))
+        std::cerr << circuit.source << ": warning: " << structure.undriven_nets
                   << " nets are read but never driven; they were simulated as 0\n";
     if (!a.has("--quiet")) {
         std::cout << out << ": " << set.size() << " nets, max level " << levels.max_level;

@@ -1163,8 +1163,9 @@ CommunityResult Detector::run()
     double two_m = 0;
     for (double k : strength0_) two_m += k;
     if (!(two_m > 0))
-        throw Error(n == 1 ? std::string("community detection needs edges: the graph's one "
-                                         "node has none")
+        throw Error(n == 1 ? std::string("community detection needs edges between two nodes: "
+                                         "the graph's one node has none (a self loop does not "
+                                         "count)")
                            : "community detection needs edges: the graph's " + std::to_string(n) +
                                  " nodes have none between them");
     gamma_scaled_ = options_.resolution / two_m;
@@ -1196,7 +1197,9 @@ CommunityResult Detector::run()
     const bool until_stable = leiden && options_.iterations < 0;
     Pass pass;
     for (int i = 0; i < max_passes; ++i) {
-        const bool keep_levels = until_stable || i + 1 == max_passes;
+        // The levels of the pass that ends the loop: the last one, or any that may find the
+        // partition stable before it (more than two passes: one after the first can).
+        const bool keep_levels = until_stable || max_passes > 2 || i + 1 == max_passes;
         pass = one_pass(start, derive_seed(options_.seed, static_cast<std::uint64_t>(i)),
                         keep_levels);
         ++result.iterations;

@@ -74,11 +74,22 @@ void resolve_instances(Circuit& c, const Library* lib)
                 continue;
             }
             if (warned.insert({cell.type, p.name}).second) {
+                // A library names its cells' pins but gives no order for connections by
+                // position (Verilog's "1", "2", ...): no library helps those.
+                const bool positional =
+                    lc && std::all_of(pin.begin(), pin.end(), [](char ch) {
+                        return std::isdigit(static_cast<unsigned char>(ch)) != 0;
+                    });
                 c.diagnostics.warn(c.cell_location(id),
                                    "direction of pin " + std::string(pin) + " of " +
                                        std::string(type) + " guessed from its name as " +
                                        (p.dir == Direction::Output ? "output" : "input") +
-                                       " (give a Liberty or LEF file for exact directions)");
+                                       (positional
+                                            ? " (connected by position, which the library "
+                                              "does not order: connect it by name, .PIN(net), "
+                                              "for its direction)"
+                                            : " (give a Liberty or LEF file for exact "
+                                              "directions)"));
             }
             if (p.dir == Direction::Unknown) p.dir = Direction::Input;
         }

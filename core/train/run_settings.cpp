@@ -112,8 +112,12 @@ std::unique_ptr<Batcher> make_run_batcher(const RunSettings& s, Dataset& data,
         if (notes) {
             std::size_t count = 0;
             for (std::uint32_t c : communities.community_count) count += c;
-            std::string n = "training circuits renumbered in " +
-                            std::string(node_order_name(s.order)) + " order";
+            // --order original keeps the file's numbering (prepare_communities renumbers
+            // nothing then).
+            std::string n = s.order == NodeOrderKind::Original
+                                ? std::string("training circuits kept in file order")
+                                : "training circuits renumbered in " +
+                                      std::string(node_order_name(s.order)) + " order";
             if (commrand) n += ", " + std::to_string(count) + " communities (Leiden)";
             char seconds[32];
             std::snprintf(seconds, sizeof seconds, ", %.2f s", communities.seconds);

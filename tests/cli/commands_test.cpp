@@ -135,6 +135,23 @@ TEST(LabelsCommand, ReproducesTheReferenceCsvOfC17)
     EXPECT_EQ(ours, ref);
 }
 
+TEST(LabelsCommand, ItsOwnWarningsNameTheCircuitAndQuietSilencesThem)
+{
+    const fs::path bench = scratch_file("undriven.bench");
+    std::ofstream(bench) << "INPUT(a)\nOUTPUT(y)\ny = AND(a, floating)\n";
+    const fs::path csv = scratch_file("undriven.csv");
+    auto r = run_gsr("labels " + shell_quote(bench.string()) + " --out " +
+                     shell_quote(csv.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find(bench.string() + ": warning: 1 nets are read but never driven"),
+              std::string::npos)
+        << r.err;
+    r = run_gsr("labels " + shell_quote(bench.string()) + " --quiet --out " +
+                shell_quote(csv.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+}
+
 TEST(LabelsCommand, ExhaustiveVectorsRefuseANamedToggleTarget)
 {
     // Exhaustive vectors have no order to toggle in: "sp,toggle" was written without the

@@ -240,6 +240,25 @@ TEST(CommunityDetection, LevelsNestFromFineToTheFinalPartition)
     }
 }
 
+TEST(CommunityDetection, AFixedPassCountThatStopsEarlyKeepsTheHierarchy)
+{
+    // With --iterations 8 the partition was stable after a pass that kept no levels: the
+    // hierarchy was only the final partition, where "until stable" gave every level.
+    const WeightedGraph& g = test::circuit_graph("iscas85/bench/c432.bench");
+    CommunityOptions o;
+    o.iterations = -1;
+    const CommunityResult stable = detect(g, o);
+    ASSERT_LT(stable.iterations, 8) << "c432 must settle within 8 passes for this test";
+    ASSERT_GE(stable.levels.size(), 2u);
+    o.iterations = 8;
+    const CommunityResult fixed = detect(g, o);
+    EXPECT_EQ(fixed.iterations, stable.iterations);
+    EXPECT_EQ(fixed.membership, stable.membership);
+    ASSERT_EQ(fixed.levels.size(), stable.levels.size());
+    for (std::size_t i = 0; i < fixed.levels.size(); ++i)
+        EXPECT_EQ(fixed.levels[i].membership, stable.levels[i].membership) << "level " << i;
+}
+
 TEST(CommunityDetection, ReportedModularityIsThePartitions)
 {
     for (const char* rel : kCircuits) {

@@ -63,6 +63,28 @@ library (tiny) {
 
 TEST(LibertyReader, ReadsLibraryName) { EXPECT_EQ(lib_of(kLib).name, "tiny"); }
 
+TEST(LibertyReader, PinsConnectedByPositionAreNotBlamedOnAMissingLibrary)
+{
+    // The warning asked for a Liberty file that was given: a library orders no pins for
+    // connections by position, so those are guessed and the user is told to name them.
+    Library lib = lib_of(kLib);
+    lib.index();
+    LoadOptions o;
+    o.library = &lib;
+    const Circuit c = load_netlist(
+        SourceText::from_string("pos.v", "module m(a, y, z); input a; output y, z;\n"
+                                         "INV g1(.A(a), .Y(y));\nINV g2(a, z);\nendmodule\n"),
+        o);
+    std::string warnings;
+    for (const auto& w : c.diagnostics.warnings()) warnings += w.message + "\n";
+    EXPECT_NE(warnings.find("direction of pin 1 of INV guessed from its name as input "
+                            "(connected by position, which the library does not order"),
+              std::string::npos)
+        << warnings;
+    EXPECT_EQ(warnings.find("give a Liberty"), std::string::npos) << warnings;
+    EXPECT_EQ(c.pins[c.cells[0].first_pin + 1].dir, Direction::Output); // named: the library's
+}
+
 TEST(LibertyReader, CountsCellGroups) { EXPECT_EQ(lib_of(kLib).counts.cells, 2); }
 
 TEST(LibertyReader, ReadsPinDirections)

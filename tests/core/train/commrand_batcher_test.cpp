@@ -5,6 +5,7 @@
 #include "train_fixtures.hpp"
 
 #include "train/commrand_batcher.hpp"
+#include "train/run_settings.hpp"
 
 #include "util/diagnostics.hpp"
 
@@ -362,4 +363,27 @@ TEST(CommRand, KnobsOutOfRangeNameTheirFlag)
     CommRandBatcher b(CommRandOptions{}, {});
     SeededStream s(1);
     EXPECT_THROW(b.epoch_batches(c6288().data, s), gsr::Error);
+}
+
+TEST(CommRand, TheRunsNoteSaysWhetherTheCircuitsWereRenumbered)
+{
+    // "renumbered in original order" was said of circuits kept as they were.
+    RunSettings s;
+    s.batching = "commrand";
+    s.config.batch_size = 64;
+    s.config.model.threads = 1;
+    for (NodeOrderKind order : {NodeOrderKind::Original, NodeOrderKind::Community}) {
+        s.order = order;
+        Dataset data = level_dataset({"c432"}, HoldOut{0.2, 0.0, 3});
+        std::vector<std::string> notes;
+        (void)make_run_batcher(s, data, &notes);
+        ASSERT_FALSE(notes.empty());
+        const bool kept = order == NodeOrderKind::Original;
+        EXPECT_EQ(notes[0].rfind(kept ? "training circuits kept in file order, "
+                                      : "training circuits renumbered in community order, ",
+                                 0),
+                  0u)
+            << notes[0];
+        EXPECT_EQ(data.circuits[0].file_node.empty(), kept) << notes[0];
+    }
 }
