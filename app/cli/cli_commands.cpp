@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 namespace gsr::cli {
 
@@ -290,6 +291,18 @@ std::vector<std::string> absolute(const std::vector<std::string>& files)
     std::vector<std::string> out;
     for (const std::string& f : files) out.push_back(std::filesystem::absolute(f).string());
     return out;
+}
+
+unsigned thread_flag(const Args& a)
+{
+    const auto asked = static_cast<unsigned>(a.integer("--threads", 0, 0, 1024));
+    // More threads than the machine has only wait on each other (the result is the same at
+    // any count): s38417 took 8 s at 1024 threads on two cores, 0.09 s at two.
+    const unsigned cores = std::thread::hardware_concurrency();
+    if (cores == 0 || asked <= cores) return asked;
+    std::cerr << "note: --threads " << asked << " is more than the " << cores
+              << " hardware threads; using " << cores << '\n';
+    return cores;
 }
 
 std::string error_words(const std::exception& e, const std::string& project)

@@ -50,6 +50,9 @@ int run(const std::vector<std::string>& args);
 std::vector<std::string> expand_list_flags(const std::vector<std::string>& argv);
 /// The files as absolute paths (runs keep them so --resume works from any directory).
 std::vector<std::string> absolute(const std::vector<std::string>& files);
+/// --threads (0: all hardware threads), at most the hardware's with a note: more only wait
+/// on each other (every command's result is the same at any count).
+unsigned thread_flag(const Args& a);
 /// An error's words for the project's record of a failed run: without "error:", and without
 /// the project's name where the error is the project's (the message names it once).
 std::string error_words(const std::exception& e, const std::string& project);

@@ -20,7 +20,6 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
-#include <thread>
 #include <unistd.h>
 
 namespace gsr::cli {
@@ -50,18 +49,6 @@ LoadedCircuit load_circuit(const Args& a, const char* command)
     }
     c.graph = graph::build_graph(c.circuit);
     return c;
-}
-
-unsigned thread_flag(const Args& a)
-{
-    const auto asked = static_cast<unsigned>(a.integer("--threads", 0, 0, 1024));
-    // More threads than the machine has only wait on each other (the result is the same at
-    // any count): s38417 took 8 s at 1024 threads on two cores, 0.09 s at two.
-    const unsigned cores = std::thread::hardware_concurrency();
-    if (cores == 0 || asked <= cores) return asked;
-    std::cerr << "note: --threads " << asked << " is more than the " << cores
-              << " hardware threads; using " << cores << '\n';
-    return cores;
 }
 
 std::string node_name(const LoadedCircuit& c, std::size_t v)

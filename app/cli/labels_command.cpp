@@ -98,7 +98,7 @@ int cmd_labels(const std::vector<std::string>& argv)
     sim.runs = a.integer("--runs", sim.runs, 1, std::uint64_t{1} << 32);
     sim.cycles = static_cast<std::uint32_t>(a.integer("--cycles", sim.cycles, 1, 1u << 24));
     sim.warmup = static_cast<std::uint32_t>(a.integer("--warmup", sim.warmup, 0, 1u << 24));
-    sim.threads = static_cast<unsigned>(a.integer("--threads", 0, 0, 4096));
+    sim.threads = thread_flag(a);
     const double load_factor = a.number("--load-factor", labels::DelayModel{}.load_factor, 0.0);
     const double input_transition =
         a.number("--input-transition", labels::DelayModel{}.input_transition, 0.0);

@@ -2,6 +2,7 @@
 // epochs and checkpoints in a project. `gsr runs list`: the runs of a project.
 #include "cli_commands.hpp"
 
+#include "nn/cpu_backend.hpp"
 #include "nn/model_config.hpp"
 #include "train/cluster_batcher.hpp"
 #include "train/commrand_batcher.hpp"
@@ -130,7 +131,9 @@ RunSettings settings_from_flags(const Args& a)
         refuse_model_flags(a, m.kind == nn::ModelKind::Rev || m.kind == nn::ModelKind::Gsr,
                            m.kind == nn::ModelKind::Gsr, std::string(nn::model_kind_name(m.kind)));
         m.layers = static_cast<std::uint32_t>(a.integer("--layers", m.layers, 1, 100000));
-        m.hidden = static_cast<std::uint32_t>(a.integer("--hidden", m.hidden, 1, 65536));
+        // The engine's widest (nn::validate says the same): "1 to 65536" and then "at most
+        // 4096" gave two limits for one flag.
+        m.hidden = static_cast<std::uint32_t>(a.integer("--hidden", m.hidden, 1, nn::kCpuMaxWidth));
         m.groups = static_cast<std::uint32_t>(a.integer("--groups", m.groups, 1, 65536));
         m.topk = static_cast<std::uint32_t>(
             a.integer("--topk", nn::default_topk(m.hidden, m.groups), 1, 65536));

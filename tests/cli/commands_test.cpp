@@ -374,6 +374,19 @@ TEST(CommunitiesCommand, BadFlagsAreRefusedWithTheirRealLimits)
     r = run_gsr("communities " + c17 + " --threads 5000");
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("1024"), std::string::npos) << r.err;
+    // labels took 4096 and ran them all (c17 in 0.56 s, against 0.004 s on two).
+    const fs::path csv = scratch_file("threads.csv");
+    r = run_gsr("labels " + c17 + " --threads 5000 --out " + shell_quote(csv.string()));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("1024"), std::string::npos) << r.err;
+    r = run_gsr("labels " + c17 + " --threads 1024 --quiet --out " + shell_quote(csv.string()));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("note: --threads 1024 is more than the"), std::string::npos) << r.err;
+    // One limit for --hidden, the engine's.
+    r = run_gsr("train " + c17 + " --test " + c17 + " --db " +
+                shell_quote(scratch_file("hidden.gsr").string()) + " --hidden 5000");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("from 1 to 4096"), std::string::npos) << r.err;
     r = run_gsr("layout " + c17 + " --iterations 20000000 --out " +
                 shell_quote(scratch_file("never.csv").string()));
     EXPECT_EQ(r.exit_code, 1);
