@@ -136,7 +136,14 @@ int cmd_sol(const std::vector<std::string>& args)
         sol::refuse_calibration_of_another_gpu(*calibration, a.value("--calibration"),
                                                device->name);
     }
-    const sol::SolAnalysis an = sol::analyze(op, *device, calibration ? &*calibration : nullptr);
+    const sol::SolAnalysis an = [&] {
+        try {
+            return sol::analyze(op, *device, calibration ? &*calibration : nullptr);
+        } catch (const Error& e) { // an implausible calibration: the file is at fault
+            if (!calibration || !e.where().file.empty()) throw;
+            throw Error(SourceLocation{a.value("--calibration")}, e.message());
+        }
+    }();
     const double t = a.number("--time", 0.0, 0.0, true);
     const double tb = a.number("--baseline", 0.0, 0.0, true);
     if (a.has("--baseline") && !a.has("--time")) throw UsageError("--baseline needs --time");
@@ -154,12 +161,17 @@ int cmd_sol(const std::vector<std::string>& args)
         if (a.has("--baseline")) {
             if (std::isfinite(jd.score))
                 std::printf(", score %.3f", jd.score);
+            else if (jd.gaming)
+                std::printf(", not scored (gaming)");
             else
                 std::printf(", no score (the baseline is not slower than SOL)");
         }
         std::printf("%s\n", jd.gaming ? "\nGAMING: faster than SOL by more than 5%, it cannot "
                                         "have done the work"
-                                      : "");
+                    : jd.below_sol
+                        ? "\nbelow SOL: faster than the bound, within its tolerance (noise, or a "
+                          "calibration below this machine)"
+                        : "");
     }
     return 0;
 }

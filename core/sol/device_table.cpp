@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 
 namespace gsr::sol {
@@ -334,9 +335,35 @@ Peaks datasheet_peaks(const DeviceSpec& d)
             d.fp16_tensor_rate, d.bf16_tensor_rate, false};
 }
 
+namespace {
+
+/// A rate or ratio in three significant digits ("3.35e+12", "896").
+std::string rate_text(double v)
+{
+    char buf[32];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 3);
+    return ec == std::errc{} ? std::string(buf, end) : std::string("?");
+}
+
+} // namespace
+
 Peaks calibrated_peaks(const DeviceSpec& d, const Calibration& c)
 {
     Peaks p = datasheet_peaks(d);
+    // A measurement well past the datasheet is a unit slip or another GPU's, and a bound from
+    // it would call every honest kernel slow and no cheat a cheat (gaming_bound takes the
+    // smaller bound). Boost clocks and rounding stay far below half again the datasheet.
+    constexpr double kMaxOverDatasheet = 1.5;
+    const auto plausible = [&](const char* key, double measured, double sheet) {
+        if (measured > 0 && sheet > 0 && measured > kMaxOverDatasheet * sheet)
+            throw Error("calibration: \"" + std::string(key) + "\" is " +
+                        rate_text(measured / sheet) + "x the datasheet's " +
+                        rate_text(sheet) + " for " + d.name +
+                        ": expected a measurement of this GPU (in bytes or operations a second)");
+    };
+    plausible("copy_bandwidth", c.copy_bandwidth, p.bandwidth);
+    plausible("fp32_fma_rate", c.fp32_fma_rate, p.fp32);
+    plausible("gemm_rate", c.gemm_rate, p.rate(c.gemm_unit));
     if (c.copy_bandwidth > 0) p.bandwidth = c.copy_bandwidth;
     if (c.fp32_fma_rate > 0) p.fp32 = c.fp32_fma_rate;
     if (c.gemm_rate > 0) {

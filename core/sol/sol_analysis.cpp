@@ -107,9 +107,11 @@ Judgement judge(const SolAnalysis& a, double t, double t_baseline)
     j.seconds = t;
     j.headroom = headroom(t, a.t_sol);
     j.percent_of_sol = 100.0 * a.t_sol / t;
-    j.score = t_baseline > 0 ? sol_score(t, a.t_sol, t_baseline)
-                             : std::numeric_limits<double>::quiet_NaN();
-    j.gaming = is_gaming(t, std::min(a.t_sol, a.t_sol_datasheet));
+    j.gaming = is_gaming(t, gaming_bound(a));
+    // "Flag it, never rank it": a time that cannot have done the work gets no score.
+    j.score = t_baseline > 0 && !j.gaming ? sol_score(t, a.t_sol, t_baseline)
+                                          : std::numeric_limits<double>::quiet_NaN();
+    j.below_sol = !j.gaming && t < a.t_sol;
     return j;
 }
 
@@ -157,7 +159,8 @@ nlohmann::json judgement_json(const Judgement& j)
             {"headroom", number_or_null(j.headroom)},
             {"percent_of_sol", number_or_null(j.percent_of_sol)},
             {"score", number_or_null(j.score)},
-            {"gaming", j.gaming}};
+            {"gaming", j.gaming},
+            {"below_sol", j.below_sol}};
 }
 
 std::string analysis_text(const SolAnalysis& a)

@@ -59,8 +59,11 @@ struct Judgement {
     double seconds = 0;
     double headroom = 0;
     double percent_of_sol = 0; ///< 100 * T_SOL / T
-    double score = 0; ///< NaN without a usable baseline
+    double score = 0; ///< NaN without a usable baseline, and for a gaming time (never ranked)
     bool gaming = false;
+    /// Faster than T_SOL, yet not gaming (within the tolerance, or between the calibrated
+    /// bound and the datasheet's): noise, or a calibration below the machine.
+    bool below_sol = false;
 };
 
 /// A measured time against an analysis (t_baseline <= 0: no baseline, score NaN).

@@ -212,6 +212,19 @@ TuneSession tune_session_from_json(const nlohmann::json& j)
     s.bound = optional_field<std::string>(j, "bound", "", top);
     s.baseline = optional_field<std::string>(j, "baseline", "", top);
     s.baseline_seconds = optional_field<double>(j, "baseline_seconds", 0.0, top);
+    // Times and rates a session can hold: a negative or zero T_SOL reported "-20 % of SOL".
+    const auto require = [](double v, bool positive, const std::string& what) {
+        if (!std::isfinite(v) || v < 0 || (positive && v == 0))
+            throw Error("tune session: " + what + " must be " +
+                        (positive ? "a positive" : "a non-negative") + " number, got " +
+                        std::to_string(v));
+    };
+    require(s.t_sol, true, "'t_sol'");
+    require(s.flops, false, "'flops'");
+    require(s.bytes, false, "'bytes'");
+    require(s.peak_rate, false, "'peak_rate'");
+    require(s.bandwidth, false, "'bandwidth'");
+    require(s.baseline_seconds, false, "'baseline_seconds'");
     const auto& list = field<nlohmann::json>(j, "candidates", top);
     if (!list.is_array()) throw Error("tune session: 'candidates' must be an array");
     for (const nlohmann::json& cj : list) {
@@ -232,10 +245,13 @@ TuneSession tune_session_from_json(const nlohmann::json& j)
             throw Error("tune session: " + which + " has the " + e.message());
         }
         c.seconds = optional_field<double>(cj, "seconds", 0.0, where);
+        require(c.seconds, false, which + "'s 'seconds'");
         c.detail = optional_field<std::string>(cj, "detail", "", where);
         c.best = optional_field<bool>(cj, "best", false, where);
         if (cj.contains("signals")) {
             const auto& sj = cj.at("signals");
+            if (!sj.is_object())
+                throw Error("tune session: " + which + "'s 'signals' must be an object");
             ProfileSignals p;
             p.sm_percent = optional_field<double>(sj, "sm_percent", 0.0, "signals");
             p.memory_percent = optional_field<double>(sj, "memory_percent", 0.0, "signals");

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include <unistd.h>
 
@@ -299,6 +300,26 @@ TEST(SessionReport, JsonRoundTripsTheSession)
     } catch (const gsr::Error& e) {
         EXPECT_NE(std::string(e.what()).find("candidate 3 of 5 key 'id'"), std::string::npos)
             << e.what();
+    }
+
+    // Impossible times and rates: a T_SOL of -1e-5 was reported as "-20 % of SOL".
+    const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> bad = {
+        {[](nlohmann::json& x) { x["t_sol"] = -1e-5; }, "'t_sol' must be a positive number"},
+        {[](nlohmann::json& x) { x["t_sol"] = 0; }, "'t_sol' must be a positive number"},
+        {[](nlohmann::json& x) { x["bandwidth"] = -1; }, "'bandwidth' must be a non-negative"},
+        {[](nlohmann::json& x) { x["candidates"][1]["seconds"] = -5e-5; },
+         "candidate 2 of 5's 'seconds' must be a non-negative number"},
+        {[](nlohmann::json& x) { x["candidates"][0]["signals"] = 5; },
+         "candidate 1 of 5's 'signals' must be an object"}};
+    for (const auto& [edit, expected] : bad) {
+        nlohmann::json wrong = j["session"];
+        edit(wrong);
+        try {
+            (void)tune::tune_session_from_json(wrong);
+            ADD_FAILURE() << "read: " << expected;
+        } catch (const gsr::Error& e) {
+            EXPECT_NE(e.message().find(expected), std::string::npos) << e.what();
+        }
     }
 }
 

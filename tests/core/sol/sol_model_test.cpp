@@ -212,7 +212,19 @@ TEST(SolJudgement, HeadroomScoreAndGaming)
     EXPECT_DOUBLE_EQ(j.percent_of_sol, 50.0);
     EXPECT_NEAR(j.score, 1.0 / (1.0 + 1.0 / 3.0), 1e-12);
     EXPECT_FALSE(j.gaming);
-    EXPECT_TRUE(judge(a, 0.5 * a.t_sol).gaming);
+    EXPECT_FALSE(j.below_sol);
+    // Flagged, never ranked: a gaming time got a score of 2.17 and ranked above SOL.
+    const Judgement cheat = judge(a, 0.5 * a.t_sol, 4 * a.t_sol);
+    EXPECT_TRUE(cheat.gaming);
+    EXPECT_TRUE(std::isnan(cheat.score));
+    EXPECT_FALSE(cheat.below_sol);
+    EXPECT_EQ(judgement_json(cheat)["score"], nullptr);
+    // Within the tolerance under T_SOL: scored, and said to be below SOL.
+    const Judgement close = judge(a, 0.97 * a.t_sol, 4 * a.t_sol);
+    EXPECT_FALSE(close.gaming);
+    EXPECT_TRUE(close.below_sol);
+    EXPECT_GT(close.score, 1.0);
+    EXPECT_EQ(judgement_json(close)["below_sol"], true);
 }
 
 TEST(SolCalibration, MeasuredPeaksReplaceDatasheetAndGamingStaysPermissive)
@@ -237,6 +249,25 @@ TEST(SolCalibration, MeasuredPeaksReplaceDatasheetAndGamingStaysPermissive)
     // 2.3e-6 s is 17% under the calibrated bound but within 5% of the datasheet one: honest.
     EXPECT_FALSE(judge(a, 2.3e-6).gaming);
     EXPECT_TRUE(judge(a, 2.2e-6).gaming); // < 0.95 * 2.388060e-6 = 2.268657e-6
+    // A peak far past the datasheet (a unit slip) is refused: its tiny bound made every cheat
+    // pass (gaming takes the smaller bound) and every honest kernel look slow.
+    Calibration slip = c;
+    slip.copy_bandwidth = 3.0e15;
+    try {
+        calibrated_peaks(h100, slip);
+        ADD_FAILURE() << "a bandwidth of 3e15 B/s on an H100 was accepted";
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(e.message().find("\"copy_bandwidth\" is 896x the datasheet's 3.35e+12 for "
+                                   "H100 SXM"),
+                  std::string::npos)
+            << e.what();
+    }
+    slip = c;
+    slip.gemm_unit = MathUnit::Fp16Tensor;
+    slip.gemm_rate = 2.0e15; // 2x the fp16 tensor datasheet
+    EXPECT_THROW(calibrated_peaks(h100, slip), gsr::Error);
+    slip.gemm_rate = 1.2e15; // boost clocks: within half again
+    EXPECT_DOUBLE_EQ(calibrated_peaks(h100, slip).fp16, 1.2e15);
     // JSON round trip, and a missing key is named.
     const Calibration back = calibration_from_json(calibration_json(c));
     EXPECT_EQ(back.device_name, c.device_name);
