@@ -316,8 +316,7 @@ std::string error_words(const std::exception& e, const std::string& project)
 void refuse_out_over_inputs(const Args& a, const std::vector<std::string>& inputs,
                             const std::string& flag)
 {
-    const std::string out = a.value(flag);
-    if (a.has(flag) && out.empty()) throw UsageError(flag + " needs a file name");
+    const std::string out = a.value(flag); // never empty when given: Args refuses that
     const auto same_file = [](const std::string& x, const std::string& y) {
         std::error_code ec;
         if (std::filesystem::equivalent(x, y, ec)) return true;

@@ -58,8 +58,8 @@ unsigned thread_flag(const Args& a);
 std::string error_words(const std::exception& e, const std::string& project);
 /// Refuses (UsageError) an --out that is one of the command's `inputs` (its netlist, a
 /// library, the project), however it is spelt: writing there would replace what was saved.
-/// An empty --out is refused too, and one that cannot be written (a folder, a missing or
-/// write-protected folder: gsr::Error) before the command works for minutes. `flag`: the
+/// One that cannot be written (a folder, a missing or write-protected folder: gsr::Error) is
+/// refused before the command works for minutes. `flag`: the
 /// output's flag (train's --predictions).
 void refuse_out_over_inputs(const Args& a, const std::vector<std::string>& inputs,
                             const std::string& flag = "--out");

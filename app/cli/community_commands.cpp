@@ -135,7 +135,7 @@ int cmd_communities(const std::vector<std::string>& argv)
 int cmd_layout(const std::vector<std::string>& argv)
 {
     Args a(argv, {"--iterations", "--seed", "--threads", "--out", "--liberty"}, {"--quiet"});
-    if (!a.has("--out") || a.value("--out").empty())
+    if (!a.has("--out"))
         throw UsageError("layout needs --out positions.csv");
     std::vector<std::string> inputs = a.values("--liberty");
     inputs.insert(inputs.end(), a.positionals().begin(), a.positionals().end());

@@ -200,20 +200,11 @@ sol::DeviceSpec lab_device(const Args& a, tune::WorkerEvaluator& worker, std::st
 sol::SolAnalysis lab_analysis(const Args& a, const tune::Problem& p,
                               const sol::DeviceSpec& device, const std::string& gpu)
 {
-    // An implausible calibration is the fault of the file or project that holds it.
-    const auto analyze_with = [&](const sol::Calibration& c, const std::string& source) {
-        try {
-            return sol::analyze(p.op_spec(), device, &c);
-        } catch (const Error& e) {
-            if (!e.where().file.empty()) throw;
-            throw Error(SourceLocation{source}, e.message());
-        }
-    };
     nlohmann::json j;
     if (a.has("--calibration")) {
         const sol::Calibration c = sol::read_calibration_file(a.value("--calibration"));
         sol::refuse_calibration_of_another_gpu(c, a.value("--calibration"), gpu);
-        return analyze_with(c, a.value("--calibration"));
+        return sol::analyze(p.op_spec(), device, &c);
     } else if (a.has("--project")) {
 #ifdef GSR_HAVE_STORE
         const auto project =
@@ -232,8 +223,9 @@ sol::SolAnalysis lab_analysis(const Args& a, const tune::Problem& p,
 #endif
     }
     if (j.is_null()) return sol::analyze(p.op_spec(), device);
-    const sol::Calibration c = sol::calibration_from_json(j);
-    return analyze_with(c, a.value("--project"));
+    sol::Calibration c = sol::calibration_from_json(j);
+    c.source = a.value("--project"); // an error about it names the project that keeps it
+    return sol::analyze(p.op_spec(), device, &c);
 }
 
 /// Checks --project (when given) before a search: a file that is not a project, one of a

@@ -78,7 +78,7 @@ int cmd_labels(const std::vector<std::string>& argv)
     if (a.positionals().size() != 1)
         throw UsageError("labels takes one FILE: gsr labels FILE --out CSV [--target "
                          "sp|toggle|level|arrival|all] [--mode random|exhaustive|seq] ...");
-    if (!a.has("--out") || a.value("--out").empty()) throw UsageError("labels needs --out CSV");
+    if (!a.has("--out")) throw UsageError("labels needs --out CSV");
     std::vector<std::string> inputs = a.values("--liberty");
     inputs.push_back(a.positionals()[0]);
     refuse_out_over_inputs(a, inputs);

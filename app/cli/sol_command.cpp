@@ -136,14 +136,7 @@ int cmd_sol(const std::vector<std::string>& args)
         sol::refuse_calibration_of_another_gpu(*calibration, a.value("--calibration"),
                                                device->name);
     }
-    const sol::SolAnalysis an = [&] {
-        try {
-            return sol::analyze(op, *device, calibration ? &*calibration : nullptr);
-        } catch (const Error& e) { // an implausible calibration: the file is at fault
-            if (!calibration || !e.where().file.empty()) throw;
-            throw Error(SourceLocation{a.value("--calibration")}, e.message());
-        }
-    }();
+    const sol::SolAnalysis an = sol::analyze(op, *device, calibration ? &*calibration : nullptr);
     const double t = a.number("--time", 0.0, 0.0, true);
     const double tb = a.number("--baseline", 0.0, 0.0, true);
     if (a.has("--baseline") && !a.has("--time")) throw UsageError("--baseline needs --time");

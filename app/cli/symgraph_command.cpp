@@ -68,7 +68,7 @@ int cmd_train_symgraph(const std::vector<std::string>& argv)
             "--min-support", "--penalty", "--seed", "--test", "--val", "--db"},
            {"--json", "--quiet"});
     if (a.value("--model") != "symgraph") throw UsageError("usage: " + std::string(kUsage));
-    if (!a.has("--db") || a.value("--db").empty())
+    if (!a.has("--db"))
         throw UsageError("train needs --db PROJECT (runs are kept there)\nusage: " +
                          std::string(kUsage));
     if (a.positionals().empty()) throw UsageError("train needs at least one training FILE");
@@ -253,7 +253,7 @@ int cmd_rules(const std::vector<std::string>& argv)
     constexpr const char* usage =
         "usage: gsr rules RUN --db PROJECT [--format text|json] [--out FILE]";
     if (a.positionals().size() != 1) throw UsageError(usage);
-    if (!a.has("--db") || a.value("--db").empty())
+    if (!a.has("--db"))
         throw UsageError(std::string("rules needs --db PROJECT\n") + usage);
     refuse_out_over_inputs(a, {a.value("--db")});
     const std::string format = a.value("--format", "text");

@@ -178,7 +178,7 @@ int cmd_train(const std::vector<std::string>& argv)
             "--resume", "--batching", "--batch-size", "--alpha", "--beta", "--fanout",
             "--order", "--tuned-kernels", "--warmup", "--predictions"},
            {"--json", "--quiet", "--offload-optimizer"});
-    if (!a.has("--db") || a.value("--db").empty())
+    if (!a.has("--db"))
         throw UsageError("train needs --db PROJECT (runs and checkpoints are kept there)\n"
                          "usage: " + std::string(kTrainUsage));
     // The GPU is probed once, when the model's width is known: a new run's before its project
@@ -452,7 +452,7 @@ int cmd_runs(const std::vector<std::string>& argv)
     Args a(argv, {"--db", "--out"}, {"--json", "--csv"});
     constexpr const char* kUsage = "usage: gsr runs list --db PROJECT [--json | --csv] [--out FILE]";
     if (a.positionals().size() != 1 || a.positionals()[0] != "list") throw UsageError(kUsage);
-    if (!a.has("--db") || a.value("--db").empty()) throw UsageError("runs needs --db PROJECT");
+    if (!a.has("--db")) throw UsageError("runs needs --db PROJECT");
     if (a.has("--json") && a.has("--csv"))
         throw UsageError("--json and --csv: choose one\n" + std::string(kUsage));
     const bool to_stdout = a.value("--out") == "-"; // as report's --out -

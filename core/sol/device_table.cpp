@@ -299,7 +299,9 @@ Calibration read_calibration_file(const std::string& path)
     const nlohmann::json j =
         read_json_file(path, "expected a calibration as `gsr kernels calibrate --json` writes it");
     try {
-        return calibration_from_json(j);
+        Calibration c = calibration_from_json(j);
+        c.source = path;
+        return c;
     } catch (const Error& e) {
         throw Error(SourceLocation{path}, e.message());
     }
@@ -356,7 +358,8 @@ Peaks calibrated_peaks(const DeviceSpec& d, const Calibration& c)
     constexpr double kMaxOverDatasheet = 1.5;
     const auto plausible = [&](const char* key, double measured, double sheet) {
         if (measured > 0 && sheet > 0 && measured > kMaxOverDatasheet * sheet)
-            throw Error("calibration: \"" + std::string(key) + "\" is " +
+            throw Error(SourceLocation{c.source},
+                        "calibration: \"" + std::string(key) + "\" is " +
                         rate_text(measured / sheet) + "x the datasheet's " +
                         rate_text(sheet) + " for " + d.name +
                         ": expected a measurement of this GPU (in bytes or operations a second)");

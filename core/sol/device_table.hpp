@@ -74,6 +74,8 @@ struct Calibration {
     MathUnit gemm_unit = MathUnit::Fp32Fma; ///< the unit that GEMM ran on
     double fp32_fma_rate = 0; ///< FLOP/s of an FMA-bound kernel
     std::string notes;
+    /// Where it was read from (a file, a project), for errors about it; not in its JSON.
+    std::string source;
 };
 
 nlohmann::json calibration_json(const Calibration& c);

@@ -465,11 +465,7 @@ void StoreRunLog::end(const std::string& status, const nlohmann::json& result)
     if (begun_ && !kept_epoch_ && before_ && before_->status != "created" &&
         before_->status != "running") {
         const bool had_ended = before_->status == "finished" || before_->status == "stopped early";
-        if (had_ended || status == "cancelled") {
-            store_.finish_run(run_id_, before_->status, before_->result_json,
-                              before_->peak_bytes_measured);
-            return;
-        }
+        if (had_ended || status == "cancelled") return put_back();
         // A cancelled or failed run that has no epoch left (--epochs lowered to the epochs
         // done) ends now, with its training's result and peak under the new status.
         nlohmann::json kept = nlohmann::json::parse(before_->result_json, nullptr, false);
@@ -484,13 +480,18 @@ void StoreRunLog::end(const std::string& status, const nlohmann::json& result)
     store_.finish_run(run_id_, status, json_text(result), measured);
 }
 
+void StoreRunLog::put_back()
+{
+    store_.finish_run(run_id_, before_->status, before_->result_json,
+                      before_->peak_bytes_measured);
+}
+
 bool StoreRunLog::fail(const std::string& error, bool resumed)
 {
     if (resumed && !begun_) return false;
     if (resumed && before_) {
         if (!kept_epoch_) { // nothing of this session was kept: the run as it was
-            store_.finish_run(run_id_, before_->status, before_->result_json,
-                              before_->peak_bytes_measured);
+            put_back();
             return false;
         }
         // Its earlier result (best epoch, test metrics, memory) stays, with the error added.

@@ -160,6 +160,9 @@ public:
     bool fail(const std::string& error, bool resumed);
 
 private:
+    /// Writes the run back as begin() found it: status, result and measured peak.
+    void put_back();
+
     RunStore& store_;
     std::int64_t run_id_;
     std::size_t keep_;
