@@ -300,8 +300,9 @@ unsigned thread_flag(const Args& a)
     // any count): s38417 took 8 s at 1024 threads on two cores, 0.09 s at two.
     const unsigned cores = std::thread::hardware_concurrency();
     if (cores == 0 || asked <= cores) return asked;
-    std::cerr << "note: --threads " << asked << " is more than the " << cores
-              << " hardware threads; using " << cores << '\n';
+    if (!a.has("--quiet"))
+        std::cerr << "note: --threads " << asked << " is more than the " << cores
+                  << " hardware threads; using " << cores << '\n';
     return cores;
 }
 

@@ -158,11 +158,24 @@ int cmd_layout(const std::vector<std::string>& argv)
     const bool from_placement = !initial.empty();
     layout::ForceAtlas2Layout fa2(g, o, std::move(initial));
     InterruptGuard guard; // Ctrl-C stops the layout between its iterations
-    const auto s = fa2.run(InterruptGuard::flag());
+    // In steps, so that a long layout (minutes for hyp) says every second how far it is.
+    std::optional<layout::LayoutSnapshot> s = fa2.snapshot();
+    auto reported = Clock::now();
+    while (!fa2.finished()) {
+        s = fa2.step(10, InterruptGuard::flag());
+        if (!s) break;
+        if (a.has("--quiet") || Clock::now() - reported < std::chrono::seconds(1)) continue;
+        reported = Clock::now();
+        std::cerr << "layout: iteration " << s->iteration << " of at most " << o.max_iterations;
+        if (s->window_movement > 0) // measured once the first window of iterations is done
+            std::cerr << ", movement " << s->window_movement << " (it settles below "
+                      << o.tolerance << ')';
+        std::cerr << std::endl;
+    }
     const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (!s) {
-        std::cerr << "interrupted: the layout stopped; " << a.value("--out")
-                  << " was not written\n";
+        std::cerr << "interrupted: the layout stopped after iteration "
+                  << fa2.snapshot().iteration << "; " << a.value("--out") << " was not written\n";
         return 130;
     }
 
