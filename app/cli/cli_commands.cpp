@@ -68,6 +68,12 @@ Args::Args(const std::vector<std::string>& args, std::vector<std::string> value_
             const std::string flag = canonical(name);
             if ((flag == "--db" || flag == "--project") && has(flag))
                 throw UsageError("the project is given twice (" + name + " " + val + ")");
+            // `--shape 1,2,3 --shape 4,5,6` took the last without a word; only the list flags
+            // (read with values()) are meant to repeat.
+            if (known(value_flags, flag) && has(flag) && flag != "--liberty" && flag != "--test" &&
+                flag != "--val")
+                throw UsageError(flag + " is given twice ('" + value(flag) + "' and '" + val +
+                                 "'): give it once");
             flags_.emplace_back(flag, val);
         } else {
             positionals_.push_back(a);

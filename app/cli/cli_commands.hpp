@@ -18,7 +18,8 @@ struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-/// Flags of one subcommand: --name value, --name (boolean), repeated flags, positionals.
+/// Flags of one subcommand: --name value, --name (boolean), positionals. Of the value flags
+/// only the lists (--liberty, --test, --val: values()) may repeat; another given twice is refused.
 class Args {
 public:
     Args(const std::vector<std::string>& args, std::vector<std::string> value_flags,
