@@ -184,7 +184,7 @@ constexpr const char* kHelp =
         "  layout FILE --out CSV [--iterations N] [--seed S] [--threads T] [--liberty LIB]...\n"
         "         [--quiet]\n"
         "                                            ForceAtlas2 positions (node,name,x,y)\n"
-        "  train FILE... --test FILE... [--val FILE...] --db PROJECT --model symgraph\n"
+        "  train FILE... [--test FILE...] [--val FILE...] --db PROJECT --model symgraph\n"
         "        [--target sp|toggle|level|arrival] [--task value|bins] [--bins N]\n"
         "        [--hops auto|1|2] [--max-rules R] [--max-conditions N] [--min-support N]\n"
         "        [--penalty X] [--seed S] [--json] [--quiet]   rules instead of a GNN\n"

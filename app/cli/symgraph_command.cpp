@@ -29,7 +29,7 @@ namespace gsr::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "gsr train FILE... --test FILE... [--val FILE...] --db PROJECT --model symgraph "
+    "gsr train FILE... [--test FILE...] [--val FILE...] --db PROJECT --model symgraph "
     "[--target sp|toggle|level|arrival] [--task value|bins] [--bins N] [--hops auto|1|2] "
     "[--max-rules N] [--max-conditions N] [--min-support N] [--penalty X] [--seed S] "
     "[--json] [--quiet]";
@@ -72,9 +72,8 @@ int cmd_train_symgraph(const std::vector<std::string>& argv)
         throw UsageError("train needs --db PROJECT (runs are kept there)\nusage: " +
                          std::string(kUsage));
     if (a.positionals().empty()) throw UsageError("train needs at least one training FILE");
-    if (!a.has("--test"))
-        throw UsageError("train needs --test FILE...: circuits to test on, other than the "
-                         "training circuits");
+    // Without --test the rules are learnt and scored on the validation nodes only, as the
+    // Rules panel does for the circuit it shows (the test row is then empty).
 
     const std::vector<std::string> train_files = absolute(a.positionals());
     const std::vector<std::string> val_files = absolute(a.values("--val"));

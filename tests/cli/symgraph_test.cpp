@@ -80,6 +80,25 @@ TEST(SymGraphCommand, TrainsStoresARunAndReportsTheGnnMetrics)
     EXPECT_EQ(list[0]["result"]["test"]["pearson"], j["test"]["pearson"]);
 }
 
+TEST(SymGraphCommand, WithoutTestCircuitsItScoresTheHeldOutNodes)
+{
+    // The Rules panel's command: the rules of one circuit, scored on the 10 % of its nodes held
+    // out. It used to need --test, and the panel logged its own file as the test circuit,
+    // which gsr refuses.
+    const fs::path db = symgraph_scratch("no_test.gsr");
+    const auto r = run_gsr("train " + data("iscas85/bench/c432.bench") + " --db " +
+                           shell_quote(db.string()) + " --model symgraph --target sp --seed 1 --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["test"]["count"].get<std::size_t>(), 0u);
+    EXPECT_TRUE(j["test"]["pearson"].is_null()) << j["test"];
+    const std::size_t val = j["val"]["count"].get<std::size_t>();
+    EXPECT_EQ(j["train"]["count"].get<std::size_t>() + val,
+              nodes_in_counts("iscas85/bench/c432.bench"));
+    EXPECT_EQ(val, (nodes_in_counts("iscas85/bench/c432.bench") + 5) / 10);
+    EXPECT_TRUE(j["val"]["pearson"].is_number()) << j["val"];
+}
+
 TEST(SymGraphCommand, SameDataAndSeedGiveByteIdenticalRuleExports)
 {
     const fs::path a = symgraph_scratch("a.gsr"), b = symgraph_scratch("b.gsr");

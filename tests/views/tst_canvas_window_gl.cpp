@@ -16,7 +16,10 @@
 #include "layout/force_atlas2.hpp"
 #include "util/resources.hpp"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -28,14 +31,15 @@ using namespace gsr::views::canvas;
 namespace {
 
 /// Shows the window and opens the bundled sample in it; false if it did not load in time.
-bool open_sample(MainWindow& w)
+/// `as_given` names the file as given (e.g. "./alu8.v", as `gsr-studio ./alu8.v` does).
+bool open_sample(MainWindow& w, const QString& as_given = {})
 {
     w.setShowsMessageBoxes(false);
     w.resize(1000, 700);
     w.show();
     if (!QTest::qWaitForWindowExposed(&w)) return false;
     QSignalSpy finished(&w, &MainWindow::loadFinished);
-    w.openFile(QString::fromStdString(gsr::bundled_sample_path()));
+    w.openFile(as_given.isEmpty() ? QString::fromStdString(gsr::bundled_sample_path()) : as_given);
     return QTest::qWaitFor([&] { return finished.count() == 1; }, 60000);
 }
 
@@ -118,9 +122,15 @@ private slots:
     void aTrainedModelColoursTheCanvasByItsError()
     {
         // The "prediction error" colours had no source in the window: a finished sp run now
-        // hands the canvas its prediction for every node of the circuit shown.
+        // hands the canvas its prediction for every node of the circuit shown. The file is
+        // opened by a relative path: the Training panel names it absolute, and the canvas
+        // dropped the predictions of "./alu8.v" as another file's.
+        const QFileInfo sample(QString::fromStdString(gsr::bundled_sample_path()));
+        const QString was = QDir::currentPath();
+        QVERIFY(QDir::setCurrent(sample.absolutePath()));
+        const auto restore = qScopeGuard([&] { QDir::setCurrent(was); });
         MainWindow w;
-        QVERIFY(open_sample(w));
+        QVERIFY(open_sample(w, QStringLiteral("./") + sample.fileName()));
         CanvasPanel* panel = w.canvasPanel();
         QVERIFY(panel);
         GraphCanvas* canvas = panel->canvas();

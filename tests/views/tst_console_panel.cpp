@@ -62,6 +62,10 @@ private slots:
                                 "--patience 10 --warmup 20 --offload-optimizer --device auto"));
         QCOMPARE(resume_command(QStringLiteral("/p.gsr"), 4, 20),
                  QStringLiteral("gsr train --db /p.gsr --resume 4 --epochs 20 --device auto"));
+        // Offload is the session's choice, not the run's: a resume that offloads says so.
+        QCOMPARE(resume_command(QStringLiteral("/p.gsr"), 4, 0, true),
+                 QStringLiteral("gsr train --db /p.gsr --resume 4 --offload-optimizer "
+                                "--device auto"));
     }
 
     void settingsRoundTripThroughTheRunsJson()

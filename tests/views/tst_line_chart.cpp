@@ -105,6 +105,49 @@ private slots:
         QCOMPARE(chart.series(0)->count(), 0);
         QCOMPARE(chart.yAxis()->min(), -1.0); // fixed
     }
+
+    void aLongRunIsThinnedEvenlyAndKeepsItsNewestPoint()
+    {
+        // A tiny model ends over a thousand epochs a second and the limit is 2^24: every
+        // epoch stayed a point with a marker. Now a series keeps every stride-th point (the
+        // stride doubling as it fills) and the newest, markers only while it is short.
+        QWidget parent;
+        LineChart chart(QStringLiteral("Loss"), QStringLiteral("epoch"), QStringLiteral("loss"),
+                        &parent);
+        chart.addSeries(QStringLiteral("batches"));
+        chart.addSeries(QStringLiteral("one by one"));
+        const auto y = [](int e) { return 1.0 / (1 + e); };
+        for (int e = 0; e < LineChart::kMarkerLimit; ++e) chart.append(1, e, y(e));
+        QVERIFY(chart.series(1)->pointsVisible());
+        chart.append(1, LineChart::kMarkerLimit, y(LineChart::kMarkerLimit));
+        QVERIFY(!chart.series(1)->pointsVisible());
+
+        const int epochs = 100003;
+        for (int first = 0; first < epochs; first += 997) {
+            QList<QPointF> batch;
+            for (int e = first; e < std::min(epochs, first + 997); ++e) batch.append({double(e), y(e)});
+            chart.append(0, batch);
+        }
+        for (int e = LineChart::kMarkerLimit + 1; e < epochs; ++e) chart.append(1, e, y(e));
+        for (int i = 0; i < 2; ++i) {
+            const QList<QPointF> p = chart.series(i)->points();
+            QVERIFY(p.size() > LineChart::kMaxPoints / 2);
+            QVERIFY(p.size() <= LineChart::kMaxPoints);
+            QCOMPARE(p.front(), QPointF(0, 1));
+            QCOMPARE(p.back(), QPointF(epochs - 1, y(epochs - 1)));
+            // Evenly: every point but the newest is on one stride, a power of two.
+            const double stride = p[1].x() - p[0].x();
+            QCOMPARE(std::exp2(std::round(std::log2(stride))), stride);
+            for (qsizetype k = 0; k + 1 < p.size(); ++k) {
+                QCOMPARE(p[k].x(), double(k) * stride);
+                QCOMPARE(p[k].y(), y(int(p[k].x())));
+            }
+            QVERIFY(p.back().x() - p[p.size() - 2].x() <= stride);
+        }
+        // The batches and the points one by one keep the same points.
+        QCOMPARE(chart.series(0)->points(), chart.series(1)->points());
+        QCOMPARE(chart.xAxis()->max(), double(epochs - 1));
+    }
 };
 
 QTEST_MAIN(TestLineChart)

@@ -9,6 +9,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QLabel>
+#include <QProgressBar>
 #include <QStackedBarSeries>
 #include <QTest>
 
@@ -113,7 +114,14 @@ private slots:
             report.measured_layers.push_back(m);
             ++i;
         }
+        // The bar is the label's prediction: an old run's peak stayed in it after the model or
+        // circuit changed, beside a label with the new prediction.
+        panel.setDeviceMemory(8 * report.analytic_peak_bytes);
+        const auto* bar = panel.findChild<QProgressBar*>(QStringLiteral("peakBar"));
+        QCOMPARE(bar->value(), 125); // 1000ths
+        report.measured_peak_bytes = 4 * report.analytic_peak_bytes;
         panel.showMeasured(report, config, QStringLiteral("run 7"));
+        QCOMPARE(bar->value(), 125);
         std::size_t tallest = tallest_row(report.measured_layers);
         for (const auto kind : MemoryPanel::kCompared)
             tallest = std::max(tallest, tallest_row(panel.estimate(kind)->layers));

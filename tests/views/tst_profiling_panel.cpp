@@ -518,8 +518,9 @@ private slots:
         // The report hook gets every session of the window.
         QVERIFY(!panel.exportReport(dir.filePath(QStringLiteral("r")), &error));
         std::vector<std::string> got;
-        panel.setReportExporter([&](const std::vector<tune::TuneSession>& all, const QString&) {
+        panel.setReportExporter([&](const std::vector<tune::TuneSession>& all, const QString& p) {
             for (const tune::TuneSession& s : all) got.push_back(s.problem);
+            return QStringList{p};
         });
         QVERIFY(panel.exportReport(dir.filePath(QStringLiteral("r")), &error));
         QVERIFY(got == std::vector<std::string>{"reduce_rows"});
@@ -617,11 +618,11 @@ private slots:
         QVERIFY(panel.whyApplyIsOff().contains(QStringLiteral("engine")));
         QVERIFY(panel.selectProblem(spmm));
         panel.setKernelApplier([](const tune::TuneSession&) -> ProfilingPanel::ApplyOutcome {
-            throw Error("p.gsr: read-only");
+            throw Error(gsr::SourceLocation{"p.gsr"}, "read-only");
         });
         QString error;
         QVERIFY(!panel.applyKernel(&error));
-        QCOMPARE(error, QStringLiteral("p.gsr: read-only"));
+        QCOMPARE(error, QStringLiteral("p.gsr: error: read-only")); // the project named
     }
 };
 

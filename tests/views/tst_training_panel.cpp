@@ -206,7 +206,7 @@ private slots:
         auto w = ready_window(project, 1, 100000); // deep: epochs long enough to stop in
         QVERIFY(w);
         TrainingPanel* t = w->panels()->training();
-        QSignalSpy epochs(t->runner(), &gsr::views::TrainingRunner::epochFinished);
+        QSignalSpy epochs(t->runner(), &gsr::views::TrainingRunner::epochsFinished);
         QSignalSpy finished(t, &TrainingPanel::trainingFinished);
         t->train();
         QVERIFY(epochs.wait(kWaitMs));
@@ -218,6 +218,11 @@ private slots:
         QVERIFY(o.resumable);
         QVERIFY(o.epochs_done >= 1 && o.epochs_done < 100000);
         QVERIFY(t->findChild<QPushButton*>(QStringLiteral("resumeButton"))->isEnabled());
+        // A stopped run ends with its best epoch's weights, and shows their test scatter (it
+        // showed none, although the status line gave that epoch's test figures).
+        QVERIFY(o.model_epoch >= 1);
+        QVERIFY(o.best);
+        QCOMPARE(std::size_t(t->scatterSeries()->count()), o.best->test.metrics.count);
 
         const gsr::views::RunsTableModel* runs = w->panels()->runs()->model();
         QCOMPARE(runs->rowCount(), 1);
@@ -229,6 +234,16 @@ private slots:
                                                           gsr::store::OpenMode::ReadOnly);
             QCOMPARE(store.last_checkpoint(o.run_id)->epoch, qint64(o.epochs_done));
         }
+        // The Runs panel's Resume, on while nothing trains; off while a run does (it did
+        // nothing then, without a word).
+        gsr::views::RunsPanel* runs_panel = w->panels()->runs();
+        runs_panel->selectRuns({o.run_id});
+        auto* resume_run = runs_panel->findChild<QPushButton*>(QStringLiteral("resumeRunButton"));
+        QVERIFY(resume_run->isEnabled());
+        runs_panel->setTraining(true);
+        QVERIFY(!resume_run->isEnabled());
+        runs_panel->setTraining(false);
+        QVERIFY(resume_run->isEnabled());
 
         // With the checkpoint's random state damaged, resuming fails and keeps the run as
         // it was; with the checkpoint put back, it resumes.
@@ -263,9 +278,13 @@ private slots:
         }
         rewrite(good);
 
-        // Resume with two more epochs: it continues after the checkpoint and finishes.
-        QVERIFY(t->runner()->resume(project, o.run_id, o.epochs_done + 2));
+        // Resume with two more epochs: it continues after the checkpoint and finishes. Offload
+        // is this session's choice (the run's stored settings do not keep it; a resume
+        // dropped it without a word).
+        QVERIFY(!t->runner()->settings().config.model.offload_optimizer);
+        QVERIFY(t->runner()->resume(project, o.run_id, o.epochs_done + 2, true));
         QVERIFY(finished.wait(kWaitMs));
+        QVERIFY(t->runner()->settings().config.model.offload_optimizer);
         const TrainingOutcome resumed = *t->lastOutcome();
         QCOMPARE(resumed.status, QStringLiteral("finished"));
         QCOMPARE(resumed.first_epoch, o.epochs_done + 1);
@@ -288,7 +307,7 @@ private slots:
         s.test = QStringList{gsr::views::test::big_blif_path()}; // hyp: a second to label
         t->setSettings(s);
         QSignalSpy finished(t, &TrainingPanel::trainingFinished);
-        QSignalSpy epochs(t->runner(), &gsr::views::TrainingRunner::epochFinished);
+        QSignalSpy epochs(t->runner(), &gsr::views::TrainingRunner::epochsFinished);
         t->train();
         t->stop();
         QVERIFY(finished.wait(kWaitMs));
@@ -309,7 +328,7 @@ private slots:
         QVERIFY(w);
         w->show();
         TrainingPanel* t = w->panels()->training();
-        QSignalSpy epochs(t->runner(), &gsr::views::TrainingRunner::epochFinished);
+        QSignalSpy epochs(t->runner(), &gsr::views::TrainingRunner::epochsFinished);
         t->train();
         QVERIFY(epochs.wait(kWaitMs));
 
@@ -334,6 +353,30 @@ private slots:
         QVERIFY(!store.checkpoint_epochs(runs[0].id).empty());
     }
 #endif
+
+    void closingDuringAnInMemoryRunSaysItIsLost()
+    {
+        // The question promised "Resume ... continues it later" for a run with no project,
+        // which closing the window loses.
+        auto w = ready_window(QString(), 1, 100000);
+        QVERIFY(w);
+        w->show();
+        TrainingPanel* t = w->panels()->training();
+        QSignalSpy epochs(t->runner(), &gsr::views::TrainingRunner::epochsFinished);
+        t->train();
+        QVERIFY(epochs.wait(kWaitMs));
+        QString asked;
+        w->panels()->setCloseQuestion([&](const QString& question) {
+            asked = question;
+            return false;
+        });
+        QVERIFY(!w->close());
+        QVERIFY2(asked.contains(QStringLiteral("closing loses it")), qPrintable(asked));
+        QVERIFY2(!asked.contains(QStringLiteral("Resume")), qPrintable(asked));
+        w->panels()->setCloseQuestion([](const QString&) { return true; });
+        QVERIFY(w->close());
+        QVERIFY(!t->isTraining());
+    }
 
     void withoutAProjectTheRunStaysInMemory()
     {

@@ -48,6 +48,13 @@ constexpr int kStatusTimeoutMs = 10000;
 
 QString file_name(const QString& path) { return QFileInfo(path).fileName(); }
 
+/// A netlist's path as every panel names it: the Training panel keeps it absolute, so the
+/// canvas must too, or the predictions for "./alu8.v" are not taken as its own.
+QString absolute_path(const QString& path)
+{
+    return path.isEmpty() ? path : QFileInfo(path).absoluteFilePath();
+}
+
 QString netlist_filter()
 {
     return QObject::tr("Netlists (*.bench *.blif *.aag *.aig *.v *.vg *.sv *.def *.cir *.sp "
@@ -278,17 +285,19 @@ void MainWindow::setCentralPanel(QWidget* panel)
 
 bool MainWindow::isLoading() const { return loader_->isLoading(); }
 
-void MainWindow::openFile(const QString& path)
+void MainWindow::openFile(const QString& given)
 {
-    if (path.isEmpty()) return;
+    if (given.isEmpty()) return;
+    const QString path = absolute_path(given);
     if (loader_->isLoading())
         log(Severity::Info, tr("Stopped waiting for %1: %2 was opened instead")
                                 .arg(file_name(loader_->currentPath()), file_name(path)));
     loader_->start(path);
 }
 
-bool MainWindow::loadFileNow(const QString& path)
+bool MainWindow::loadFileNow(const QString& given)
 {
+    const QString path = absolute_path(given);
     if (loader_->isLoading()) loader_->cancel();
     onLoadStarted(path);
     const LoadOutcome outcome = load_netlist(path);

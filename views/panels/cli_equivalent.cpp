@@ -111,12 +111,14 @@ QString train_command(const TrainingSettings& s, const QString& project)
     return gsr_command(w);
 }
 
-QString resume_command(const QString& project, std::int64_t run, std::uint32_t epochs)
+QString resume_command(const QString& project, std::int64_t run, std::uint32_t epochs,
+                       bool offload_optimizer)
 {
     QStringList w{QStringLiteral("train"), QStringLiteral("--db"),
                   project.isEmpty() ? QStringLiteral("PROJECT.gsr") : project,
                   QStringLiteral("--resume"), QString::number(run)};
     if (epochs > 0) w << QStringLiteral("--epochs") << number(epochs);
+    if (offload_optimizer) w << QStringLiteral("--offload-optimizer");
     w << QStringLiteral("--device") << QStringLiteral("auto");
     return gsr_command(w);
 }

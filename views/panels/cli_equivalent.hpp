@@ -36,7 +36,8 @@ QString communities_command(const QString& file, const community::CommunityOptio
 /// PROJECT.gsr, which `gsr train` needs and the GUI did without.
 QString train_command(const TrainingSettings& settings, const QString& project);
 /// `epochs` 0: as the run was started.
-QString resume_command(const QString& project, std::int64_t run, std::uint32_t epochs = 0);
+QString resume_command(const QString& project, std::int64_t run, std::uint32_t epochs = 0,
+                       bool offload_optimizer = false);
 QString memory_command(const nn::ModelConfig& config, const nn::GraphShape& shape);
 /// `gsr kernels tune PROBLEM --strategy S --budget N [--device D]` (the Profiling panel's
 /// Tune, on the device its bounds are for); an engine problem also names the model and graph

@@ -43,23 +43,64 @@ int LineChart::addSeries(const QString& name)
     s->attachAxis(x_axis_);
     s->attachAxis(y_axis_);
     series_.append(s);
+    thinning_.append(Thinning{});
     return static_cast<int>(series_.size()) - 1;
 }
 
 void LineChart::append(int index, double x, double y)
 {
-    if (!std::isfinite(x) || !std::isfinite(y)) return;
-    series_[index]->append(x, y);
-    x_lo_ = std::min(x_lo_, x);
-    x_hi_ = std::max(x_hi_, x);
-    y_lo_ = std::min(y_lo_, y);
-    y_hi_ = std::max(y_hi_, y);
+    append(index, QList<QPointF>{QPointF(x, y)});
+}
+
+void LineChart::append(int index, const QList<QPointF>& points)
+{
+    QLineSeries* s = series_[index];
+    Thinning& t = thinning_[index];
+    QList<QPointF> kept = s->points();
+    const qsizetype before = kept.size();
+    qsizetype untouched = before; // the series' first points this batch leaves as they are
+    bool added = false, thinned = false;
+    for (const QPointF& p : points) {
+        if (!std::isfinite(p.x()) || !std::isfinite(p.y())) continue;
+        added = true;
+        x_lo_ = std::min(x_lo_, p.x());
+        x_hi_ = std::max(x_hi_, p.x());
+        y_lo_ = std::min(y_lo_, p.y());
+        y_hi_ = std::max(y_hi_, p.y());
+        if (t.tail) { // the newest point so far was off the stride: this one replaces it
+            kept.removeLast();
+            untouched = std::min(untouched, kept.size());
+        }
+        t.tail = t.offered++ % t.stride != 0;
+        kept.append(p);
+        if (kept.size() <= kMaxPoints) continue;
+        // Every other point on the stride (the multiples of 2 * stride), then the newest
+        // again where the new stride leaves it out.
+        const qsizetype on_stride = kept.size() - (t.tail ? 1 : 0);
+        QList<QPointF> half;
+        half.reserve(kMaxPoints / 2 + 2);
+        for (qsizetype i = 0; i < on_stride; i += 2) half.append(kept[i]);
+        t.stride *= 2;
+        t.tail = (t.offered - 1) % t.stride != 0;
+        if (t.tail) half.append(kept.back());
+        kept = std::move(half);
+        thinned = true;
+    }
+    if (!added) return;
+    if (thinned) {
+        s->replace(kept);
+    } else {
+        if (untouched < before) s->removePoints(int(untouched), int(before - untouched));
+        s->append(kept.mid(untouched));
+    }
+    s->setPointsVisible(kept.size() <= kMarkerLimit);
     updateRanges();
 }
 
 void LineChart::clearPoints()
 {
     for (QLineSeries* s : series_) s->clear();
+    for (Thinning& t : thinning_) t = {};
     x_lo_ = y_lo_ = std::numeric_limits<double>::infinity();
     x_hi_ = y_hi_ = -x_lo_;
     setEpochRange(0, 1);

@@ -280,15 +280,15 @@ void MemoryPanel::refresh()
                 .arg(shape_->edges)
                 .arg(shape_->features));
     }
-    const std::size_t shown_peak =
-        measured_ && measured_->measured_peak_bytes ? measured_->measured_peak_bytes : predicted_peak_;
+    // The bar is the label's prediction for the model and circuit shown now: a run's measured
+    // peak (of its own model and circuit, which may differ since) is in its chart's title.
     if (predicted_peak_ > 0 && device > 0) {
         peak_label_->setText(tr("Predicted peak of %1: %2 of the device's %3 (%4 %)")
                                  .arg(kind_name(config_.kind), human_bytes(predicted_peak_),
                                       human_bytes(device))
                                  .arg(100.0 * double(predicted_peak_) / double(device), 0, 'g', 3));
         peak_bar_->setValue(static_cast<int>(
-            std::min(1000.0, 1000.0 * double(std::max(shown_peak, predicted_peak_)) / double(device))));
+            std::min(1000.0, 1000.0 * double(predicted_peak_) / double(device))));
     } else {
         peak_label_->setText(tr("Predicted peak: unknown until a netlist is open"));
         peak_bar_->setValue(0);

@@ -2,6 +2,7 @@
 
 #include "nn/gpu_runtime.hpp"
 #include "panels/candidates_table_model.hpp"
+#include "panels/circuit_graph_source.hpp"
 #include "panels/cli_equivalent.hpp"
 #include "panels/lineage_model.hpp"
 #include "panels/roofline_chart.hpp"
@@ -569,8 +570,8 @@ bool ProfilingPanel::applyKernel(QString* error)
         if (!out.command.isEmpty()) Q_EMIT commandIssued(out.command);
         for (const QString& note : out.notes) Q_EMIT noteIssued(note);
         setStatus(out.notes.isEmpty() ? tr("applied") : out.notes.join(QStringLiteral("; ")));
-    } catch (const Error& e) {
-        if (error) *error = QString::fromStdString(e.message());
+    } catch (...) { // an Error's what() names the project ("database is locked", ...)
+        if (error) *error = describe_failure(std::current_exception());
         return false;
     }
     return true;
@@ -742,13 +743,19 @@ bool ProfilingPanel::exportReport(const QString& path, QString* error)
     }
     std::vector<tune::TuneSession> all;
     for (const auto& [name, s] : sessions_) all.push_back(s);
+    QStringList written;
     try {
-        exporter_(all, path);
-    } catch (const Error& e) {
-        if (error) *error = QString::fromStdString(e.message());
+        written = exporter_(all, path);
+    } catch (...) { // an Error's what() names the file ("is write-protected", ...)
+        if (error) *error = describe_failure(std::current_exception());
         return false;
     }
-    Q_EMIT noteIssued(tr("report of %1 sessions written to %2").arg(all.size()).arg(path));
+    // Several sessions go to one file each beside `path`, none to `path` itself.
+    Q_EMIT noteIssued(written.size() == 1
+                          ? tr("report written to %1").arg(written.front())
+                          : tr("reports of %1 sessions written to %2")
+                                .arg(written.size())
+                                .arg(written.join(QStringLiteral(", "))));
     return true;
 }
 

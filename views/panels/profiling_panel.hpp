@@ -54,9 +54,10 @@ class ProfilingPanel : public QWidget {
     Q_OBJECT
 
 public:
-    /// Writes a report of `sessions` to `path`; throws gsr::Error when it cannot.
-    using ReportExporter =
-        std::function<void(const std::vector<tune::TuneSession>& sessions, const QString& path)>;
+    /// Writes a report of `sessions` to `path` (or, for several, one file each beside it);
+    /// returns the files written; throws when it cannot.
+    using ReportExporter = std::function<QStringList(const std::vector<tune::TuneSession>& sessions,
+                                                     const QString& path)>;
     /// What Apply did: the equivalent command line and one note per kernel.
     struct ApplyOutcome {
         QString command;

@@ -140,10 +140,10 @@ QVariant RuleTableModel::headerData(int section, Qt::Orientation orientation, in
 
 QString symgraph_train_command(const QString& file, const QString& project)
 {
-    // The panel learns the rules of the open circuit and scores them on it: the command line
-    // tests on the same file (and records the run in the project).
-    return gsr_command({QStringLiteral("train"), file, QStringLiteral("--test"), file,
-                        QStringLiteral("--db"),
+    // The panel learns the rules of the open circuit and scores them on the 10 % of its nodes
+    // held out, as the command line does without --test or --val (which also records the run
+    // in the project; the panel keeps the rules until another circuit is opened).
+    return gsr_command({QStringLiteral("train"), file, QStringLiteral("--db"),
                         project.isEmpty() ? QStringLiteral("PROJECT.gsr") : project,
                         QStringLiteral("--model"), QStringLiteral("symgraph"),
                         QStringLiteral("--target"), QStringLiteral("sp"), QStringLiteral("--seed"),

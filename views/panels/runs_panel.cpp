@@ -156,10 +156,13 @@ void RunsPanel::compareSelected()
         for (const RunRow* r : {&a, &b}) {
             const int train = curves_->addSeries(tr("run %1 train").arg(r->id));
             const int val = curves_->addSeries(tr("run %1 validation").arg(r->id));
+            QList<QPointF> train_points, val_points;
             for (const EpochPoint& p : read_run_epochs(project_, r->id)) {
-                curves_->append(train, p.epoch, p.train_loss);
-                curves_->append(val, p.epoch, p.val_loss);
+                train_points.append({double(p.epoch), p.train_loss});
+                val_points.append({double(p.epoch), p.val_loss});
             }
+            curves_->append(train, train_points);
+            curves_->append(val, val_points);
         }
         status_->setText(tr("Run %1 and run %2 side by side.").arg(a.id).arg(b.id));
         status_->setStyleSheet(QString());
@@ -208,6 +211,12 @@ void RunsPanel::showError(const QString& message)
     status_->setStyleSheet(QStringLiteral("color: #c0392b"));
 }
 
+void RunsPanel::setTraining(bool training)
+{
+    training_ = training;
+    updateState();
+}
+
 void RunsPanel::updateState()
 {
     const QList<qint64> ids = selectedRunIds();
@@ -221,9 +230,10 @@ void RunsPanel::updateState()
         const int row = model_->rowOfRun(ids.first());
         resumable = row >= 0 && model_->run(row).resumable;
     }
-    resume_button_->setEnabled(resumable);
-    resume_button_->setToolTip(resumable ? tr("Continue the run from its last checkpoint")
-                                         : tr("Select a stopped run that has a checkpoint"));
+    resume_button_->setEnabled(resumable && !training_);
+    resume_button_->setToolTip(training_    ? tr("A run is training: stop it or wait for it first")
+                               : resumable ? tr("Continue the run from its last checkpoint")
+                                           : tr("Select a stopped run that has a checkpoint"));
     export_button_->setEnabled(open && !model_->runs().empty());
 }
 

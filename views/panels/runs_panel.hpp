@@ -44,6 +44,8 @@ public slots:
     void refresh();
     /// Compares the two selected runs.
     void compareSelected();
+    /// While a run trains, Resume is off (the Training panel runs one at a time).
+    void setTraining(bool training);
 
 signals:
     void commandIssued(const QString& line);
@@ -56,6 +58,7 @@ private:
     void showError(const QString& message);
 
     QString project_;
+    bool training_ = false;
     RunsTableModel* model_ = nullptr;
     QSortFilterProxyModel* sorted_ = nullptr;
     RunComparisonModel* comparison_ = nullptr;

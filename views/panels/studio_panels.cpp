@@ -57,22 +57,28 @@ std::unique_ptr<tune::Evaluator> gpu_worker_evaluator(const tune::Problem& p,
 }
 
 /// Export Report: one session to the path, several to one file each (the problem's name
-/// before the extension). The format follows the extension (html, pdf, csv, json).
-void export_sessions(const std::vector<tune::TuneSession>& sessions, const QString& path)
+/// before the extension, any character but a letter, digit, '.', '-' or '_' as '_': a session
+/// file's problem may be anything). The format follows the extension (html, pdf, csv, json).
+QStringList export_sessions(const std::vector<tune::TuneSession>& sessions, const QString& path)
 {
-    const std::string target = path.toStdString();
+    const std::string target = QFile::encodeName(path).toStdString();
     const auto format = report::report_format_of_path(target);
     if (!format) throw Error(SourceLocation{target}, "expected a .html, .pdf, .csv or .json file");
     const QFileInfo info(path);
+    QStringList written;
     for (const tune::TuneSession& s : sessions) {
-        const std::string file =
-            sessions.size() == 1
-                ? target
-                : (info.dir().filePath(info.completeBaseName() + "-" +
-                                       QString::fromStdString(s.problem) + "." + info.suffix()))
-                      .toStdString();
-        write_file_atomically(file, report::export_session(s, *format));
+        QString problem = QString::fromStdString(s.problem);
+        for (QChar& c : problem)
+            if (!c.isLetterOrNumber() && c != u'.' && c != u'-' && c != u'_') c = u'_';
+        const QString file = sessions.size() == 1
+                                 ? path
+                                 : info.dir().filePath(info.completeBaseName() + u'-' + problem +
+                                                       u'.' + info.suffix());
+        write_file_atomically(QFile::encodeName(file).toStdString(),
+                              report::export_session(s, *format));
+        written << file;
     }
+    return written;
 }
 
 /// Apply in the open project: the session is stored, then its best config becomes the
@@ -175,7 +181,9 @@ void StudioPanels::wirePanels()
                 profiling_->setModelConfig(s.config.model);
             });
     connect(training_, &TrainingPanel::runCreated, runs_, &RunsPanel::refresh);
+    connect(training_, &TrainingPanel::trainingStarted, runs_, [this] { runs_->setTraining(true); });
     connect(training_, &TrainingPanel::trainingFinished, this, [this](const TrainingOutcome& o) {
+        runs_->setTraining(false);
         runs_->refresh();
         if (o.status != QLatin1String("failed") && !o.memory.layers.empty())
             memory_->showMeasured(o.memory, training_->runner()->settings().config.model,
@@ -341,8 +349,12 @@ bool StudioPanels::confirmClose()
     // One question for all the work in progress, each with what stopping it keeps.
     QStringList work;
     if (training)
-        work << tr("A training run is in progress. It keeps its last finished epoch: Resume in "
-                   "the Runs panel (or gsr train --resume) continues it later.");
+        work << (training_->runner()->runIsInProject()
+                     ? tr("A training run is in progress. It keeps its last finished epoch: "
+                          "Resume in the Runs panel (or gsr train --resume) continues it later.")
+                     : tr("A training run is in progress. No project is open, so it is kept in "
+                          "memory only: closing loses it (File > New Project before training "
+                          "keeps a run)."));
     if (tuning)
         work << tr("A kernel search is in progress. Its trials so far are lost: only a session "
                    "saved (Save Session…) or applied is kept. Stopping waits for the trial "

@@ -60,7 +60,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent)
     setObjectName(QStringLiteral("trainingPanel"));
     runner_ = new TrainingRunner(this);
     connect(runner_, &TrainingRunner::progressed, this, &TrainingPanel::onProgress);
-    connect(runner_, &TrainingRunner::epochFinished, this, &TrainingPanel::onEpoch);
+    connect(runner_, &TrainingRunner::epochsFinished, this, &TrainingPanel::onEpochs);
     connect(runner_, &TrainingRunner::finished, this, &TrainingPanel::onFinished);
     connect(runner_, &TrainingRunner::runCreated, this, [this](qint64 id) {
         run_id_ = id;
@@ -504,7 +504,7 @@ void TrainingPanel::resume()
     if (project_.isEmpty() && runner_->canResumeInMemory()) {
         Q_EMIT noteIssued(tr("resuming the run kept in memory (open a project to keep runs)"));
         run_project_.clear();
-        if (runner_->resume({}, 0)) startSession(tr("Resuming\u2026"));
+        if (runner_->resume({}, 0, 0, offload_->isChecked())) startSession(tr("Resuming\u2026"));
         return;
     }
     showError(tr("There is no stopped run to resume."));
@@ -513,10 +513,10 @@ void TrainingPanel::resume()
 void TrainingPanel::resumeRun(qint64 run_id)
 {
     if (isTraining() || project_.isEmpty()) return;
-    Q_EMIT commandIssued(resume_command(project_, run_id));
+    Q_EMIT commandIssued(resume_command(project_, run_id, 0, offload_->isChecked()));
     run_id_ = run_id;
     run_project_ = project_;
-    if (runner_->resume(project_, run_id)) startSession(tr("Resuming run %1\u2026").arg(run_id));
+    if (runner_->resume(project_, run_id, 0, offload_->isChecked())) startSession(tr("Resuming run %1\u2026").arg(run_id));
 }
 
 void TrainingPanel::startSession(const QString& status)
@@ -549,14 +549,22 @@ void TrainingPanel::onProgress(const TrainingProgress& p)
     else status_->setText(tr("Training epoch %1, step %2 of %3").arg(p.epoch).arg(p.step).arg(p.steps));
 }
 
-void TrainingPanel::onEpoch(const EpochPoint& e)
+void TrainingPanel::onEpochs(const QVector<EpochPoint>& points)
 {
-    epochs_.append(e);
-    loss_chart_->append(0, e.epoch, e.train_loss);
-    loss_chart_->append(1, e.epoch, e.val_loss);
-    correlation_chart_->append(0, e.epoch, e.val_pearson);
-    correlation_chart_->append(1, e.epoch, e.val_spearman);
-    correlation_chart_->append(2, e.epoch, e.val_kendall);
+    epochs_.append(points);
+    QList<QPointF> train, val, r, rho, tau;
+    for (const EpochPoint& e : points) {
+        train.append({double(e.epoch), e.train_loss});
+        val.append({double(e.epoch), e.val_loss});
+        r.append({double(e.epoch), e.val_pearson});
+        rho.append({double(e.epoch), e.val_spearman});
+        tau.append({double(e.epoch), e.val_kendall});
+    }
+    loss_chart_->append(0, train);
+    loss_chart_->append(1, val);
+    correlation_chart_->append(0, r);
+    correlation_chart_->append(1, rho);
+    correlation_chart_->append(2, tau);
 }
 
 void TrainingPanel::onFinished(const TrainingOutcome& o)

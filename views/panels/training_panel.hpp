@@ -87,7 +87,7 @@ private:
     void buildCharts();
     void onModelChanged();
     void onProgress(const TrainingProgress& progress);
-    void onEpoch(const EpochPoint& point);
+    void onEpochs(const QVector<EpochPoint>& points);
     void onFinished(const TrainingOutcome& outcome);
     void startSession(const QString& status);
     void showError(const QString& message);

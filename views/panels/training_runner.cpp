@@ -107,13 +107,15 @@ bool TrainingRunner::start(const TrainingSettings& settings, const QString& proj
     return launch(std::move(job));
 }
 
-bool TrainingRunner::resume(const QString& project, std::int64_t run_id, std::uint32_t epochs)
+bool TrainingRunner::resume(const QString& project, std::int64_t run_id, std::uint32_t epochs,
+                            bool offload_optimizer)
 {
     Job job;
     job.project = project;
     job.run_id = run_id;
     job.resume = true;
     job.epochs = epochs;
+    job.offload_optimizer = offload_optimizer;
     // Without a project the settings are the in-memory run's own.
     if (project.isEmpty()) {
         if (!canResumeInMemory()) return false;
@@ -136,6 +138,7 @@ bool TrainingRunner::launch(Job job)
     cancel_ = std::make_shared<std::atomic<bool>>(false);
     if (job.project.isEmpty() && !job.resume) memory_log_ = std::make_shared<train::MemoryRunLog>();
     memory_run_resumable_ = false;
+    in_project_ = !job.project.isEmpty();
     thread_ = QThread::create(&TrainingRunner::work, this, std::move(job), cancel_, memory_log_);
     thread_->setObjectName(QStringLiteral("gsr-training"));
     thread_->start();
@@ -170,6 +173,11 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
     };
     TrainingOutcome out;
     out.run_id = job.run_id;
+    QVector<EpochPoint> epochs; // ended and not posted yet
+    const auto post_epochs = [&] {
+        if (!epochs.isEmpty())
+            post([self, batch = std::exchange(epochs, {})] { Q_EMIT self->epochsFinished(batch); });
+    };
 #ifdef GSR_HAVE_STORE
     std::optional<store::RunStore> store;
     std::unique_ptr<store::StoreRunLog> store_log; // the run's log once there is one
@@ -189,18 +197,27 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
             if (job.resume) {
                 const std::optional<store::RunRecord> run = store->find_run(job.run_id);
                 if (!run)
-                    throw Error("the project has no run " + std::to_string(job.run_id) +
-                                " to resume");
+                    throw Error(SourceLocation{store->path()},
+                                "the project has no run " + std::to_string(job.run_id) +
+                                    " to resume");
                 claim = store::RunClaim::take(store->path(), job.run_id);
-                settings = settings_from_json(
-                    nlohmann::json::parse(run->config_json, nullptr, false));
+                try {
+                    settings = settings_from_json(
+                        nlohmann::json::parse(run->config_json, nullptr, false));
+                } catch (const Error& e) { // named as `gsr train --resume` names it
+                    throw Error(SourceLocation{store->path()},
+                                "run " + std::to_string(job.run_id) + ": " + e.message());
+                }
                 if (job.epochs > 0) settings.config.epochs = job.epochs;
-                post([self, settings] { self->settings_ = settings; });
             }
 #else
             throw Error("this build has no project store (SQLite was not found when it was "
                         "built): open no project to train in memory");
 #endif
+        }
+        if (job.resume) {
+            settings.config.model.offload_optimizer = job.offload_optimizer;
+            post([self, settings] { self->settings_ = settings; });
         }
         out.epochs = settings.config.epochs;
 
@@ -274,8 +291,13 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
             tp.evaluating = p.phase == train::Progress::Phase::Evaluating;
             post([self, tp] { Q_EMIT self->progressed(tp); });
         };
+        auto last_epochs_post = last_post;
         callbacks.epoch = [&](const train::EpochReport& r) {
-            post([self, point = point_of(r)] { Q_EMIT self->epochFinished(point); });
+            epochs.append(point_of(r));
+            const auto now = std::chrono::steady_clock::now();
+            if (now - last_epochs_post < std::chrono::milliseconds(50)) return;
+            last_epochs_post = now;
+            post_epochs();
         };
 
         const train::TrainResult result = trainer.run(*log, callbacks, job.resume);
@@ -289,7 +311,9 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
         for (const std::string& n : result.kernel_notes) out.notes << QString::fromStdString(n);
         out.resumable = result.status == train::TrainResult::Status::Cancelled &&
                         result.epochs_done > 0;
-        if (result.status != train::TrainResult::Status::Cancelled) {
+        // The model holds the best epoch's weights whenever an epoch ended, a stopped run's
+        // too (`gsr train --predictions` writes them after Ctrl-C as well).
+        if (result.model_epoch > 0) {
             out.test_scatter = test_scatter(trainer, data);
             if (settings.target == train::Target::SignalProbability && !settings.train.isEmpty()) {
                 // The canvas draws the file's graph: renumbered circuits (commrand, an
@@ -320,6 +344,7 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
 #ifdef GSR_HAVE_STORE
     claim.reset(); // before the window hears of the end: its runs table reads the run free
 #endif
+    post_epochs();
     post([self, out, in_memory = job.project.isEmpty()] {
         self->running_ = false;
         self->memory_run_resumable_ = in_memory && out.resumable;

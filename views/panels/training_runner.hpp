@@ -86,13 +86,19 @@ public:
     const TrainingSettings& settings() const { return settings_; }
     /// A cancelled run kept in memory (no project) that resume({}, 0) continues.
     bool canResumeInMemory() const;
+    /// The latest run started or resumed is kept in a project (not in memory only, which
+    /// closing the window loses).
+    bool runIsInProject() const { return in_project_; }
 
     /// @brief Starts a new run; `project` empty: the run is kept in memory only.
     /// @return false (and nothing starts) when a run is in flight.
     bool start(const TrainingSettings& settings, const QString& project);
     /// @brief Continues run `run_id` of `project` from its last checkpoint, with its own
     /// settings (`epochs` > 0 replaces its epoch count); `project` empty: the in-memory run.
-    bool resume(const QString& project, std::int64_t run_id, std::uint32_t epochs = 0);
+    /// `offload_optimizer` is not a setting of the run (as `gsr train --resume` takes
+    /// --offload-optimizer each time): the resumed session offloads when it says so.
+    bool resume(const QString& project, std::int64_t run_id, std::uint32_t epochs = 0,
+                bool offload_optimizer = false);
     /// @brief Stops after the step in progress; finished() follows with status "cancelled".
     void cancel();
     /// @brief Blocks until the worker thread ends (the outcome is delivered by the event
@@ -103,7 +109,9 @@ signals:
     void started();
     void runCreated(qint64 run_id);
     void progressed(const gsr::views::TrainingProgress& progress);
-    void epochFinished(const gsr::views::EpochPoint& point);
+    /// The epochs ended since the last such signal, in order (at most 20 a second: a tiny
+    /// model ends over a thousand epochs a second); all of a run's come before finished().
+    void epochsFinished(const QVector<gsr::views::EpochPoint>& points);
     void finished(const gsr::views::TrainingOutcome& outcome);
 
 private:
@@ -113,6 +121,7 @@ private:
         std::int64_t run_id = 0; ///< resume: the run
         bool resume = false;
         std::uint32_t epochs = 0;
+        bool offload_optimizer = false; ///< resume: this session's choice
     };
     bool launch(Job job);
     /// The worker thread's body. Posts its signals to `self` through the event loop.
@@ -124,6 +133,7 @@ private:
     std::shared_ptr<std::atomic<bool>> cancel_;
     std::shared_ptr<train::MemoryRunLog> memory_log_; ///< the no-project run, for resume
     bool memory_run_resumable_ = false;
+    bool in_project_ = false;
     QThread* thread_ = nullptr;
 };
 
