@@ -20,6 +20,8 @@ PACKAGES=(
   # reports: cairo draws the PDF export; poppler-utils' pdftoppm renders it in the tests
   libcairo2-dev poppler-utils
   libgtest-dev libbenchmark-dev
+  # localedef and the locale sources: the tests make tr_TR and de_DE locales of their own
+  locales
   xvfb xauth yosys
   # packaging (installer/package_check.sh): shlibdeps, desktop file and AppStream validators;
   # rsvg-convert renders the icon PNGs (resources/icons/render_pngs.sh)

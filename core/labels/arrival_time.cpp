@@ -1,6 +1,7 @@
 #include "labels/arrival_time.hpp"
 
 #include "util/diagnostics.hpp"
+#include "util/ascii.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -23,9 +24,7 @@ std::string function_name(std::string_view type)
 {
     const std::size_t sep = type.rfind("__");
     if (sep != std::string_view::npos) type.remove_prefix(sep + 2);
-    std::string u(type);
-    for (char& ch : u) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    return u;
+    return ascii_upper(type);
 }
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }

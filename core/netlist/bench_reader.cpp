@@ -2,6 +2,7 @@
 #include "netlist/line_scanner.hpp"
 #include "netlist/readers.hpp"
 #include "util/source_text.hpp"
+#include "util/ascii.hpp"
 
 #include <cctype>
 #include <string>
@@ -16,12 +17,7 @@ bool is_name_char(char c)
     return !is_space(c) && c != '(' && c != ')' && c != ',' && c != '=' && c != '#';
 }
 
-std::string upper(std::string_view s)
-{
-    std::string u(s);
-    for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return u;
-}
+std::string upper(std::string_view s) { return ascii_upper(s); }
 
 class BenchParser {
 public:

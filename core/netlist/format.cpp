@@ -1,6 +1,7 @@
 #include "netlist/format.hpp"
 
 #include "util/source_text.hpp"
+#include "util/ascii.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -31,7 +32,7 @@ bool ends_with(std::string_view s, std::string_view suffix)
 {
     if (s.size() < suffix.size()) return false;
     for (std::size_t i = 0; i < suffix.size(); ++i)
-        if (std::tolower(static_cast<unsigned char>(s[s.size() - suffix.size() + i])) != suffix[i])
+        if (ascii_lower(s[s.size() - suffix.size() + i]) != suffix[i])
             return false;
     return true;
 }
@@ -55,9 +56,7 @@ Format from_extension(std::string_view path)
 /// Lower-cased copy of the first `n` bytes, comments kept: detection looks at keywords only.
 std::string head_lower(std::string_view content, std::size_t n)
 {
-    std::string h(content.substr(0, std::min(n, content.size())));
-    for (char& c : h) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return h;
+    return ascii_lower(content.substr(0, std::min(n, content.size())));
 }
 
 /// Evidence for each format in the head of the file: a score per format, keyword based.

@@ -10,6 +10,7 @@
 #include "netlist/readers.hpp"
 #include "util/source_text.hpp"
 #include "util/utf8_text.hpp"
+#include "util/ascii.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -821,8 +822,7 @@ private:
         }
         double x = 1.0;
         if (!to_number(args_[0], x)) x = 1.0;
-        std::string u(args_[1]);
-        for (char& c : u) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const std::string u = ascii_lower(args_[1]);
         static constexpr std::pair<std::string_view, double> kCap[] = {
             {"f", 1e12}, {"mf", 1e9}, {"uf", 1e6}, {"nf", 1e3}, {"pf", 1.0}, {"ff", 1e-3}};
         for (const auto& [unit, scale] : kCap)

@@ -1,5 +1,6 @@
 // Format dispatch, and the pass that gives every instance pin a direction.
 #include "netlist/readers.hpp"
+#include "util/ascii.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,12 +10,7 @@ namespace gsr::netlist {
 
 namespace {
 
-std::string upper(std::string_view s)
-{
-    std::string u(s);
-    for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return u;
-}
+std::string upper(std::string_view s) { return ascii_upper(s); }
 
 /// The MANIFEST's name heuristic for storage cells of libraries we have no Liberty for.
 bool sequential_by_name(std::string_view type)

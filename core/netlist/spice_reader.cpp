@@ -7,6 +7,7 @@
 #include "netlist/lefdef_lexer.hpp"
 #include "netlist/readers.hpp"
 #include "util/source_text.hpp"
+#include "util/ascii.hpp"
 
 #include <cctype>
 #include <charconv>
@@ -21,22 +22,9 @@ namespace {
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 
-std::string lower(std::string_view s)
-{
-    std::string l(s);
-    for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return l;
-}
+std::string lower(std::string_view s) { return ascii_lower(s); }
 
-bool iequals(std::string_view a, std::string_view b)
-{
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (std::tolower(static_cast<unsigned char>(a[i])) !=
-            std::tolower(static_cast<unsigned char>(b[i])))
-            return false;
-    return true;
-}
+bool iequals(std::string_view a, std::string_view b) { return ascii_iequal(a, b); }
 
 bool looks_numeric(std::string_view s)
 {
@@ -221,7 +209,7 @@ private:
     {
         const std::string_view first = card.words[0];
         if (first[0] == '.') return dot_card(card);
-        const char letter = static_cast<char>(std::toupper(static_cast<unsigned char>(first[0])));
+        const char letter = ascii_upper(first[0]);
         if (letter < 'A' || letter > 'Z')
             fail_at(
                 first,
@@ -518,7 +506,7 @@ private:
             {
                 std::size_t h = 1469598103934665603ull; // FNV-1a of the lower-case name
                 for (char c : s) {
-                    const auto lower_c = std::tolower(static_cast<unsigned char>(c));
+                    const auto lower_c = static_cast<unsigned char>(ascii_lower(c));
                     h = (h ^ static_cast<std::size_t>(lower_c)) * 1099511628211ull;
                 }
                 return h;

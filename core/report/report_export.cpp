@@ -4,6 +4,7 @@
 #include "report/session_report.hpp"
 #include "util/diagnostics.hpp"
 #include "util/json_text.hpp"
+#include "util/ascii.hpp"
 
 #include <cctype>
 #include <cstdio>
@@ -32,8 +33,7 @@ std::optional<ReportFormat> parse_report_format(std::string_view name)
 
 std::optional<ReportFormat> report_format_of_path(const std::string& path)
 {
-    std::string ext = std::filesystem::path(path).extension().string();
-    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string ext = ascii_lower(std::filesystem::path(path).extension().string());
     if (ext == ".htm") return ReportFormat::Html;
     if (ext.size() > 1) return parse_report_format(std::string_view(ext).substr(1));
     return std::nullopt;

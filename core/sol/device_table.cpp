@@ -2,6 +2,7 @@
 
 #include "util/diagnostics.hpp"
 #include "util/json_file.hpp"
+#include "util/ascii.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -158,7 +159,7 @@ std::vector<std::string> tokens(std::string_view s)
         if (!cur.empty() &&
             bool(std::isdigit(c)) != bool(std::isdigit(static_cast<unsigned char>(cur.back()))))
             flush();
-        cur += char(std::tolower(c));
+        cur += ascii_lower(ch);
     }
     flush();
     return out;

@@ -2,6 +2,7 @@
 
 #include "util/diagnostics.hpp"
 #include "util/json_text.hpp"
+#include "util/ascii.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -36,11 +37,7 @@ struct Socket {
     }
 };
 
-std::string lower(std::string s)
-{
-    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
+std::string lower(std::string s) { return ascii_lower(s); }
 
 void connect_to(Socket& s, const std::string& host, int port, Clock::time_point deadline)
 {

@@ -42,6 +42,10 @@ class TestCanvasScene : public QObject {
     Q_OBJECT
 
 private slots:
+    // As the program is set up: under a decimal-comma locale the colour legend's numbers
+    // were "0,000" here (QApplication takes the user's locale; the program puts C back).
+    void initTestCase() { gsr::views::test::init_test_application(); }
+
     void superGraphMergesEdgesBetweenCommunities()
     {
         // Two triangles {0,1,2} and {3,4,5}, joined by 2-3 (weight 2) and 1-4 (weight 1).

@@ -3,7 +3,15 @@
 #include "damaged_input.hpp"
 #include "malformed_corpus.hpp"
 
+#include "test_files.hpp"
+
 #include <gtest/gtest.h>
+
+#include <cctype>
+#include <clocale>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
 
 using gsr::SourceText;
 using namespace gsr::netlist;
@@ -21,6 +29,34 @@ TEST(BenchReader, CountsFollowTheManifestDefinitions)
     EXPECT_EQ(*c.counts.cells, 2); // BUFF counts as a gate, DFF does not
     EXPECT_EQ(*c.counts.nets, 5);
     EXPECT_EQ(c.counts.extra.at("fanin_edges"), 5);
+}
+
+TEST(BenchReader, KeywordsFoldAsAsciiInATurkishLocale)
+{
+    // gsr-studio takes its user's LC_CTYPE (QApplication calls setlocale(LC_ALL, "")), and in
+    // tr_TR toupper('i') is 'i': "input(1)" was no INPUT there, while gsr read it. The
+    // locale is made here with localedef (installer/bootstrap.sh installs `locales`).
+    const std::filesystem::path dir = gsr::test::scratch_file("locales");
+    std::filesystem::create_directories(dir);
+    const std::string make = "localedef -i tr_TR -f UTF-8 '" + (dir / "tr_TR.UTF-8").string() +
+                             "' > /dev/null 2>&1";
+    ASSERT_EQ(std::system(make.c_str()), 0) << "localedef could not make tr_TR.UTF-8: " << make;
+    struct BackToC { // whatever happens below, the other tests run in the C locale
+        ~BackToC()
+        {
+            std::setlocale(LC_CTYPE, "C");
+            ::unsetenv("LOCPATH");
+        }
+    } back_to_c;
+    ASSERT_EQ(::setenv("LOCPATH", dir.c_str(), 1), 0);
+    ASSERT_NE(std::setlocale(LC_CTYPE, "tr_TR.UTF-8"), nullptr);
+    volatile char i = 'i'; // not folded by the compiler, which assumes the C locale
+    EXPECT_NE(std::toupper(i), 'I'); // the locale folds as Turkish does
+    const Circuit c = bench("input(1)\ninput(2)\noutput(3)\n3 = nand(1, 2)\n");
+    EXPECT_EQ(*c.counts.inputs, 2);
+    EXPECT_EQ(*c.counts.outputs, 1);
+    EXPECT_EQ(c.cell_type(c.cells.at(0)), "NAND");
+    EXPECT_EQ(detect_format("t.txt", "input(1)\noutput(2)\n2 = not(1)\n"), Format::Bench);
 }
 
 TEST(BenchReader, AByteOrderMarkIsSkipped)
