@@ -44,6 +44,12 @@ step configure cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release "$
 targets=(gsr gsr-kernel-worker test_gpu gsr_bench_gpu gsr_bench_commrand)
 has unit && targets=(all)
 step build cmake --build build/device -j "$(nproc)" --target "${targets[@]}"
+# The machine keeps build/ between calls: after a failed configure or build, the stages
+# below would run the last commit's binaries and write logs that look like this one's.
+if [ "$status" -ne 0 ]; then
+  echo "FAILED: the build; no stage runs"
+  exit 1
+fi
 bin=build/device/bin
 if has unit; then
   step unit-tests ctest --test-dir build/device -L unit -j "$(nproc)" --output-on-failure

@@ -67,6 +67,14 @@ build() {
   mkdir -p "$ROOT/build"
   cmake --preset "$preset" -S "$ROOT" >"$log"
   grep -E "^-- (GSR Studio|.*not found)" "$log" || true
+  if [ "${1:-}" = main ]; then
+    # The main job needs the programs only, not the tests and benchmarks (ten minutes of a
+    # two-core machine): gsr, the window where this build has it, the GPU kernel worker.
+    local targets=(gsr) tree="$ROOT/build/$preset"
+    grep -q '^GSR_BUILD_GUI:BOOL=ON' "$tree/CMakeCache.txt" && targets+=(gsr-studio)
+    grep -q 'bin/gsr-kernel-worker:' "$tree/build.ninja" && targets+=(gsr-kernel-worker)
+    set -- --target "${targets[@]}"
+  fi
   cmake --build --preset "$preset" -j "$JOBS" "$@"
 }
 
@@ -133,7 +141,7 @@ run_benchmarks() {
 }
 
 case "$MODE" in
-  run) install_missing; build release; run_main_job ;;
+  run) install_missing; build release main; run_main_job ;;
   test) install_missing; run_tests; say "the test suite passed" ;;
   bench) install_missing "${BENCH_PACKAGES[@]}"; run_benchmarks ;;
   deps) install_missing ;;

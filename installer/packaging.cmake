@@ -4,8 +4,10 @@
 #   cmake --install build/release --prefix ~/.local      # the GNUInstallDirs layout
 #   cpack --config build/release/CPackConfig.cmake       # DEB and TGZ (installer/package_check.sh)
 #
-# Layout under the prefix: bin/gsr, bin/gsr-studio, share/gsr-studio/samples (core/), and for
-# the desktop: share/applications, share/metainfo, share/mime/packages, share/icons/hicolor.
+# Layout under the prefix: bin/gsr, bin/gsr-studio, libexec/gsr-studio/gsr-kernel-worker (with
+# the GPU backend), share/gsr-studio/samples (core/), share/doc/gsr-studio (README.md and the
+# licence as copyright), and for the desktop: share/applications, share/metainfo,
+# share/mime/packages, share/icons/hicolor.
 # gsr and gsr-studio find the sample through ../share/gsr-studio/samples next to themselves
 # (core/util/resources.cpp), so the same tree works from /usr, /usr/local, ~/.local or an
 # unpacked tarball.
@@ -34,6 +36,9 @@ if(GSR_BUILD_GUI)
           FILES_MATCHING PATTERN "${GSR_APP_ID}.png" PATTERN "${GSR_APP_ID}.svg")
 endif()
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/gsr-studio)
+# Debian's policy wants the licence as doc/PACKAGE/copyright.
+install(FILES ${PROJECT_SOURCE_DIR}/docs/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/gsr-studio
+        RENAME copyright)
 
 # ---- CPack: one package, gsr-studio, as .deb and .tar.gz -----------------------------------
 set(CPACK_GENERATOR "DEB;TGZ")

@@ -8,12 +8,16 @@ bin=$1 out=$2 budget=${3:-40}
 exhaustive=${4-"ew_bias_gelu_residual softmax_1k spmm_w64"}
 here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
-"$bin/gsr" kernels calibrate --json > "$out/calibrate.json"
+status=0 # every step runs; the script fails if any did (it used to exit 0 whatever happened)
+if ! "$bin/gsr" kernels calibrate --json > "$out/calibrate.json"; then
+  echo "FAILED: gsr kernels calibrate"
+  exit 1 # T_SOL below needs the measured peaks
+fi
 cat "$out/calibrate.json"
 cal=(--calibration "$out/calibrate.json")  # T_SOL from the measured peaks
 
 echo "== planted corpus (gsr kernels verify; exit 3 = not ok, anything else = the CLI died)"
-python3 - "$bin/gsr" "$here/kernels/planted" "$out" <<'PY'
+python3 - "$bin/gsr" "$here/kernels/planted" "$out" <<'PY' || status=1
 import json, subprocess, sys
 gsr, planted, out = sys.argv[1:4]
 m = json.load(open(f"{planted}/manifest.json"))
@@ -33,6 +37,7 @@ for k in m["kernels"]:
     print(f"{k['file']:26s} expected {k['expected']:17s} got {verdict:17s} exit {r.returncode}"
           f" {'OK' if ok else 'WRONG'}")
 print(f"planted: {right}/{len(m['kernels'])} right verdicts, CLI survived every worker crash")
+sys.exit(0 if right == len(m["kernels"]) else 1)
 PY
 
 "$bin/gsr" kernels suite --json > "$out/suite.json"
@@ -40,17 +45,19 @@ problems=$(python3 -c 'import json,sys; print(" ".join(p["name"] for p in json.l
 space() { python3 -c 'import json,sys; print([p["config_space"] for p in json.load(open(sys.argv[1]))["problems"] if p["name"] == sys.argv[2]][0])' "$out/suite.json" "$1"; }
 for p in $problems; do
   "$bin/gsr" kernels tune "$p" --strategy sol --budget "$budget" --seed 1 "${cal[@]}" \
-    --out "$out/sol-$p.json" > "$out/sol-$p.log" 2>&1
+    --out "$out/sol-$p.json" > "$out/sol-$p.log" 2>&1 || { echo "FAILED: tune $p"; status=1; }
   tail -2 "$out/sol-$p.log"
 done
 # SOL-guided search capped only by the space (it stops by itself) against the exhaustive grid.
 for p in $exhaustive; do
   n=$(space "$p")
   "$bin/gsr" kernels tune "$p" --strategy sol --budget "$n" --seed 1 "${cal[@]}" \
-    --out "$out/solfree-$p.json" > "$out/solfree-$p.log" 2>&1
+    --out "$out/solfree-$p.json" > "$out/solfree-$p.log" 2>&1 ||
+    { echo "FAILED: tune $p (sol)"; status=1; }
   tail -1 "$out/solfree-$p.log"
   "$bin/gsr" kernels tune "$p" --strategy grid --budget "$n" --seed 1 "${cal[@]}" \
-    --out "$out/grid-$p.json" > "$out/grid-$p.log" 2>&1
+    --out "$out/grid-$p.json" > "$out/grid-$p.log" 2>&1 ||
+    { echo "FAILED: tune $p (grid)"; status=1; }
   tail -2 "$out/grid-$p.log"
 done
 
@@ -93,4 +100,4 @@ for p in exhaustive:
 PY
 # One archive, so every session comes back from the device.
 tar -C "$out" -czf "$out/../lab-sessions.tar.gz" .
-exit 0
+exit "$status"

@@ -16,6 +16,9 @@
 #include <QAction>
 #include <QFile>
 #include <QFileInfo>
+#include <QGuiApplication>
+#include <QIcon>
+#include <QImage>
 #include <QLabel>
 #include <QMimeData>
 #include <QRegularExpression>
@@ -92,6 +95,23 @@ class TestMainWindow : public QObject {
 
 private slots:
     void initTestCase() { gsr::views::test::init_test_application(); }
+
+    void theWindowHasTheDesktopEntrysIdAndIcon()
+    {
+        // Nothing set either: under Wayland the app_id was the executable's name, which no
+        // desktop entry has, and the dock showed a generic icon.
+        QCOMPARE(QGuiApplication::desktopFileName(), QStringLiteral("io.github.gsrstudio.GsrStudio"));
+        MainWindow w;
+        const QIcon icon = w.windowIcon();
+        QVERIFY(!icon.isNull());
+        // The bundled PNGs, drawn: the icon's 32-pixel form is not empty.
+        const QImage image = icon.pixmap(32, 32).toImage();
+        QCOMPARE(image.size(), QSize(32, 32));
+        int opaque = 0;
+        for (int y = 0; y < 32; ++y)
+            for (int x = 0; x < 32; ++x) opaque += qAlpha(image.pixel(x, y)) > 0;
+        QVERIFY2(opaque > 200, qPrintable(QString::number(opaque)));
+    }
 
     void opensFileThroughSlotInTheBackground()
     {
@@ -253,6 +273,35 @@ private slots:
         QCOMPARE(QFileInfo(w.project().path()).fileName(), QStringLiteral("dropped.gsr"));
         QTest::qWait(50);
         QCOMPARE(loads.count(), 0); // no netlist load
+    }
+
+    void aRenamedProjectIsOpenedAsAProject()
+    {
+        // The desktop's MIME type knows a project by its header and offers a renamed one to
+        // gsr-studio, which went by the .gsr suffix: "found binary data, not a netlist".
+        QTemporaryDir dir;
+        const QString made = dir.filePath(QStringLiteral("made.gsr"));
+        gsr::store::ProjectStore::open(QFile::encodeName(made).toStdString(),
+                                       gsr::store::OpenMode::CreateOrOpen);
+        for (const QString& name : {QStringLiteral("renamed.db"), QStringLiteral("no_suffix")}) {
+            const QString renamed = dir.filePath(name);
+            QVERIFY(QFile::copy(made, renamed));
+            MainWindow w;
+            w.setShowsMessageBoxes(false);
+            QSignalSpy loads(&w, &MainWindow::loadFinished);
+            w.openPath(renamed);
+            QVERIFY2(w.project().isOpen(), qPrintable(w.messages().join(QLatin1Char('\n'))));
+            QCOMPARE(QFileInfo(w.project().path()).fileName(), name);
+            QTest::qWait(50);
+            QCOMPARE(loads.count(), 0);
+        }
+        // Not a project: a netlist, read as before (and a file too short to hold a header).
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        QSignalSpy finished(&w, &MainWindow::loadFinished);
+        w.openPath(gsr::views::test::c17_path());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kLoadTimeoutMs);
+        QVERIFY(!w.project().isOpen());
     }
 #endif
 

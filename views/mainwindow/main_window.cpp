@@ -635,10 +635,28 @@ void MainWindow::dropEvent(QDropEvent* event)
     openPath(paths.first());
 }
 
+namespace {
+
+bool is_project_file(const QString& path)
+{
+    // A project is an SQLite database whose application_id (big-endian, at byte 68 of the
+    // header) is GSR Studio's "GSRS", whatever its name: the desktop's MIME type tells a
+    // renamed one by these bytes and hands it here.
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return false;
+    const QByteArray head = f.read(72);
+    return head.size() == 72 && head.startsWith(QByteArray("SQLite format 3\0", 16)) &&
+           head.mid(68, 4) == QByteArrayLiteral("GSRS");
+}
+
+} // namespace
+
 void MainWindow::openPath(const QString& path)
 {
-    if (path.endsWith(QLatin1String(".gsr"), Qt::CaseInsensitive)) openProject(path);
-    else openFile(path);
+    if (path.endsWith(QLatin1String(".gsr"), Qt::CaseInsensitive) || is_project_file(path))
+        openProject(path);
+    else
+        openFile(path);
 }
 
 } // namespace gsr::views

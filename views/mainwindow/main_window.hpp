@@ -82,7 +82,8 @@ public slots:
     /// @brief Abandons the load in flight; the window keeps what it showed before.
     void cancelLoading();
     void openProject(const QString& path);
-    /// A project (*.gsr) or a netlist, by its name: a file dropped or given on the command line.
+    /// A project (a .gsr name, or a project's header under any name) or a netlist: a file
+    /// dropped or given on the command line.
     void openPath(const QString& path);
     void newProject(const QString& path);
     /// @brief Records the shown netlist's summary in the open project.
