@@ -129,6 +129,13 @@ NetStructure build_net_structure(const Circuit& circuit)
         s.output_offsets.push_back(static_cast<std::uint32_t>(s.output_nets.size()));
     }
 
+    // A transistor-level deck's pins have no direction: no net is an input port or a cell's
+    // output, so every label would be of no net (level and arrival wrote a header alone).
+    if (s.rows.empty() && nets > 0)
+        throw Error(SourceLocation{circuit.source},
+                    "no net has a driver (no input port, no cell output pin; a transistor-level "
+                    "deck's pins have no direction): labels need a gate-level netlist");
+
     // Readers of each net (CSR), and nets that are read but never driven.
     s.sink_offsets.assign(nets + 1, 0);
     for (std::uint32_t pin : s.input_pins) ++s.sink_offsets[circuit.pins[pin].net + 1];

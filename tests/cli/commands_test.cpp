@@ -220,6 +220,22 @@ TEST(LabelsCommand, ANetWithTwoDriversIsRefusedForEveryTarget)
     EXPECT_FALSE(fs::exists(out));
 }
 
+TEST(LabelsCommand, ATransistorDeckIsRefusedForEveryTarget)
+{
+    // Simulation refused it by its first element; level and arrival wrote a CSV of a header
+    // alone and exited 0 ("0 nets"), while `info` gives the deck 82 nets.
+    const fs::path out = scratch_file("transistors.csv");
+    fs::remove(out);
+    const std::string deck = std::string(GSR_DATA_DIR) + "/netlists/spice/adder_mos.cir";
+    for (const char* target : {"level", "arrival"}) {
+        const auto r = run_gsr("labels " + shell_quote(deck) + " --target " + target +
+                               " --out " + shell_quote(out.string()));
+        EXPECT_EQ(r.exit_code, 2) << target << ": " << r.err;
+        EXPECT_NE(r.err.find(deck + ": error: no net has a driver"), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(out));
+    }
+}
+
 TEST(LabelsCommand, ANamedToggleTargetNeedsTwoSamplesInARow)
 {
     // One vector (or one cycle past the warm-up) wrote a toggle rate of 0 for every net; "all"

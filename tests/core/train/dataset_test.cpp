@@ -226,9 +226,11 @@ TEST(Dataset, ATrainingCircuitWithNothingToLabelIsNamed)
         load_dataset(Target::Level, {spice}, {}, {netlist_path("iscas85/bench/c17.bench")});
         FAIL() << "trained on a circuit with no labels";
     } catch (const gsr::Error& e) {
-        EXPECT_EQ(e.message(), "no training node carries the level target: `gsr labels` finds "
-                               "no net to label in " + spice +
-                                   " (a netlist of transistors, or of no gates, has none)");
+        // Named where the labels are computed (`gsr labels` says the same).
+        EXPECT_EQ(e.where().file, spice);
+        EXPECT_EQ(e.message(), "no net has a driver (no input port, no cell output pin; a "
+                               "transistor-level deck's pins have no direction): labels need a "
+                               "gate-level netlist");
     }
 }
 
