@@ -113,8 +113,11 @@ int cmd_communities(const std::vector<std::string>& argv)
         nlohmann::ordered_json levels = nlohmann::ordered_json::array();
         for (const auto& l : r->levels)
             levels.push_back({{"communities", l.community_count}, {"modularity", l.modularity}});
+        // modularity at resolution 1; objective: at --resolution, what was maximised
         const nlohmann::ordered_json j = {{"communities", r->community_count},
                                           {"modularity", r->modularity},
+                                          {"resolution", o.resolution},
+                                          {"objective", r->objective},
                                           {"seconds", seconds},
                                           {"largest", r->largest()},
                                           {"smallest", r->smallest()},
@@ -123,8 +126,11 @@ int cmd_communities(const std::vector<std::string>& argv)
         return 0;
     }
     std::cout << "communities  " << r->community_count << '\n'
-              << "modularity   " << r->modularity << '\n'
-              << "largest      " << r->largest() << '\n'
+              << "modularity   " << r->modularity << '\n';
+    if (o.resolution != 1.0) // the value at 20 read as a modularity of -2.29
+        std::cout << "objective    " << r->objective << " (modularity at resolution "
+                  << o.resolution << ", which the detection maximised)\n";
+    std::cout << "largest      " << r->largest() << '\n'
               << "smallest     " << r->smallest() << '\n'
               << "levels      ";
     for (const auto& l : r->levels) std::cout << ' ' << l.community_count;

@@ -1214,7 +1214,9 @@ CommunityResult Detector::run()
     check_cancel();
 
     result.membership = std::move(membership);
-    result.modularity = pass.modularity;
+    const bool unit = options_.resolution == 1.0;
+    result.objective = pass.modularity;
+    result.modularity = unit ? pass.modularity : modularity(g0_, result.membership, 1.0);
     result.sizes = number_by_size(result.membership);
     result.community_count = static_cast<std::uint32_t>(result.sizes.size());
     std::vector<CommunityLevel> levels(pass.levels.size());
@@ -1223,7 +1225,7 @@ CommunityResult Detector::run()
             CommunityLevel& l = levels[i];
             l.membership = std::move(pass.levels[i]);
             l.community_count = static_cast<std::uint32_t>(number_by_size(l.membership).size());
-            l.modularity = pass.level_modularity[i];
+            l.modularity = unit ? pass.level_modularity[i] : modularity(g0_, l.membership, 1.0);
         }
     });
     for (CommunityLevel& l : levels)

@@ -48,14 +48,18 @@ struct CommunityLevel {
     std::vector<std::uint32_t>
         membership; ///< community of each node, numbered by size (0: largest)
     std::uint32_t community_count = 0;
-    double modularity = 0;
+    double modularity = 0; ///< Newman-Girvan's, at resolution 1
 };
 
 struct CommunityResult {
     std::vector<std::uint32_t> membership; ///< final community of each node, 0: largest
     std::vector<std::uint32_t> sizes;      ///< nodes per community, non-increasing
     std::uint32_t community_count = 0;
+    /// Newman-Girvan's modularity (resolution 1, within [-1/2, 1]) of the final partition;
+    /// `objective` is what the detection maximised, the modularity at its resolution (equal
+    /// to it at 1; at 20, c17's singletons have modularity -0.11 and objective -2.29).
     double modularity = 0;
+    double objective = 0;
     /// Finest first, each a refinement of the next; the last is the final partition. Leiden:
     /// its refined partitions (connected), Louvain: the partition after each level's moves.
     std::vector<CommunityLevel> levels;

@@ -795,6 +795,16 @@ TEST(CommunitiesCommand, JsonHasTheDocumentedKeys)
     EXPECT_EQ(j["smallest"].get<std::uint32_t>(), want->smallest());
     EXPECT_NEAR(j["modularity"].get<double>(), want->modularity, 1e-12);
     EXPECT_GT(want->modularity, 0.5);
+    EXPECT_EQ(j["objective"].get<double>(), j["modularity"].get<double>()); // resolution 1
+    // At another resolution "modularity" stays Newman-Girvan's (it printed the objective:
+    // c17's eleven singletons at 20 gave -2.29); the objective is named apart.
+    const auto singletons = run_gsr("communities " + data_arg("netlists/iscas85/bench/c17.bench") +
+                                    " --resolution 20 --json");
+    ASSERT_EQ(singletons.exit_code, 0) << singletons.err;
+    const auto s = nlohmann::json::parse(singletons.out);
+    EXPECT_EQ(s["communities"], 11);
+    EXPECT_NEAR(s["modularity"].get<double>(), -66.0 / 576.0, 1e-12); // -sum k^2 / (2m)^2
+    EXPECT_NEAR(s["objective"].get<double>(), -20 * 66.0 / 576.0, 1e-12);
 }
 
 TEST(CommunitiesCommand, NonPositiveResolutionIsRefused)

@@ -217,7 +217,11 @@ TEST(CommunityDetection, PartZeroHasCommunityIdsToLeaveForOnEveryLevel)
     const CommunityResult r = expect_thread_count_invariant(g, o, "chain, resolution 20");
     ASSERT_GE(r.levels.size(), 3u);
     EXPECT_EQ(nodes_in_disconnected_communities(g, r.membership), 0u);
-    EXPECT_NEAR(r.modularity, modularity(g, r.membership, o.resolution), 1e-9);
+    EXPECT_NEAR(r.objective, modularity(g, r.membership, o.resolution), 1e-9);
+    // What is reported as modularity is Newman-Girvan's, at resolution 1, level by level too.
+    EXPECT_NEAR(r.modularity, modularity(g, r.membership, 1.0), 1e-12);
+    for (const CommunityLevel& l : r.levels)
+        EXPECT_NEAR(l.modularity, modularity(g, l.membership, 1.0), 1e-12);
     EXPECT_LT(*std::max_element(r.membership.begin(), r.membership.end()), r.community_count);
 }
 
