@@ -37,21 +37,6 @@ bool ends_with(std::string_view s, std::string_view suffix)
     return true;
 }
 
-Format from_extension(std::string_view path)
-{
-    if (ends_with(path, ".gz")) path.remove_suffix(3);
-    if (ends_with(path, ".bench")) return Format::Bench;
-    if (ends_with(path, ".blif")) return Format::Blif;
-    if (ends_with(path, ".aig") || ends_with(path, ".aag")) return Format::Aiger;
-    if (ends_with(path, ".v") || ends_with(path, ".vg") || ends_with(path, ".sv")) return Format::Verilog;
-    if (ends_with(path, ".lib")) return Format::Liberty;
-    if (ends_with(path, ".lef") || ends_with(path, ".tlef")) return Format::Lef; // tech LEF too
-    if (ends_with(path, ".def")) return Format::Def;
-    if (ends_with(path, ".cir") || ends_with(path, ".sp") || ends_with(path, ".spi") ||
-        ends_with(path, ".spice") || ends_with(path, ".cdl"))
-        return Format::Spice;
-    return Format::Unknown;
-}
 
 /// Lower-cased copy of the first `n` bytes, comments kept: detection looks at keywords only.
 std::string head_lower(std::string_view content, std::size_t n)
@@ -104,6 +89,22 @@ bool has_spice_model_card(const std::string& h)
 }
 
 } // namespace
+
+Format from_extension(std::string_view path)
+{
+    if (ends_with(path, ".gz")) path.remove_suffix(3);
+    if (ends_with(path, ".bench")) return Format::Bench;
+    if (ends_with(path, ".blif")) return Format::Blif;
+    if (ends_with(path, ".aig") || ends_with(path, ".aag")) return Format::Aiger;
+    if (ends_with(path, ".v") || ends_with(path, ".vg") || ends_with(path, ".sv")) return Format::Verilog;
+    if (ends_with(path, ".lib")) return Format::Liberty;
+    if (ends_with(path, ".lef") || ends_with(path, ".tlef")) return Format::Lef; // tech LEF too
+    if (ends_with(path, ".def")) return Format::Def;
+    if (ends_with(path, ".cir") || ends_with(path, ".sp") || ends_with(path, ".spi") ||
+        ends_with(path, ".spice") || ends_with(path, ".cdl"))
+        return Format::Spice;
+    return Format::Unknown;
+}
 
 Format detect_format(std::string_view path, std::string_view content, std::string* why)
 {

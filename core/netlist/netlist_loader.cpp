@@ -156,8 +156,13 @@ Circuit load_netlist(const SourceText& src, const LoadOptions& options)
         c.finalize_counts();
     } catch (const Error& e) {
         // A limit of the shared structures ("name longer than 16 MiB") knows no file.
-        if (!e.where().file.empty()) throw;
-        throw Error(SourceLocation{src.name()}, e.message());
+        if (e.where().file.empty()) throw Error(SourceLocation{src.name()}, e.message());
+        // A name that gives no format (notes.md holding "q = DFF(d)") was read by a format
+        // its content suggested: say so, or "expected '='" reads as a broken netlist.
+        if (e.where().file == src.name() && from_extension(src.name()) == Format::Unknown)
+            throw Error(e.where(), e.message() + " (read as " + std::string(format_name(f)) +
+                                       " from its content: the file's name gives no format)");
+        throw;
     }
     return c;
 }

@@ -148,6 +148,31 @@ TEST(BenchReader, MalformedCorpusFailsWhereExpected)
     gsr::netlist::testdata::expect_malformed_corpus_fails_where_expected("bench", read_bench);
 }
 
+TEST(BenchReader, AFileReadByItsContentAloneSaysSo)
+{
+    // Notes that mention "q = DFF(d)" read as a bench netlist, and "expected '='" looked like
+    // a broken one: the error says which format the content suggested. A .bench name says
+    // nothing more.
+    const std::string notes = "# Notes\nThe latch: q = DFF(d), see below.\n";
+    try {
+        (void)load_netlist(SourceText::from_string("notes.md", notes), {});
+        FAIL() << "notes read as a netlist";
+    } catch (const gsr::Error& e) {
+        EXPECT_EQ(e.where().file, "notes.md");
+        EXPECT_EQ(e.where().line, 2);
+        EXPECT_NE(e.message().find(
+                      " (read as bench from its content: the file's name gives no format)"),
+                  std::string::npos)
+            << e.what();
+    }
+    try {
+        (void)load_netlist(SourceText::from_string("notes.bench", notes), {});
+        FAIL() << "notes read as a netlist";
+    } catch (const gsr::Error& e) {
+        EXPECT_EQ(e.message().find("from its content"), std::string::npos) << e.what();
+    }
+}
+
 TEST(BenchReader, ANameOverTheLimitNamesTheFile)
 {
     // The name pool's limit ("name longer than 16 MiB") came with no file at all.
