@@ -186,7 +186,8 @@ int cmd_labels(const std::vector<std::string>& argv)
     const auto start = std::chrono::steady_clock::now();
     std::optional<labels::SimulationResult> result;
     if (simulate) {
-        const labels::LogicSimulator simulator(circuit, structure);
+        // Library cells by their Liberty functions (a LEF has none: its cells are named).
+        const labels::LogicSimulator simulator(circuit, structure, libs.empty() ? nullptr : &library);
         result = simulator.run(sim);
         if (!targets.toggles) result->has_toggles = false;
     }

@@ -1,6 +1,8 @@
 #include "labels/logic_simulator.hpp"
 
 #include "labels/splitmix64.hpp"
+#include "netlist/liberty_function.hpp"
+#include "netlist/library.hpp"
 #include "util/diagnostics.hpp"
 #include "util/machine.hpp"
 
@@ -104,7 +106,10 @@ using Program = LogicSimulator::Program;
 
 class ProgramCompiler {
 public:
-    ProgramCompiler(const Circuit& c, const NetStructure& s) : c_(c), s_(s) {}
+    ProgramCompiler(const Circuit& c, const NetStructure& s, const netlist::Library* library)
+        : c_(c), s_(s), library_(library)
+    {
+    }
 
     void compile(Program& p)
     {
@@ -112,11 +117,23 @@ public:
         p.net_count = s_.net_count();
         p.undriven = s_.undriven_nets;
         refuse_multiple_drivers(s_, c_, "simulation needs one driver per net");
-        row_of_.assign(s_.net_count(), kZeroRow);
         for (NetId n : s_.primary_inputs) p.value_net.push_back(n);
         for (CellId c = 0; c < c_.cells.size(); ++c)
             if (!s_.combinational[c]) add_flip_flop(p, c);
+        // A library flip-flop's other outputs (QN beside Q) follow its state; its next state,
+        // where it is more than one pin (a scan flip-flop's mux, a clear), is computed last,
+        // into a net of the program's own (past the circuit's net ids, counted nowhere).
+        for (const StateAlias& a : aliases_) emit(p, a.instruction, a.net);
         for (CellId c : depth_first_schedule()) add_cell(p, c);
+        for (const NextState& n : next_states_) {
+            Instruction ins;
+            ins.first_operand = static_cast<std::uint32_t>(pending_operands_.size());
+            ins.operand_count = static_cast<std::uint32_t>(s_.inputs(n.cell).size());
+            compile_table(p, n.table, s_.inputs(n.cell).size(), ins);
+            push_input_operands(n.cell);
+            emit(p, ins, n.net);
+        }
+        row_of_.assign(s_.net_count() + own_nets_, kZeroRow);
         allocate_rows(p);
     }
 
@@ -179,17 +196,190 @@ private:
     void add_flip_flop(Program& p, CellId c)
     {
         const Cell& cell = c_.cells[c];
+        if (cell.kind == CellKind::Instance) return add_library_flip_flop(p, c);
         if (cell.kind != CellKind::FlipFlop)
-            fail_cell(c, " is a sequential library cell: library cells are not simulable yet");
+            fail_cell(c, " is a sequential cell the simulator does not know");
         const auto outs = s_.outputs(c);
         const auto ins = s_.inputs(c);
         if (outs.size() != 1 || ins.size() != 1 || flip_flop_data_pin(c_, cell) < 0)
             fail_cell(c, " is a flip-flop without exactly one data input (a pin named D) and "
                          "one output");
         state_cells_.push_back(c);
+        const Pin& d = c_.pins[ins[0]];
+        next_of_.push_back({d.net, d.inverted});
         // Don't care and unknown start at 0, like the formats without an init value.
         p.starts_at_one.push_back(cell.init == netlist::InitValue::One ? 1 : 0);
         p.value_net.push_back(outs[0]);
+    }
+
+    // ---- library cells, by their Liberty functions ----
+
+    const netlist::LibraryCell& library_cell(CellId c) const
+    {
+        if (!library_ || library_->cells.empty())
+            fail_cell(c, " is an instance of a library cell: give its Liberty library "
+                         "(--liberty) to simulate it by its cells' functions");
+        const netlist::LibraryCell* lib = library_->find(c_.cell_type(c_.cells[c]));
+        if (!lib) fail_cell(c, " is an instance of a cell that the Liberty libraries do not define");
+        return *lib;
+    }
+
+    /// The names of the cell's input pins, in the order of its operands.
+    std::vector<std::string_view> input_names(CellId c) const
+    {
+        std::vector<std::string_view> names;
+        for (std::uint32_t pin : s_.inputs(c)) {
+            if (c_.pins[pin].name == kNoName)
+                fail_cell(c, " connects its pins by position: its Liberty function needs them "
+                             "by name");
+            names.push_back(c_.names.view(c_.pins[pin].name));
+        }
+        return names;
+    }
+
+    std::string_view output_pin_name(CellId c, NetId n) const
+    {
+        const Cell& cell = c_.cells[c];
+        const Pin* pins = c_.pins_of(cell);
+        for (std::uint32_t i = 0; i < cell.pin_count; ++i)
+            if (pins[i].dir == netlist::Direction::Output && pins[i].net == n &&
+                pins[i].name != kNoName)
+                return c_.names.view(pins[i].name);
+        fail_cell(c, " connects its pins by position: its Liberty function needs them by name");
+    }
+
+    const std::string& output_function(CellId c, const netlist::LibraryCell& lib,
+                                       std::string_view pin) const
+    {
+        for (const netlist::LibraryPin& lp : lib.pins) {
+            if (lp.name != pin) continue;
+            if (!lp.three_state.empty()) // its value is Z where the enable is off
+                fail_cell(c, ": output " + std::string(pin) + " of library cell " + lib.name +
+                                 " is tri-state (three_state \"" + lp.three_state +
+                                 "\"), which the simulator has no value for");
+            if (!lp.function.empty()) return lp.function;
+        }
+        fail_cell(c, ": its library cell " + lib.name + " has no function for output pin " +
+                         std::string(pin));
+    }
+
+    std::vector<std::uint64_t> truth_table(CellId c, const netlist::LibraryCell& lib,
+                                           const std::string& function,
+                                           std::span<const std::string_view> names) const
+    {
+        try {
+            return netlist::function_truth_table(function, names);
+        } catch (const Error& e) {
+            fail_cell(c, " (library cell " + lib.name + "): " + e.message() +
+                             " (an input left unconnected?)");
+        }
+    }
+
+    void push_input_operands(CellId c)
+    {
+        for (std::uint32_t pin : s_.inputs(c))
+            pending_operands_.push_back({c_.pins[pin].net, c_.pins[pin].inverted});
+    }
+
+    void emit(Program& p, const Instruction& ins, NetId net)
+    {
+        p.instructions.push_back(ins);
+        out_nets_.push_back(net);
+        p.value_net.push_back(net);
+    }
+
+    /// A combinational instance: one instruction per output, each its pin's function over
+    /// the cell's inputs (all of them its operands, shared).
+    void add_library_cell(Program& p, CellId c)
+    {
+        const netlist::LibraryCell& lib = library_cell(c);
+        const std::vector<std::string_view> names = input_names(c);
+        const std::uint32_t first = static_cast<std::uint32_t>(pending_operands_.size());
+        push_input_operands(c);
+        const std::size_t first_output = out_nets_.size();
+        for (NetId n : s_.outputs(c)) {
+            if (s_.driver[n] != c) continue;
+            const auto mine = out_nets_.begin() + static_cast<std::ptrdiff_t>(first_output);
+            if (std::find(mine, out_nets_.end(), n) != out_nets_.end()) continue;
+            Instruction ins;
+            ins.first_operand = first;
+            ins.operand_count = static_cast<std::uint32_t>(names.size());
+            compile_table(p, truth_table(c, lib, output_function(c, lib, output_pin_name(c, n)), names),
+                          names.size(), ins);
+            emit(p, ins, n);
+        }
+    }
+
+    /// Whether output net n of flip-flop c is its state's complement (IQN): its function read
+    /// over the ff group's state variables.
+    bool reads_inverse_state(CellId c, const netlist::LibraryCell& lib, NetId n) const
+    {
+        std::vector<std::string_view> state{lib.ff.state};
+        if (!lib.ff.state_inverse.empty()) state.push_back(lib.ff.state_inverse);
+        const auto t = truth_table(c, lib, output_function(c, lib, output_pin_name(c, n)), state);
+        // Rows where IQN is the complement of IQ: IQ = 1 (row 1), IQ = 0 (row 2, or row 0
+        // where there is no IQN).
+        const unsigned at1 = (t[0] >> 1) & 1u, at0 = state.size() > 1 ? (t[0] >> 2) & 1u : t[0] & 1u;
+        if (at1 == 1 && at0 == 0) return false;
+        if (at1 == 0 && at0 == 1) return true;
+        fail_cell(c, ": output " + std::string(output_pin_name(c, n)) + " of library cell " +
+                         lib.name + " is neither its state nor its complement");
+    }
+
+    void add_library_flip_flop(Program& p, CellId c)
+    {
+        const netlist::LibraryCell& lib = library_cell(c);
+        if (!lib.is_ff || lib.ff.next_state.empty() || lib.ff.state.empty())
+            fail_cell(c, " is a sequential library cell without a Liberty ff group (with its "
+                         "next_state): latches are not simulated");
+        std::vector<NetId> outs;
+        for (NetId n : s_.outputs(c))
+            if (s_.driver[n] == c && std::find(outs.begin(), outs.end(), n) == outs.end())
+                outs.push_back(n);
+        if (outs.empty()) return; // nothing reads its state
+        const std::vector<std::string_view> names = input_names(c);
+        // The state row holds the first output's value: the state, or its complement.
+        const bool inverse = reads_inverse_state(c, lib, outs[0]);
+        state_cells_.push_back(c);
+        p.starts_at_one.push_back(inverse ? 1 : 0); // Liberty state starts at 0, as a DFF's
+        p.value_net.push_back(outs[0]);
+        for (std::size_t k = 1; k < outs.size(); ++k) {
+            Instruction ins;
+            ins.op = Op::And;
+            ins.invert = reads_inverse_state(c, lib, outs[k]) != inverse;
+            ins.first_operand = static_cast<std::uint32_t>(pending_operands_.size());
+            ins.operand_count = 1;
+            pending_operands_.push_back({outs[0], false});
+            aliases_.push_back({ins, outs[k]});
+        }
+        // The value loaded at the clock: next_state, 0 where clear holds, else 1 where preset
+        // does (clear and preset are read at the edge: no asynchronous timing here).
+        std::vector<std::uint64_t> next = truth_table(c, lib, lib.ff.next_state, names);
+        if (!lib.ff.preset.empty()) {
+            const auto preset = truth_table(c, lib, lib.ff.preset, names);
+            for (std::size_t i = 0; i < next.size(); ++i) next[i] |= preset[i];
+        }
+        if (!lib.ff.clear.empty()) {
+            const auto clear = truth_table(c, lib, lib.ff.clear, names);
+            for (std::size_t i = 0; i < next.size(); ++i) next[i] &= ~clear[i];
+        }
+        // One input pin as it is (a plain D), or complemented: that pin's net is the operand.
+        const std::vector<std::uint64_t> used = netlist::function_truth_table("1", names);
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            const auto column = netlist::function_truth_table(names[i], names);
+            bool same = true, complement = true;
+            for (std::size_t w = 0; w < next.size(); ++w) {
+                same = same && next[w] == column[w];
+                complement = complement && next[w] == (~column[w] & used[w]);
+            }
+            if (!same && !complement) continue;
+            const Pin& pin = c_.pins[s_.inputs(c)[i]];
+            next_of_.push_back({pin.net, (pin.inverted != complement) != inverse});
+            return;
+        }
+        const NetId own = static_cast<NetId>(s_.net_count() + own_nets_++);
+        next_states_.push_back({c, std::move(next), own});
+        next_of_.push_back({own, inverse});
     }
 
     void add_cell(Program& p, CellId c)
@@ -197,9 +387,7 @@ private:
         const Cell& cell = c_.cells[c];
         const std::string_view type = c_.cell_type(cell);
         const auto ins = s_.inputs(c);
-        if (cell.kind == CellKind::Instance)
-            fail_cell(c, " is an instance of a library cell: library cells are not simulable "
-                         "yet (no logic function in the circuit model)");
+        if (cell.kind == CellKind::Instance) return add_library_cell(p, c);
         Instruction ins0;
         ins0.first_operand = static_cast<std::uint32_t>(pending_operands_.size());
         ins0.operand_count = static_cast<std::uint32_t>(ins.size());
@@ -305,6 +493,14 @@ private:
             fail_cell(c, " has no truth table (a LUT line of a bench file keeps one)");
         if (k > 63 || (std::size_t{1} << k) > table.size() * 64)
             fail_cell(c, " has " + std::to_string(k) + " inputs, more than its truth table covers");
+        compile_table(p, table, k, ins);
+    }
+
+    /// A truth table over k operands (bit m: the value when operand i is bit i of m) as the
+    /// cover of its minterms.
+    static void compile_table(Program& p, std::span<const std::uint64_t> table, std::size_t k,
+                              Instruction& ins)
+    {
         const std::uint64_t rows = std::uint64_t{1} << k;
         auto bit = [&](std::uint64_t m) { return (table[m / 64] >> (m % 64)) & 1u; };
         std::uint64_t ones = 0;
@@ -332,7 +528,7 @@ private:
     {
         constexpr std::uint32_t kNever = 0xffffffffu, kEnd = 0xfffffffeu;
         const std::size_t count = p.instructions.size();
-        std::vector<std::uint32_t> last_use(s_.net_count(), kNever);
+        std::vector<std::uint32_t> last_use(s_.net_count() + own_nets_, kNever);
         for (std::size_t i = 0; i < count; ++i) {
             const Instruction& ins = p.instructions[i];
             for (std::uint32_t k = 0; k < ins.operand_count; ++k) {
@@ -340,7 +536,7 @@ private:
                 last_use[n] = static_cast<std::uint32_t>(i);
             }
         }
-        for (CellId c : state_cells_) last_use[c_.pins[s_.inputs(c)[0]].net] = kEnd;
+        for (const PendingOperand& d : next_of_) last_use[d.net] = kEnd;
 
         std::vector<std::uint32_t> free_rows;
         std::uint32_t next_row = 1;
@@ -380,10 +576,8 @@ private:
             }
             release_bucket(i + 1);
         }
-        for (CellId c : state_cells_) {
-            const Pin& d = c_.pins[s_.inputs(c)[0]];
+        for (const PendingOperand& d : next_of_)
             p.next_state.push_back(row_of_[d.net] << 1 | (d.inverted ? 1u : 0u));
-        }
         p.rows = next_row;
     }
 
@@ -392,11 +586,28 @@ private:
         bool inverted;
     };
 
+    /// An output of a library flip-flop that follows its state (QN beside Q).
+    struct StateAlias {
+        Instruction instruction;
+        NetId net;
+    };
+    /// A library flip-flop's next state, computed into a net of the program's own.
+    struct NextState {
+        CellId cell;
+        std::vector<std::uint64_t> table; ///< over the cell's inputs
+        NetId net;
+    };
+
     const Circuit& c_;
     const NetStructure& s_;
+    const netlist::Library* library_;
     std::vector<PendingOperand> pending_operands_;
     std::vector<NetId> out_nets_;       ///< per instruction
     std::vector<CellId> state_cells_;   ///< flip-flops in cell order
+    std::vector<PendingOperand> next_of_; ///< per flip-flop: the value it loads
+    std::vector<StateAlias> aliases_;
+    std::vector<NextState> next_states_;
+    std::size_t own_nets_ = 0; ///< nets of the program's own, ids from the circuit's count
     std::vector<std::uint32_t> row_of_; ///< per net, as allocation proceeds
 };
 
@@ -780,10 +991,11 @@ std::vector<ChunkCounts> run_blocks(std::size_t values, std::uint64_t words, uns
 
 } // namespace
 
-LogicSimulator::LogicSimulator(const Circuit& circuit, const NetStructure& structure)
+LogicSimulator::LogicSimulator(const Circuit& circuit, const NetStructure& structure,
+                               const netlist::Library* library)
     : program_(std::make_unique<Program>())
 {
-    ProgramCompiler(circuit, structure).compile(*program_);
+    ProgramCompiler(circuit, structure, library).compile(*program_);
 }
 
 LogicSimulator::~LogicSimulator() = default;
@@ -864,6 +1076,7 @@ SimulationResult LogicSimulator::run(const SimulationOptions& o) const
     if (r.has_toggles) r.toggles.assign(p.net_count, 0);
     for (const ChunkCounts& c : counts) {
         for (std::size_t v = 0; v < values; ++v) {
+            if (p.value_net[v] >= p.net_count) continue; // a net of the program's own
             r.ones[p.value_net[v]] += c.ones[v];
             if (r.has_toggles) r.toggles[p.value_net[v]] += c.toggles[v];
         }

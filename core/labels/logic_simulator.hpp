@@ -29,14 +29,23 @@
 // ABC's bench reader (Io_ReadBenchNetwork gives MUX the cover "0-1 1\n11- 1"). Pin `inverted`
 // flags (AIGER edges, typed BLIF covers, Verilog assigns) complement the operand. A bench LUT
 // runs as the cover of the minterms of its truth table (Circuit::lut: input 0 = bit 0 of the
-// row), of the on-set or of the off-set, whichever is smaller.
-// Not simulable (gsr::Error naming the cell): Verilog EXPR assigns, library cell instances,
-// X/Z constants, tri-state and switch primitives.
+// row), of the on-set or of the off-set, whichever is smaller. Library cells, given their
+// Liberty library, run likewise from each output pin's `function` over the cell's input pins
+// (by name); a flip-flop by its `ff (IQ, IQN)` group: it loads next_state at each cycle, 0
+// where `clear` holds, else 1 where `preset` does (both read at the clock edge, clear
+// winning), from 0; its outputs are IQ or IQN.
+// Not simulable (gsr::Error naming the cell): Verilog EXPR assigns, library cells without
+// their library (or without a function), latches and tri-state library outputs, X/Z
+// constants, tri-state and switch primitives.
 #include "labels/net_structure.hpp"
 
 #include <cstdint>
 #include <memory>
 #include <vector>
+
+namespace gsr::netlist {
+class Library;
+}
 
 namespace gsr::labels {
 
@@ -67,7 +76,10 @@ public:
 
     /// Compiles the circuit. Throws gsr::Error naming the first cell it cannot simulate, or
     /// a net with several drivers.
-    LogicSimulator(const netlist::Circuit& circuit, const NetStructure& structure);
+    /// Instances of library cells are simulated by the Liberty `function`s of `library`
+    /// (flip-flops by their ff group: next_state, clear, preset), when given.
+    LogicSimulator(const netlist::Circuit& circuit, const NetStructure& structure,
+                   const netlist::Library* library = nullptr);
     ~LogicSimulator();
     LogicSimulator(LogicSimulator&&) noexcept;
     LogicSimulator& operator=(LogicSimulator&&) noexcept;

@@ -205,6 +205,7 @@ enum class Group : std::uint8_t {
     Timing,   ///< timing () of a pin
     Table,    ///< cell_rise, cell_fall, rise_transition, fall_transition
     WireLoad, ///< wire_load
+    FlipFlop, ///< ff (IQ, IQN) of a cell
     Other
 };
 
@@ -501,8 +502,15 @@ private:
                 ++ff_groups_;
             else if (kw == "latch")
                 ++latch_groups_;
-            if (in_cell)
-                (ff ? lib_.cells[current_cell_].is_ff : lib_.cells[current_cell_].is_latch) = true;
+            if (in_cell) {
+                LibraryCell& cell = lib_.cells[current_cell_];
+                if (kw == "ff" && parent == Group::Cell && !cell.is_ff) {
+                    f.kind = Group::FlipFlop; // its attributes are the cell's ff
+                    cell.ff.state = args_.size() > 0 ? std::string(args_[0]) : std::string();
+                    cell.ff.state_inverse = args_.size() > 1 ? std::string(args_[1]) : std::string();
+                }
+                (ff ? cell.is_ff : cell.is_latch) = true;
+            }
         } else if (kw == "type") {
             f.kind = Group::Type;
         } else if (kw == "lu_table_template" && parent == Group::Library) {
@@ -629,6 +637,9 @@ private:
             } else if (a == "function") {
                 for (std::uint32_t i : f.pins)
                     lib_.cells[current_cell_].pins[i].function = std::string(value);
+            } else if (a == "three_state") {
+                for (std::uint32_t i : f.pins)
+                    lib_.cells[current_cell_].pins[i].three_state = std::string(value);
             } else if (a == "capacitance") {
                 f.capacitance = number(value, offset, "capacitance");
             } else if (a == "rise_capacitance" || a == "fall_capacitance") {
@@ -678,6 +689,13 @@ private:
             } else if (a == "bus_type")
                 f.bus_type = value;
             break;
+        case Group::FlipFlop: {
+            FlipFlopGroup& ff = lib_.cells[current_cell_].ff;
+            if (a == "next_state") ff.next_state = std::string(value);
+            else if (a == "clear") ff.clear = std::string(value);
+            else if (a == "preset") ff.preset = std::string(value);
+            break;
+        }
         case Group::Cell:
             if (a == "area") {
                 double v = 0;

@@ -55,8 +55,16 @@ struct LibraryPin {
     std::string name;
     Direction dir = Direction::Unknown;
     std::string function;     ///< Liberty `function` of an output pin, when given
+    std::string three_state;  ///< Liberty `three_state`: when the output floats (tri-state)
     double capacitance = 0.0; ///< pF; an input pin's load (Liberty capacitance)
     std::vector<TimingArc> timing; ///< the arcs into this (output) pin
+};
+
+/// A Liberty `ff (IQ, IQN)` group: the state variables its output pins' functions read, and
+/// the expressions (over the cell's input pins) it loads at a clock edge, and clears/presets by.
+struct FlipFlopGroup {
+    std::string state, state_inverse; ///< IQ, IQN
+    std::string next_state, clear, preset;
 };
 
 struct LibraryCell {
@@ -64,6 +72,7 @@ struct LibraryCell {
     std::vector<LibraryPin> pins;
     bool is_ff = false;    ///< has a Liberty ff group
     bool is_latch = false; ///< has a Liberty latch group
+    FlipFlopGroup ff;      ///< its (first) ff group, when is_ff
     /// Read from Liberty, which says whether a cell stores (is_ff, is_latch); a LEF macro does
     /// not, so the loader judges such a cell by its name.
     bool storage_known = false;

@@ -236,6 +236,43 @@ TEST(LabelsCommand, ATransistorDeckIsRefusedForEveryTarget)
     }
 }
 
+TEST(LabelsCommand, AStandardCellNetlistSimulatesWithItsLiberty)
+{
+    // Library cells had no logic: sp and toggle were refused for every synthesized netlist.
+    // With its Liberty they run by the cells' functions and flip-flop groups.
+    const fs::path out = scratch_file("s1196_cells.csv");
+    fs::remove(out);
+    const std::string dir = std::string(GSR_DATA_DIR) + "/netlists/iwls05_gsclib180/";
+    const auto r = run_gsr("labels " + shell_quote(dir + "netlist/s1196.v") + " --liberty " +
+                           shell_quote(dir + "lib/GSCLib_3.0.lib") +
+                           " --target sp,toggle --mode seq --runs 256 --quiet --out " +
+                           shell_quote(out.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::istringstream csv(gsr::test::read_text(out));
+    std::string line;
+    std::getline(csv, line);
+    const auto header = gsr::test::split_csv(line, 1000);
+    const auto column = [&](const std::string& name) {
+        return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) -
+                                        header.begin());
+    };
+    const std::size_t prob = column("sim_prob"), state = column("is_state");
+    ASSERT_LT(prob, header.size());
+    ASSERT_LT(state, header.size());
+    std::size_t rows = 0, flops = 0, varying = 0;
+    while (std::getline(csv, line)) {
+        const auto cells = gsr::test::split_csv(line, header.size());
+        const double p = std::stod(cells[prob]);
+        EXPECT_GE(p, 0.0);
+        EXPECT_LE(p, 1.0);
+        varying += p > 0 && p < 1;
+        flops += cells[state] == "1";
+        ++rows;
+    }
+    EXPECT_EQ(flops, 18u); // COUNTS.csv: s1196's flip-flops
+    EXPECT_GT(varying, rows * 9 / 10);
+}
+
 TEST(LabelsCommand, ANamedToggleTargetNeedsTwoSamplesInARow)
 {
     // One vector (or one cycle past the warm-up) wrote a toggle rate of 0 for every net; "all"

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <map>
 #include <regex>
 #include <string>
@@ -368,6 +370,31 @@ TEST(LibertyReader, GsclibMatchesCounts)
     EXPECT_EQ(lib.counts.cells, std::stoll(row.at("cells_or_gates")));
     EXPECT_EQ(lib.counts.flip_flops, std::stoll(row.at("FF_or_latch")));
     EXPECT_EQ(lib.counts.extra.at("pin_groups"), manifest_number(file, R"(pin groups (\d+))"));
+}
+
+TEST(LibertyReader, FlipFlopGroupsKeepWhatTheSimulatorLoads)
+{
+    // The ff group's state names (which the output pins' functions read), next state, clear
+    // and preset, as GSCLib writes them; and a tri-state output's enable.
+    const Library lib = read_liberty(
+        SourceText::read_file(kNetlists + "iwls05_gsclib180/lib/GSCLib_3.0.lib"));
+    const LibraryCell* scan = lib.find("SDFFSRX1");
+    ASSERT_NE(scan, nullptr);
+    EXPECT_EQ(scan->ff.state, "P0002");
+    EXPECT_EQ(scan->ff.state_inverse, "P0000");
+    EXPECT_EQ(scan->ff.next_state, "((SE SI) + (!SE D))");
+    EXPECT_EQ(scan->ff.clear, "(!RN)");
+    EXPECT_EQ(scan->ff.preset, "(!SN)");
+    const LibraryCell* plain = lib.find("DFFX1");
+    ASSERT_NE(plain, nullptr);
+    EXPECT_EQ(plain->ff.next_state, "D");
+    EXPECT_EQ(plain->ff.clear, "");
+    const LibraryCell* tbuf = lib.find("TBUFX1");
+    ASSERT_NE(tbuf, nullptr);
+    const auto y = std::find_if(tbuf->pins.begin(), tbuf->pins.end(),
+                                [](const LibraryPin& p) { return p.name == "Y"; });
+    ASSERT_NE(y, tbuf->pins.end());
+    EXPECT_EQ(y->three_state, "(!OE)");
 }
 
 TEST(LibertyReader, MalformedCorpusFailsWhereExpected)

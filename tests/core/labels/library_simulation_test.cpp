@@ -1,0 +1,200 @@
+// Library cells simulated by their Liberty functions (GSCLib, read in place), against the same
+// logic written as bench gates: every net's counts must be equal, vector for vector.
+#include "label_test_support.hpp"
+
+#include "netlist/library.hpp"
+#include "util/diagnostics.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+using namespace gsr::labels;
+using gsr::labels::testing::circuit_of;
+using gsr::labels::testing::netlists_dir;
+using gsr::netlist::Circuit;
+using gsr::netlist::Library;
+
+namespace {
+
+const Library& gsc_library()
+{
+    static const Library lib = gsr::netlist::load_libraries(
+        {netlists_dir() + "/iwls05_gsclib180/lib/GSCLib_3.0.lib"});
+    return lib;
+}
+
+Circuit with_gsclib(const std::string& name, const std::string& verilog)
+{
+    gsr::netlist::LoadOptions load;
+    load.library = &gsc_library();
+    return gsr::netlist::load_netlist(gsr::SourceText::from_string(name, verilog), load);
+}
+
+SimulationResult simulate_with(const Circuit& c, const SimulationOptions& o, const Library* lib)
+{
+    return LogicSimulator(c, build_net_structure(c), lib).run(o);
+}
+
+/// Each named net's ones (and toggles) in both circuits.
+void expect_same_counts(const Circuit& cells, const SimulationResult& a, const Circuit& gates,
+                        const SimulationResult& b, const std::vector<std::string>& nets)
+{
+    ASSERT_EQ(a.total, b.total);
+    for (const std::string& n : nets) {
+        const auto na = cells.net_names.find(n), nb = gates.net_names.find(n);
+        ASSERT_NE(na, gsr::kNoName) << n;
+        ASSERT_NE(nb, gsr::kNoName) << n;
+        EXPECT_EQ(a.ones[na], b.ones[nb]) << n;
+        EXPECT_GT(a.ones[na], 0u) << n << " never 1: the comparison would see little";
+        EXPECT_LT(a.ones[na], a.total) << n;
+        if (a.has_toggles) EXPECT_EQ(a.toggles[na], b.toggles[nb]) << n;
+    }
+}
+
+} // namespace
+
+TEST(LibrarySimulation, CombinationalCellsByTheirFunctions)
+{
+    // A full adder (two outputs), AOI21, a mux and OAI22, all their input rows (exhaustive).
+    const Circuit cells = with_gsclib("cells.v", R"(module m(a, b, c, d, s, co, y, z);
+  input a, b, c, d; output s, co, y, z;
+  wire n1;
+  ADDFX1 fa(.A(a), .B(b), .CI(c), .S(s), .CO(co));
+  AOI21X1 g1(.A0(a), .A1(d), .B0(co), .Y(n1));
+  MX2X1 g2(.A(n1), .B(b), .S0(c), .Y(y));
+  OAI22X1 g3(.A0(a), .A1(b), .B0(c), .B1(n1), .Y(z));
+endmodule
+)");
+    const Circuit gates = circuit_of("gates.bench", R"(INPUT(a)
+INPUT(b)
+INPUT(c)
+INPUT(d)
+OUTPUT(s)
+OUTPUT(co)
+OUTPUT(y)
+OUTPUT(z)
+s = XOR(a, b, c)
+t1 = AND(a, b)
+t2 = AND(b, c)
+t3 = AND(c, a)
+co = OR(t1, t2, t3)
+t4 = AND(a, d)
+n1 = NOR(t4, co)
+y = MUX(c, b, n1)
+t5 = OR(a, b)
+t6 = OR(c, n1)
+z = NAND(t5, t6)
+)");
+    SimulationOptions o;
+    o.mode = SimulationMode::Exhaustive;
+    expect_same_counts(cells, simulate_with(cells, o, &gsc_library()), gates, simulate_with(gates, o, nullptr),
+                       {"s", "co", "n1", "y", "z"});
+    o.mode = SimulationMode::Random;
+    o.vectors = 10000;
+    expect_same_counts(cells, simulate_with(cells, o, &gsc_library()), gates, simulate_with(gates, o, nullptr),
+                       {"s", "co", "n1", "y", "z"});
+}
+
+TEST(LibrarySimulation, FlipFlopsByTheirFfGroups)
+{
+    // DFFSRX1 with its clear (RN) driven and its preset tied off, Q and QN both read; DFFX1
+    // with QN alone (the state row holds the complement); the scan flip-flop's mux as its next
+    // state. Clear and preset act at the clock edge, as the gates' AND does.
+    const Circuit cells = with_gsclib("flops.v", R"(module f(clk, rst, a, b, q, qn, r);
+  input clk, rst, a, b; output q, qn, r;
+  wire d, n2;
+  XOR2X1 x(.A(a), .B(q), .Y(d));
+  DFFSRX1 f1(.D(d), .CK(clk), .RN(rst), .SN(1'b1), .Q(q), .QN(qn));
+  DFFX1 f2(.D(b), .CK(clk), .QN(n2));
+  SDFFSRX1 f3(.D(a), .SI(b), .SE(n2), .CK(clk), .RN(1'b1), .SN(1'b1), .Q(r));
+endmodule
+)");
+    const Circuit gates = circuit_of("flops.bench", R"(INPUT(clk)
+INPUT(rst)
+INPUT(a)
+INPUT(b)
+OUTPUT(q)
+OUTPUT(qn)
+OUTPUT(r)
+d = XOR(a, q)
+dm = AND(d, rst)
+q = DFF(dm)
+qn = NOT(q)
+nb = NOT(b)
+n2 = DFF(nb)
+sel = MUX(n2, b, a)
+r = DFF(sel)
+)");
+    // From the first sampled cycle on the two agree (before it, DFFX1's QN starts at 1 and the
+    // bench's n2 at 0).
+    SimulationOptions o;
+    o.mode = SimulationMode::Sequential;
+    o.runs = 300;
+    o.cycles = 40;
+    o.warmup = 2;
+    expect_same_counts(cells, simulate_with(cells, o, &gsc_library()), gates, simulate_with(gates, o, nullptr),
+                       {"q", "qn", "d", "n2", "r"});
+}
+
+TEST(LibrarySimulation, WithoutItsLibraryACellIsNamedWithTheWayOut)
+{
+    const std::string text = "module m(a, y);\n input a; output y;\n INVX1 g(.A(a), .Y(y));\nendmodule\n";
+    const Circuit c = with_gsclib("inv.v", text);
+    try {
+        (void)LogicSimulator(c, build_net_structure(c));
+        FAIL() << "simulated a library cell without its library";
+    } catch (const gsr::Error& e) {
+        EXPECT_EQ(e.where().line, 3);
+        EXPECT_NE(e.message().find("give its Liberty library (--liberty)"), std::string::npos)
+            << e.what();
+    }
+    // A latch has no ff group: named as not simulated.
+    const Circuit latch = with_gsclib("latch.v", "module m(d, g, q);\n input d, g; output q;\n"
+                                                 " TLATX1 l(.D(d), .G(g), .Q(q));\nendmodule\n");
+    try {
+        (void)LogicSimulator(latch, build_net_structure(latch), &gsc_library());
+        FAIL() << "simulated a latch";
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(e.message().find("latches are not simulated"), std::string::npos) << e.what();
+    }
+    // A tri-state buffer's function holds only while enabled: refused, not run as a buffer.
+    const Circuit tbuf = with_gsclib("tbuf.v", "module m(a, e, y);\n input a, e; output y;\n"
+                                               " TBUFX1 t(.A(a), .OE(e), .Y(y));\nendmodule\n");
+    try {
+        (void)LogicSimulator(tbuf, build_net_structure(tbuf), &gsc_library());
+        FAIL() << "simulated a tri-state buffer";
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(e.message().find("is tri-state (three_state \"(!OE)\")"), std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(LibrarySimulation, IwlsNetlistsSimulateOnGscLib)
+{
+    // The synthesized ISCAS-89 circuits: every net of s1196 gets a count, its flip-flops
+    // (DFFSRX1) included, and the runs are the same for any thread count.
+    gsr::netlist::LoadOptions load;
+    load.library = &gsc_library();
+    const Circuit c =
+        gsr::netlist::load_netlist(netlists_dir() + "/iwls05_gsclib180/netlist/s1196.v", load);
+    const NetStructure s = build_net_structure(c);
+    SimulationOptions o;
+    o.mode = SimulationMode::Sequential;
+    o.runs = 512;
+    o.threads = 1;
+    const LogicSimulator sim(c, s, &gsc_library());
+    const SimulationResult one = sim.run(o);
+    o.threads = 2;
+    const SimulationResult two = sim.run(o);
+    EXPECT_EQ(one.ones, two.ones);
+    EXPECT_EQ(one.toggles, two.toggles);
+    std::size_t state = 0, varying = 0;
+    for (gsr::netlist::NetId n : s.rows) {
+        state += s.is_state[n];
+        varying += one.ones[n] > 0 && one.ones[n] < one.total;
+    }
+    EXPECT_EQ(state, 18u); // s1196's 18 flip-flops (COUNTS.csv)
+    EXPECT_GT(varying, s.rows.size() * 9 / 10);
+}

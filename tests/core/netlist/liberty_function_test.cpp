@@ -1,0 +1,86 @@
+// Liberty's `function` syntax as a truth table: precedence, the three spellings of AND, both
+// NOTs, constants, and the errors that name the function.
+#include "netlist/liberty_function.hpp"
+#include "util/diagnostics.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <functional>
+#include <string>
+#include <string_view>
+
+using gsr::netlist::function_truth_table;
+
+namespace {
+
+/// The table an evaluator gives: bit m is f(bit i of m for each variable i).
+std::uint64_t table_of(std::size_t k, const std::function<bool(unsigned)>& f)
+{
+    std::uint64_t t = 0;
+    for (unsigned m = 0; m < (1u << k); ++m)
+        if (f(m)) t |= std::uint64_t{1} << m;
+    return t;
+}
+
+bool bit(unsigned m, unsigned i) { return (m >> i) & 1u; }
+
+} // namespace
+
+TEST(LibertyFunction, OperatorsAndPrecedence)
+{
+    const std::array<std::string_view, 3> abc{"A", "B", "C"};
+    const auto t = [&](std::string_view f) { return function_truth_table(f, abc).at(0); };
+    // AND binds tighter than OR, XOR tighter than AND, NOT tightest: A + B C = A + (B C).
+    EXPECT_EQ(t("A + B C"), table_of(3, [](unsigned m) { return bit(m, 0) || (bit(m, 1) && bit(m, 2)); }));
+    EXPECT_EQ(t("A|B&C"), t("A + B C"));
+    EXPECT_EQ(t("A*B+C"), table_of(3, [](unsigned m) { return (bit(m, 0) && bit(m, 1)) || bit(m, 2); }));
+    EXPECT_EQ(t("A B ^ C"), table_of(3, [](unsigned m) { return bit(m, 0) && (bit(m, 1) != bit(m, 2)); }));
+    EXPECT_EQ(t("!A B"), table_of(3, [](unsigned m) { return !bit(m, 0) && bit(m, 1); }));
+    EXPECT_EQ(t("(A B)'"), table_of(3, [](unsigned m) { return !(bit(m, 0) && bit(m, 1)); }));
+    EXPECT_EQ(t("A' B'"), table_of(3, [](unsigned m) { return !bit(m, 0) && !bit(m, 1); }));
+    EXPECT_EQ(t("(A)(B)"), table_of(3, [](unsigned m) { return bit(m, 0) && bit(m, 1); }));
+    EXPECT_EQ(t("!!C"), table_of(3, [](unsigned m) { return bit(m, 2); }));
+    EXPECT_EQ(t("0"), 0u);
+    EXPECT_EQ(t("1"), 0xffu); // the 8 rows of three variables, no more
+    // GSCLib's own: AOI21, the full adder's carry, the scan flip-flop's next state.
+    const std::array<std::string_view, 3> aoi{"A0", "A1", "B0"};
+    EXPECT_EQ(function_truth_table("(!((A0 A1)+B0))", aoi).at(0),
+              table_of(3, [](unsigned m) { return !((bit(m, 0) && bit(m, 1)) || bit(m, 2)); }));
+    const std::array<std::string_view, 3> fa{"A", "B", "CI"};
+    EXPECT_EQ(function_truth_table("(((A B)+(B CI))+(CI A))", fa).at(0),
+              table_of(3, [](unsigned m) { return bit(m, 0) + bit(m, 1) + bit(m, 2) >= 2; }));
+    const std::array<std::string_view, 4> scan{"CK", "D", "SE", "SI"};
+    EXPECT_EQ(function_truth_table("((SE SI) + (!SE D))", scan).at(0),
+              table_of(4, [](unsigned m) { return bit(m, 2) ? bit(m, 3) : bit(m, 1); }));
+}
+
+TEST(LibertyFunction, WideTablesSpanWords)
+{
+    // Eight variables: four words; variable 7 is word-aligned, variable 0 within the word.
+    std::array<std::string_view, 8> v{"a", "b", "c", "d", "e", "f", "g", "h"};
+    const auto t = function_truth_table("h ^ a", v);
+    ASSERT_EQ(t.size(), 4u);
+    for (unsigned m = 0; m < 256; ++m)
+        EXPECT_EQ((t[m / 64] >> (m % 64)) & 1u, bit(m, 7) != bit(m, 0)) << m;
+}
+
+TEST(LibertyFunction, ErrorsNameTheFunctionAndWhatWasExpected)
+{
+    const std::array<std::string_view, 2> ab{"A", "B"};
+    const auto message = [&](std::string_view f) {
+        try {
+            (void)function_truth_table(f, ab);
+        } catch (const gsr::Error& e) {
+            return e.message();
+        }
+        return std::string("(no error)");
+    };
+    EXPECT_EQ(message("A + Q"), "function \"A + Q\": 'Q' is not one of its pins");
+    EXPECT_EQ(message("(A B"), "function \"(A B\": expected ')'");
+    EXPECT_EQ(message("A +"), "function \"A +\": expected an operand at its end");
+    EXPECT_EQ(message("A ) B"), "function \"A ) B\": expected an operator or the end, found ') B'");
+    std::array<std::string_view, 17> many{};
+    for (auto& n : many) n = "x";
+    EXPECT_THROW((void)function_truth_table("x", many), gsr::Error);
+}
