@@ -168,7 +168,7 @@ constexpr const char* kHelp =
         "        [--batching full|random|commrand|cluster] [--batch-size N] [--alpha A] [--beta B]\n"
         "        [--fanout F1,F2,...] [--order community|rcm|original]\n"
         "        [--resume RUN] [--tuned-kernels on|off] [--offload-optimizer] [--batch B]\n"
-        "        [--predictions CSV] [--json] [--quiet]\n"
+        "        [--predictions CSV] [--liberty LIB]... [--json] [--quiet]\n"
         "                                           train a GNN; test it on other circuits\n"
         "                                           (--predictions: every node's, by the\n"
         "                                           best epoch's model)\n"

@@ -2,6 +2,7 @@
 // epochs and checkpoints in a project. `gsr runs list`: the runs of a project.
 #include "cli_commands.hpp"
 
+#include "netlist/readers.hpp"
 #include "nn/cpu_backend.hpp"
 #include "nn/model_config.hpp"
 #include "train/cluster_batcher.hpp"
@@ -47,7 +48,9 @@ constexpr const char* kTrainUsage =
     "[--batch-size N] [--alpha A] [--beta B] [--fanout F1,F2,...] "
     "[--order community|rcm|original] [--seed S] [--patience P] [--device auto|cpu|gpu] "
     "[--resume RUN] [--tuned-kernels on|off] [--offload-optimizer] [--predictions CSV] "
-    "[--json] [--quiet]\n"
+    "[--liberty LIB]... [--json] [--quiet]\n"
+    "  --liberty reads the circuits with their cell libraries (Liberty or LEF): pin\n"
+    "  directions, library cells simulated by their functions (sp, toggle), NLDM arrival.\n"
     "  --predictions writes every node's prediction by the best epoch's model (the weights\n"
     "  the run ends with): circuit, node, net, split, target, predicted.\n"
     "  On the GPU the kernels applied in the project (gsr kernels apply) replace the "
@@ -124,6 +127,7 @@ RunSettings settings_from_flags(const Args& a)
     s.train = absolute(a.positionals());
     s.validation = absolute(a.values("--val"));
     s.test = absolute(a.values("--test"));
+    s.liberty = absolute(a.values("--liberty"));
     try {
         s.target = train::parse_target(a.value("--target", "sp"));
         nn::ModelConfig& m = s.config.model;
@@ -176,7 +180,7 @@ int cmd_train(const std::vector<std::string>& argv)
            {"--target", "--model", "--layers", "--hidden", "--groups", "--topk", "--epochs",
             "--lr", "--batch", "--seed", "--patience", "--device", "--test", "--val", "--db",
             "--resume", "--batching", "--batch-size", "--alpha", "--beta", "--fanout",
-            "--order", "--tuned-kernels", "--warmup", "--predictions"},
+            "--order", "--tuned-kernels", "--warmup", "--predictions", "--liberty"},
            {"--json", "--quiet", "--offload-optimizer"});
     if (!a.has("--db"))
         throw UsageError("train needs --db PROJECT (runs and checkpoints are kept there)\n"
@@ -202,7 +206,7 @@ int cmd_train(const std::vector<std::string>& argv)
         for (const char* f : {"--target", "--model", "--layers", "--hidden", "--groups",
                               "--topk", "--lr", "--batch", "--seed", "--patience", "--test",
                               "--val", "--batching", "--batch-size", "--alpha", "--beta",
-                              "--fanout", "--order", "--warmup"})
+                              "--fanout", "--order", "--warmup", "--liberty"})
             if (a.has(f))
                 throw UsageError(std::string("--resume continues a run with its own settings: "
                                              "leave out ") + f + " (only --epochs may change)");
@@ -267,7 +271,8 @@ int cmd_train(const std::vector<std::string>& argv)
     // --predictions is checked before the work and written after it.
     if (a.has("--predictions")) {
         std::vector<std::string> inputs{a.value("--db")};
-        for (const auto* list : {&settings.train, &settings.validation, &settings.test})
+        for (const auto* list :
+             {&settings.train, &settings.validation, &settings.test, &settings.liberty})
             inputs.insert(inputs.end(), list->begin(), list->end());
         refuse_out_over_inputs(a, inputs, "--predictions");
     }
@@ -279,8 +284,17 @@ int cmd_train(const std::vector<std::string>& argv)
     train::HoldOut hold_out;
     hold_out.validation = settings.holdout_validation;
     hold_out.seed = settings.split_seed;
+    // The run's libraries (a resumed run's own): pin directions, library cells simulated by
+    // their functions, NLDM arrival times.
+    netlist::Library library;
+    train::LabelOptions label;
+    if (!settings.liberty.empty()) {
+        library = netlist::load_libraries(settings.liberty);
+        label.library = &library;
+        if (!a.has("--quiet")) print_warnings(library.diagnostics);
+    }
     train::Dataset data = train::load_dataset(settings.target, settings.train,
-                                              settings.validation, settings.test, hold_out);
+                                              settings.validation, settings.test, hold_out, label);
     if (!a.has("--quiet"))
         for (const std::string& n : data.notes) std::cerr << "note: " << n << '\n';
 

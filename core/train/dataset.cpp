@@ -82,7 +82,8 @@ std::vector<double> net_labels(const Circuit& circuit, Target target, const Labe
         sim.cycles = o.cycles;
         sim.warmup = o.warmup;
         sim.threads = o.threads;
-        const labels::SimulationResult r = labels::LogicSimulator(circuit, structure).run(sim);
+        const labels::SimulationResult r =
+            labels::LogicSimulator(circuit, structure, o.library).run(sim);
         const bool sp = target == Target::SignalProbability;
         const double total = static_cast<double>(sp ? r.total : r.toggle_total);
         if (total <= 0)
@@ -102,6 +103,7 @@ std::vector<double> net_labels(const Circuit& circuit, Target target, const Labe
     case Target::Arrival: {
         labels::DelayModel model;
         model.load_factor = o.load_factor;
+        model.library = o.library; // NLDM where its cells have tables
         value = labels::compute_arrival_times(circuit, structure, model).arrival;
         break;
     }
@@ -367,7 +369,9 @@ Dataset load_dataset(Target target, const std::vector<std::string>& train,
     std::vector<LabelledCircuit> circuits;
     std::vector<Role> roles;
     for (const auto& [path, role] : files) {
-        const Circuit circuit = netlist::load_netlist(path);
+        netlist::LoadOptions load;
+        load.library = options.library;
+        const Circuit circuit = netlist::load_netlist(path, load);
         circuits.push_back(label_circuit(circuit, target, options));
         circuits.back().name = path;
         roles.push_back(role);

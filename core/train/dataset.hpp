@@ -22,6 +22,10 @@
 #include <string_view>
 #include <vector>
 
+namespace gsr::netlist {
+class Library;
+}
+
 namespace gsr::train {
 
 enum class Target : std::uint8_t {
@@ -48,6 +52,9 @@ struct LabelOptions {
     std::uint32_t warmup = 16;
     unsigned threads = 0;
     double load_factor = 0.1; ///< arrival: delay per unit of load
+    /// The cell libraries (netlist::load_libraries): pin directions when circuits are read,
+    /// library cells simulated by their functions, arrival from NLDM tables. Null: none.
+    const netlist::Library* library = nullptr;
 };
 
 /// One circuit's graph and per-node targets, in the units of the label.

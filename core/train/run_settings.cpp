@@ -38,6 +38,7 @@ nlohmann::json settings_to_json(const RunSettings& s)
     return {{"train", s.train},
             {"val", s.validation},
             {"test", s.test},
+            {"liberty", s.liberty},
             {"target", std::string(target_name(s.target))},
             {"model", std::string(nn::model_kind_name(m.kind))},
             {"layers", m.layers},
@@ -67,6 +68,7 @@ RunSettings settings_from_json(const nlohmann::json& j)
         s.train = j.at("train").get<std::vector<std::string>>();
         s.validation = j.at("val").get<std::vector<std::string>>();
         s.test = j.at("test").get<std::vector<std::string>>();
+        if (j.contains("liberty")) s.liberty = j.at("liberty").get<std::vector<std::string>>();
         s.target = parse_target(j.at("target").get<std::string>());
         nn::ModelConfig& m = s.config.model;
         m.kind = nn::parse_model_kind(j.at("model").get<std::string>());

@@ -23,6 +23,10 @@ namespace gsr::train {
 
 struct RunSettings {
     std::vector<std::string> train, validation, test; ///< absolute paths
+    /// Absolute paths of the Liberty (or LEF) libraries the circuits are read and labelled
+    /// with (`gsr train --liberty`): pin directions, library cells simulated by their
+    /// functions, NLDM arrival times. Empty: none (runs recorded before had none).
+    std::vector<std::string> liberty;
     Target target = Target::SignalProbability;
     TrainConfig config; ///< config.model.seed is config.seed
     double holdout_validation = 0.0; ///< of the training nodes, when no validation circuits

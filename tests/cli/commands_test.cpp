@@ -735,6 +735,38 @@ TEST(TrainCommand, ResumeRefusesFewerEpochsThanTheRunHasDone)
         << r.err;
 }
 
+TEST(TrainCommand, StandardCellCircuitsTrainWithTheirLibraryAndResumeWithIt)
+{
+    // Signal probability of synthesized netlists: their cells run by the Liberty's functions.
+    // The run keeps its libraries, so --resume labels the circuits as the run began.
+    const fs::path db = scratch_file("cells_train.gsr");
+    fs::remove(db);
+    const std::string dir = std::string(GSR_DATA_DIR) + "/netlists/iwls05_gsclib180/";
+    const std::string circuits = shell_quote(dir + "netlist/s344.v") + " --test " +
+                                 shell_quote(dir + "netlist/s27.v");
+    const std::string lib = shell_quote(dir + "lib/GSCLib_3.0.lib");
+    auto r = run_gsr("train " + circuits + " --db " + shell_quote(db.string()) +
+                     " --model gcn --layers 2 --hidden 8 --epochs 2 --quiet");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("give its Liberty library (--liberty)"), std::string::npos) << r.err;
+    r = run_gsr("train " + circuits + " --liberty " + lib + " --db " + shell_quote(db.string()) +
+                " --model gcn --layers 2 --hidden 8 --epochs 2 --json --quiet");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    // s27.v (COUNTS.csv): 6 inputs and 19 cells, and the constant its resets are tied to
+    EXPECT_EQ(j["last_epoch"]["test"]["count"].get<std::size_t>(), 6u + 19u + 1u);
+    EXPECT_TRUE(j["last_epoch"]["test"]["pearson"].is_number()) << j.dump();
+    r = run_gsr("runs list --json --db " + shell_quote(db.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)[0]["config"]["liberty"][0],
+              fs::absolute(dir + "lib/GSCLib_3.0.lib").string());
+    r = run_gsr("train --db " + shell_quote(db.string()) + " --resume 1 --epochs 3 --quiet");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    r = run_gsr("train --db " + shell_quote(db.string()) + " --resume 1 --epochs 4 --liberty " + lib);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("leave out --liberty"), std::string::npos) << r.err;
+}
+
 TEST(TrainCommand, NamesThatAreNotUtf8TrainAndReportWithReplacementCharacters)
 {
     // A Latin-1 file name (0xE9, "é") and a BLIF model named in Latin-1: the JSON of `gsr info`,

@@ -77,9 +77,13 @@ private slots:
         s.config.model.groups = 8;
         s.config.seed = 5;
         s.normalize();
+        s.liberty = {QStringLiteral("/t/cells.lib")}; // a CLI run's: resumed alike
         const TrainingSettings back = settings_from_json(settings_json(s));
         QCOMPARE(back.train, s.train);
         QCOMPARE(back.test, s.test);
+        QCOMPARE(back.liberty, s.liberty);
+        QVERIFY(train_command(s, QStringLiteral("/p.gsr"))
+                    .contains(QStringLiteral("--test /t/b.bench --liberty /t/cells.lib --db")));
         QCOMPARE(back.config.model.kind, gsr::nn::ModelKind::Rev);
         QCOMPARE(back.config.model.groups, 8u);
         QCOMPARE(back.config.model.seed, 5u);

@@ -93,6 +93,7 @@ QString train_command(const TrainingSettings& s, const QString& project)
     QStringList w{QStringLiteral("train")};
     w << s.train << QStringLiteral("--test") << s.test;
     if (!s.validation.isEmpty()) w << QStringLiteral("--val") << s.validation;
+    for (const QString& lib : s.liberty) w << QStringLiteral("--liberty") << lib;
     w << QStringLiteral("--db") << (project.isEmpty() ? QStringLiteral("PROJECT.gsr") : project)
       << QStringLiteral("--target") << QString::fromLatin1(train::target_name(s.target).data())
       << QStringLiteral("--model") << QString::fromLatin1(nn::model_kind_name(m.kind).data())

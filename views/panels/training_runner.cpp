@@ -1,5 +1,6 @@
 #include "panels/training_runner.hpp"
 
+#include "netlist/readers.hpp"
 #include "panels/circuit_graph_source.hpp"
 #include "train/report_json.hpp"
 #include "util/diagnostics.hpp"
@@ -224,9 +225,16 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
         train::HoldOut hold_out;
         hold_out.validation = settings.holdout_validation;
         hold_out.seed = settings.split_seed;
+        // A CLI run's libraries, as `gsr train --resume` reads them.
+        netlist::Library library;
+        train::LabelOptions label;
+        if (!settings.liberty.isEmpty()) {
+            library = netlist::load_libraries(std_strings(settings.liberty));
+            label.library = &library;
+        }
         train::Dataset data = train::load_dataset(
             settings.target, std_strings(settings.train), std_strings(settings.validation),
-            std_strings(settings.test), hold_out);
+            std_strings(settings.test), hold_out, label);
         for (const std::string& n : data.notes) out.notes << QString::fromStdString(n);
         if (*cancel) throw StoppedBeforeTraining{};
         // Again with the model's width: a model wider than the GPU backend takes trains on

@@ -38,6 +38,7 @@ train::RunSettings run_settings(const TrainingSettings& s)
     run.train = std_strings(s.train);
     run.validation = std_strings(s.validation);
     run.test = std_strings(s.test);
+    run.liberty = std_strings(s.liberty);
     run.target = s.target;
     run.config = s.config;
     run.holdout_validation = s.holdout_validation;
@@ -65,6 +66,7 @@ TrainingSettings settings_from_json(const nlohmann::json& j)
     s.train = qt_strings(run.train);
     s.validation = qt_strings(run.validation);
     s.test = qt_strings(run.test);
+    s.liberty = qt_strings(run.liberty);
     s.target = run.target;
     s.config = run.config;
     s.holdout_validation = run.holdout_validation;

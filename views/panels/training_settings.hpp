@@ -21,6 +21,9 @@ struct TrainingSettings {
     QStringList train;      ///< absolute paths: the circuits trained on
     QStringList validation; ///< absolute paths; empty: 10 % of the training nodes held out
     QStringList test;       ///< absolute paths: circuits only tested on
+    /// Absolute paths of the cell libraries the circuits are read with (`gsr train
+    /// --liberty`): a CLI run's, kept so that the GUI resumes it alike.
+    QStringList liberty;
     train::Target target = train::Target::SignalProbability;
     train::TrainConfig config; ///< model, epochs, learning rate, batch, seed, patience
     double holdout_validation = 0.1; ///< as `gsr train`: 0.1 without validation circuits

@@ -17,6 +17,7 @@ RunSettings sample()
     s.train = {"/d/a.bench", "/d/b.bench"};
     s.validation = {"/d/v.bench"};
     s.test = {"/d/t.bench"};
+    s.liberty = {"/d/cells.lib", "/d/cells.lef"};
     s.target = Target::Arrival;
     s.config.model.kind = nn::ModelKind::Rev;
     s.config.model.layers = 32;
@@ -47,6 +48,7 @@ TEST(RunSettings, JsonRoundTripKeepsEverySetting)
     EXPECT_EQ(back.train, s.train);
     EXPECT_EQ(back.validation, s.validation);
     EXPECT_EQ(back.test, s.test);
+    EXPECT_EQ(back.liberty, s.liberty);
     EXPECT_EQ(back.target, Target::Arrival);
     EXPECT_EQ(back.config.model.kind, nn::ModelKind::Rev);
     EXPECT_EQ(back.config.model.layers, 32u);
@@ -72,7 +74,8 @@ TEST(RunSettings, WritesTheStoredKeys)
     const nlohmann::json j = settings_to_json(sample());
     std::set<std::string> keys;
     for (const auto& item : j.items()) keys.insert(item.key());
-    EXPECT_EQ(keys, (std::set<std::string>{"train", "val", "test", "target", "model", "layers",
+    EXPECT_EQ(keys, (std::set<std::string>{"train", "val", "test", "liberty", "target", "model",
+                                           "layers",
                                            "hidden", "groups", "topk", "epochs", "lr", "warmup",
                                            "batch",
                                            "seed", "patience", "holdout_validation",
@@ -91,6 +94,20 @@ TEST(RunSettings, WarmupRoundTripsAndOlderRunsHaveNone)
     EXPECT_EQ(settings_from_json(j).config.warmup_steps, 25u);
     j.erase("warmup");
     EXPECT_EQ(settings_from_json(j).config.warmup_steps, 0u);
+}
+
+TEST(RunSettings, OlderRunsHaveNoLibraries)
+{
+    nlohmann::json j = settings_to_json(sample());
+    j.erase("liberty");
+    EXPECT_TRUE(settings_from_json(j).liberty.empty());
+    j["liberty"] = "/d/cells.lib"; // one path, not a list: named
+    try {
+        (void)settings_from_json(j);
+        FAIL() << "read a library path that is not a list";
+    } catch (const Error& e) {
+        EXPECT_NE(e.message().find("the run's settings cannot be read"), std::string::npos);
+    }
 }
 
 TEST(RunSettings, RunsFromBeforeMiniBatchingModesReadAsRandomOrFull)
