@@ -204,7 +204,7 @@ private:
         if (outs.size() != 1 || ins.size() != 1 || flip_flop_data_pin(c_, cell) < 0)
             fail_cell(c, " is a flip-flop without exactly one data input (a pin named D) and "
                          "one output");
-        state_cells_.push_back(c);
+        state_nets_.push_back(outs[0]);
         const Pin& d = c_.pins[ins[0]];
         next_of_.push_back({d.net, d.inverted});
         // Don't care and unknown start at 0, like the formats without an init value.
@@ -340,7 +340,7 @@ private:
         const std::vector<std::string_view> names = input_names(c);
         // The state row holds the first output's value: the state, or its complement.
         const bool inverse = reads_inverse_state(c, lib, outs[0]);
-        state_cells_.push_back(c);
+        state_nets_.push_back(outs[0]);
         p.starts_at_one.push_back(inverse ? 1 : 0); // Liberty state starts at 0, as a DFF's
         p.value_net.push_back(outs[0]);
         for (std::size_t k = 1; k < outs.size(); ++k) {
@@ -557,7 +557,7 @@ private:
             return r;
         };
         for (NetId n : s_.primary_inputs) p.input_rows.push_back(define(n, 0));
-        for (CellId c : state_cells_) p.state_rows.push_back(define(s_.outputs(c)[0], 0));
+        for (NetId n : state_nets_) p.state_rows.push_back(define(n, 0));
         auto release_bucket = [&](std::size_t b) {
             for (std::uint32_t r : release[b]) free_rows.push_back(r);
         };
@@ -603,7 +603,7 @@ private:
     const netlist::Library* library_;
     std::vector<PendingOperand> pending_operands_;
     std::vector<NetId> out_nets_;       ///< per instruction
-    std::vector<CellId> state_cells_;   ///< flip-flops in cell order
+    std::vector<NetId> state_nets_;       ///< per flip-flop (cell order): the net of its state
     std::vector<PendingOperand> next_of_; ///< per flip-flop: the value it loads
     std::vector<StateAlias> aliases_;
     std::vector<NextState> next_states_;
