@@ -480,6 +480,65 @@ private slots:
         QVERIFY(panel.lineageModel()->depth() >= 1);
     }
 
+    void anUnsavedSearchIsReplacedOnlyWhenTheUserSaysSo()
+    {
+        // Tune again (or Open Session of its problem) replaced a finished search that was
+        // neither saved nor applied without a word; closing the window lost it silently too.
+        QTemporaryDir dir;
+        gsr::views::StudioPanels panels;
+        ProfilingPanel& panel = *panels.profiling();
+        QStringList asked;
+        bool answer = false;
+        panel.setReplaceQuestion([&](const QString& q) {
+            asked << q;
+            return answer;
+        });
+        panel.setEvaluatorFactory(predicted_factory(), false);
+        QVERIFY(panel.selectProblem(QStringLiteral("reduce_rows")));
+        panel.setStrategy(QStringLiteral("grid"));
+        panel.setBudget(6);
+        panel.tune(); // nothing to replace: no question
+        QVERIFY(wait_for_tune(panel));
+        QCOMPARE(asked.size(), 0);
+        QCOMPARE(panel.unsavedSessions(), QStringList{QStringLiteral("reduce_rows")});
+        QString closing;
+        panels.setCloseQuestion([&](const QString& q) {
+            closing = q;
+            return false;
+        });
+        QVERIFY(!panels.confirmClose()); // nothing runs, and still it asks
+        QVERIFY2(closing.contains(QStringLiteral("reduce_rows is not saved")), qPrintable(closing));
+
+        panel.setBudget(3);
+        panel.tune(); // "Cancel": the six trials stay
+        QCOMPARE(asked.size(), 1);
+        QVERIFY2(asked[0].contains(QStringLiteral("reduce_rows (6 trials) is not saved")),
+                 qPrintable(asked[0]));
+        QVERIFY(!panel.isTuning());
+        QCOMPARE(panel.session(QStringLiteral("reduce_rows"))->candidates.size(), std::size_t(6));
+        // Opening a session of that problem asks the same.
+        const QString file = dir.filePath(QStringLiteral("s.json"));
+        QString error;
+        QVERIFY2(panel.saveSession(file, &error), qPrintable(error));
+        QVERIFY(panel.unsavedSessions().isEmpty()); // saved: nothing is asked again
+        QVERIFY(panels.confirmClose());
+        answer = true;
+        panel.tune();
+        QCOMPARE(asked.size(), 1);
+        QVERIFY(wait_for_tune(panel));
+        QCOMPARE(panel.session(QStringLiteral("reduce_rows"))->candidates.size(), std::size_t(3));
+        answer = false;
+        QVERIFY(!panel.openSession(file, &error));
+        QCOMPARE(asked.size(), 2);
+        QVERIFY2(error.contains(QStringLiteral("the unsaved search of reduce_rows is kept")),
+                 qPrintable(error));
+        QCOMPARE(panel.session(QStringLiteral("reduce_rows"))->candidates.size(), std::size_t(3));
+        answer = true;
+        QVERIFY2(panel.openSession(file, &error), qPrintable(error));
+        QCOMPARE(panel.session(QStringLiteral("reduce_rows"))->candidates.size(), std::size_t(6));
+        QVERIFY(panel.unsavedSessions().isEmpty()); // what it shows is in the file
+    }
+
     void sessionsRoundTripAndReport()
     {
         QTemporaryDir dir;

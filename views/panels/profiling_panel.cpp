@@ -570,6 +570,7 @@ bool ProfilingPanel::applyKernel(QString* error)
         if (!out.command.isEmpty()) Q_EMIT commandIssued(out.command);
         for (const QString& note : out.notes) Q_EMIT noteIssued(note);
         setStatus(out.notes.isEmpty() ? tr("applied") : out.notes.join(QStringLiteral("; ")));
+        unsaved_.erase(current_); // the project keeps it
     } catch (...) { // an Error's what() names the project ("database is locked", ...)
         if (error) *error = describe_failure(std::current_exception());
         return false;
@@ -587,6 +588,7 @@ void ProfilingPanel::tune()
     const tune::Problem* p = currentProblem();
     const sol::DeviceSpec* d = sol::find_device(deviceName().toStdString());
     if (!p || !d) return;
+    if (!mayReplace(current_)) return;
     std::string why_not;
     std::unique_ptr<tune::Evaluator> evaluator;
     try {
@@ -654,6 +656,7 @@ void ProfilingPanel::onFinished(const tune::TuneSession& session, bool cancelled
 {
     const QString name = tuning_problem_;
     if (!session.problem.empty()) sessions_[name] = session;
+    if (!session.candidates.empty()) unsaved_.insert(name);
     progress_->setValue(progress_->maximum() > 0 && !cancelled ? progress_->maximum()
                                                                : progress_->value());
     const tune::CandidateRecord* best = session.best_candidate();
@@ -695,8 +698,25 @@ bool ProfilingPanel::saveSession(const QString& path, QString* error)
         if (error) *error = QString::fromStdString(e.what());
         return false;
     }
+    unsaved_.erase(current_);
     Q_EMIT noteIssued(tr("session of %1 saved to %2").arg(current_, path));
     return true;
+}
+
+QStringList ProfilingPanel::unsavedSessions() const
+{
+    return QStringList(unsaved_.begin(), unsaved_.end());
+}
+
+bool ProfilingPanel::mayReplace(const QString& problem)
+{
+    if (!unsaved_.count(problem) || !replace_question_) return true;
+    const tune::TuneSession* s = session(problem);
+    return replace_question_(
+        tr("The search of %1 (%2 trials) is not saved: Save Session\u2026 or Apply keeps it. "
+           "Replace it?")
+            .arg(problem)
+            .arg(s ? s->candidates.size() : 0));
 }
 
 bool ProfilingPanel::openSession(const QString& path, QString* error)
@@ -724,7 +744,12 @@ bool ProfilingPanel::openSession(const QString& path, QString* error)
     try {
         tune::TuneSession s = tune::tune_session_from_json(j);
         const QString name = QString::fromStdString(s.problem);
+        if (!mayReplace(name)) {
+            if (error) *error = tr("%1: not opened: the unsaved search of %2 is kept").arg(path, name);
+            return false;
+        }
         sessions_[name] = std::move(s);
+        unsaved_.erase(name); // what is shown now is in that file
         refreshProblemList();
         selectProblem(name);
     } catch (const Error& e) {

@@ -31,6 +31,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <optional>
 #include <vector>
 
@@ -65,6 +66,9 @@ public:
     };
     /// Keeps the best config of an engine problem's session for training; throws gsr::Error.
     using KernelApplier = std::function<ApplyOutcome(const tune::TuneSession& session)>;
+    /// Asked before a search that is neither saved nor applied is replaced (Tune again, Open
+    /// Session of its problem); true to replace it. None: replace without asking.
+    using ReplaceQuestion = std::function<bool(const QString& question)>;
     /// Columns of the problem list.
     enum ProblemColumn { NameColumn, TsolColumn, BestColumn, BoundColumn, FamilyColumn,
                          ProblemColumnCount };
@@ -82,6 +86,9 @@ public:
     void setKernelApplier(KernelApplier applier);
     /// A line over the views (the screenshot's "demo session" label); empty hides it.
     void setBanner(const QString& text);
+    void setReplaceQuestion(ReplaceQuestion question) { replace_question_ = std::move(question); }
+    /// Problems whose finished search is neither saved (Save Session) nor applied.
+    QStringList unsavedSessions() const;
 
     /// The Training panel's model: the engine problems follow its depth, width, groups and k.
     void setModelConfig(const nn::ModelConfig& config);
@@ -155,6 +162,8 @@ private:
     const tune::Problem* findProblem(const QString& name) const;
     /// The session skeleton (bounds, no candidates) of a problem on the selected device.
     std::optional<tune::TuneSession> boundsOf(const tune::Problem& p) const;
+    /// False when `problem`'s unsaved search is to be kept (the question said so).
+    bool mayReplace(const QString& problem);
     void saveWithDialog();
     void openWithDialog();
     void exportWithDialog();
@@ -171,6 +180,8 @@ private:
     std::vector<tune::Problem> engine_, suite_;
     std::optional<tune::EngineShape> engine_shape_; ///< the model and graph engine_ is for
     std::map<QString, tune::TuneSession> sessions_;
+    std::set<QString> unsaved_; ///< problems whose finished search is not saved or applied
+    ReplaceQuestion replace_question_;
     QString current_;
     QString tuning_problem_;
     QString status_;

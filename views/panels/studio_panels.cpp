@@ -265,14 +265,14 @@ void StudioPanels::install(MainWindow& window)
                 console_->appendCommand(import_command(
                     QString::fromStdString(w->summary()->path), w->project().path()));
         });
-    if (!close_question_) {
-        close_question_ = [w = &window](const QString& question) {
-            if (!w->showsMessageBoxes()) return true;
-            return QMessageBox::question(w, tr("GSR Studio"), question,
-                                         QMessageBox::Yes | QMessageBox::Cancel,
-                                         QMessageBox::Cancel) == QMessageBox::Yes;
-        };
-    }
+    const auto ask = [w = &window](const QString& question) {
+        if (!w->showsMessageBoxes()) return true;
+        return QMessageBox::question(w, tr("GSR Studio"), question,
+                                     QMessageBox::Yes | QMessageBox::Cancel,
+                                     QMessageBox::Cancel) == QMessageBox::Yes;
+    };
+    if (!close_question_) close_question_ = ask;
+    profiling_->setReplaceQuestion(ask);
 }
 
 void StudioPanels::setNetlist(const QString& path,
@@ -345,7 +345,8 @@ bool StudioPanels::confirmClose()
     const bool training = training_->isTraining();
     const bool tuning = profiling_->isTuning();
     const bool learning = rules_->isLearning();
-    if (!training && !tuning && !learning) return true;
+    const QStringList unsaved = profiling_->unsavedSessions();
+    if (!training && !tuning && !learning && unsaved.isEmpty()) return true;
     // One question for all the work in progress, each with what stopping it keeps.
     QStringList work;
     if (training)
@@ -361,10 +362,20 @@ bool StudioPanels::confirmClose()
                    "running on the GPU.");
     if (learning)
         work << tr("Rules are being learnt. The rules are not kept: Learn Rules starts over.");
+    if (unsaved.size() == 1)
+        work << tr("The finished search of %1 is not saved (Save Session\u2026 or Apply keeps "
+                   "it): closing loses it.")
+                    .arg(unsaved.front());
+    else if (unsaved.size() > 1)
+        work << tr("The finished searches of %1 are not saved (Save Session\u2026 or Apply "
+                   "keeps them): closing loses them.")
+                    .arg(unsaved.join(QStringLiteral(", ")));
+    const bool running = training || tuning || learning;
     const QString question =
         work.join(QStringLiteral("\n\n")) + QStringLiteral("\n\n") +
-        (work.size() == 1 ? tr("Stop it and close GSR Studio?")
-                          : tr("Stop them and close GSR Studio?"));
+        (!running              ? tr("Close GSR Studio?")
+         : work.size() == 1    ? tr("Stop it and close GSR Studio?")
+                               : tr("Stop them and close GSR Studio?"));
     if (close_question_ && !close_question_(question)) return false;
     if (learning) rules_->cancel();
     if (tuning) profiling_->cancel();
