@@ -26,6 +26,9 @@ std::vector<std::uint64_t> parse_shape(const std::string& text)
         const std::string part = text.substr(start, comma - start);
         std::uint64_t v = 0;
         const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+        if (ec == std::errc::result_out_of_range)
+            throw UsageError("--shape: " + part + " is out of range (at most " +
+                             std::to_string(~std::uint64_t{0}) + ")");
         if (ec != std::errc{} || end != part.data() + part.size() || part.empty())
             throw UsageError("--shape expects comma-separated integers, got '" + text + "'");
         shape.push_back(v);
@@ -35,24 +38,41 @@ std::vector<std::uint64_t> parse_shape(const std::string& text)
     return shape;
 }
 
+/// Steps joined by commas: bias, scale, residual, and at most one activation ("none" alone).
 sol::Epilogue parse_epilogue(const std::string& text)
 {
     sol::Epilogue e;
-    std::size_t start = 0;
+    std::size_t start = 0, steps = 0;
+    bool activation = false, none = false;
+    const std::string expected = "expected bias, scale, residual or one activation (none, relu, "
+                                 "gelu, silu, sigmoid, tanh), joined by commas";
     while (!text.empty()) {
         const std::size_t comma = text.find(',', start);
         const std::string step = text.substr(start, comma - start);
-        if (step == "bias")
+        ++steps;
+        if (step.empty())
+            throw Error("an empty step in '" + text + "'; " + expected);
+        if (step == "bias") {
             e.bias = true;
-        else if (step == "scale")
+        } else if (step == "scale") {
             e.scale = true;
-        else if (step == "residual")
+        } else if (step == "residual") {
             e.residual = true;
-        else
-            e.activation = sol::parse_activation(step);
+        } else {
+            try {
+                e.activation = sol::parse_activation(step);
+            } catch (const Error&) { // "unknown activation" said of a step that is none
+                throw Error("unknown epilogue step '" + step + "'; " + expected);
+            }
+            if (activation) // relu,gelu kept gelu without a word
+                throw Error("two activations in '" + text + "'; an epilogue has one");
+            activation = true;
+            none = step == "none";
+        }
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
+    if (none && steps > 1) throw Error("'none' in '" + text + "' is an epilogue on its own");
     return e;
 }
 
@@ -112,11 +132,14 @@ int cmd_sol(const std::vector<std::string>& args)
     device = from_flag("--device",
                        [&] { return &sol::device_or_throw(a.value("--device", "H100 SXM")); });
     op.shape = from_flag("--shape", [&] { return parse_shape(a.value("--shape")); });
-    op = from_flag(nullptr, [&] { return sol::normalized(op); }); // its errors name --shape
+    op = from_flag("--shape", [&] { return sol::normalized(op); }); // what the shape breaks
     // Each of these changes one op's model only: elsewhere it would be ignored without a word.
     const auto only_for = [&](const char* flag, bool applies, const char* ops) {
         if (a.has(flag) && !applies)
             throw UsageError(std::string(flag) + " applies to " + ops + " only, not " +
+                             (op.kind == sol::OpKind::Gemm
+                                  ? std::string(sol::dtype_name(op.dtype)) + " "
+                                  : std::string()) +
                              a.positionals()[0]);
     };
     only_for("--tf32", op.kind == sol::OpKind::Gemm && op.dtype == sol::DType::F32,
@@ -125,6 +148,9 @@ int cmd_sol(const std::vector<std::string>& args)
              op.kind == sol::OpKind::Spmm || op.kind == sol::OpKind::SpmmCompressed,
              "spmm and spmm_k");
     only_for("--no-affine", op.kind == sol::OpKind::LayerNorm, "layernorm");
+    // The top-k's output is compressed: an epilogue there changed no figure.
+    only_for("--epilogue", op.kind != sol::OpKind::GroupTopK,
+             "ops with a dense output (every op but topk)");
     only_for("--inputs", op.kind == sol::OpKind::Elementwise, "elementwise");
     op.tf32 = a.has("--tf32");
     op.weighted = !a.has("--unweighted");

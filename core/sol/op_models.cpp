@@ -100,12 +100,12 @@ OpSpec normalized(OpSpec op)
         if (op.shape.size() == 1) op.shape = {1, op.shape[0]};
         expected = "N or R,C";
         if (op.shape.size() != 2)
-            throw Error(kind + ": --shape expects " + expected + ", got " +
+            throw Error(kind + ": the shape is " + expected + ", got " +
                         std::to_string(op.shape.size()) + " numbers");
     } else if (op.kind == OpKind::Reduction && op.shape.size() == 1) {
         op.shape = {1, op.shape[0]}; // a full reduction is one row
     } else if (op.shape.size() != sig.names.size()) {
-        throw Error(kind + ": --shape expects " + expected + ", got " +
+        throw Error(kind + ": the shape is " + expected + ", got " +
                     std::to_string(op.shape.size()) + " numbers");
     }
     for (std::uint64_t v : op.shape)

@@ -70,7 +70,26 @@ TEST(SolCommand, MistakesAreUsageErrors)
     EXPECT_NE(r.err.find("--dtype: unknown dtype 'fp8'"), std::string::npos) << r.err;
     r = run_gsr("sol gemm --shape 64,64,64 --epilogue bias,foo");
     EXPECT_EQ(r.exit_code, 1);
-    EXPECT_NE(r.err.find("--epilogue: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--epilogue: unknown epilogue step 'foo'; expected bias, scale, "
+                         "residual or one activation"),
+              std::string::npos)
+        << r.err;
+    // A shape's own mistakes name --shape too; steps a chain dropped without a word are refused.
+    const std::pair<const char*, const char*> cases[] = {
+        {"sol topk --shape 10,10,3,1", "--shape: topk: D must be a multiple of the group count G"},
+        {"sol spmm --shape 2,2,5,4", "--shape: spmm: NNZ must not exceed M*N"},
+        {"sol gemm --shape 0,4,4", "--shape: gemm: every dimension of M,N,K must be positive"},
+        {"sol gemm --shape 18446744073709551616,1,1", "--shape: 18446744073709551616 is out of range"},
+        {"sol gemm --shape 64,64,64 --epilogue relu,gelu", "--epilogue: two activations in 'relu,gelu'"},
+        {"sol gemm --shape 64,64,64 --epilogue bias,", "--epilogue: an empty step in 'bias,'"},
+        {"sol gemm --shape 64,64,64 --epilogue none,bias", "'none' in 'none,bias' is an epilogue on its own"},
+        {"sol topk --shape 10,10,2,1 --epilogue bias", "--epilogue applies to ops with a dense output"},
+    };
+    for (const auto& [command, message] : cases) {
+        const auto bad = run_gsr(command);
+        EXPECT_EQ(bad.exit_code, 1) << command;
+        EXPECT_NE(bad.err.find(message), std::string::npos) << command << ": " << bad.err;
+    }
 }
 
 TEST(SolCommand, AFlagOfAnotherOpsModelIsRefused)
@@ -78,7 +97,8 @@ TEST(SolCommand, AFlagOfAnotherOpsModelIsRefused)
     // Each changed one op's model and was ignored, without a word, by the others.
     const std::pair<const char*, const char*> cases[] = {
         {"sol softmax --shape 1024,1024 --tf32", "--tf32 applies to fp32 gemm only, not softmax"},
-        {"sol gemm --shape 64,64,64 --dtype fp16 --tf32", "--tf32 applies to fp32 gemm only"},
+        {"sol gemm --shape 64,64,64 --dtype fp16 --tf32",
+         "--tf32 applies to fp32 gemm only, not fp16 gemm"},
         {"sol gemm --shape 64,64,64 --unweighted", "--unweighted applies to spmm and spmm_k"},
         {"sol softmax --shape 1024,1024 --no-affine", "--no-affine applies to layernorm only"},
         {"sol reduction --shape 8,8 --inputs 3", "--inputs applies to elementwise only"},
