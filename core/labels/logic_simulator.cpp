@@ -352,17 +352,16 @@ private:
             pending_operands_.push_back({outs[0], false});
             aliases_.push_back({ins, outs[k]});
         }
-        // The value loaded at the clock: next_state, 0 where clear holds, else 1 where preset
-        // does (clear and preset are read at the edge: no asynchronous timing here).
+        // The value loaded at the clock: next_state, 0 where clear holds, 1 where preset does,
+        // and where both do, clear_preset_var1's H is 1 and anything else 0 (clear and preset
+        // are read at the edge: no asynchronous timing here).
         std::vector<std::uint64_t> next = truth_table(c, lib, lib.ff.next_state, names);
-        if (!lib.ff.preset.empty()) {
-            const auto preset = truth_table(c, lib, lib.ff.preset, names);
-            for (std::size_t i = 0; i < next.size(); ++i) next[i] |= preset[i];
-        }
-        if (!lib.ff.clear.empty()) {
-            const auto clear = truth_table(c, lib, lib.ff.clear, names);
-            for (std::size_t i = 0; i < next.size(); ++i) next[i] &= ~clear[i];
-        }
+        const std::vector<std::uint64_t> none(next.size(), 0);
+        const auto preset = lib.ff.preset.empty() ? none : truth_table(c, lib, lib.ff.preset, names);
+        const auto clear = lib.ff.clear.empty() ? none : truth_table(c, lib, lib.ff.clear, names);
+        const bool both_set = lib.ff.clear_preset_var1 == "H";
+        for (std::size_t i = 0; i < next.size(); ++i)
+            next[i] = ((next[i] | preset[i]) & ~clear[i]) | (both_set ? clear[i] & preset[i] : 0);
         // One input pin as it is (a plain D), or complemented: that pin's net is the operand.
         const std::vector<std::uint64_t> used = netlist::function_truth_table("1", names);
         for (std::size_t i = 0; i < names.size(); ++i) {

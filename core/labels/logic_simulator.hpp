@@ -12,6 +12,7 @@
 // for every thread count.
 //
 // Stimulus, exactly as shared/data/labels/README.md states it (SplitMix64 from `seed`):
+// (file order: the order the netlist declares its inputs; a Verilog bus [31:0] from bit 31 down)
 //   Random      PI i (file order) takes words i*W .. i*W+W-1 of the stream, W = ceil(N/64);
 //               vector v is bit v%64 of word v/64. Toggles: vector v-1 -> v, v = 1 .. N-1.
 //   Exhaustive  vector v = 0 .. 2^n-1 gives PI i bit i of v (PI 0 = LSB). No toggles.
@@ -32,8 +33,9 @@
 // row), of the on-set or of the off-set, whichever is smaller. Library cells, given their
 // Liberty library, run likewise from each output pin's `function` over the cell's input pins
 // (by name); a flip-flop by its `ff (IQ, IQN)` group: it loads next_state at each cycle, 0
-// where `clear` holds, else 1 where `preset` does (both read at the clock edge, clear
-// winning), from 0; its outputs are IQ or IQN.
+// where `clear` holds, 1 where `preset` does, and where both do clear_preset_var1 (H: 1,
+// otherwise 0), all read at the clock edge; it starts at 0; an output reading IQN is the
+// complement of IQ (also where both hold and clear_preset_var2 would make IQN 0 too).
 // Not simulable (gsr::Error naming the cell): Verilog EXPR assigns, library cells without
 // their library (or without a function), latches and tri-state library outputs, X/Z
 // constants, tri-state and switch primitives.

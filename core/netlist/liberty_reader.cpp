@@ -694,6 +694,7 @@ private:
             if (a == "next_state") ff.next_state = std::string(value);
             else if (a == "clear") ff.clear = std::string(value);
             else if (a == "preset") ff.preset = std::string(value);
+            else if (a == "clear_preset_var1") ff.clear_preset_var1 = std::string(value);
             break;
         }
         case Group::Cell:

@@ -65,6 +65,7 @@ struct LibraryPin {
 struct FlipFlopGroup {
     std::string state, state_inverse; ///< IQ, IQN
     std::string next_state, clear, preset;
+    std::string clear_preset_var1; ///< IQ where clear and preset both hold: L, H, N, T or X
 };
 
 struct LibraryCell {

@@ -138,6 +138,42 @@ r = DFF(sel)
                        {"q", "qn", "d", "n2", "r"});
 }
 
+TEST(LibrarySimulation, ClearAndPresetTogetherFollowClearPresetVar1)
+{
+    // Where clear and preset both hold at the edge, IQ is the group's clear_preset_var1:
+    // L in DFFSRX1 (0), H in SDFFSRX1 (1); it was 0 for both.
+    const Circuit cells = with_gsclib("both.v", R"(module b(clk, rn, sn, d, se, si, q1, q2);
+  input clk, rn, sn, d, se, si; output q1, q2;
+  DFFSRX1 f1(.D(d), .CK(clk), .RN(rn), .SN(sn), .Q(q1));
+  SDFFSRX1 f2(.D(d), .SI(si), .SE(se), .CK(clk), .RN(rn), .SN(sn), .Q(q2));
+endmodule
+)");
+    const Circuit gates = circuit_of("both.bench", R"(INPUT(clk)
+INPUT(rn)
+INPUT(sn)
+INPUT(d)
+INPUT(se)
+INPUT(si)
+OUTPUT(q1)
+OUTPUT(q2)
+nsn = NOT(sn)
+p1 = OR(nsn, d)
+n1 = AND(rn, p1)
+q1 = DFF(n1)
+m = MUX(se, si, d)
+k2 = AND(rn, m)
+n2 = OR(nsn, k2)
+q2 = DFF(n2)
+)");
+    SimulationOptions o;
+    o.mode = SimulationMode::Sequential;
+    o.runs = 256;
+    o.cycles = 30;
+    o.warmup = 1;
+    expect_same_counts(cells, simulate_with(cells, o, &gsc_library()), gates,
+                       simulate_with(gates, o, nullptr), {"q1", "q2"});
+}
+
 TEST(LibrarySimulation, WithoutItsLibraryACellIsNamedWithTheWayOut)
 {
     const std::string text = "module m(a, y);\n input a; output y;\n INVX1 g(.A(a), .Y(y));\nendmodule\n";

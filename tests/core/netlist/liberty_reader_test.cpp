@@ -385,6 +385,7 @@ TEST(LibertyReader, FlipFlopGroupsKeepWhatTheSimulatorLoads)
     EXPECT_EQ(scan->ff.next_state, "((SE SI) + (!SE D))");
     EXPECT_EQ(scan->ff.clear, "(!RN)");
     EXPECT_EQ(scan->ff.preset, "(!SN)");
+    EXPECT_EQ(scan->ff.clear_preset_var1, "H");
     const LibraryCell* plain = lib.find("DFFX1");
     ASSERT_NE(plain, nullptr);
     EXPECT_EQ(plain->ff.next_state, "D");
