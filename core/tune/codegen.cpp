@@ -844,7 +844,7 @@ Validation validate(const Problem& p, const KernelConfig& c, const sol::DeviceSp
                " threads = " + n(long(v.registers) * threads) + " exceed the " +
                n(d.registers_per_sm) + " of an SM on " + d.name);
 
-    if (c.family == OpFamily::Gemm)
+    if (c.family == OpFamily::Gemm && c.stages >= 1 && c.stages <= 8) // else rejected above
         v.shared_bytes = gemm_shared_bytes(c);
     else if (c.family != OpFamily::Elementwise && c.family != OpFamily::Spmm)
         v.shared_bytes = std::size_t(std::max(threads, 32) / 32) * 4;

@@ -150,6 +150,25 @@ std::string to_text(const KernelConfig& c)
     return s.str();
 }
 
+namespace {
+
+/// Refuses a key the family's kernels have no use for: it was kept and then never printed or
+/// generated (a session's label differed from what was written).
+void refuse_keys_of_other_families(const KernelConfig& c, const std::set<std::string>& keys)
+{
+    for (const std::string& key : keys) {
+        const bool gemm_key = key == "tile" || key == "thread" || key == "stages";
+        const bool row_key = key == "tpr" || key == "threads_per_row";
+        const bool other_key = key == "block" || key == "unroll" || row_key;
+        const bool gemm = c.family == OpFamily::Gemm;
+        if ((gemm && other_key) || (!gemm && gemm_key) || (row_key && !gemm && !uses_rows(c.family)))
+            throw Error("kernel config: '" + key + "' does not apply to family " +
+                        std::string(family_name(c.family)));
+    }
+}
+
+} // namespace
+
 KernelConfig config_from_text(std::string_view text)
 {
     KernelConfig c;
@@ -189,6 +208,7 @@ KernelConfig config_from_text(std::string_view text)
             throw Error("kernel config: unknown key '" + key + "'");
     }
     if (!has_family) throw Error("kernel config: 'family=' is required");
+    refuse_keys_of_other_families(c, seen);
     return c;
 }
 
@@ -270,6 +290,9 @@ KernelConfig config_from_json(const nlohmann::json& j)
             throw Error("kernel config: unknown key \"" + key + "\"");
         }
     }
+    std::set<std::string> keys;
+    for (const auto& item : j.items()) keys.insert(item.key());
+    refuse_keys_of_other_families(c, keys);
     return c;
 }
 

@@ -99,6 +99,19 @@ TEST(KernelConfig, ParseErrorsNameTheKey)
                   config_from_json({{"family", "softmax"}, {"tpr", 64}, {"threads_per_row", 8}});
               }).find("name the same value"),
               std::string::npos);
+    // A key of another family was kept and then forgotten: to_text never printed it.
+    EXPECT_NE(message([] {
+                  config_from_text("family=gemm tile=128x128x16 thread=8x8 stages=3 vec=4 "
+                                   "block=999");
+              }).find("kernel config: 'block' does not apply to family gemm"),
+              std::string::npos);
+    EXPECT_NE(message([] { config_from_text("family=softmax block=256 tpr=32 vec=4 stages=9"); })
+                  .find("kernel config: 'stages' does not apply to family softmax"),
+              std::string::npos);
+    EXPECT_NE(message([] {
+                  config_from_json({{"family", "elementwise"}, {"block", 256}, {"tpr", 4}});
+              }).find("kernel config: 'tpr' does not apply to family elementwise"),
+              std::string::npos);
 }
 
 TEST(KernelValidation, SizesOutOfRangeAreReasonsNotArithmetic)
@@ -117,6 +130,15 @@ TEST(KernelValidation, SizesOutOfRangeAreReasonsNotArithmetic)
                  config_from_text("family=gemm tile=4194305x1024x16 thread=1x1"), h100);
     EXPECT_NE(gemm.text().find("tile M: 4194305 is not in 1..4096"), std::string::npos)
         << gemm.text();
+    // Stages out of range are the one reason: the shared-memory line once computed with them
+    // ("-39582418599936 bytes ... (-2147483648 stages of 0)").
+    const Validation stages =
+        validate(suite_problem("gemm_bias_relu"),
+                 config_from_text("family=gemm tile=128x128x16 thread=8x8 stages=-2147483648 vec=4"),
+                 h100);
+    EXPECT_NE(stages.text().find("stages: -2147483648 is not in 1..8"), std::string::npos)
+        << stages.text();
+    EXPECT_EQ(stages.text().find("shared memory"), std::string::npos) << stages.text();
 }
 
 TEST(KernelValidation, SharedMemoryAgainstTheDevice)
