@@ -113,6 +113,11 @@ std::vector<Problem> engine_problems(const EngineShape& s)
         throw Error("engine problems: --hidden " + std::to_string(s.hidden) +
                     " must split into --groups " + std::to_string(s.groups) + " (at least 2)");
     const std::uint32_t d = engine_width(s);
+    // The top-k keeps k of each group's d columns (as nn::validate and `gsr sol topk` say).
+    if (s.model == nn::ModelKind::Gsr && (s.topk == 0 || s.topk > d))
+        throw Error("engine problems: --topk " + std::to_string(s.topk) +
+                    " must be from 1 to the group width --hidden/--groups = " +
+                    std::to_string(d));
     const std::string t = tag(s, d);
     const std::string n = std::to_string(s.nodes);
     const std::string w = std::to_string(d);

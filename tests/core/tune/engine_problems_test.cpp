@@ -220,4 +220,16 @@ TEST(EngineProblems, ImpossibleShapesAreRefused)
     s = hyp();
     s.edges = 1ull << 32;
     EXPECT_THROW(engine_problems(s), Error);
+    // A top-k wider than the group ("writes 100 x 100 values" of a 16-wide group).
+    s = hyp();
+    s.topk = s.hidden / s.groups + 1;
+    try {
+        (void)engine_problems(s);
+        FAIL() << "a top-k wider than its group";
+    } catch (const Error& e) {
+        EXPECT_NE(e.message().find("must be from 1 to the group width"), std::string::npos)
+            << e.what();
+    }
+    s.topk = s.hidden / s.groups;
+    EXPECT_FALSE(engine_problems(s).empty());
 }
