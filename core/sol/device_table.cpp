@@ -263,14 +263,19 @@ Calibration calibration_from_json(const nlohmann::json& j)
     if (!j.is_object()) throw Error("calibration: expected a JSON object");
     Calibration c;
     auto text = [&](const char* key, std::string& out) {
-        if (!j.contains(key) || !j[key].is_string())
+        if (!j.contains(key))
+            throw Error(std::string("calibration: \"") + key + "\" (a string) is missing");
+        if (!j[key].is_string())
             throw Error(std::string("calibration: \"") + key + "\" must be a string");
         out = j[key].get<std::string>();
     };
     // A peak is 0 (not measured) or a rate of at least one a second: a denormal one would
     // make every bound infinite.
     auto number = [&](const char* key, double& out) {
-        const double v = j.contains(key) && j[key].is_number() ? j[key].get<double>() : -1.0;
+        if (!j.contains(key))
+            throw Error(std::string("calibration: \"") + key +
+                        "\" is missing (0 where it was not measured)");
+        const double v = j[key].is_number() ? j[key].get<double>() : -1.0;
         if (!(v == 0 || (v >= 1 && std::isfinite(v))))
             throw Error(std::string("calibration: \"") + key +
                         "\" must be 0 (not measured) or a rate of at least 1 a second");

@@ -290,7 +290,19 @@ TEST(SolCalibration, MeasuredPeaksReplaceDatasheetAndGamingStaysPermissive)
         calibration_from_json(broken);
         FAIL() << "no error";
     } catch (const gsr::Error& e) {
-        EXPECT_NE(std::string(e.what()).find("copy_bandwidth"), std::string::npos);
+        // Missing, not "must be 0 or a rate", which read as a bad value.
+        EXPECT_NE(std::string(e.what()).find("\"copy_bandwidth\" is missing"), std::string::npos)
+            << e.what();
+    }
+    broken = calibration_json(c);
+    broken.erase("device_name");
+    try {
+        calibration_from_json(broken);
+        FAIL() << "no error";
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("\"device_name\" (a string) is missing"),
+                  std::string::npos)
+            << e.what();
     }
 }
 
