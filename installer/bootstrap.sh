@@ -34,27 +34,38 @@ BENCH_PACKAGES=(python3-torch)
 # Each line says how long the script has run (bash's SECONDS), so a log shows what each step took.
 say() { printf '\033[1m[gsr]\033[0m +%ds %s\n' "$SECONDS" "$*"; }
 
+# Dear ImGui's OpenGL3 backend, which the window compiles: libimgui-dev ships it as an example
+# under /usr/share/doc, which minimal images (Docker's ubuntu, cloud images) leave out.
+IMGUI_BACKEND=/usr/share/doc/libimgui-dev/examples/backends/imgui_impl_opengl3.cpp
+
 install_missing() {
   local missing=()
   for p in "${PACKAGES[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
-  if [ ${#missing[@]} -eq 0 ]; then
-    say "all packages present"
-    return
-  fi
-  say "installing: ${missing[*]}"
   local sudo=()
   if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null ||
-      { echo "installing packages needs root: run as root, or install sudo" >&2; exit 1; }
     sudo=(sudo)
   fi
   # sudo drops the environment: the front end goes on its command line. A fresh VM's
   # unattended-upgrades may hold the dpkg lock for a while: wait for it rather than fail.
   local apt=(env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600)
-  "${sudo[@]}" "${apt[@]}" update -qq
-  "${sudo[@]}" "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}"
+  if [ ${#missing[@]} -gt 0 ]; then
+    say "installing: ${missing[*]}"
+    if [ ${#sudo[@]} -gt 0 ] && ! command -v sudo >/dev/null; then
+      echo "installing packages needs root: run as root, or install sudo" >&2
+      exit 1
+    fi
+    "${sudo[@]}" "${apt[@]}" update -qq
+    "${sudo[@]}" "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}"
+  else
+    say "all packages present"
+  fi
+  if [ ! -e "$IMGUI_BACKEND" ]; then
+    say "libimgui-dev's backend sources were left out (/usr/share/doc excluded): reinstalling them"
+    "${sudo[@]}" "${apt[@]}" install -y -qq --reinstall --no-install-recommends \
+      -o "DPkg::Options::=--path-include=/usr/share/doc/libimgui-dev/*" libimgui-dev
+  fi
 }
 
 build() {
