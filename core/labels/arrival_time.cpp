@@ -1,7 +1,7 @@
 #include "labels/arrival_time.hpp"
 
-#include "util/diagnostics.hpp"
 #include "util/ascii.hpp"
+#include "util/diagnostics.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,8 +1,8 @@
 // ISCAS .bench: INPUT(x), OUTPUT(x), x = GATE(a, b, ...), plus the MUX and LUT lines ABC writes.
 #include "netlist/line_scanner.hpp"
 #include "netlist/readers.hpp"
-#include "util/source_text.hpp"
 #include "util/ascii.hpp"
+#include "util/source_text.hpp"
 
 #include <cctype>
 #include <string>

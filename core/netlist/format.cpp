@@ -1,7 +1,7 @@
 #include "netlist/format.hpp"
 
-#include "util/source_text.hpp"
 #include "util/ascii.hpp"
+#include "util/source_text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -36,7 +36,6 @@ bool ends_with(std::string_view s, std::string_view suffix)
             return false;
     return true;
 }
-
 
 /// Lower-cased copy of the first `n` bytes, comments kept: detection looks at keywords only.
 std::string head_lower(std::string_view content, std::size_t n)

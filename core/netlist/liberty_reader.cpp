@@ -8,9 +8,9 @@
 // members, CCS and power tables are not kept.
 #include "netlist/lefdef_lexer.hpp"
 #include "netlist/readers.hpp"
+#include "util/ascii.hpp"
 #include "util/source_text.hpp"
 #include "util/utf8_text.hpp"
-#include "util/ascii.hpp"
 
 #include <algorithm>
 #include <cctype>

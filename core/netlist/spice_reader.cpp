@@ -6,8 +6,8 @@
 #include "netlist/hierarchy_budget.hpp"
 #include "netlist/lefdef_lexer.hpp"
 #include "netlist/readers.hpp"
-#include "util/source_text.hpp"
 #include "util/ascii.hpp"
+#include "util/source_text.hpp"
 
 #include <cctype>
 #include <charconv>

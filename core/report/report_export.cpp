@@ -2,9 +2,9 @@
 
 #include "report/pdf_report.hpp"
 #include "report/session_report.hpp"
+#include "util/ascii.hpp"
 #include "util/diagnostics.hpp"
 #include "util/json_text.hpp"
-#include "util/ascii.hpp"
 
 #include <cctype>
 #include <cstdio>

@@ -1,8 +1,8 @@
 #include "sol/device_table.hpp"
 
+#include "util/ascii.hpp"
 #include "util/diagnostics.hpp"
 #include "util/json_file.hpp"
-#include "util/ascii.hpp"
 
 #include <algorithm>
 #include <cctype>

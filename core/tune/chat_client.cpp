@@ -1,8 +1,8 @@
 #include "tune/chat_client.hpp"
 
+#include "util/ascii.hpp"
 #include "util/diagnostics.hpp"
 #include "util/json_text.hpp"
-#include "util/ascii.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -234,6 +234,35 @@ TEST(Dataset, ATrainingCircuitWithNothingToLabelIsNamed)
     }
 }
 
+TEST(Dataset, CellCircuitsLabelWithTheirLibrary)
+{
+    // gsr train --liberty: synthesized circuits read with their library. Without it their
+    // cells have no logic; with a library of other cells every arrival would be 0.
+    const gsr::netlist::Library gsclib =
+        gsr::netlist::load_libraries({netlist_path("iwls05_gsclib180/lib/GSCLib_3.0.lib")});
+    LabelOptions with;
+    with.library = &gsclib;
+    with.runs = 64;
+    const std::string s344 = netlist_path("iwls05_gsclib180/netlist/s344.v");
+    const std::string s27 = netlist_path("iwls05_gsclib180/netlist/s27.v");
+    EXPECT_THROW(load_dataset(Target::SignalProbability, {s344}, {}, {s27}), gsr::Error);
+    const Dataset sp = load_dataset(Target::SignalProbability, {s344}, {}, {s27}, {}, with);
+    ASSERT_EQ(sp.circuits.size(), 2u);
+    const Dataset arrival = load_dataset(Target::Arrival, {s344}, {}, {s27}, {}, with);
+    double latest = 0;
+    for (double t : arrival.circuits[0].target) latest = std::max(latest, t);
+    EXPECT_GT(latest, 0.1); // ns: GSCLib's tables (s344's paths reach about 0.6 ns)
+    try {
+        (void)load_dataset(Target::Arrival, {netlist_path("iscas85/bench/c17.bench")}, {},
+                           {netlist_path("iscas85/bench/c432.bench")}, {}, with);
+        FAIL() << "timed bench gates by a library that has none of them";
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(e.message().find("expected the library of the netlist's cells"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(Dataset, ImpossibleSetsAreRefused)
 {
     const std::string c17 = netlist_path("iscas85/bench/c17.bench");
