@@ -43,28 +43,32 @@ install_missing() {
   for p in "${PACKAGES[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
+  local reinstall_imgui=0
+  [ -e "$IMGUI_BACKEND" ] || [[ " ${missing[*]} " == *" libimgui-dev "* ]] || reinstall_imgui=1
+  if [ ${#missing[@]} -eq 0 ] && [ "$reinstall_imgui" = 0 ]; then
+    say "all packages present"
+    return
+  fi
   local sudo=()
   if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null ||
+      { echo "installing packages needs root: run as root, or install sudo" >&2; exit 1; }
     sudo=(sudo)
   fi
   # sudo drops the environment: the front end goes on its command line. A fresh VM's
   # unattended-upgrades may hold the dpkg lock for a while: wait for it rather than fail.
   local apt=(env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600)
+  "${sudo[@]}" "${apt[@]}" update -qq
   if [ ${#missing[@]} -gt 0 ]; then
     say "installing: ${missing[*]}"
-    if [ ${#sudo[@]} -gt 0 ] && ! command -v sudo >/dev/null; then
-      echo "installing packages needs root: run as root, or install sudo" >&2
-      exit 1
-    fi
-    "${sudo[@]}" "${apt[@]}" update -qq
     "${sudo[@]}" "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}"
-  else
-    say "all packages present"
   fi
   if [ ! -e "$IMGUI_BACKEND" ]; then
     say "libimgui-dev's backend sources were left out (/usr/share/doc excluded): reinstalling them"
     "${sudo[@]}" "${apt[@]}" install -y -qq --reinstall --no-install-recommends \
       -o "DPkg::Options::=--path-include=/usr/share/doc/libimgui-dev/*" libimgui-dev
+    [ -e "$IMGUI_BACKEND" ] ||
+      { echo "$IMGUI_BACKEND is still missing after reinstalling libimgui-dev" >&2; exit 1; }
   fi
 }
 

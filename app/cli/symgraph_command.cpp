@@ -3,6 +3,7 @@
 // `gsr rules RUN`: a stored symgraph run's rules as text or JSON.
 #include "cli_commands.hpp"
 
+#include "netlist/readers.hpp"
 #include "symgraph/symgraph_model.hpp"
 #include "train/dataset.hpp"
 #include "train/report_json.hpp"
@@ -29,7 +30,8 @@ namespace gsr::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "gsr train FILE... [--test FILE...] [--val FILE...] --db PROJECT --model symgraph "
+    "gsr train FILE... [--test FILE...] [--val FILE...] [--liberty LIB]... --db PROJECT "
+    "--model symgraph "
     "[--target sp|toggle|level|arrival] [--task value|bins] [--bins N] [--hops auto|1|2] "
     "[--max-rules N] [--max-conditions N] [--min-support N] [--penalty X] [--seed S] "
     "[--json] [--quiet]";
@@ -65,7 +67,7 @@ int cmd_train_symgraph(const std::vector<std::string>& argv)
 {
     Args a(expand_list_flags(argv),
            {"--target", "--model", "--task", "--bins", "--hops", "--max-rules", "--max-conditions",
-            "--min-support", "--penalty", "--seed", "--test", "--val", "--db"},
+            "--min-support", "--penalty", "--seed", "--test", "--val", "--db", "--liberty"},
            {"--json", "--quiet"});
     if (a.value("--model") != "symgraph") throw UsageError("usage: " + std::string(kUsage));
     if (!a.has("--db"))
@@ -78,6 +80,7 @@ int cmd_train_symgraph(const std::vector<std::string>& argv)
     const std::vector<std::string> train_files = absolute(a.positionals());
     const std::vector<std::string> val_files = absolute(a.values("--val"));
     const std::vector<std::string> test_files = absolute(a.values("--test"));
+    const std::vector<std::string> liberty = absolute(a.values("--liberty"));
     train::Target target;
     symgraph::SymGraphOptions options;
     std::uint64_t seed = 1;
@@ -113,8 +116,16 @@ int cmd_train_symgraph(const std::vector<std::string>& argv)
     // as early stopping does for the GNNs.
     hold_out.validation = val_files.empty() ? 0.1 : 0.0;
     hold_out.seed = seed;
+    // Standard-cell circuits with their libraries, as `gsr train --liberty` reads them.
+    netlist::Library library;
+    train::LabelOptions label;
+    if (!liberty.empty()) {
+        library = netlist::load_libraries(liberty);
+        label.library = &library;
+        if (!a.has("--quiet")) print_warnings(library.diagnostics);
+    }
     const train::Dataset data =
-        train::load_dataset(target, train_files, val_files, test_files, hold_out);
+        train::load_dataset(target, train_files, val_files, test_files, hold_out, label);
     if (!a.has("--quiet"))
         for (const std::string& n : data.notes) std::cerr << "note: " << n << '\n';
     // Opened (or created) once the circuits have been read: a missing or bad one leaves no
@@ -125,6 +136,7 @@ int cmd_train_symgraph(const std::vector<std::string>& argv)
     config["train"] = train_files;
     config["val"] = val_files;
     config["test"] = test_files;
+    config["liberty"] = liberty;
     config["target"] = std::string(train::target_name(target));
     config["model"] = "symgraph";
     config["task"] = task;

@@ -3,6 +3,7 @@
 #include "labels/splitmix64.hpp"
 #include "netlist/liberty_function.hpp"
 #include "netlist/library.hpp"
+#include "util/ascii.hpp"
 #include "util/diagnostics.hpp"
 #include "util/machine.hpp"
 
@@ -95,6 +96,7 @@ struct LogicSimulator::Program {
     std::uint32_t rows = 1; ///< row 0 is the zero row; one more, the scratch row, follows
     std::size_t net_count = 0;
     std::size_t undriven = 0;
+    std::size_t flip_flops = 0; ///< the circuit's, read or not
     std::string source;
 };
 
@@ -116,6 +118,7 @@ public:
         p.source = c_.source;
         p.net_count = s_.net_count();
         p.undriven = s_.undriven_nets;
+        p.flip_flops = s_.flip_flops;
         refuse_multiple_drivers(s_, c_, "simulation needs one driver per net");
         for (NetId n : s_.primary_inputs) p.value_net.push_back(n);
         for (CellId c = 0; c < c_.cells.size(); ++c)
@@ -128,9 +131,9 @@ public:
         for (const NextState& n : next_states_) {
             Instruction ins;
             ins.first_operand = static_cast<std::uint32_t>(pending_operands_.size());
-            ins.operand_count = static_cast<std::uint32_t>(s_.inputs(n.cell).size());
-            compile_table(p, n.table, s_.inputs(n.cell).size(), ins);
-            push_input_operands(n.cell);
+            ins.operand_count = static_cast<std::uint32_t>(n.operands.size());
+            compile_table(p, n.table, n.operands.size(), ins);
+            pending_operands_.insert(pending_operands_.end(), n.operands.begin(), n.operands.end());
             emit(p, ins, n.net);
         }
         row_of_.assign(s_.net_count() + own_nets_, kZeroRow);
@@ -217,8 +220,8 @@ private:
     const netlist::LibraryCell& library_cell(CellId c) const
     {
         if (!library_ || library_->cells.empty())
-            fail_cell(c, " is an instance of a library cell: give its Liberty library "
-                         "(--liberty) to simulate it by its cells' functions");
+            fail_cell(c, " is an instance of a library cell: simulating it needs its Liberty "
+                         "library (`gsr labels` and `gsr train` take it as --liberty)");
         const netlist::LibraryCell* lib = library_->find(c_.cell_type(c_.cells[c]));
         if (!lib) fail_cell(c, " is an instance of a cell that the Liberty libraries do not define");
         return *lib;
@@ -270,9 +273,31 @@ private:
         try {
             return netlist::function_truth_table(function, names);
         } catch (const Error& e) {
-            fail_cell(c, " (library cell " + lib.name + "): " + e.message() +
-                             " (an input left unconnected?)");
+            // The one way out the instance has: an input pin of the cell it leaves unconnected.
+            std::string hint;
+            for (const netlist::LibraryPin& lp : lib.pins)
+                if (lp.dir == netlist::Direction::Input &&
+                    std::find(names.begin(), names.end(), lp.name) == names.end() &&
+                    mentions(function, lp.name))
+                    hint = " (its input pin " + lp.name + " is not connected)";
+            fail_cell(c, " (library cell " + lib.name + "): " + e.message() + hint);
         }
+    }
+
+    /// Whether `name` is a whole operand of the function's text.
+    static bool mentions(std::string_view function, std::string_view name)
+    {
+        const auto part_of_name = [](char ch) {
+            return ascii_alnum(ch) || ch == '_' || ch == '[' || ch == ']' || ch == '.' || ch == '$';
+        };
+        for (std::size_t at = function.find(name); at != std::string_view::npos;
+             at = function.find(name, at + 1)) {
+            const std::size_t end = at + name.size();
+            if ((at == 0 || !part_of_name(function[at - 1])) &&
+                (end == function.size() || !part_of_name(function[end])))
+                return true;
+        }
+        return false;
     }
 
     void push_input_operands(CellId c)
@@ -316,7 +341,16 @@ private:
     {
         std::vector<std::string_view> state{lib.ff.state};
         if (!lib.ff.state_inverse.empty()) state.push_back(lib.ff.state_inverse);
-        const auto t = truth_table(c, lib, output_function(c, lib, output_pin_name(c, n)), state);
+        const std::string_view pin = output_pin_name(c, n);
+        const std::string& function = output_function(c, lib, pin);
+        std::vector<std::uint64_t> t;
+        try {
+            t = netlist::function_truth_table(function, state);
+        } catch (const Error&) {
+            fail_cell(c, ": output " + std::string(pin) + " of library cell " + lib.name +
+                             " (function \"" + function + "\") reads more than the flip-flop's "
+                             "state " + lib.ff.state + ", which is not simulated");
+        }
         // Rows where IQN is the complement of IQ: IQ = 1 (row 1), IQ = 0 (row 2, or row 0
         // where there is no IQN).
         const unsigned at1 = (t[0] >> 1) & 1u, at0 = state.size() > 1 ? (t[0] >> 2) & 1u : t[0] & 1u;
@@ -329,15 +363,24 @@ private:
     void add_library_flip_flop(Program& p, CellId c)
     {
         const netlist::LibraryCell& lib = library_cell(c);
-        if (!lib.is_ff || lib.ff.next_state.empty() || lib.ff.state.empty())
-            fail_cell(c, " is a sequential library cell without a Liberty ff group (with its "
-                         "next_state): latches are not simulated");
+        if (!lib.is_ff)
+            fail_cell(c, " is a latch (library cell " + lib.name +
+                             "), which the simulator has no clock edge for: not simulated");
+        if (lib.ff.next_state.empty() || lib.ff.state.empty())
+            fail_cell(c, ": its library cell " + lib.name +
+                             " has no ff group with a next_state (a multi-bit ff_bank is not "
+                             "simulated)");
         std::vector<NetId> outs;
         for (NetId n : s_.outputs(c))
             if (s_.driver[n] == c && std::find(outs.begin(), outs.end(), n) == outs.end())
                 outs.push_back(n);
         if (outs.empty()) return; // nothing reads its state
-        const std::vector<std::string_view> names = input_names(c);
+        const std::vector<std::string_view> inputs = input_names(c);
+        // next_state, clear and preset may read the state too (an enable flip-flop:
+        // "(D EN) + (IQ !EN)"): IQ and IQN are variables after the input pins.
+        std::vector<std::string_view> names = inputs;
+        names.push_back(lib.ff.state);
+        if (!lib.ff.state_inverse.empty()) names.push_back(lib.ff.state_inverse);
         // The state row holds the first output's value: the state, or its complement.
         const bool inverse = reads_inverse_state(c, lib, outs[0]);
         state_nets_.push_back(outs[0]);
@@ -364,7 +407,7 @@ private:
             next[i] = ((next[i] | preset[i]) & ~clear[i]) | (both_set ? clear[i] & preset[i] : 0);
         // One input pin as it is (a plain D), or complemented: that pin's net is the operand.
         const std::vector<std::uint64_t> used = netlist::function_truth_table("1", names);
-        for (std::size_t i = 0; i < names.size(); ++i) {
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
             const auto column = netlist::function_truth_table(names[i], names);
             bool same = true, complement = true;
             for (std::size_t w = 0; w < next.size(); ++w) {
@@ -376,8 +419,15 @@ private:
             next_of_.push_back({pin.net, (pin.inverted != complement) != inverse});
             return;
         }
+        // The operands: the input pins, then IQ and IQN from the state net (which holds IQ,
+        // or IQN where the first output reads the complement).
+        std::vector<PendingOperand> operands;
+        for (std::uint32_t pin : s_.inputs(c))
+            operands.push_back({c_.pins[pin].net, c_.pins[pin].inverted});
+        operands.push_back({outs[0], inverse});
+        if (!lib.ff.state_inverse.empty()) operands.push_back({outs[0], !inverse});
         const NetId own = static_cast<NetId>(s_.net_count() + own_nets_++);
-        next_states_.push_back({c, std::move(next), own});
+        next_states_.push_back({std::move(next), std::move(operands), own});
         next_of_.push_back({own, inverse});
     }
 
@@ -592,8 +642,8 @@ private:
     };
     /// A library flip-flop's next state, computed into a net of the program's own.
     struct NextState {
-        CellId cell;
-        std::vector<std::uint64_t> table; ///< over the cell's inputs
+        std::vector<std::uint64_t> table;     ///< over `operands`
+        std::vector<PendingOperand> operands; ///< the cell's inputs, then IQ (and IQN)
         NetId net;
     };
 
@@ -1033,7 +1083,7 @@ SimulationResult LogicSimulator::run(const SimulationOptions& o) const
         r.has_toggles = r.toggle_total > 0; // one sampled cycle has no pair to compare
     } else {
         if (!p.state_rows.empty())
-            fail("the circuit has " + std::to_string(p.state_rows.size()) +
+            fail("the circuit has " + std::to_string(p.flip_flops) +
                  " flip-flops: random and exhaustive simulation need a combinational circuit "
                  "(use sequential mode: --mode seq)");
         StreamPlan plan{o.mode, o.seed, 0, kAllOnes, o.mode == SimulationMode::Random,

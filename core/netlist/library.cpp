@@ -120,6 +120,9 @@ void Library::merge(const Library& other)
                     arcs_added += op.timing.size();
                 }
                 if (p.capacitance == 0.0) p.capacitance = op.capacitance;
+                // The logic the simulator reads: a LEF's pin has none, its Liberty's has.
+                if (p.function.empty()) p.function = op.function;
+                if (p.three_state.empty()) p.three_state = op.three_state;
             }
             if (!have) mine.pins.push_back(op);
         }
@@ -128,6 +131,7 @@ void Library::merge(const Library& other)
         if (oc.storage_known && !mine.storage_known) {
             mine.is_ff = oc.is_ff;
             mine.is_latch = oc.is_latch;
+            mine.ff = oc.ff;
             mine.storage_known = true;
         }
     }

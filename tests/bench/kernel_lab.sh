@@ -40,7 +40,8 @@ print(f"planted: {right}/{len(m['kernels'])} right verdicts, CLI survived every 
 sys.exit(0 if right == len(m["kernels"]) else 1)
 PY
 
-"$bin/gsr" kernels suite --json > "$out/suite.json"
+"$bin/gsr" kernels suite --json > "$out/suite.json" ||
+  { echo "FAILED: gsr kernels suite"; exit 1; } # every step below needs the suite
 problems=$(python3 -c 'import json,sys; print(" ".join(p["name"] for p in json.load(open(sys.argv[1]))["problems"] if p["name"] != "gemm_bias_relu"))' "$out/suite.json")
 space() { python3 -c 'import json,sys; print([p["config_space"] for p in json.load(open(sys.argv[1]))["problems"] if p["name"] == sys.argv[2]][0])' "$out/suite.json" "$1"; }
 for p in $problems; do

@@ -748,7 +748,7 @@ TEST(TrainCommand, StandardCellCircuitsTrainWithTheirLibraryAndResumeWithIt)
     auto r = run_gsr("train " + circuits + " --db " + shell_quote(db.string()) +
                      " --model gcn --layers 2 --hidden 8 --epochs 2 --quiet");
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_NE(r.err.find("give its Liberty library (--liberty)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("simulating it needs its Liberty library"), std::string::npos) << r.err;
     r = run_gsr("train " + circuits + " --liberty " + lib + " --db " + shell_quote(db.string()) +
                 " --model gcn --layers 2 --hidden 8 --epochs 2 --json --quiet");
     ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -99,6 +99,21 @@ TEST(SymGraphCommand, WithoutTestCircuitsItScoresTheHeldOutNodes)
     EXPECT_TRUE(j["val"]["pearson"].is_number()) << j["val"];
 }
 
+TEST(SymGraphCommand, StandardCellCircuitsTakeTheirLibrary)
+{
+    // It asked for --liberty (the simulator's words) and then refused it as unknown.
+    const fs::path db = symgraph_scratch("cells.gsr");
+    const std::string dir = std::string(GSR_DATA_DIR) + "/netlists/iwls05_gsclib180/";
+    const auto r = run_gsr("train " + shell_quote(dir + "netlist/s344.v") + " --liberty " +
+                           shell_quote(dir + "lib/GSCLib_3.0.lib") + " --db " +
+                           shell_quote(db.string()) + " --model symgraph --json --quiet");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_GT(nlohmann::json::parse(r.out)["train"]["count"].get<std::size_t>(), 0u);
+    const auto runs = run_gsr("runs list --json --db " + shell_quote(db.string()));
+    ASSERT_EQ(runs.exit_code, 0) << runs.err;
+    EXPECT_EQ(nlohmann::json::parse(runs.out)[0]["config"]["liberty"].size(), 1u);
+}
+
 TEST(SymGraphCommand, SameDataAndSeedGiveByteIdenticalRuleExports)
 {
     const fs::path a = symgraph_scratch("a.gsr"), b = symgraph_scratch("b.gsr");

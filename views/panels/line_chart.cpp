@@ -111,6 +111,7 @@ void LineChart::clearSeries()
 {
     chart_->removeAllSeries(); // deletes them
     series_.clear();
+    thinning_.clear();
     clearPoints();
 }
 

@@ -282,11 +282,18 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
         train::TrainCallbacks callbacks;
         callbacks.cancel = cancel.get();
         auto last_post = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+        auto last_epochs_post = last_post;
         std::uint32_t first_epoch = 0;
         callbacks.progress = [&](const train::Progress& p) {
             if (first_epoch == 0) first_epoch = p.epoch;
             // A tiny model steps thousands of times a second: post at most 20 updates a second.
             const auto now = std::chrono::steady_clock::now();
+            // Epochs held back by the rate (one ended soon after another) go out now, during
+            // the next epoch, not at its end, which may be minutes away.
+            if (!epochs.isEmpty() && now - last_epochs_post >= std::chrono::milliseconds(50)) {
+                last_epochs_post = now;
+                post_epochs();
+            }
             const bool last = p.step == p.steps;
             if (!last && now - last_post < std::chrono::milliseconds(50)) return;
             last_post = now;
@@ -299,7 +306,6 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
             tp.evaluating = p.phase == train::Progress::Phase::Evaluating;
             post([self, tp] { Q_EMIT self->progressed(tp); });
         };
-        auto last_epochs_post = last_post;
         callbacks.epoch = [&](const train::EpochReport& r) {
             epochs.append(point_of(r));
             const auto now = std::chrono::steady_clock::now();
