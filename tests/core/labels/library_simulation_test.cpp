@@ -236,36 +236,35 @@ qn = NOT(q)
 
 TEST(LibrarySimulation, WithoutItsLibraryACellIsNamedWithTheWayOut)
 {
-    const std::string text = "module m(a, y);\n input a; output y;\n INVX1 g(.A(a), .Y(y));\nendmodule\n";
-    const Circuit c = with_gsclib("inv.v", text);
-    try {
-        (void)LogicSimulator(c, build_net_structure(c));
-        FAIL() << "simulated a library cell without its library";
-    } catch (const gsr::Error& e) {
-        EXPECT_EQ(e.where().line, 3);
-        EXPECT_NE(e.message().find("simulating it needs its Liberty library"), std::string::npos)
-            << e.what();
-    }
-    // A latch has no ff group: named as not simulated.
-    const Circuit latch = with_gsclib("latch.v", "module m(d, g, q);\n input d, g; output q;\n"
-                                                 " TLATX1 l(.D(d), .G(g), .Q(q));\nendmodule\n");
-    try {
-        (void)LogicSimulator(latch, build_net_structure(latch), &gsc_library());
-        FAIL() << "simulated a latch";
-    } catch (const gsr::Error& e) {
-        EXPECT_NE(e.message().find("is a latch (library cell TLATX1)"), std::string::npos)
-            << e.what();
-    }
+    // The refusal of a one-cell module ("module m(...); CELL ...; endmodule"), line 3.
+    const auto refusal = [](const std::string& inputs, const std::string& cell,
+                            const Library* lib) -> gsr::Error {
+        const Circuit c = with_gsclib("one.v", "module m(" + inputs + ", y);\n input " + inputs +
+                                                   "; output y;\n " + cell + "\nendmodule\n");
+        try {
+            (void)LogicSimulator(c, build_net_structure(c), lib);
+        } catch (const gsr::Error& e) {
+            return e;
+        }
+        ADD_FAILURE() << "simulated " << cell;
+        return gsr::Error("(no error)");
+    };
+    const gsr::Error inv = refusal("a", "INVX1 g(.A(a), .Y(y));", nullptr);
+    EXPECT_EQ(inv.where().line, 3);
+    EXPECT_NE(inv.message().find("simulating it needs its Liberty library"), std::string::npos)
+        << inv.what();
+    // A latch has no clock edge: named as not simulated.
+    const gsr::Error latch = refusal("d, g", "TLATX1 l(.D(d), .G(g), .Q(y));", &gsc_library());
+    EXPECT_NE(latch.message().find("is a latch (library cell TLATX1)"), std::string::npos)
+        << latch.what();
     // A tri-state buffer's function holds only while enabled: refused, not run as a buffer.
-    const Circuit tbuf = with_gsclib("tbuf.v", "module m(a, e, y);\n input a, e; output y;\n"
-                                               " TBUFX1 t(.A(a), .OE(e), .Y(y));\nendmodule\n");
-    try {
-        (void)LogicSimulator(tbuf, build_net_structure(tbuf), &gsc_library());
-        FAIL() << "simulated a tri-state buffer";
-    } catch (const gsr::Error& e) {
-        EXPECT_NE(e.message().find("is tri-state (three_state \"(!OE)\")"), std::string::npos)
-            << e.what();
-    }
+    const gsr::Error tbuf = refusal("a, e", "TBUFX1 t(.A(a), .OE(e), .Y(y));", &gsc_library());
+    EXPECT_NE(tbuf.message().find("is tri-state (three_state \"(!OE)\")"), std::string::npos)
+        << tbuf.what();
+    // An input left out of the instance is named as such.
+    const gsr::Error open = refusal("a", "NAND2X1 n(.A(a), .Y(y));", &gsc_library());
+    EXPECT_NE(open.message().find("(its input pin B is not connected)"), std::string::npos)
+        << open.what();
 }
 
 TEST(LibrarySimulation, IwlsNetlistsSimulateOnGscLib)
