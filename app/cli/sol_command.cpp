@@ -3,6 +3,7 @@
 #include "cli_commands.hpp"
 
 #include "sol/sol_analysis.hpp"
+#include "tune/kernel_config.hpp"
 #include "util/diagnostics.hpp"
 #include "util/json_text.hpp"
 
@@ -38,42 +39,29 @@ std::vector<std::uint64_t> parse_shape(const std::string& text)
     return shape;
 }
 
-/// Steps joined by commas: bias, scale, residual, and at most one activation ("none" alone).
+/// The kernel lab's epilogue steps (tune::parse_epilogue_step), joined by commas, "none" alone;
+/// the SOL model counts one activation, so a second is refused rather than dropped.
 sol::Epilogue parse_epilogue(const std::string& text)
 {
-    sol::Epilogue e;
-    std::size_t start = 0, steps = 0;
-    bool activation = false, none = false;
-    const std::string expected = "expected bias, scale, residual or one activation (none, relu, "
-                                 "gelu, silu, sigmoid, tanh), joined by commas";
+    tune::EpilogueChain chain;
+    if (text == "none") return {};
+    bool activation = false;
+    std::size_t start = 0;
     while (!text.empty()) {
         const std::size_t comma = text.find(',', start);
         const std::string step = text.substr(start, comma - start);
-        ++steps;
         if (step.empty())
-            throw Error("an empty step in '" + text + "'; " + expected);
-        if (step == "bias") {
-            e.bias = true;
-        } else if (step == "scale") {
-            e.scale = true;
-        } else if (step == "residual") {
-            e.residual = true;
-        } else {
-            try {
-                e.activation = sol::parse_activation(step);
-            } catch (const Error&) { // "unknown activation" said of a step that is none
-                throw Error("unknown epilogue step '" + step + "'; " + expected);
-            }
+            throw Error("an empty step in '" + text + "'; expected steps joined by commas");
+        chain.push_back(tune::parse_epilogue_step(step));
+        if (chain.back().kind == tune::EpilogueKind::Activation) {
             if (activation) // relu,gelu kept gelu without a word
                 throw Error("two activations in '" + text + "'; an epilogue has one");
             activation = true;
-            none = step == "none";
         }
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
-    if (none && steps > 1) throw Error("'none' in '" + text + "' is an epilogue on its own");
-    return e;
+    return tune::epilogue_summary(chain);
 }
 
 void print_devices()

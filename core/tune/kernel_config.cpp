@@ -50,6 +50,16 @@ std::vector<int> parse_dims(std::string_view key, std::string_view v, std::size_
     return out;
 }
 
+/// A step of a kernel config's epilogue: its errors say where they come from.
+EpilogueStep config_step(std::string_view name)
+{
+    try {
+        return parse_epilogue_step(name);
+    } catch (const Error& e) {
+        throw Error("kernel config: " + e.message());
+    }
+}
+
 EpilogueChain parse_chain(std::string_view v)
 {
     EpilogueChain chain;
@@ -57,7 +67,7 @@ EpilogueChain parse_chain(std::string_view v)
     std::size_t start = 0;
     while (true) {
         const std::size_t comma = v.find(',', start);
-        chain.push_back(parse_epilogue_step(v.substr(start, comma - start)));
+        chain.push_back(config_step(v.substr(start, comma - start)));
         if (comma == std::string_view::npos) break;
         start = comma + 1;
     }
@@ -92,11 +102,11 @@ EpilogueStep parse_epilogue_step(std::string_view name)
     if (name == "bias") return {EpilogueKind::Bias};
     if (name == "scale") return {EpilogueKind::Scale};
     if (name == "residual") return {EpilogueKind::Residual};
-    if (name == "none") throw Error("kernel config: 'none' is only allowed as the whole epilogue");
+    if (name == "none") throw Error("'none' is only allowed as the whole epilogue");
     try {
         return {EpilogueKind::Activation, sol::parse_activation(name)};
     } catch (const Error&) {
-        throw Error("kernel config: unknown epilogue step '" + std::string(name) +
+        throw Error("unknown epilogue step '" + std::string(name) +
                     "'; expected bias, scale, residual, relu, gelu, silu, sigmoid or tanh");
     }
 }
@@ -281,7 +291,7 @@ KernelConfig config_from_json(const nlohmann::json& j)
             } else if (v.is_array()) {
                 for (const auto& s : v) {
                     if (!s.is_string()) throw Error("kernel config: epilogue steps are strings");
-                    c.epilogue.push_back(parse_epilogue_step(s.get<std::string>()));
+                    c.epilogue.push_back(config_step(s.get<std::string>()));
                 }
             } else {
                 throw Error("kernel config: \"epilogue\" must be an array of step names");

@@ -71,7 +71,7 @@ TEST(SolCommand, MistakesAreUsageErrors)
     r = run_gsr("sol gemm --shape 64,64,64 --epilogue bias,foo");
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("--epilogue: unknown epilogue step 'foo'; expected bias, scale, "
-                         "residual or one activation"),
+                         "residual, relu"),
               std::string::npos)
         << r.err;
     // A shape's own mistakes name --shape too; steps a chain dropped without a word are refused.
@@ -82,7 +82,7 @@ TEST(SolCommand, MistakesAreUsageErrors)
         {"sol gemm --shape 18446744073709551616,1,1", "--shape: 18446744073709551616 is out of range"},
         {"sol gemm --shape 64,64,64 --epilogue relu,gelu", "--epilogue: two activations in 'relu,gelu'"},
         {"sol gemm --shape 64,64,64 --epilogue bias,", "--epilogue: an empty step in 'bias,'"},
-        {"sol gemm --shape 64,64,64 --epilogue none,bias", "'none' in 'none,bias' is an epilogue on its own"},
+        {"sol gemm --shape 64,64,64 --epilogue none,bias", "--epilogue: 'none' is only allowed as the whole epilogue"},
         {"sol topk --shape 10,10,2,1 --epilogue bias", "--epilogue applies to ops with a dense output"},
     };
     for (const auto& [command, message] : cases) {
