@@ -3,7 +3,6 @@
 #include "labels/splitmix64.hpp"
 #include "netlist/liberty_function.hpp"
 #include "netlist/library.hpp"
-#include "util/ascii.hpp"
 #include "util/diagnostics.hpp"
 #include "util/machine.hpp"
 
@@ -278,27 +277,12 @@ private:
             for (const netlist::LibraryPin& lp : lib.pins)
                 if (lp.dir == netlist::Direction::Input &&
                     std::find(names.begin(), names.end(), lp.name) == names.end() &&
-                    mentions(function, lp.name))
+                    netlist::function_mentions(function, lp.name))
                     hint = " (its input pin " + lp.name + " is not connected)";
             fail_cell(c, " (library cell " + lib.name + "): " + e.message() + hint);
         }
     }
 
-    /// Whether `name` is a whole operand of the function's text.
-    static bool mentions(std::string_view function, std::string_view name)
-    {
-        const auto part_of_name = [](char ch) {
-            return ascii_alnum(ch) || ch == '_' || ch == '[' || ch == ']' || ch == '.' || ch == '$';
-        };
-        for (std::size_t at = function.find(name); at != std::string_view::npos;
-             at = function.find(name, at + 1)) {
-            const std::size_t end = at + name.size();
-            if ((at == 0 || !part_of_name(function[at - 1])) &&
-                (end == function.size() || !part_of_name(function[end])))
-                return true;
-        }
-        return false;
-    }
 
     void push_input_operands(CellId c)
     {

@@ -8,6 +8,13 @@ namespace gsr::netlist {
 
 namespace {
 
+/// A character of an operand's name (pins and bus bits: "A0", "D[3]", "x.y", "$n").
+bool name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '[' || c == ']' || c == '.' || c == '$';
+}
+
 /// Recursive descent over the function text, each operand's value a whole truth table.
 class FunctionParser {
 public:
@@ -39,11 +46,6 @@ private:
     void skip_blanks()
     {
         while (at_ < text_.size() && (text_[at_] == ' ' || text_[at_] == '\t')) ++at_;
-    }
-    static bool name_char(char c)
-    {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-               c == '_' || c == '[' || c == ']' || c == '.' || c == '$';
     }
 
     Table parse_or()
@@ -149,6 +151,19 @@ std::vector<std::uint64_t> function_truth_table(std::string_view function,
                     std::to_string(variables.size()) + " inputs, more than the " +
                     std::to_string(kMaxFunctionInputs) + " a truth table is made for");
     return FunctionParser(function, variables).parse();
+}
+
+bool function_mentions(std::string_view function, std::string_view name)
+{
+    if (name.empty()) return false;
+    for (std::size_t at = function.find(name); at != std::string_view::npos;
+         at = function.find(name, at + 1)) {
+        const std::size_t end = at + name.size();
+        if ((at == 0 || !name_char(function[at - 1])) &&
+            (end == function.size() || !name_char(function[end])))
+            return true;
+    }
+    return false;
 }
 
 } // namespace gsr::netlist

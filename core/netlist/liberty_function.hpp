@@ -21,4 +21,7 @@ inline constexpr std::size_t kMaxFunctionInputs = 16;
 std::vector<std::uint64_t> function_truth_table(std::string_view function,
                                                 std::span<const std::string_view> variables);
 
+/// Whether `name` is one of the function's operands (a whole name, not part of a longer one).
+bool function_mentions(std::string_view function, std::string_view name);
+
 } // namespace gsr::netlist

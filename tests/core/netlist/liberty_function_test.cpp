@@ -65,6 +65,15 @@ TEST(LibertyFunction, WideTablesSpanWords)
         EXPECT_EQ((t[m / 64] >> (m % 64)) & 1u, bit(m, 7) != bit(m, 0)) << m;
 }
 
+TEST(LibertyFunction, MentionsAWholeOperandOnly)
+{
+    EXPECT_TRUE(gsr::netlist::function_mentions("(!((A0 A1)+B0))", "B0"));
+    EXPECT_TRUE(gsr::netlist::function_mentions("A", "A"));
+    EXPECT_FALSE(gsr::netlist::function_mentions("(!((A0 A1)+B0))", "A")); // only in A0, A1
+    EXPECT_FALSE(gsr::netlist::function_mentions("D[1]", "D"));
+    EXPECT_FALSE(gsr::netlist::function_mentions("A", ""));
+}
+
 TEST(LibertyFunction, ErrorsNameTheFunctionAndWhatWasExpected)
 {
     const std::array<std::string_view, 2> ab{"A", "B"};
