@@ -64,6 +64,16 @@ std::unique_ptr<MainWindow> ready_window(const QString& project, int preset, int
     return w;
 }
 
+/// Shows the window and trains; true once the run's first epoch has ended (it runs on).
+bool train_past_the_first_epoch(MainWindow& w)
+{
+    w.show();
+    TrainingPanel* t = w.panels()->training();
+    QSignalSpy epochs(t->runner(), &gsr::views::TrainingRunner::epochsFinished);
+    t->train();
+    return epochs.wait(kWaitMs);
+}
+
 } // namespace
 
 class TestTrainingPanel : public QObject {
@@ -326,11 +336,8 @@ private slots:
         const QString project = dir.filePath(QStringLiteral("p.gsr"));
         auto w = ready_window(project, 1, 100000);
         QVERIFY(w);
-        w->show();
+        QVERIFY(train_past_the_first_epoch(*w));
         TrainingPanel* t = w->panels()->training();
-        QSignalSpy epochs(t->runner(), &gsr::views::TrainingRunner::epochsFinished);
-        t->train();
-        QVERIFY(epochs.wait(kWaitMs));
 
         int asked = 0;
         bool answer = false;
@@ -360,11 +367,8 @@ private slots:
         // which closing the window loses.
         auto w = ready_window(QString(), 1, 100000);
         QVERIFY(w);
-        w->show();
+        QVERIFY(train_past_the_first_epoch(*w));
         TrainingPanel* t = w->panels()->training();
-        QSignalSpy epochs(t->runner(), &gsr::views::TrainingRunner::epochsFinished);
-        t->train();
-        QVERIFY(epochs.wait(kWaitMs));
         QString asked;
         w->panels()->setCloseQuestion([&](const QString& question) {
             asked = question;
