@@ -163,14 +163,6 @@ int cmd_labels(const std::vector<std::string>& argv)
         model.input_transition = input_transition;
         if (!libs.empty()) model.library = &library;
         arrival = labels::compute_arrival_times(circuit, structure, model);
-        // No cell timed at all: the library describes other cells (another technology), and
-        // every arrival would be 0.
-        if (arrival->nldm && arrival->cells_timed == 0 && arrival->cells_without_timing > 0)
-            throw Error(SourceLocation{libs.front()},
-                        "no combinational cell of " + circuit.source + " has a timing arc in " +
-                            (libs.size() > 1 ? "these libraries" : "this library") + " (" +
-                            std::to_string(arrival->cells_without_timing) +
-                            " cells): expected the library of the netlist's cells");
         if (arrival->nldm && arrival->cells_without_timing > 0 && !a.has("--quiet"))
             std::cerr << circuit.source << ": warning: " << arrival->cells_without_timing
                       << " combinational cells have no timing arc in the library; they were "

@@ -256,8 +256,18 @@ double gate_delay(std::string_view type, std::size_t inputs)
 ArrivalTimes compute_arrival_times(const Circuit& circuit, const NetStructure& s,
                                    const DelayModel& model)
 {
-    if (model.library && model.library->has_timing())
-        return checked_finite(nldm_arrival_times(circuit, s, model), circuit, s, model);
+    if (model.library && model.library->has_timing()) {
+        ArrivalTimes t = nldm_arrival_times(circuit, s, model);
+        // No cell timed at all: the library describes other cells (another technology), and
+        // every arrival would be 0.
+        if (t.cells_timed == 0 && t.cells_without_timing > 0)
+            throw Error(SourceLocation{model.library->source},
+                        "no combinational cell of " + circuit.source +
+                            " has a timing arc in the cell library (" +
+                            std::to_string(t.cells_without_timing) +
+                            " cells): expected the library of the netlist's cells");
+        return checked_finite(std::move(t), circuit, s, model);
+    }
     ArrivalTimes r;
     r.arrival.assign(s.net_count(), 0.0);
 

@@ -66,7 +66,8 @@ struct ArrivalTimes {
 double gate_delay(std::string_view type, std::size_t inputs);
 
 /// gsr::Error naming a net whose arrival or transition is not finite (tables, capacitances,
-/// --load-factor or --input-transition out of range).
+/// --load-factor or --input-transition out of range), or naming the library when it times
+/// none of the circuit's combinational cells (every arrival would be 0).
 ArrivalTimes compute_arrival_times(const netlist::Circuit& circuit, const NetStructure& structure,
                                    const DelayModel& model = {});
 
