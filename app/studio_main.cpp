@@ -1,9 +1,10 @@
 // gsr-studio: the desktop application. A thin main: arguments in, MainWindow out; the work
 // lives in views/ and core/.
 //
-//   gsr-studio [FILE]                          open FILE (the bundled sample when none)
+//   gsr-studio [--liberty LIB]... [FILE]       open FILE (the bundled sample when none), its
+//                                              cells read with the libraries LIB
 //   gsr-studio --screenshot PANEL OUT.png [FILE]   save PANEL (main, canvas) as a PNG and exit
-//   gsr-studio --smoke [FILE]                  load, print the one-line summary and exit
+//   gsr-studio --smoke [--liberty LIB]... [FILE]   load, print the one-line summary and exit
 #ifdef GSR_HAVE_CUDA
 #include "cuda_backend.hpp"
 #endif
@@ -38,14 +39,16 @@ struct Options {
     enum class Mode { Interactive, Screenshot, Smoke, Help, Version } mode = Mode::Interactive;
     QString file;            ///< empty: the bundled sample
     QString panel, out_png;  ///< --screenshot
+    QStringList liberty;     ///< --liberty: the window's cell libraries
 };
 
 const char* const kUsage =
-    "usage: gsr-studio [FILE]\n"
+    "usage: gsr-studio [--liberty LIB]... [FILE]\n"
     "       gsr-studio --screenshot PANEL OUT.png [FILE]   PANEL: main, canvas,\n"
     "                  communities, training, memory, runs, console, profiling\n"
-    "       gsr-studio --smoke [FILE]\n"
-    "Without FILE the bundled sample circuit is used.\n";
+    "       gsr-studio --smoke [--liberty LIB]... [FILE]\n"
+    "Without FILE the bundled sample circuit is used. --liberty reads the netlist's cells\n"
+    "with the Liberty or LEF library LIB (File > Cell Libraries in the window).\n";
 
 /// Parses the arguments Qt left; nullopt (after saying why on stderr) when they make no sense.
 std::optional<Options> parse(const QStringList& args)
@@ -59,6 +62,12 @@ std::optional<Options> parse(const QStringList& args)
             o.mode = Options::Mode::Version;
         } else if (a == QLatin1String("--smoke")) {
             o.mode = Options::Mode::Smoke;
+        } else if (a == QLatin1String("--liberty")) {
+            if (i + 1 >= args.size() || args[i + 1].isEmpty()) {
+                std::cerr << "gsr-studio: --liberty needs a library file\n" << kUsage;
+                return std::nullopt;
+            }
+            o.liberty << args[++i];
         } else if (a == QLatin1String("--screenshot")) {
             if (i + 2 >= args.size()) {
                 std::cerr << "gsr-studio: --screenshot needs PANEL and OUT.png\n" << kUsage;
@@ -84,6 +93,13 @@ std::optional<Options> parse(const QStringList& args)
                                   gsr::views::screenshot_panels();
         std::cerr << "gsr-studio: unknown panel '" << o.panel.toStdString() << "' (known: "
                   << known.join(QStringLiteral(", ")).toStdString() << ")\n";
+        return std::nullopt;
+    }
+    if (!o.liberty.isEmpty() && o.mode == Options::Mode::Screenshot &&
+        o.panel != QLatin1String("main")) {
+        std::cerr << "gsr-studio: --liberty applies to the window, --smoke and --screenshot "
+                     "main, not to --screenshot "
+                  << o.panel.toStdString() << '\n';
         return std::nullopt;
     }
     return o;
@@ -170,6 +186,7 @@ int main(int argc, char** argv)
 
     const QString file = file_or_sample(options->file);
     gsr::views::MainWindow window;
+    window.setCellLibraries(options->liberty);
 
     if (options->mode == Options::Mode::Smoke) {
         if (file.isEmpty()) return 1;

@@ -117,15 +117,10 @@ int cmd_train_symgraph(const std::vector<std::string>& argv)
     hold_out.validation = val_files.empty() ? 0.1 : 0.0;
     hold_out.seed = seed;
     // Standard-cell circuits with their libraries, as `gsr train --liberty` reads them.
-    netlist::Library library;
-    train::LabelOptions label;
-    if (!liberty.empty()) {
-        library = netlist::load_libraries(liberty);
-        label.library = &library;
-        if (!a.has("--quiet")) print_warnings(library.diagnostics);
-    }
-    const train::Dataset data =
-        train::load_dataset(target, train_files, val_files, test_files, hold_out, label);
+    const train::RunLibraries libraries(liberty);
+    if (libraries.library() && !a.has("--quiet")) print_warnings(libraries.library()->diagnostics);
+    const train::Dataset data = train::load_dataset(target, train_files, val_files, test_files,
+                                                    hold_out, libraries.label_options());
     if (!a.has("--quiet"))
         for (const std::string& n : data.notes) std::cerr << "note: " << n << '\n';
     // Opened (or created) once the circuits have been read: a missing or bad one leaves no

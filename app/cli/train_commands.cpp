@@ -286,15 +286,11 @@ int cmd_train(const std::vector<std::string>& argv)
     hold_out.seed = settings.split_seed;
     // The run's libraries (a resumed run's own): pin directions, library cells simulated by
     // their functions, NLDM arrival times.
-    netlist::Library library;
-    train::LabelOptions label;
-    if (!settings.liberty.empty()) {
-        library = netlist::load_libraries(settings.liberty);
-        label.library = &library;
-        if (!a.has("--quiet")) print_warnings(library.diagnostics);
-    }
-    train::Dataset data = train::load_dataset(settings.target, settings.train,
-                                              settings.validation, settings.test, hold_out, label);
+    const train::RunLibraries libraries(settings.liberty);
+    if (libraries.library() && !a.has("--quiet")) print_warnings(libraries.library()->diagnostics);
+    train::Dataset data =
+        train::load_dataset(settings.target, settings.train, settings.validation, settings.test,
+                            hold_out, libraries.label_options());
     if (!a.has("--quiet"))
         for (const std::string& n : data.notes) std::cerr << "note: " << n << '\n';
 

@@ -61,6 +61,8 @@ CircuitGraph build_graph(const netlist::Circuit& circuit, Diagnostics* diag = nu
 /// graph canvas and panels all use the one that its load made.
 struct LoadedCircuit {
     std::string path;
+    /// The cell libraries its instances were read with (report::summarize_file's), as given.
+    std::vector<std::string> libraries;
     netlist::Circuit circuit;
     CircuitGraph graph;
 };

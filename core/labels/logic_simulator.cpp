@@ -220,7 +220,8 @@ private:
     {
         if (!library_ || library_->cells.empty())
             fail_cell(c, " is an instance of a library cell: simulating it needs its Liberty "
-                         "library (`gsr labels` and `gsr train` take it as --liberty)");
+                         "library (`gsr labels` and `gsr train` take it as --liberty, the "
+                         "window as File > Cell Libraries)");
         const netlist::LibraryCell* lib = library_->find(c_.cell_type(c_.cells[c]));
         if (!lib) fail_cell(c, " is an instance of a cell that the Liberty libraries do not define");
         return *lib;

@@ -29,7 +29,8 @@ void check_is_circuit(Format f, const SourceText& src, const std::string& why)
     if (is_library_format(f))
         throw Error(SourceLocation{src.name(), 1, 1},
                     "expected a netlist, found a " + std::string(format_name(f)) +
-                        " cell library: pass it with --liberty");
+                        " cell library: pass it with --liberty (in the window: File > Cell "
+                        "Libraries)");
 }
 
 /// Gives instance pins their directions and marks storage cells. Order of trust: the library,

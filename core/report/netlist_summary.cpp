@@ -41,6 +41,7 @@ NetlistSummary summarize_file(const std::string& path, const std::vector<std::st
         opt.library = libraries.empty() ? nullptr : &lib;
         auto kept = std::make_shared<graph::LoadedCircuit>();
         kept->path = path;
+        kept->libraries = libraries;
         netlist::Circuit& c = kept->circuit;
         c = netlist::load_netlist(src, opt);
         Diagnostics graph_diag;

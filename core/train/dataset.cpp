@@ -20,6 +20,23 @@ using netlist::Direction;
 using netlist::kNoNet;
 using netlist::NetId;
 
+RunLibraries::RunLibraries(const std::vector<std::string>& paths)
+{
+    if (!paths.empty())
+        library_ = std::make_unique<netlist::Library>(netlist::load_libraries(paths));
+}
+
+RunLibraries::~RunLibraries() = default;
+RunLibraries::RunLibraries(RunLibraries&&) noexcept = default;
+RunLibraries& RunLibraries::operator=(RunLibraries&&) noexcept = default;
+
+LabelOptions RunLibraries::label_options() const
+{
+    LabelOptions options;
+    options.library = library_.get();
+    return options;
+}
+
 std::string_view target_name(Target target)
 {
     switch (target) {

@@ -11,13 +11,14 @@
 // its circuits ("PI" first, then sorted), so every circuit has the same feature width, and fan-in
 // and fan-out as log(1 + count).
 //
-// Contents: Target, Split, LabelOptions, LabelledCircuit, TargetSummary, CircuitData, Dataset,
-// label_circuit, make_dataset, load_dataset, SeededStream.
+// Contents: Target, Split, LabelOptions, RunLibraries, LabelledCircuit, TargetSummary,
+// CircuitData, Dataset, label_circuit, make_dataset, load_dataset, SeededStream.
 #include "graph/circuit_graph.hpp"
 #include "netlist/circuit.hpp"
 #include "nn/graph_input.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +56,25 @@ struct LabelOptions {
     /// The cell libraries (netlist::load_libraries): pin directions when circuits are read,
     /// library cells simulated by their functions, arrival from NLDM tables. Null: none.
     const netlist::Library* library = nullptr;
+};
+
+/// The cell libraries a run names (`gsr train --liberty`, the window's cell libraries), read
+/// once: label_options() points at them. No paths: no library, and nothing is read.
+class RunLibraries {
+public:
+    /// Reads `paths` (netlist::load_libraries); throws gsr::Error naming a file at fault.
+    explicit RunLibraries(const std::vector<std::string>& paths);
+    ~RunLibraries();
+    RunLibraries(RunLibraries&&) noexcept;
+    RunLibraries& operator=(RunLibraries&&) noexcept;
+
+    /// The libraries, merged; null when the run names none.
+    const netlist::Library* library() const { return library_.get(); }
+    /// The default label options with `library` set to library().
+    LabelOptions label_options() const;
+
+private:
+    std::unique_ptr<netlist::Library> library_; // on the heap: label options keep its address
 };
 
 /// One circuit's graph and per-node targets, in the units of the label.

@@ -4,6 +4,10 @@
 #include "mainwindow/main_window.hpp"
 #include "mainwindow/recent_files.hpp"
 #include "models/netlist_summary_model.hpp"
+#include "panels/cli_equivalent.hpp"
+#include "panels/console_panel.hpp"
+#include "panels/studio_panels.hpp"
+#include "panels/training_panel.hpp"
 #include "project/project_session.hpp"
 #include "view_test_support.hpp"
 
@@ -14,6 +18,7 @@
 #endif
 
 #include <QAction>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QGuiApplication>
@@ -357,6 +362,86 @@ private slots:
             QVERIFY(!open_project->isEnabled());
             QVERIFY(open_project->toolTip().contains(QStringLiteral("SQLite")));
         }
+    }
+
+    void cellLibrariesReadTheNetlistAgainAndReachThePanels()
+    {
+        // GSCLib's s344 without its library: 55 pin directions guessed from their names.
+        const QString dir = gsr::views::test::data_file("netlists/iwls05_gsclib180/");
+        const QString s344 = QFileInfo(dir + QStringLiteral("netlist/s344.v")).absoluteFilePath();
+        const QString lib = QFileInfo(dir + QStringLiteral("lib/GSCLib_3.0.lib")).absoluteFilePath();
+        const auto bare = gsr::report::summarize_file(s344.toStdString());
+        const auto with = gsr::report::summarize_file(s344.toStdString(), {lib.toStdString()});
+        QVERIFY(!bare.warnings.empty());
+        QVERIFY(with.warnings.empty());
+
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        auto* forget = w.findChild<QAction*>(QStringLiteral("forgetCellLibrariesAction"));
+        QVERIFY(forget && w.findChild<QAction*>(QStringLiteral("cellLibrariesAction")));
+        QVERIFY(!forget->isEnabled());
+        QVERIFY(w.loadFileNow(s344));
+        QCOMPARE(w.summary()->warnings.size(), bare.warnings.size());
+        QVERIFY(w.loadedCircuit()->libraries.empty());
+
+        // Given twice and relative: one absolute path. The netlist shown is read again with it.
+        QSignalSpy finished(&w, &MainWindow::loadFinished);
+        QSignalSpy changed(&w, &MainWindow::cellLibrariesChanged);
+        w.setCellLibraries({lib, QDir::current().relativeFilePath(lib)});
+        QCOMPARE(w.cellLibraries(), QStringList{lib});
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(forget->isEnabled());
+        QVERIFY(w.isLoading());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kLoadTimeoutMs);
+        QCOMPARE(w.summary()->warnings.size(), std::size_t(0));
+        QCOMPARE(w.summary()->counts.cells.value(), with.counts.cells.value());
+        QCOMPARE(w.loadedCircuit()->libraries, std::vector<std::string>{lib.toStdString()});
+        QVERIFY(any_contains(w.messages(), QStringLiteral("read with the cell library GSCLib_3.0.lib")));
+        const auto* file_label = w.findChild<QLabel*>(QStringLiteral("fileLabel"));
+        QVERIFY2(file_label->toolTip().contains(lib), qPrintable(file_label->toolTip()));
+
+        // The panels take them: the Console's lines (the communities found in the graph read
+        // with it too) and a new training run name the library.
+        QTRY_VERIFY_WITH_TIMEOUT(w.panels()->console()->commands().last().startsWith(
+                                     QStringLiteral("gsr communities ") + s344),
+                                 kLoadTimeoutMs);
+        const QStringList commands = w.panels()->console()->commands();
+        QVERIFY(commands.contains(gsr::views::info_command(s344, {lib})));
+        QVERIFY2(commands.last().endsWith(QStringLiteral("--liberty ") + lib),
+                 qPrintable(commands.last()));
+        const gsr::views::TrainingSettings run = w.panels()->training()->settings();
+        QCOMPARE(run.liberty, QStringList{lib});
+        QVERIFY(gsr::views::train_command(run, {}).contains(QStringLiteral("--liberty ") + lib));
+
+        // The same libraries again change nothing; forgetting them reads the netlist bare.
+        w.setCellLibraries({lib});
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(!w.isLoading());
+        forget->trigger();
+        QVERIFY(w.cellLibraries().isEmpty());
+        QCOMPARE(changed.count(), 2);
+        QVERIFY(!forget->isEnabled());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, kLoadTimeoutMs);
+        QCOMPARE(w.summary()->warnings.size(), bare.warnings.size());
+        QVERIFY(w.panels()->training()->settings().liberty.isEmpty());
+        QVERIFY(w.panels()->console()->commands().contains(gsr::views::info_command(s344)));
+    }
+
+    void aCellLibraryOpenedSaysHowToReadNetlistsWithIt()
+    {
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        QVERIFY(w.loadFileNow(gsr::views::test::data_file(
+            "netlists/iwls05_gsclib180/lib/GSCLib_3.0.lib")));
+        QCOMPARE(w.summary()->counts.cells.value(), 38); // COUNTS.csv: 38 Liberty cell groups
+        QVERIFY(any_contains(w.messages(), QStringLiteral("File > Cell Libraries")));
+        // A library that cannot be read fails the netlist's load, naming the library.
+        w.setCellLibraries({gsr::views::test::c17_path()});
+        QSignalSpy failed(&w, &MainWindow::loadFailed);
+        QVERIFY(!w.loadFileNow(gsr::views::test::c17_path()));
+        QCOMPARE(failed.count(), 1);
+        QVERIFY2(failed.first().at(1).toString().contains(QStringLiteral("c17.bench")),
+                 qPrintable(failed.first().at(1).toString()));
     }
 
     void importRecordsTheSummaryInTheProject()

@@ -1,6 +1,7 @@
 // The Rules panel: learning off the UI thread gives the rules core learns itself on the same
 // data set, the table passes QAbstractItemModelTester, and selecting a row emits exactly the
 // nodes core's assign() gives that rule.
+#include "loading/netlist_loader.hpp"
 #include "panels/circuit_graph_source.hpp"
 #include "panels/rules_panel.hpp"
 #include "view_test_support.hpp"
@@ -22,14 +23,19 @@ namespace {
 
 QString sample_path() { return QStringLiteral(GSR_SOURCE_DIR "/resources/samples/alu8.v"); }
 
-/// What the panel promises to learn on: alu8 alone, 10 % of its nodes held out, seed 1.
-gsr::symgraph::SymGraphModel core_model(gsr::graph::CircuitGraph* graph)
+/// What the panel promises to learn on: one circuit (alu8 unless named), 10 % of its nodes held
+/// out, seed 1, read with `libraries`.
+gsr::symgraph::SymGraphModel core_model(gsr::graph::CircuitGraph* graph,
+                                        const QString& path = sample_path(),
+                                        const std::vector<std::string>& libraries = {})
 {
     gsr::train::HoldOut h;
     h.validation = 0.1;
     h.seed = 1;
-    const gsr::train::Dataset data = gsr::train::load_dataset(
-        gsr::train::Target::SignalProbability, {sample_path().toStdString()}, {}, {}, h);
+    const gsr::train::RunLibraries libs(libraries);
+    const gsr::train::Dataset data =
+        gsr::train::load_dataset(gsr::train::Target::SignalProbability, {path.toStdString()}, {},
+                                 {}, h, libs.label_options());
     *graph = data.circuits.front().graph;
     return gsr::symgraph::SymGraphModel::fit(data, gsr::symgraph::SymGraphOptions{});
 }
@@ -131,6 +137,41 @@ private slots:
         QCOMPARE(done.size(), 0);
         QCOMPARE(panel.model()->rowCount(), 0);
         QVERIFY(!panel.symGraph());
+    }
+
+    void standardCellCircuitsAreLearnedWithTheirLibraries()
+    {
+        // The window's cell libraries reach the learning through the circuit it read: GSCLib's
+        // cells are simulated by their Liberty functions, and the Console's line says --liberty.
+        const QString dir = gsr::views::test::data_file("netlists/iwls05_gsclib180/");
+        const QString s344 = dir + QStringLiteral("netlist/s344.v");
+        const QString lib = dir + QStringLiteral("lib/GSCLib_3.0.lib");
+
+        const gsr::views::LoadOutcome bare = gsr::views::load_netlist(s344);
+        QVERIFY2(bare.circuit, qPrintable(bare.error));
+        RulesPanel without;
+        without.setGraph(gsr::views::loaded_graph(s344, bare.circuit));
+        QSignalSpy failed(&without, &RulesPanel::learningFailed);
+        QVERIFY(!without.learnNow());
+        QCOMPARE(failed.size(), 1);
+        const QString why = failed.first().first().toString();
+        QVERIFY2(why.contains(QStringLiteral("File > Cell Libraries")), qPrintable(why));
+
+        const gsr::views::LoadOutcome read = gsr::views::load_netlist(s344, {lib});
+        QVERIFY2(read.circuit, qPrintable(read.error));
+        RulesPanel with;
+        with.setGraph(gsr::views::loaded_graph(s344, read.circuit));
+        QSignalSpy commands(&with, &RulesPanel::commandIssued);
+        QVERIFY(with.learnNow());
+        QCOMPARE(commands.size(), 1);
+        const QString line = commands.first().first().toString();
+        QVERIFY2(line.endsWith(QStringLiteral(" --liberty ") + lib), qPrintable(line));
+        gsr::graph::CircuitGraph graph;
+        const gsr::symgraph::SymGraphModel expected =
+            core_model(&graph, s344, {lib.toStdString()});
+        QVERIFY(with.symGraph());
+        QCOMPARE(with.symGraph()->text(), expected.text());
+        QCOMPARE(with.model()->rowCount(), static_cast<int>(expected.rules().rules.size() + 1));
     }
 
     void failureIsReported()

@@ -399,6 +399,48 @@ private slots:
         QVERIFY(t->statusText().contains(QStringLiteral("Not saved")));
     }
 
+    void aStandardCellCircuitTrainsWithTheWindowsCellLibraries()
+    {
+        // GSCLib's s344, tested on s27: their cells are simulated by the library's functions,
+        // which the window's cell libraries give; without them the run fails and says where
+        // to give them.
+        const QString dir = gsr::views::test::data_file("netlists/iwls05_gsclib180/");
+        const QString lib = QFileInfo(dir + QStringLiteral("lib/GSCLib_3.0.lib")).absoluteFilePath();
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        w.setCellLibraries({lib});
+        QSignalSpy graph(w.panels(), &gsr::views::StudioPanels::graphReady);
+        QVERIFY(w.loadFileNow(dir + QStringLiteral("netlist/s344.v")));
+        QVERIFY(graph.wait(kWaitMs));
+        TrainingPanel* t = w.panels()->training();
+        t->applyPreset(0);
+        gsr::views::TrainingSettings s = t->settings();
+        s.config.epochs = 3;
+        s.config.patience = 0;
+        s.test = QStringList{dir + QStringLiteral("netlist/s27.v")};
+        t->setSettings(s);
+        QSignalSpy finished(t, &TrainingPanel::trainingFinished);
+        t->train();
+        QVERIFY(finished.wait(kWaitMs));
+        QVERIFY2(t->lastOutcome()->status == QStringLiteral("finished"),
+                 qPrintable(t->lastOutcome()->error));
+        QCOMPARE(t->lastOutcome()->epochs_done, 3u);
+        QCOMPARE(t->runner()->settings().liberty, QStringList{lib});
+        const QString line = w.panels()->console()->commands().filter(
+            QStringLiteral("gsr train ")).last();
+        QVERIFY2(line.contains(QStringLiteral(" --liberty ") + lib), qPrintable(line));
+        QVERIFY(!t->lastOutcome()->test_scatter.isEmpty()); // s27's nets, labelled
+
+        w.setCellLibraries({});
+        QVERIFY(graph.wait(kWaitMs)); // read again, bare
+        QVERIFY(t->settings().liberty.isEmpty());
+        t->train();
+        QVERIFY(finished.wait(kWaitMs));
+        QCOMPARE(t->lastOutcome()->status, QStringLiteral("failed"));
+        QVERIFY2(t->lastOutcome()->error.contains(QStringLiteral("File > Cell Libraries")),
+                 qPrintable(t->lastOutcome()->error));
+    }
+
     void warmupAndOffloadReachTheRunAndItsCommand()
     {
         auto w = ready_window(QString(), 0, 3);

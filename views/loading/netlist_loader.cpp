@@ -11,13 +11,21 @@
 
 namespace gsr::views {
 
-LoadOutcome load_netlist(const QString& path)
+std::vector<std::string> local_paths(const QStringList& paths)
+{
+    std::vector<std::string> out;
+    out.reserve(static_cast<std::size_t>(paths.size()));
+    for (const QString& p : paths) out.push_back(QFile::encodeName(p).toStdString());
+    return out;
+}
+
+LoadOutcome load_netlist(const QString& path, const QStringList& libraries)
 {
     LoadOutcome out;
     out.path = path;
     try {
-        out.summary =
-            report::summarize_file(QFile::encodeName(path).toStdString(), {}, &out.circuit);
+        out.summary = report::summarize_file(QFile::encodeName(path).toStdString(),
+                                             local_paths(libraries), &out.circuit);
     } catch (const Error& e) {
         out.error = QString::fromStdString(e.what());
     } catch (const std::bad_alloc&) {
@@ -38,7 +46,7 @@ NetlistLoader::NetlistLoader(QObject* parent) : QObject(parent) {}
 // the shared future state, so it finishes harmlessly with nobody listening.
 NetlistLoader::~NetlistLoader() = default;
 
-void NetlistLoader::start(const QString& path)
+void NetlistLoader::start(const QString& path, const QStringList& libraries)
 {
     abandonCurrent();
     const std::uint64_t job = next_job_++;
@@ -51,7 +59,7 @@ void NetlistLoader::start(const QString& path)
         watcher->deleteLater();
         finish(job, outcome);
     });
-    watcher->setFuture(QtConcurrent::run([path] { return load_netlist(path); }));
+    watcher->setFuture(QtConcurrent::run([path, libraries] { return load_netlist(path, libraries); }));
     Q_EMIT started(path);
 }
 

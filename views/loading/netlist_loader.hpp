@@ -6,10 +6,13 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace gsr::views {
 
@@ -23,8 +26,12 @@ struct LoadOutcome {
     QString error;
 };
 
-/// @brief Reads and summarises `path` on the calling thread. Never throws.
-LoadOutcome load_netlist(const QString& path);
+/// Paths as the file system names them (QFile::encodeName), for core's readers.
+std::vector<std::string> local_paths(const QStringList& paths);
+
+/// @brief Reads and summarises `path` on the calling thread, a netlist's instances with the cell
+/// `libraries` (Liberty or LEF, as `gsr info --liberty`). Never throws.
+LoadOutcome load_netlist(const QString& path, const QStringList& libraries = {});
 
 class NetlistLoader : public QObject {
     Q_OBJECT
@@ -40,8 +47,9 @@ public:
     int abandonedInFlight() const { return abandoned_in_flight_; }
 
 public slots:
-    /// @brief Starts loading `path` in the thread pool; a load in flight is abandoned.
-    void start(const QString& path);
+    /// @brief Starts loading `path` (with the cell `libraries`) in the thread pool; a load in
+    /// flight is abandoned.
+    void start(const QString& path, const QStringList& libraries = {});
     /// @brief Abandons the load in flight, if any: cancelled() now, and its result never arrives.
     void cancel();
 

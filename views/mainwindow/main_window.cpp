@@ -62,6 +62,11 @@ QString netlist_filter()
                        "Cell libraries (*.lib *.lef *.gz);;All files (*)");
 }
 
+QString library_filter()
+{
+    return QObject::tr("Cell libraries (*.lib *.lef *.gz);;All files (*)");
+}
+
 QString project_filter() { return QObject::tr("GSR Studio projects (*.gsr);;All files (*)"); }
 
 /// Restores the cursor however the scope is left (the store throws gsr::Error).
@@ -147,6 +152,17 @@ void MainWindow::createActions()
     import_action_->setObjectName(QStringLiteral("importAction"));
     connect(import_action_, &QAction::triggered, this, &MainWindow::importIntoProject);
 
+    libraries_action_ = new QAction(tr("Cell &Libraries\u2026"), this);
+    libraries_action_->setObjectName(QStringLiteral("cellLibrariesAction"));
+    libraries_action_->setStatusTip(
+        tr("Choose the Liberty or LEF libraries that standard-cell netlists are read with"));
+    connect(libraries_action_, &QAction::triggered, this, &MainWindow::chooseCellLibraries);
+    forget_libraries_action_ = new QAction(tr("&Forget Cell Libraries"), this);
+    forget_libraries_action_->setObjectName(QStringLiteral("forgetCellLibrariesAction"));
+    forget_libraries_action_->setStatusTip(tr("Read netlists without cell libraries again"));
+    connect(forget_libraries_action_, &QAction::triggered, this,
+            [this] { setCellLibraries({}); });
+
     cancel_action_ = new QAction(style()->standardIcon(QStyle::SP_BrowserStop),
                                  tr("&Cancel Loading"), this);
     cancel_action_->setObjectName(QStringLiteral("cancelLoadAction"));
@@ -214,6 +230,9 @@ void MainWindow::createMenus()
     recent_menu_ = file->addMenu(tr("Open &Recent"));
     connect(recent_menu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     file->addAction(cancel_action_);
+    file->addSeparator();
+    file->addAction(libraries_action_);
+    file->addAction(forget_libraries_action_);
     file->addSeparator();
     file->addAction(open_project_action_);
     file->addAction(new_project_action_);
@@ -289,10 +308,10 @@ void MainWindow::openFile(const QString& given)
 {
     if (given.isEmpty()) return;
     const QString path = absolute_path(given);
-    if (loader_->isLoading())
+    if (loader_->isLoading() && loader_->currentPath() != path)
         log(Severity::Info, tr("Stopped waiting for %1: %2 was opened instead")
                                 .arg(file_name(loader_->currentPath()), file_name(path)));
-    loader_->start(path);
+    loader_->start(path, cell_libraries_);
 }
 
 bool MainWindow::loadFileNow(const QString& given)
@@ -300,7 +319,7 @@ bool MainWindow::loadFileNow(const QString& given)
     const QString path = absolute_path(given);
     if (loader_->isLoading()) loader_->cancel();
     onLoadStarted(path);
-    const LoadOutcome outcome = load_netlist(path);
+    const LoadOutcome outcome = load_netlist(path, cell_libraries_);
     if (outcome.summary) onLoaded(*outcome.summary, outcome.circuit);
     else onLoadFailed(path, outcome.error);
     return outcome.summary.has_value();
@@ -328,13 +347,17 @@ void MainWindow::onLoaded(const report::NetlistSummary& summary,
     if (summary.graph_nodes)
         showGraph(QString::fromStdString(summary.path));
     else
-        log(Severity::Info, tr("%1 is a cell library: no graph to show")
+        log(Severity::Info, tr("%1 is a cell library: no graph to show (File > Cell Libraries "
+                               "reads netlists with it)")
                                 .arg(file_name(QString::fromStdString(summary.path))));
 
     const QString path = QString::fromStdString(summary.path);
     if (persists_settings_) recent_->add(path);
     file_label_->setText(file_name(path));
-    file_label_->setToolTip(QFileInfo(path).absoluteFilePath());
+    QString tip = QFileInfo(path).absoluteFilePath();
+    if (summary.graph_nodes && !cell_libraries_.isEmpty())
+        tip += QLatin1Char('\n') + tr("Read with %1").arg(cell_libraries_.join(QStringLiteral(", ")));
+    file_label_->setToolTip(tip);
     log(Severity::Info, tr("Loaded %1").arg(summary_line(summary)));
     for (const std::string& w : summary.warnings)
         log(Severity::Warning, QString::fromStdString(w));
@@ -416,6 +439,39 @@ void MainWindow::chooseNetlist()
     if (path.isEmpty()) return;
     settings.setValue(kLastDirKey, QFileInfo(path).absolutePath());
     openFile(path);
+}
+
+void MainWindow::chooseCellLibraries()
+{
+    QSettings settings;
+    const QStringList paths = QFileDialog::getOpenFileNames(
+        this, tr("Cell Libraries"), settings.value(kLastDirKey).toString(), library_filter());
+    if (paths.isEmpty()) return; // cancelled: the libraries stay as they were
+    settings.setValue(kLastDirKey, QFileInfo(paths.first()).absolutePath());
+    setCellLibraries(paths);
+}
+
+void MainWindow::setCellLibraries(const QStringList& given)
+{
+    QStringList paths;
+    for (const QString& p : given)
+        if (!p.isEmpty() && !paths.contains(absolute_path(p))) paths << absolute_path(p);
+    if (paths == cell_libraries_) return;
+    cell_libraries_ = paths;
+    if (paths.isEmpty()) {
+        log(Severity::Info, tr("Netlists are read without cell libraries"));
+    } else {
+        QStringList names;
+        for (const QString& p : paths) names << file_name(p);
+        log(Severity::Info, tr("Netlists are read with the cell %1 %2")
+                                .arg(paths.size() == 1 ? tr("library") : tr("libraries"),
+                                     names.join(QStringLiteral(", "))));
+    }
+    updateActions();
+    Q_EMIT cellLibrariesChanged(paths);
+    // What is shown was read with the old libraries: read it again (a load in flight too).
+    if (loader_->isLoading()) openFile(loader_->currentPath());
+    else if (summary_ && summary_->graph_nodes) openFile(QString::fromStdString(summary_->path));
 }
 
 void MainWindow::chooseProjectToOpen()
@@ -580,6 +636,11 @@ void MainWindow::updateActions()
     else if (!summary_) why = tr("Load a netlist first.");
     else if (loader_->isLoading()) why = tr("Wait for the file being loaded.");
     import_action_->setEnabled(why.isEmpty());
+    forget_libraries_action_->setEnabled(!cell_libraries_.isEmpty());
+    libraries_action_->setToolTip(cell_libraries_.isEmpty()
+                                      ? tr("Netlists are read without cell libraries")
+                                      : tr("Netlists are read with %1")
+                                            .arg(cell_libraries_.join(QStringLiteral(", "))));
     import_action_->setToolTip(why.isEmpty() ? tr("Record the loaded netlist's summary in %1")
                                                    .arg(file_name(project_->path()))
                                              : why);

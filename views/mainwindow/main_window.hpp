@@ -73,6 +73,11 @@ public:
     /// to panels()->communitySelected to highlight a community's nodes.
     StudioPanels* panels() const { return panels_; }
 
+    /// The cell libraries (Liberty or LEF, absolute paths) netlists are read with, as `gsr
+    /// --liberty` names them: pin directions, and library cells simulated by their functions
+    /// when the panels train or learn rules. Empty by default.
+    const QStringList& cellLibraries() const { return cell_libraries_; }
+
     bool showsMessageBoxes() const { return shows_message_boxes_; }
     void setShowsMessageBoxes(bool on) { shows_message_boxes_ = on; }
 
@@ -88,6 +93,9 @@ public slots:
     void newProject(const QString& path);
     /// @brief Records the shown netlist's summary in the open project.
     void importIntoProject();
+    /// @brief Reads netlists with `paths` from now on (none: without libraries) and opens the
+    /// netlist shown, or the one loading, again with them.
+    void setCellLibraries(const QStringList& paths);
 
 signals:
     void loadFinished(const QString& path);
@@ -96,6 +104,8 @@ signals:
     void projectChanged(const QString& path);
     /// File > New Project made `path` (projectChanged follows).
     void projectCreated(const QString& path);
+    /// The cell libraries changed (before the netlist is opened again with them).
+    void cellLibrariesChanged(const QStringList& paths);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -120,6 +130,7 @@ private:
     void chooseNetlist();
     void chooseProjectToOpen();
     void chooseProjectToCreate();
+    void chooseCellLibraries();
     void rebuildRecentMenu();
     void showAbout();
 
@@ -134,6 +145,7 @@ private:
     std::unique_ptr<RecentFiles> recent_;
     std::optional<report::NetlistSummary> summary_;
     std::shared_ptr<const graph::LoadedCircuit> circuit_;
+    QStringList cell_libraries_;
     bool shows_message_boxes_ = true;
     bool persists_settings_ = false;
     StudioPanels* panels_ = nullptr;
@@ -155,6 +167,8 @@ private:
     QAction* open_project_action_ = nullptr;
     QAction* new_project_action_ = nullptr;
     QAction* import_action_ = nullptr;
+    QAction* libraries_action_ = nullptr;
+    QAction* forget_libraries_action_ = nullptr;
     QAction* cancel_action_ = nullptr;
     QAction* quit_action_ = nullptr;
     QMenu* recent_menu_ = nullptr;

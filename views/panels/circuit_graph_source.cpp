@@ -9,6 +9,16 @@
 
 namespace gsr::views {
 
+QStringList circuit_libraries(const graph::LoadedCircuit* circuit)
+{
+    QStringList out;
+    if (circuit)
+        for (const std::string& lib : circuit->libraries) out << QFile::decodeName(lib.c_str());
+    return out;
+}
+
+QStringList LoadedGraph::libraries() const { return circuit_libraries(circuit.get()); }
+
 std::shared_ptr<const LoadedGraph> load_circuit_graph(const QString& path)
 {
     return loaded_graph(path, graph::load_circuit(QFile::encodeName(path).toStdString()));

@@ -5,6 +5,7 @@
 #include "graph/circuit_graph.hpp"
 
 #include <QString>
+#include <QStringList>
 
 #include <exception>
 #include <memory>
@@ -16,7 +17,13 @@ struct LoadedGraph {
     /// The circuit and its graph, never null: shared with the window and the canvas.
     std::shared_ptr<const graph::LoadedCircuit> circuit = std::make_shared<graph::LoadedCircuit>();
     const graph::CircuitGraph& graph() const { return circuit->graph; }
+    /// The cell libraries the circuit was read with (the window's at the time), for the
+    /// panels' work on it and their `--liberty` flags.
+    QStringList libraries() const;
 };
+
+/// The cell libraries `circuit` was read with; none for a null one.
+QStringList circuit_libraries(const graph::LoadedCircuit* circuit);
 
 /// Reads `path` and builds its graph. Throws gsr::Error naming the file.
 std::shared_ptr<const LoadedGraph> load_circuit_graph(const QString& path);

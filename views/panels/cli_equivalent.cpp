@@ -51,11 +51,22 @@ QString shortest_number(double value)
     return QString::fromLatin1(buf.data(), static_cast<int>(end - buf.data()));
 }
 
-QString info_command(const QString& file) { return gsr_command({QStringLiteral("info"), file}); }
-
-QString import_command(const QString& file, const QString& project)
+QStringList liberty_flags(const QStringList& libraries)
 {
-    return gsr_command({QStringLiteral("import"), file, QStringLiteral("--db"), project});
+    QStringList w;
+    for (const QString& lib : libraries) w << QStringLiteral("--liberty") << lib;
+    return w;
+}
+
+QString info_command(const QString& file, const QStringList& libraries)
+{
+    return gsr_command(QStringList{QStringLiteral("info"), file} << liberty_flags(libraries));
+}
+
+QString import_command(const QString& file, const QString& project, const QStringList& libraries)
+{
+    return gsr_command(QStringList{QStringLiteral("import"), file, QStringLiteral("--db"), project}
+                       << liberty_flags(libraries));
 }
 
 QString new_project_command(const QString& project)
@@ -75,7 +86,8 @@ QString runs_list_command(const QString& project, const QString& csv)
     return gsr_command(w);
 }
 
-QString communities_command(const QString& file, const community::CommunityOptions& o)
+QString communities_command(const QString& file, const community::CommunityOptions& o,
+                            const QStringList& libraries)
 {
     QStringList w{QStringLiteral("communities"), file, QStringLiteral("--method"),
                   o.method == community::Method::Leiden ? QStringLiteral("leiden")
@@ -84,6 +96,7 @@ QString communities_command(const QString& file, const community::CommunityOptio
                   QStringLiteral("--seed"), number(o.seed)};
     if (o.iterations != 2) w << QStringLiteral("--iterations") << QString::number(o.iterations);
     if (o.threads != 0) w << QStringLiteral("--threads") << QString::number(o.threads);
+    w << liberty_flags(libraries);
     return gsr_command(w);
 }
 
@@ -93,7 +106,7 @@ QString train_command(const TrainingSettings& s, const QString& project)
     QStringList w{QStringLiteral("train")};
     w << s.train << QStringLiteral("--test") << s.test;
     if (!s.validation.isEmpty()) w << QStringLiteral("--val") << s.validation;
-    for (const QString& lib : s.liberty) w << QStringLiteral("--liberty") << lib;
+    w << liberty_flags(s.liberty);
     w << QStringLiteral("--db") << (project.isEmpty() ? QStringLiteral("PROJECT.gsr") : project)
       << QStringLiteral("--target") << QString::fromLatin1(train::target_name(s.target).data())
       << QStringLiteral("--model") << QString::fromLatin1(nn::model_kind_name(m.kind).data())

@@ -25,13 +25,19 @@ QString gsr_command(const QStringList& words);
 /// A number in its shortest form that reads back to the same double ("0.001", "1e-05").
 QString shortest_number(double value);
 
-QString info_command(const QString& file);
-QString import_command(const QString& file, const QString& project);
+/// "--liberty LIB" for each of the cell libraries a netlist was read with.
+QStringList liberty_flags(const QStringList& libraries);
+
+/// `libraries`: the cell libraries the window reads netlists with (--liberty).
+QString info_command(const QString& file, const QStringList& libraries = {});
+QString import_command(const QString& file, const QString& project,
+                       const QStringList& libraries = {});
 QString new_project_command(const QString& project);
 QString netlists_command(const QString& project);
 /// `csv`: the file the Runs table was exported to (`--csv --out CSV`).
 QString runs_list_command(const QString& project, const QString& csv = {});
-QString communities_command(const QString& file, const community::CommunityOptions& options);
+QString communities_command(const QString& file, const community::CommunityOptions& options,
+                            const QStringList& libraries = {});
 /// Every flag of the run, so the line trains the same run. Without a project the line names
 /// PROJECT.gsr, which `gsr train` needs and the GUI did without.
 QString train_command(const TrainingSettings& settings, const QString& project);

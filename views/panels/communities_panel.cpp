@@ -154,7 +154,7 @@ void CommunitiesPanel::detect()
     if (!graph_) return;
     cancel();
     const community::CommunityOptions o = options();
-    Q_EMIT commandIssued(communities_command(graph_->path, o));
+    Q_EMIT commandIssued(communities_command(graph_->path, o, graph_->libraries()));
     const std::uint64_t job = next_job_++;
     running_job_ = job;
     cancel_flag_ = std::make_shared<std::atomic<bool>>(false);
@@ -182,7 +182,7 @@ bool CommunitiesPanel::detectNow()
     if (!graph_) return false;
     cancel();
     const community::CommunityOptions o = options();
-    Q_EMIT commandIssued(communities_command(graph_->path, o));
+    Q_EMIT commandIssued(communities_command(graph_->path, o, graph_->libraries()));
     const std::uint64_t job = next_job_++;
     running_job_ = job;
     finish(job, run_detection(*graph_, o));

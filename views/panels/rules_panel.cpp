@@ -5,6 +5,7 @@
 #include "train/dataset.hpp"
 #include "util/diagnostics.hpp"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QHBoxLayout>
@@ -138,16 +139,18 @@ QVariant RuleTableModel::headerData(int section, Qt::Orientation orientation, in
     }
 }
 
-QString symgraph_train_command(const QString& file, const QString& project)
+QString symgraph_train_command(const QString& file, const QString& project,
+                               const QStringList& libraries)
 {
     // The panel learns the rules of the open circuit and scores them on the 10 % of its nodes
     // held out, as the command line does without --test or --val (which also records the run
     // in the project; the panel keeps the rules until another circuit is opened).
-    return gsr_command({QStringLiteral("train"), file, QStringLiteral("--db"),
+    return gsr_command(QStringList{QStringLiteral("train"), file, QStringLiteral("--db"),
                         project.isEmpty() ? QStringLiteral("PROJECT.gsr") : project,
                         QStringLiteral("--model"), QStringLiteral("symgraph"),
                         QStringLiteral("--target"), QStringLiteral("sp"), QStringLiteral("--seed"),
-                        QString::number(kSeed)});
+                        QString::number(kSeed)}
+                       << liberty_flags(libraries));
 }
 
 // ---- RulesPanel ----------------------------------------------------------------------------
@@ -222,8 +225,12 @@ RulesPanel::Outcome RulesPanel::run_learning(const LoadedGraph& graph,
         train::HoldOut hold_out;
         hold_out.validation = kHoldOutValidation;
         hold_out.seed = kSeed;
-        const train::Dataset data = train::load_dataset(
-            train::Target::SignalProbability, {graph.path.toStdString()}, {}, {}, hold_out);
+        // Read with the libraries the canvas's circuit was read with: the same nodes.
+        const train::RunLibraries libraries(graph.circuit->libraries);
+        const train::Dataset data =
+            train::load_dataset(train::Target::SignalProbability,
+                                {QFile::encodeName(graph.path).toStdString()}, {}, {}, hold_out,
+                                libraries.label_options());
         if (stop && *stop) throw symgraph::FitCancelled(); // Cancel during the labelling
         symgraph::SymGraphOptions options;
         options.cancel = stop;
@@ -252,7 +259,7 @@ RulesPanel::Outcome RulesPanel::run_learning(const LoadedGraph& graph,
 
 void RulesPanel::start()
 {
-    Q_EMIT commandIssued(symgraph_train_command(graph_->path, project_));
+    Q_EMIT commandIssued(symgraph_train_command(graph_->path, project_, graph_->libraries()));
 }
 
 void RulesPanel::learn()

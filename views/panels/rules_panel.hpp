@@ -68,7 +68,8 @@ private:
 
 /// The `gsr train` line that learns the panel's rules on `file` (TEST.v stands for the test
 /// circuits the CLI requires, PROJECT.gsr for the project when there is none).
-QString symgraph_train_command(const QString& file, const QString& project = {});
+QString symgraph_train_command(const QString& file, const QString& project = {},
+                               const QStringList& libraries = {});
 
 class RulesPanel : public QWidget {
     Q_OBJECT

@@ -252,8 +252,9 @@ void StudioPanels::install(MainWindow& window)
     connect(&window, &MainWindow::loadFinished, this, [this, w = &window](const QString& path) {
         if (w->summary() && w->summary()->graph_nodes) setNetlist(path, w->loadedCircuit());
     });
-    connect(&window, &MainWindow::loadFailed, this, [this](const QString& path, const QString& m) {
-        console_->appendCommand(info_command(path));
+    connect(&window, &MainWindow::loadFailed, this,
+            [this, w = &window](const QString& path, const QString& m) {
+        console_->appendCommand(info_command(path, w->cellLibraries()));
         console_->appendNote(m);
     });
     connect(&window, &MainWindow::projectCreated, this,
@@ -263,7 +264,8 @@ void StudioPanels::install(MainWindow& window)
         connect(import, &QAction::triggered, this, [this, w = &window] {
             if (w->summary() && w->project().isOpen())
                 console_->appendCommand(import_command(
-                    QString::fromStdString(w->summary()->path), w->project().path()));
+                    QString::fromStdString(w->summary()->path), w->project().path(),
+                    circuit_libraries(w->loadedCircuit().get())));
         });
     const auto ask = [w = &window](const QString& question) {
         if (!w->showsMessageBoxes()) return true;
@@ -278,8 +280,9 @@ void StudioPanels::install(MainWindow& window)
 void StudioPanels::setNetlist(const QString& path,
                               std::shared_ptr<const graph::LoadedCircuit> circuit)
 {
-    console_->appendCommand(info_command(path));
-    training_->setNetlist(path);
+    const QStringList libraries = circuit_libraries(circuit.get());
+    console_->appendCommand(info_command(path, libraries));
+    training_->setNetlist(path, libraries);
     const std::uint64_t job = next_graph_job_++;
     graph_job_ = job;
     auto* watcher = new QFutureWatcher<GraphOutcome>(this);
@@ -301,8 +304,9 @@ void StudioPanels::setNetlist(const QString& path,
 bool StudioPanels::setNetlistNow(const QString& path,
                                  std::shared_ptr<const graph::LoadedCircuit> circuit)
 {
-    console_->appendCommand(info_command(path));
-    training_->setNetlist(path);
+    const QStringList libraries = circuit_libraries(circuit.get());
+    console_->appendCommand(info_command(path, libraries));
+    training_->setNetlist(path, libraries);
     graph_job_ = 0;
     const GraphOutcome out = read_graph(path, std::move(circuit));
     if (!out.graph) {

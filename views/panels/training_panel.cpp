@@ -338,6 +338,7 @@ TrainingSettings TrainingPanel::settings() const
 {
     TrainingSettings s;
     if (!netlist_.isEmpty()) s.train << QFileInfo(netlist_).absoluteFilePath();
+    s.liberty = libraries_;
     for (int i = 0; i < test_list_->count(); ++i)
         s.test << test_list_->item(i)->data(Qt::UserRole).toString();
     s.target = train::parse_target(target_->currentData().toString().toStdString());
@@ -413,9 +414,10 @@ void TrainingPanel::removeTestCircuits()
     updateState();
 }
 
-void TrainingPanel::setNetlist(const QString& path)
+void TrainingPanel::setNetlist(const QString& path, const QStringList& libraries)
 {
     netlist_ = path;
+    libraries_ = libraries;
     shape_.reset();
     Q_EMIT settingsChanged(settings());
     updateState();

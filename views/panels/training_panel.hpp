@@ -37,8 +37,9 @@ public:
     explicit TrainingPanel(QWidget* parent = nullptr);
     ~TrainingPanel() override;
 
-    /// The circuit trained on (the window's netlist); empty: none.
-    void setNetlist(const QString& path);
+    /// The circuit trained on (the window's netlist) and the cell libraries it is read with
+    /// (the window's, `gsr train --liberty`); empty: none.
+    void setNetlist(const QString& path, const QStringList& libraries = {});
     /// The project runs are saved to; empty: runs are kept in memory only.
     void setProject(const QString& path);
     /// The training circuit's graph shape, for the memory check before a run.
@@ -98,6 +99,7 @@ private:
 
     TrainingRunner* runner_ = nullptr;
     QString netlist_, project_;
+    QStringList libraries_; ///< the netlist's cell libraries
     std::optional<nn::GraphShape> shape_;
     std::int64_t run_id_ = 0;
     QString run_project_; ///< the project run_id_ belongs to (empty: kept in memory)

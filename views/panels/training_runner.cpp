@@ -1,6 +1,6 @@
 #include "panels/training_runner.hpp"
 
-#include "netlist/readers.hpp"
+#include "loading/netlist_loader.hpp"
 #include "panels/circuit_graph_source.hpp"
 #include "train/report_json.hpp"
 #include "util/diagnostics.hpp"
@@ -21,13 +21,6 @@
 namespace gsr::views {
 
 namespace {
-
-std::vector<std::string> std_strings(const QStringList& list)
-{
-    std::vector<std::string> out;
-    for (const QString& s : list) out.push_back(QFile::encodeName(s).toStdString());
-    return out;
-}
 
 EpochPoint point_of(const train::EpochReport& r)
 {
@@ -225,16 +218,11 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
         train::HoldOut hold_out;
         hold_out.validation = settings.holdout_validation;
         hold_out.seed = settings.split_seed;
-        // A CLI run's libraries, as `gsr train --resume` reads them.
-        netlist::Library library;
-        train::LabelOptions label;
-        if (!settings.liberty.isEmpty()) {
-            library = netlist::load_libraries(std_strings(settings.liberty));
-            label.library = &library;
-        }
+        // The run's cell libraries (the window's, or a CLI run's), as `gsr train` reads them.
+        const train::RunLibraries libraries(local_paths(settings.liberty));
         train::Dataset data = train::load_dataset(
-            settings.target, std_strings(settings.train), std_strings(settings.validation),
-            std_strings(settings.test), hold_out, label);
+            settings.target, local_paths(settings.train), local_paths(settings.validation),
+            local_paths(settings.test), hold_out, libraries.label_options());
         for (const std::string& n : data.notes) out.notes << QString::fromStdString(n);
         if (*cancel) throw StoppedBeforeTraining{};
         // Again with the model's width: a model wider than the GPU backend takes trains on
