@@ -200,32 +200,21 @@ sol::DeviceSpec lab_device(const Args& a, tune::WorkerEvaluator& worker, std::st
 sol::SolAnalysis lab_analysis(const Args& a, const tune::Problem& p,
                               const sol::DeviceSpec& device, const std::string& gpu)
 {
-    nlohmann::json j;
     if (a.has("--calibration")) {
         const sol::Calibration c = sol::read_calibration_file(a.value("--calibration"));
         sol::refuse_calibration_of_another_gpu(c, a.value("--calibration"), gpu);
         return sol::analyze(p.op_spec(), device, &c);
-    } else if (a.has("--project")) {
+    }
 #ifdef GSR_HAVE_STORE
+    if (a.has("--project")) {
         const auto project =
             store::ProjectStore::open(a.value("--project"), store::OpenMode::CreateOrOpen);
-        if (const auto saved = project.project_value("calibration")) {
-            try {
-                j = nlohmann::json::parse(*saved);
-            } catch (const nlohmann::json::exception& e) {
-                throw Error(SourceLocation{a.value("--project")},
-                            "its stored calibration is not valid JSON (" + json_error_text(e) +
-                                "): run `gsr kernels calibrate --project` again");
-            }
-            // A calibration of another GPU says nothing about this one.
-            if (j.value("device_name", std::string()) != gpu) j = nullptr;
-        }
-#endif
+        // A calibration of another GPU says nothing about this one.
+        if (const auto c = store::stored_calibration(project); c && c->device_name == gpu)
+            return sol::analyze(p.op_spec(), device, &*c);
     }
-    if (j.is_null()) return sol::analyze(p.op_spec(), device);
-    sol::Calibration c = sol::calibration_from_json(j);
-    c.source = a.value("--project"); // an error about it names the project that keeps it
-    return sol::analyze(p.op_spec(), device, &c);
+#endif
+    return sol::analyze(p.op_spec(), device);
 }
 
 /// Checks --project (when given) before a search: a file that is not a project, one of a
@@ -517,7 +506,7 @@ int calibrate(const Args& a)
 #ifdef GSR_HAVE_STORE
         auto project =
             store::ProjectStore::open(a.value("--project"), store::OpenMode::CreateOrOpen);
-        project.set_project_value("calibration", json_text(j));
+        store::store_calibration(project, c);
 #else
         throw Error("this build of gsr has no project store (SQLite): use --json > CAL.json");
 #endif

@@ -263,7 +263,14 @@ private:
             if (!lp.function.empty()) return lp.function;
         }
         fail_cell(c, ": its library cell " + lib.name + " has no function for output pin " +
-                         std::string(pin));
+                         std::string(pin) + pins_only(lib));
+    }
+
+    /// Where a cell came from a LEF alone, which gives pins but no functions or ff groups.
+    static std::string pins_only(const netlist::LibraryCell& lib)
+    {
+        return lib.storage_known ? std::string()
+                                 : " (a LEF gives its pins only: give its Liberty library too)";
     }
 
     std::vector<std::uint64_t> truth_table(CellId c, const netlist::LibraryCell& lib,
@@ -348,6 +355,9 @@ private:
     void add_library_flip_flop(Program& p, CellId c)
     {
         const netlist::LibraryCell& lib = library_cell(c);
+        if (!lib.storage_known)
+            fail_cell(c, ": its library cell " + lib.name + " stores (by its name) but has no ff "
+                         "group" + pins_only(lib));
         if (!lib.is_ff)
             fail_cell(c, " is a latch (library cell " + lib.name +
                              "), which the simulator has no clock edge for: not simulated");

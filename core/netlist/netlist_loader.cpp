@@ -85,8 +85,11 @@ void resolve_instances(Circuit& c, const Library* lib)
                                             ? " (connected by position, which the library "
                                               "does not order: connect it by name, .PIN(net), "
                                               "for its direction)"
-                                            : " (give a Liberty or LEF file for exact "
-                                              "directions)"));
+                                            : lib ? (lc ? " (the library's cell has no such pin)"
+                                                        : " (the given libraries have no such "
+                                                          "cell)")
+                                                  : " (give a Liberty or LEF file for exact "
+                                                    "directions)"));
             }
             if (p.dir == Direction::Unknown) p.dir = Direction::Input;
         }

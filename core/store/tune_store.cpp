@@ -187,4 +187,37 @@ std::vector<nn::TunedKernel> project_tuned_kernels(const std::string& path,
     return tune::tuned_kernels(store.applied(), notes);
 }
 
+namespace {
+constexpr std::string_view kCalibrationKey = "calibration";
+}
+
+void store_calibration(ProjectStore& project, const sol::Calibration& calibration)
+{
+    project.set_project_value(kCalibrationKey, json_text(sol::calibration_json(calibration)));
+}
+
+std::optional<sol::Calibration> stored_calibration(const ProjectStore& project)
+{
+    const std::optional<std::string> saved = project.project_value(kCalibrationKey);
+    if (!saved) return std::nullopt;
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(*saved);
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(SourceLocation{project.path()},
+                    "its stored calibration is not valid JSON (" + json_error_text(e) +
+                        "): run `gsr kernels calibrate --project` again");
+    }
+    sol::Calibration c;
+    try {
+        c = sol::calibration_from_json(j);
+    } catch (const Error& e) {
+        throw Error(SourceLocation{project.path()},
+                    "its stored calibration cannot be used (" + e.message() +
+                        "): run `gsr kernels calibrate --project` again");
+    }
+    c.source = project.path(); // an error about it names the project that keeps it
+    return c;
+}
+
 } // namespace gsr::store

@@ -7,6 +7,7 @@
 // Contents: TuneSessionSummary, TuneStore (save, sessions, load, find, remove; the applied
 // kernels of the kernel lab's Apply, kept as JSON under the project key
 // tune::kAppliedKernelsKey).
+#include "sol/device_table.hpp"
 #include "store/project_store.hpp"
 #include "tune/applied_kernels.hpp"
 #include "tune/tune_session.hpp"
@@ -83,5 +84,12 @@ private:
 /// has none. Training calls this (the CLI and the Training panel) when it runs on the GPU.
 std::vector<nn::TunedKernel> project_tuned_kernels(const std::string& path,
                                                    std::vector<std::string>* notes);
+
+/// Keeps `calibration` in the project (`gsr kernels calibrate --project`), replacing the one
+/// before.
+void store_calibration(ProjectStore& project, const sol::Calibration& calibration);
+/// The calibration the project keeps, its `source` the project's path; nullopt when there is
+/// none. gsr::Error naming the project when the stored one cannot be read.
+std::optional<sol::Calibration> stored_calibration(const ProjectStore& project);
 
 } // namespace gsr::store

@@ -74,7 +74,9 @@ public:
     LabelOptions label_options() const;
 
 private:
-    std::unique_ptr<netlist::Library> library_; // on the heap: label options keep its address
+    // On the heap: label options made before a move (construction) still point at it; an
+    // assignment replaces it, and options made from the old one must not be used after.
+    std::unique_ptr<netlist::Library> library_;
 };
 
 /// One circuit's graph and per-node targets, in the units of the label.

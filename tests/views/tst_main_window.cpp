@@ -6,6 +6,7 @@
 #include "models/netlist_summary_model.hpp"
 #include "panels/cli_equivalent.hpp"
 #include "panels/console_panel.hpp"
+#include "panels/profiling_panel.hpp"
 #include "panels/studio_panels.hpp"
 #include "panels/training_panel.hpp"
 #include "project/project_session.hpp"
@@ -15,6 +16,7 @@
 
 #ifdef GSR_HAVE_STORE
 #include "store/project_store.hpp"
+#include "store/tune_store.hpp"
 #endif
 
 #include <QAction>
@@ -427,21 +429,51 @@ private slots:
         QVERIFY(w.panels()->console()->commands().contains(gsr::views::info_command(s344)));
     }
 
-    void aCellLibraryOpenedSaysHowToReadNetlistsWithIt()
+    void aCellLibraryOpenedAfterTheNetlistIsUsedForTheNetlistShown()
     {
+        // s344 on the canvas, then its library opened (a summary, no graph), then File > Cell
+        // Libraries as the window's hint says: the netlist shown is read again with it,
+        // although the last file loaded was the library.
+        const QString dir = gsr::views::test::data_file("netlists/iwls05_gsclib180/");
+        const QString s344 = QFileInfo(dir + QStringLiteral("netlist/s344.v")).absoluteFilePath();
+        const QString lib = QFileInfo(dir + QStringLiteral("lib/GSCLib_3.0.lib")).absoluteFilePath();
         MainWindow w;
         w.setShowsMessageBoxes(false);
-        QVERIFY(w.loadFileNow(gsr::views::test::data_file(
-            "netlists/iwls05_gsclib180/lib/GSCLib_3.0.lib")));
+        QVERIFY(w.loadFileNow(s344));
+        QVERIFY(w.loadFileNow(lib));
         QCOMPARE(w.summary()->counts.cells.value(), 38); // COUNTS.csv: 38 Liberty cell groups
         QVERIFY(any_contains(w.messages(), QStringLiteral("File > Cell Libraries")));
-        // A library that cannot be read fails the netlist's load, naming the library.
-        w.setCellLibraries({gsr::views::test::c17_path()});
+        QSignalSpy finished(&w, &MainWindow::loadFinished);
         QSignalSpy failed(&w, &MainWindow::loadFailed);
-        QVERIFY(!w.loadFileNow(gsr::views::test::c17_path()));
-        QCOMPARE(failed.count(), 1);
-        QVERIFY2(failed.first().at(1).toString().contains(QStringLiteral("c17.bench")),
-                 qPrintable(failed.first().at(1).toString()));
+        w.setCellLibraries({lib});
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kLoadTimeoutMs);
+        QCOMPARE(finished.first().first().toString(), s344);
+        QCOMPARE(w.loadedCircuit()->libraries, std::vector<std::string>{lib.toStdString()});
+        QVERIFY(w.summary()->warnings.empty());
+
+        // A file that is no library: s344's load fails, and the message and the headline
+        // name the library, not the netlist.
+        const QString bad = gsr::views::test::c17_path();
+        QTest::ignoreMessage(QtWarningMsg,
+                             QRegularExpression(QStringLiteral("its cell library .c17\\.bench. "
+                                                               "\\(File > Cell Libraries\\)")));
+        w.setCellLibraries({bad});
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kLoadTimeoutMs);
+        QCOMPARE(failed.first().at(0).toString(), s344);
+        const QString why = failed.first().at(1).toString();
+        QVERIFY2(why.startsWith(QFileInfo(bad).absoluteFilePath() + QStringLiteral(":1:1: error: "
+                                                                            "expected a Liberty")),
+                 qPrintable(why));
+        // Chosen again (say, fixed on disk): read again, not ignored as unchanged.
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("c17\\.bench")));
+        w.setCellLibraries({bad});
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 2, kLoadTimeoutMs);
+        // The canvas and panels keep s344 as read with GSCLib; forgetting reads it bare.
+        QCOMPARE(w.loadedCircuit()->libraries, std::vector<std::string>{lib.toStdString()});
+        w.setCellLibraries({});
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, kLoadTimeoutMs);
+        QVERIFY(w.loadedCircuit()->libraries.empty());
+        QVERIFY(!w.summary()->warnings.empty());
     }
 
     void importRecordsTheSummaryInTheProject()
@@ -485,6 +517,46 @@ private slots:
         // A file that is no project is refused with the store's message.
         other.openProject(c17);
         QVERIFY(!other.project().isOpen());
+#endif
+    }
+
+    void theProjectsCalibrationReachesTheProfilingPanel()
+    {
+#ifndef GSR_HAVE_STORE
+        QSKIP("this build has no project store");
+#else
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString project = dir.filePath(QStringLiteral("p.gsr"));
+        {
+            auto store = gsr::store::ProjectStore::open(project.toStdString(),
+                                                        gsr::store::OpenMode::CreateOrOpen);
+            gsr::sol::Calibration c;
+            c.device_name = "NVIDIA H200";
+            c.date = "2026-11-29T10:00:00Z";
+            c.copy_bandwidth = 4.1e12;
+            gsr::store::store_calibration(store, c);
+        }
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        w.openProject(project);
+        const auto& c = w.panels()->profiling()->calibration();
+        QVERIFY(c.has_value());
+        QCOMPARE(c->device_name, std::string("NVIDIA H200"));
+        QCOMPARE(c->copy_bandwidth, 4.1e12);
+        QCOMPARE(QString::fromStdString(c->source), project);
+
+        // One that cannot be read: no calibration, and the Console says why, naming the project.
+        gsr::store::ProjectStore::open(project.toStdString(), gsr::store::OpenMode::OpenExisting)
+            .set_project_value("calibration", "{");
+        MainWindow other;
+        other.setShowsMessageBoxes(false);
+        other.openProject(project);
+        QVERIFY(other.project().isOpen());
+        QVERIFY(!other.panels()->profiling()->calibration());
+        const QString console = other.panels()->console()->text();
+        QVERIFY2(console.contains(project + QStringLiteral(": error: its stored calibration")),
+                 qPrintable(console));
 #endif
     }
 

@@ -45,7 +45,7 @@ const sol::DeviceSpec& h100() { return sol::device_or_throw("H100 SXM"); }
 views::EvaluatorFactory predicted_factory(double factor = 1.25)
 {
     return [factor](const tune::Problem& p, const sol::DeviceSpec&,
-                    std::string*) -> std::unique_ptr<tune::Evaluator> {
+                    const sol::SolAnalysis&, std::string*) -> std::unique_ptr<tune::Evaluator> {
         return std::make_unique<tune::FunctionEvaluator>([p, factor](const tune::KernelConfig& c) {
             tune::Evaluation e;
             e.seconds = tune::predicted_time(p, c, h100()) * factor;
@@ -77,7 +77,7 @@ views::EvaluatorFactory factory_with_baseline(double baseline)
         double seconds_;
     };
     return [baseline](const tune::Problem& p, const sol::DeviceSpec&,
-                      std::string*) -> std::unique_ptr<tune::Evaluator> {
+                      const sol::SolAnalysis&, std::string*) -> std::unique_ptr<tune::Evaluator> {
         return std::make_unique<WithBaseline>(p, baseline);
     };
 }
@@ -86,7 +86,7 @@ views::EvaluatorFactory factory_with_baseline(double baseline)
 views::EvaluatorFactory cheating_factory(int cheat)
 {
     return [cheat](const tune::Problem& p, const sol::DeviceSpec&,
-                   std::string*) -> std::unique_ptr<tune::Evaluator> {
+                   const sol::SolAnalysis&, std::string*) -> std::unique_ptr<tune::Evaluator> {
         const double t_sol = sol::analyze(p.op_spec(), h100()).t_sol;
         auto calls = std::make_shared<int>(0);
         return std::make_unique<tune::FunctionEvaluator>(
@@ -139,7 +139,7 @@ bool start_slow_search(ProfilingPanel& panel, std::atomic<int>& calls)
 {
     panel.setEvaluatorFactory(
         [&calls](const tune::Problem&, const sol::DeviceSpec&,
-                 std::string*) -> std::unique_ptr<tune::Evaluator> {
+                 const sol::SolAnalysis&, std::string*) -> std::unique_ptr<tune::Evaluator> {
             return std::make_unique<tune::FunctionEvaluator>([&calls](const tune::KernelConfig&) {
                 ++calls;
                 std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -301,6 +301,66 @@ private slots:
                     .size() == 1);
         // No baseline from this evaluator: the session has none.
         QCOMPARE(s->baseline_seconds, 0.0);
+    }
+
+    void theProjectsCalibrationSetsTheBoundsOfItsGpu()
+    {
+        // `gsr kernels tune --project` divides by the peaks the project measured on that GPU;
+        // the panel took the device table's, so its T_SOL and %SOL were not the command's.
+        ProfilingPanel panel;
+        QVERIFY(panel.setDevice(QStringLiteral("H100 SXM")));
+        QVERIFY(panel.selectProblem(QStringLiteral("layernorm_1k")));
+        const tune::Problem problem = *panel.currentProblem();
+        sol::Calibration c;
+        c.device_name = "NVIDIA H100 80GB HBM3";
+        c.date = "2026-11-29T10:00:00Z";
+        c.copy_bandwidth = 0.5 * h100().dram_bandwidth; // a conservative measurement
+        c.source = "/projects/p.gsr";
+        const double datasheet = sol::analyze(problem.op_spec(), h100()).t_sol;
+        const double calibrated = sol::analyze(problem.op_spec(), h100(), &c).t_sol;
+        QVERIFY(calibrated > 1.9 * datasheet); // memory-bound: half the bandwidth
+        QVERIFY(!panel.solText().contains(QStringLiteral("Calibrated")));
+        panel.setCalibration(c);
+        QVERIFY2(panel.solText().contains(QStringLiteral("Calibrated")), qPrintable(panel.solText()));
+        QVERIFY(panel.solText().contains(QStringLiteral("p.gsr")));
+
+        // A kernel at 0.8 of the calibrated bound beats it but not the datasheet's: not gaming
+        // (the more permissive bound judges, as the command's worker does).
+        bool factory_saw_calibration = false;
+        const double seconds = 0.8 * calibrated;
+        panel.setEvaluatorFactory(
+            [&](const tune::Problem&, const sol::DeviceSpec&, const sol::SolAnalysis& bounds,
+                std::string*) -> std::unique_ptr<tune::Evaluator> {
+                factory_saw_calibration = bounds.calibrated && bounds.t_sol == calibrated;
+                return std::make_unique<tune::FunctionEvaluator>([seconds](const tune::KernelConfig&) {
+                    return tune::Evaluation{tune::Verdict::Ok, seconds, {}, {}};
+                });
+            },
+            false);
+        QStringList commands;
+        connect(&panel, &ProfilingPanel::commandIssued, this,
+                [&](const QString& line) { commands << line; });
+        panel.setStrategy(QStringLiteral("grid"));
+        panel.setBudget(3);
+        panel.tune();
+        QVERIFY(wait_for_tune(panel));
+        QVERIFY(factory_saw_calibration);
+        QCOMPARE(commands, QStringList{QStringLiteral("gsr kernels tune layernorm_1k --strategy "
+                                                      "grid --budget 3 --device 'H100 SXM' "
+                                                      "--project /projects/p.gsr")});
+        const tune::TuneSession* s = panel.session(QStringLiteral("layernorm_1k"));
+        QVERIFY(s);
+        QCOMPARE(s->t_sol, calibrated);
+        QCOMPARE(s->candidates.size(), std::size_t(3));
+        for (const tune::CandidateRecord& r : s->candidates)
+            QCOMPARE(int(r.verdict), int(tune::Verdict::Ok));
+
+        // Another GPU's bounds stay the datasheet's.
+        QVERIFY(panel.setDevice(QStringLiteral("H200")));
+        QVERIFY(!panel.solText().contains(QStringLiteral("Calibrated")));
+        panel.setCalibration(std::nullopt);
+        QVERIFY(panel.setDevice(QStringLiteral("H100 SXM")));
+        QVERIFY(!panel.solText().contains(QStringLiteral("Calibrated")));
     }
 
     void tuneMeasuresTheBaselineFirstAsTheCommandLineDoes()

@@ -344,8 +344,14 @@ void MainWindow::onLoaded(const report::NetlistSummary& summary,
     summary_model_->setSummary(summary);
     if (overview_) overview_->setSummary(summary);
     // A cell library has no graph: the canvas keeps what it shows (it logged an error).
-    if (summary.graph_nodes)
-        showGraph(QString::fromStdString(summary.path));
+    if (summary.graph_nodes) {
+        netlist_path_ = QString::fromStdString(summary.path);
+        netlist_libraries_.clear();
+        if (circuit_)
+            for (const std::string& lib : circuit_->libraries)
+                netlist_libraries_ << QFile::decodeName(lib.c_str());
+        showGraph(netlist_path_);
+    }
     else
         log(Severity::Info, tr("%1 is a cell library: no graph to show (File > Cell Libraries "
                                "reads netlists with it)")
@@ -379,7 +385,16 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message)
     setBusy(false);
     if (persists_settings_ && !QFileInfo::exists(path)) recent_->remove(path);
     statusBar()->showMessage(tr("Could not load %1").arg(file_name(path)), kStatusTimeoutMs);
-    reportError(tr("GSR Studio could not load \u201c%1\u201d.").arg(file_name(path)), message);
+    // Core's message starts with the file at fault: a cell library's is named as such.
+    QString at_fault;
+    for (const QString& lib : cell_libraries_)
+        if (message.startsWith(lib + QLatin1Char(':'))) at_fault = lib;
+    reportError(at_fault.isEmpty()
+                    ? tr("GSR Studio could not load \u201c%1\u201d.").arg(file_name(path))
+                    : tr("GSR Studio could not load \u201c%1\u201d: its cell library "
+                         "\u201c%2\u201d (File > Cell Libraries) cannot be read.")
+                          .arg(file_name(path), file_name(at_fault)),
+                message);
     updateActions();
     Q_EMIT loadFailed(path, message);
 }
@@ -448,16 +463,31 @@ void MainWindow::chooseCellLibraries()
         this, tr("Cell Libraries"), settings.value(kLastDirKey).toString(), library_filter());
     if (paths.isEmpty()) return; // cancelled: the libraries stay as they were
     settings.setValue(kLastDirKey, QFileInfo(paths.first()).absolutePath());
-    setCellLibraries(paths);
+    applyCellLibraries(paths, true);
 }
 
-void MainWindow::setCellLibraries(const QStringList& given)
+void MainWindow::setCellLibraries(const QStringList& paths) { applyCellLibraries(paths, false); }
+
+void MainWindow::applyCellLibraries(const QStringList& given, bool reread)
 {
     QStringList paths;
     for (const QString& p : given)
         if (!p.isEmpty() && !paths.contains(absolute_path(p))) paths << absolute_path(p);
-    if (paths == cell_libraries_) return;
+    const bool changed = paths != cell_libraries_;
     cell_libraries_ = paths;
+    // What is shown was read with other libraries (or they changed on disk): read it again,
+    // or the load in flight, which started with the old ones.
+    const auto read_again = [&] {
+        if (loader_->isLoading()) {
+            if (changed || reread) openFile(loader_->currentPath());
+        } else if (!netlist_path_.isEmpty() && (reread || netlist_libraries_ != paths)) {
+            openFile(netlist_path_);
+        }
+    };
+    if (!changed) {
+        read_again();
+        return;
+    }
     if (paths.isEmpty()) {
         log(Severity::Info, tr("Netlists are read without cell libraries"));
     } else {
@@ -469,9 +499,7 @@ void MainWindow::setCellLibraries(const QStringList& given)
     }
     updateActions();
     Q_EMIT cellLibrariesChanged(paths);
-    // What is shown was read with the old libraries: read it again (a load in flight too).
-    if (loader_->isLoading()) openFile(loader_->currentPath());
-    else if (summary_ && summary_->graph_nodes) openFile(QString::fromStdString(summary_->path));
+    read_again();
 }
 
 void MainWindow::chooseProjectToOpen()

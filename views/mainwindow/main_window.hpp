@@ -94,7 +94,8 @@ public slots:
     /// @brief Records the shown netlist's summary in the open project.
     void importIntoProject();
     /// @brief Reads netlists with `paths` from now on (none: without libraries) and opens the
-    /// netlist shown, or the one loading, again with them.
+    /// netlist shown (on the canvas and in the panels, even after a library was opened), or
+    /// the one loading, again where it was read with other libraries.
     void setCellLibraries(const QStringList& paths);
 
 signals:
@@ -131,6 +132,9 @@ private:
     void chooseProjectToOpen();
     void chooseProjectToCreate();
     void chooseCellLibraries();
+    /// setCellLibraries; `reread`: the netlist shown is read again even with the same ones
+    /// (a library changed on disk and chosen again).
+    void applyCellLibraries(const QStringList& paths, bool reread);
     void rebuildRecentMenu();
     void showAbout();
 
@@ -146,6 +150,10 @@ private:
     std::optional<report::NetlistSummary> summary_;
     std::shared_ptr<const graph::LoadedCircuit> circuit_;
     QStringList cell_libraries_;
+    /// The netlist the canvas and panels show (the last load with a graph), and the cell
+    /// libraries it was read with.
+    QString netlist_path_;
+    QStringList netlist_libraries_;
     bool shows_message_boxes_ = true;
     bool persists_settings_ = false;
     StudioPanels* panels_ = nullptr;

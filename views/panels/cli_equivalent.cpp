@@ -152,7 +152,8 @@ QString memory_command(const nn::ModelConfig& m, const nn::GraphShape& shape)
 }
 
 QString tune_command(const QString& problem, const QString& strategy, std::size_t budget,
-                     const tune::EngineShape* engine, const QString& device)
+                     const tune::EngineShape* engine, const QString& device,
+                     const QString& project)
 {
     QStringList args = {QStringLiteral("kernels"), QStringLiteral("tune"), problem,
                         QStringLiteral("--strategy"), strategy, QStringLiteral("--budget"),
@@ -166,6 +167,7 @@ QString tune_command(const QString& problem, const QString& strategy, std::size_
              << number(engine->groups) << QStringLiteral("--topk") << number(engine->topk)
              << QStringLiteral("--nodes") << number(engine->nodes) << QStringLiteral("--edges")
              << number(engine->edges);
+    if (!project.isEmpty()) args << QStringLiteral("--project") << project;
     return gsr_command(args);
 }
 

@@ -48,7 +48,10 @@ QString memory_command(const nn::ModelConfig& config, const nn::GraphShape& shap
 /// `gsr kernels tune PROBLEM --strategy S --budget N [--device D]` (the Profiling panel's
 /// Tune, on the device its bounds are for); an engine problem also names the model and graph
 /// it was built for (`engine`).
+/// `project`: the project whose calibration the bounds used (`--project`, which also keeps
+/// the session there).
 QString tune_command(const QString& problem, const QString& strategy, std::size_t budget,
-                     const tune::EngineShape* engine = nullptr, const QString& device = {});
+                     const tune::EngineShape* engine = nullptr, const QString& device = {},
+                     const QString& project = {});
 
 } // namespace gsr::views

@@ -117,7 +117,8 @@ bool profiling_screenshot(StudioPanels& panels, const QString& out_png)
     p->setBanner(banner);
     p->setWindowTitle(QStringLiteral("Profiling (demo session, not a measurement)"));
     p->setEvaluatorFactory(
-        [](const tune::Problem& problem, const sol::DeviceSpec&, std::string*) {
+        [](const tune::Problem& problem, const sol::DeviceSpec&, const sol::SolAnalysis&,
+           std::string*) {
             return demo_evaluator(problem);
         },
         false);

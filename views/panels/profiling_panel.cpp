@@ -303,12 +303,33 @@ void ProfilingPanel::rebuildEngineProblems()
         selectProblem(QString::fromStdString(suite_.front().name));
 }
 
+bool ProfilingPanel::isCalibrated(const sol::DeviceSpec& device) const
+{
+    if (!calibration_) return false;
+    const sol::DeviceSpec* measured = sol::find_device(calibration_->device_name);
+    return measured && measured->name == device.name;
+}
+
+sol::SolAnalysis ProfilingPanel::analysisOf(const tune::Problem& p,
+                                            const sol::DeviceSpec& device) const
+{
+    return isCalibrated(device) ? sol::analyze(p.op_spec(), device, &*calibration_)
+                                : sol::analyze(p.op_spec(), device);
+}
+
+void ProfilingPanel::setCalibration(std::optional<sol::Calibration> calibration)
+{
+    calibration_ = std::move(calibration);
+    refreshProblemList();
+    showProblem(current_);
+}
+
 std::optional<tune::TuneSession> ProfilingPanel::boundsOf(const tune::Problem& p) const
 {
     const sol::DeviceSpec* d = sol::find_device(deviceName().toStdString());
     if (!d) return std::nullopt;
     try {
-        return tune::make_session(p, sol::analyze(p.op_spec(), *d), "");
+        return tune::make_session(p, analysisOf(p, *d), "");
     } catch (const Error&) {
         return std::nullopt;
     }
@@ -458,7 +479,7 @@ void ProfilingPanel::showProblem(const QString& name)
     QString text;
     const sol::DeviceSpec* d = sol::find_device(deviceName().toStdString());
     if (p && d) {
-        const sol::SolAnalysis a = sol::analyze(p->op_spec(), *d);
+        const sol::SolAnalysis a = analysisOf(*p, *d);
         text = tr("<b>%1</b> — %2<br>T_SOL %3 µs on %4, %5-bound; %6 GFLOP%7, %8 MB, "
                   "intensity %9 FLOP/B (ridge %10); baseline %11")
                    .arg(name.toHtmlEscaped(),
@@ -471,6 +492,13 @@ void ProfilingPanel::showProblem(const QString& name)
                    .arg(a.intensity, 0, 'g', 3)
                    .arg(a.ridge, 0, 'g', 3)
                    .arg(QString::fromLatin1(tune::baseline_name(p->baseline).data()));
+        if (a.calibrated)
+            text += tr("<br>Calibrated: the peaks measured on %1 (%2), kept in %3.")
+                        .arg(QString::fromStdString(calibration_->device_name).toHtmlEscaped(),
+                             QString::fromStdString(calibration_->date).toHtmlEscaped(),
+                             QFileInfo(QString::fromStdString(calibration_->source))
+                                 .fileName()
+                                 .toHtmlEscaped());
     } else if (s) {
         text = tr("<b>%1</b> — a saved session: T_SOL %2 µs on %3, %4-bound")
                    .arg(name.toHtmlEscaped(), micro(s->t_sol), QString::fromStdString(s->device),
@@ -591,8 +619,10 @@ void ProfilingPanel::tune()
     if (!mayReplace(current_)) return;
     std::string why_not;
     std::unique_ptr<tune::Evaluator> evaluator;
+    std::optional<sol::SolAnalysis> bounds;
     try {
-        evaluator = factory_(*p, *d, &why_not);
+        bounds = analysisOf(*p, *d);
+        evaluator = factory_(*p, *d, *bounds, &why_not);
     } catch (const Error& e) {
         why_not = e.message();
     }
@@ -607,10 +637,11 @@ void ProfilingPanel::tune()
     o.budget = std::size_t(budget_->value());
     o.stop_headroom = tune::kInteractiveStopHeadroom; // as gsr kernels tune stops
     const bool engine = current_.startsWith(QStringLiteral("engine_")) && engine_shape_;
-    Q_EMIT commandIssued(tune_command(current_, strategy_->currentText(), o.budget,
-                                      engine ? &*engine_shape_ : nullptr,
-                                      QString::fromStdString(d->name)));
-    if (!runner_->start(*p, *d, o, std::move(evaluator))) return;
+    Q_EMIT commandIssued(tune_command(
+        current_, strategy_->currentText(), o.budget, engine ? &*engine_shape_ : nullptr,
+        QString::fromStdString(d->name),
+        bounds->calibrated ? QString::fromStdString(calibration_->source) : QString()));
+    if (!runner_->start(*p, *d, *bounds, o, std::move(evaluator))) return;
     tuning_problem_ = current_;
     progress_->setRange(0, int(o.budget));
     progress_->setValue(0);

@@ -84,6 +84,12 @@ public:
     void setReportExporter(ReportExporter exporter);
     /// Apply is on only with an applier (the app sets one while a project is open).
     void setKernelApplier(KernelApplier applier);
+    /// The calibration the open project keeps (`gsr kernels calibrate --project`, its `source`
+    /// the project's path): the bounds on the device it was measured on divide by its peaks,
+    /// and Tune's command line names the project, as `gsr kernels tune --project` reads it.
+    /// None: the device table's peaks.
+    void setCalibration(std::optional<sol::Calibration> calibration);
+    const std::optional<sol::Calibration>& calibration() const { return calibration_; }
     /// A line over the views (the screenshot's "demo session" label); empty hides it.
     void setBanner(const QString& text);
     void setReplaceQuestion(ReplaceQuestion question) { replace_question_ = std::move(question); }
@@ -162,6 +168,10 @@ private:
     const tune::Problem* findProblem(const QString& name) const;
     /// The session skeleton (bounds, no candidates) of a problem on the selected device.
     std::optional<tune::TuneSession> boundsOf(const tune::Problem& p) const;
+    /// Whether the calibration was measured on `device` (its GPU's row of the table).
+    bool isCalibrated(const sol::DeviceSpec& device) const;
+    /// The problem's analysis on `device`, with the calibration's peaks where it is of it.
+    sol::SolAnalysis analysisOf(const tune::Problem& p, const sol::DeviceSpec& device) const;
     /// False when `problem`'s unsaved search is to be kept (the question said so).
     bool mayReplace(const QString& problem);
     void saveWithDialog();
@@ -173,6 +183,7 @@ private:
     mutable std::optional<nn::GpuStatus> gpu_; ///< nn::gpu_status(), probed once
     ReportExporter exporter_;
     KernelApplier applier_;
+    std::optional<sol::Calibration> calibration_;
     nn::ModelConfig model_;
     std::optional<nn::GraphShape> shape_;
     QString graph_name_;

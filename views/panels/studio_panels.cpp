@@ -41,6 +41,7 @@ namespace {
 /// --device`); the reasons it cannot be had go to the panel.
 std::unique_ptr<tune::Evaluator> gpu_worker_evaluator(const tune::Problem& p,
                                                       const sol::DeviceSpec& device,
+                                                      const sol::SolAnalysis& bounds,
                                                       std::string* why)
 {
     const nn::GpuStatus gpu = nn::gpu_status();
@@ -52,8 +53,28 @@ std::unique_ptr<tune::Evaluator> gpu_worker_evaluator(const tune::Problem& p,
                                                 "installed beside gsr-studio");
         return nullptr;
     }
-    return std::make_unique<tune::WorkerEvaluator>(
-        p, device, sol::gaming_bound(sol::analyze(p.op_spec(), device)));
+    return std::make_unique<tune::WorkerEvaluator>(p, device, sol::gaming_bound(bounds));
+}
+
+/// The calibration the project at `path` keeps (`gsr kernels calibrate --project`), for the
+/// Profiling panel's bounds; none without a project or one, and none (with a note in the
+/// Console saying why, `error`) when it cannot be read.
+std::optional<sol::Calibration> project_calibration(const QString& path, QString* error)
+{
+#ifdef GSR_HAVE_STORE
+    if (path.isEmpty()) return std::nullopt;
+    try {
+        const auto project = store::ProjectStore::open(QFile::encodeName(path).toStdString(),
+                                                       store::OpenMode::ReadOnly);
+        return store::stored_calibration(project);
+    } catch (const Error& e) {
+        *error = QString::fromStdString(e.what());
+    }
+#else
+    (void)path;
+    (void)error;
+#endif
+    return std::nullopt;
 }
 
 /// Export Report: one session to the path, several to one file each (the problem's name
@@ -340,6 +361,9 @@ void StudioPanels::setProject(const QString& path)
     if (!path.isEmpty()) console_->appendCommand(netlists_command(path));
     training_->setProject(path);
     profiling_->setKernelApplier(project_applier(path));
+    QString unreadable;
+    profiling_->setCalibration(project_calibration(path, &unreadable));
+    if (!unreadable.isEmpty()) console_->appendNote(unreadable);
     rules_->setProject(path);
     runs_->setProject(path);
 }

@@ -22,7 +22,8 @@ struct TrainingSettings {
     QStringList validation; ///< absolute paths; empty: 10 % of the training nodes held out
     QStringList test;       ///< absolute paths: circuits only tested on
     /// Absolute paths of the cell libraries the circuits are read with (`gsr train
-    /// --liberty`): a CLI run's, kept so that the GUI resumes it alike.
+    /// --liberty`): the window's (File > Cell Libraries) for a new run, a stored run's own
+    /// on resume.
     QStringList liberty;
     train::Target target = train::Target::SignalProbability;
     train::TrainConfig config; ///< model, epochs, learning rate, batch, seed, patience

@@ -22,8 +22,8 @@ public:
     using OnTrial = std::function<void(const tune::CandidateRecord&)>;
 
     CancellableEvaluator(tune::Evaluator& inner, const std::atomic<bool>& cancel,
-                         const tune::SearchOptions& options, double t_sol, OnTrial on_trial)
-        : inner_(inner), cancel_(cancel), options_(options), t_sol_(t_sol),
+                         const tune::SearchOptions& options, double gaming_bound, OnTrial on_trial)
+        : inner_(inner), cancel_(cancel), options_(options), gaming_bound_(gaming_bound),
           on_trial_(std::move(on_trial))
     {
     }
@@ -59,7 +59,7 @@ private:
         c.seconds = e.seconds;
         c.detail = e.detail;
         copy_profile_signals(e, c);
-        if (e.ok() && t_sol_ > 0 && sol::is_gaming(e.seconds, t_sol_)) {
+        if (e.ok() && gaming_bound_ > 0 && sol::is_gaming(e.seconds, gaming_bound_)) {
             c.verdict = tune::Verdict::Gaming;
             c.detail = "faster than T_SOL by more than 5%: it cannot have done the work";
         }
@@ -88,7 +88,7 @@ private:
     tune::Evaluator& inner_;
     const std::atomic<bool>& cancel_;
     tune::SearchOptions options_;
-    double t_sol_ = 0;
+    double gaming_bound_ = 0;
     OnTrial on_trial_;
     std::size_t ran_ = 0;
     bool best_ = false;
@@ -115,7 +115,7 @@ TuneRunner::~TuneRunner()
 }
 
 bool TuneRunner::start(const tune::Problem& problem, const sol::DeviceSpec& device,
-                       const tune::SearchOptions& options,
+                       const sol::SolAnalysis& bounds, const tune::SearchOptions& options,
                        std::unique_ptr<tune::Evaluator> evaluator)
 {
     if (running_ || !evaluator) return false;
@@ -127,7 +127,7 @@ bool TuneRunner::start(const tune::Problem& problem, const sol::DeviceSpec& devi
     running_ = true;
     problem_ = problem.name;
     cancel_ = std::make_shared<std::atomic<bool>>(false);
-    Job job{problem, device, options};
+    Job job{problem, device, bounds, options};
     thread_ = QThread::create(&TuneRunner::work, this, std::move(job),
                               std::shared_ptr<tune::Evaluator>(std::move(evaluator)), cancel_);
     thread_->setObjectName(QStringLiteral("gsr-tune"));
@@ -156,7 +156,10 @@ void TuneRunner::work(TuneRunner* self, Job job, std::shared_ptr<tune::Evaluator
     QString error;
     bool cancelled = false;
     try {
-        const sol::SolAnalysis a = sol::analyze(job.problem.op_spec(), job.device);
+        const sol::SolAnalysis& a = job.bounds;
+        // Gaming is judged by the more permissive of the calibrated and datasheet bounds, as
+        // `gsr kernels tune` judges it.
+        const double gaming = sol::gaming_bound(a);
         session = tune::make_session(job.problem, a, strategy);
         // First what the search is compared with, as `gsr kernels tune` does.
         if (!cancel->load()) tune::set_baseline(session, evaluator->baseline());
@@ -164,7 +167,7 @@ void TuneRunner::work(TuneRunner* self, Job job, std::shared_ptr<tune::Evaluator
         const std::size_t planned = std::min(job.options.budget, space.size());
         post([self, session, planned] { Q_EMIT self->started(session, planned); });
         std::size_t done = 0;
-        CancellableEvaluator wrapper(*evaluator, *cancel, job.options, a.t_sol,
+        CancellableEvaluator wrapper(*evaluator, *cancel, job.options, gaming,
                                      [&](const tune::CandidateRecord& c) {
                                          ++done;
                                          post([self, c, done, planned] {
@@ -172,7 +175,7 @@ void TuneRunner::work(TuneRunner* self, Job job, std::shared_ptr<tune::Evaluator
                                          });
                                      });
         tune::SearchResult r =
-            tune::search(job.problem, job.device, space, wrapper, job.options, a.t_sol);
+            tune::search(job.problem, job.device, space, wrapper, job.options, gaming);
         cancelled = cancel->load();
         // Only the trials that ran: the unrun ones after a cancel are a suffix.
         if (r.trials.size() > wrapper.ran()) r.trials.resize(wrapper.ran());

@@ -28,9 +28,11 @@ namespace gsr::views {
 /// and the demo); null, with the reason in `why_not`, when it cannot.
 /// It is called on the UI thread; the evaluator it makes is then used on the worker thread
 /// only, one trial at a time.
-/// `device` is the panel's: its bounds (T_SOL, the gaming bound) are the search's.
+/// `device` is the panel's, and `bounds` the problem's analysis on it (calibrated where the
+/// project keeps a calibration of that GPU): its T_SOL and gaming bound are the search's.
 using EvaluatorFactory = std::function<std::unique_ptr<tune::Evaluator>(
-    const tune::Problem&, const sol::DeviceSpec& device, std::string* why_not)>;
+    const tune::Problem&, const sol::DeviceSpec& device, const sol::SolAnalysis& bounds,
+    std::string* why_not)>;
 
 class TuneRunner : public QObject {
     Q_OBJECT
@@ -44,10 +46,12 @@ public:
     /// The problem of the latest search started.
     const std::string& problemName() const { return problem_; }
 
-    /// @brief Searches `problem`'s config space on `device` with `evaluator`.
+    /// @brief Searches `problem`'s config space on `device` with `evaluator`, judged by
+    /// `bounds` (the problem's analysis on `device`).
     /// @return false (and nothing starts) when a search is in flight.
     bool start(const tune::Problem& problem, const sol::DeviceSpec& device,
-               const tune::SearchOptions& options, std::unique_ptr<tune::Evaluator> evaluator);
+               const sol::SolAnalysis& bounds, const tune::SearchOptions& options,
+               std::unique_ptr<tune::Evaluator> evaluator);
     /// @brief Stops between trials; finished() follows with cancelled = true.
     void cancel();
     /// @brief Blocks until the worker ends (its signals are delivered by the event loop after).
@@ -66,6 +70,7 @@ private:
     struct Job {
         tune::Problem problem;
         sol::DeviceSpec device;
+        sol::SolAnalysis bounds;
         tune::SearchOptions options;
     };
     static void work(TuneRunner* self, Job job, std::shared_ptr<tune::Evaluator> evaluator,

@@ -264,6 +264,29 @@ TEST(LibrarySimulation, WithoutItsLibraryACellIsNamedWithTheWayOut)
         << open.what();
 }
 
+TEST(LibrarySimulation, ALefAloneIsNamedAsGivingPinsOnly)
+{
+    // With GSCLib's LEF alone (offered beside the Liberty wherever libraries are chosen), a
+    // DFFSRX1 was refused as "a latch", and a gate's missing function said nothing of why.
+    const std::string dir = netlists_dir() + "/iwls05_gsclib180/";
+    const Library lef = gsr::netlist::load_libraries({dir + "lib/GSCLib_3.0.lef"});
+    gsr::netlist::LoadOptions load;
+    load.library = &lef;
+    const Circuit c = gsr::netlist::load_netlist(dir + "netlist/s27.v", load);
+    try {
+        (void)LogicSimulator(c, build_net_structure(c), &lef);
+        FAIL() << "simulated s27 by a LEF";
+    } catch (const gsr::Error& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(what.find("latch"), std::string::npos) << what;
+        EXPECT_NE(what.find("(a LEF gives its pins only: give its Liberty library too)"),
+                  std::string::npos)
+            << what;
+    }
+    // Its pin directions are the LEF's: nothing guessed.
+    EXPECT_TRUE(c.diagnostics.warnings().empty());
+}
+
 TEST(LibrarySimulation, IwlsNetlistsSimulateOnGscLib)
 {
     // The synthesized ISCAS-89 circuits: every net of s1196 gets a count, its flip-flops

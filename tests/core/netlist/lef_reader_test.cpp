@@ -261,6 +261,30 @@ TEST(LefReader, ANetlistOnALefKnowsItsFlipFlopsByName)
     }
 }
 
+TEST(LefReader, AGuessedPinSaysWhyTheGivenLibraryDidNotTell)
+{
+    // A library without the netlist's cells: the guesses said "give a Liberty or LEF file",
+    // which the user had given.
+    const std::string netlist = kNetlists + "iwls05_gsclib180/netlist/s27.v";
+    const Library other = read_lef(SourceText::from_string("other.lef", kLef));
+    LoadOptions load;
+    load.library = &other;
+    const Circuit c = load_netlist(netlist, load);
+    bool guessed = false;
+    for (const gsr::Warning& w : c.diagnostics.warnings()) {
+        const std::string text = w.str();
+        EXPECT_EQ(text.find("give a Liberty or LEF file"), std::string::npos) << text;
+        guessed |= text.find("guessed from its name as input (the given libraries have no "
+                             "such cell)") != std::string::npos;
+    }
+    EXPECT_TRUE(guessed);
+    // Without a library the guess still says what to give.
+    const Circuit bare = load_netlist(netlist);
+    ASSERT_FALSE(bare.diagnostics.warnings().empty());
+    EXPECT_NE(bare.diagnostics.warnings().back().str().find("give a Liberty or LEF file"),
+              std::string::npos);
+}
+
 TEST(LefReader, MalformedCorpusFailsWhereExpected)
 {
     testdata::expect_malformed_corpus_fails_where_expected("lef", read_lef);

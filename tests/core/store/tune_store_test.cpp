@@ -315,3 +315,36 @@ TEST_F(TuneStoreTest, StoredRunsBecomeReportModels)
         EXPECT_NE(e.message().find("no run " + std::to_string(id + 5)), std::string::npos);
     }
 }
+
+TEST_F(TuneStoreTest, TheCalibrationIsKeptAndADamagedOneIsAnErrorNamingTheProject)
+{
+    auto project = ProjectStore::open(path_, OpenMode::CreateOrOpen);
+    EXPECT_FALSE(stored_calibration(project).has_value());
+    gsr::sol::Calibration c;
+    c.device_name = "NVIDIA H100 80GB HBM3";
+    c.date = "2026-11-29T10:00:00Z";
+    c.copy_bandwidth = 2.9e12;
+    c.gemm_rate = 5.1e13;
+    c.fp32_fma_rate = 5.9e13;
+    store_calibration(project, c);
+    const auto back = stored_calibration(ProjectStore::open(path_, OpenMode::ReadOnly));
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(back->device_name, c.device_name);
+    EXPECT_EQ(back->date, c.date);
+    EXPECT_DOUBLE_EQ(back->copy_bandwidth, 2.9e12);
+    EXPECT_DOUBLE_EQ(back->gemm_rate, 5.1e13);
+    EXPECT_DOUBLE_EQ(back->fp32_fma_rate, 5.9e13);
+    EXPECT_EQ(back->source, path_); // errors about its peaks name the project
+
+    for (const char* bad : {"{\"device_name\": ", "{\"date\": \"2026\"}"}) {
+        project.set_project_value("calibration", bad);
+        try {
+            stored_calibration(project);
+            FAIL() << bad;
+        } catch (const gsr::Error& e) {
+            const std::string what = e.what();
+            EXPECT_NE(what.find(path_), std::string::npos) << what;
+            EXPECT_NE(what.find("gsr kernels calibrate --project"), std::string::npos) << what;
+        }
+    }
+}

@@ -286,3 +286,36 @@ TEST(Dataset, LoadDatasetReadsFilesWithTheirRoles)
     EXPECT_EQ(d.node_count(Split::Train), d.circuits[0].summary.count);
     EXPECT_EQ(d.circuits[2].summary.max, 24.0); // the published depth of c880
 }
+
+TEST(Dataset, RunLibrariesLabelStandardCellsAndSurviveAMove)
+{
+    // No paths: no library, and GSCLib's s27 cannot be labelled (its cells have no functions).
+    const std::string s27 = netlist_path("iwls05_gsclib180/netlist/s27.v");
+    const RunLibraries none({});
+    EXPECT_EQ(none.library(), nullptr);
+    EXPECT_EQ(none.label_options().library, nullptr);
+    EXPECT_THROW(load_dataset(Target::SignalProbability, {s27}, {}, {}, {}, none.label_options()),
+                 gsr::Error);
+
+    RunLibraries read({netlist_path("iwls05_gsclib180/lib/GSCLib_3.0.lib")});
+    ASSERT_NE(read.library(), nullptr);
+    EXPECT_EQ(read.library()->cells.size(), 38u); // COUNTS.csv: 38 Liberty cell groups
+    const LabelOptions options = read.label_options();
+    const RunLibraries moved(std::move(read)); // the options made before still hold
+    EXPECT_EQ(options.library, moved.library());
+    const Dataset data = load_dataset(Target::SignalProbability, {s27}, {}, {}, {}, options);
+    ASSERT_EQ(data.circuits.size(), 1u);
+    std::size_t labelled = 0;
+    for (std::uint8_t t : data.circuits.front().has_target) labelled += t;
+    // COUNTS.csv: s27's 6 inputs and 19 cells each drive a net, and so does the constant 1'b1
+    // that ties its flip-flops' SN.
+    EXPECT_EQ(labelled, 6u + 19u + 1u);
+
+    // A file that is no library is an error naming it.
+    try {
+        const RunLibraries bad({s27});
+        FAIL() << "read a netlist as a library";
+    } catch (const gsr::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("s27.v"), std::string::npos) << e.what();
+    }
+}
