@@ -196,7 +196,8 @@ sol::DeviceSpec lab_device(const Args& a, tune::WorkerEvaluator& worker, std::st
 }
 
 /// The SOL analysis of `p` on `device`, with the measured peaks of --calibration FILE (as
-/// `gsr kernels calibrate --json` writes it) when given.
+/// `gsr kernels calibrate --json` writes it) when given, else those --project keeps where they
+/// were measured on `device`'s row (sol::calibration_is_of).
 sol::SolAnalysis lab_analysis(const Args& a, const tune::Problem& p,
                               const sol::DeviceSpec& device, const std::string& gpu)
 {
@@ -206,12 +207,15 @@ sol::SolAnalysis lab_analysis(const Args& a, const tune::Problem& p,
         return sol::analyze(p.op_spec(), device, &c);
     }
 #ifdef GSR_HAVE_STORE
-    if (a.has("--project")) {
+    // A project not made yet keeps no calibration (the session's save makes it).
+    std::error_code ec;
+    if (a.has("--project") && std::filesystem::exists(a.value("--project"), ec)) {
         const auto project =
-            store::ProjectStore::open(a.value("--project"), store::OpenMode::CreateOrOpen);
-        // A calibration of another GPU says nothing about this one.
-        if (const auto c = store::stored_calibration(project); c && c->device_name == gpu)
-            return sol::analyze(p.op_spec(), device, &*c);
+            store::ProjectStore::open(a.value("--project"), store::OpenMode::OpenExisting);
+        // The bounds of the row it was measured on divide by its peaks, as the Profiling
+        // panel's do; another GPU's say nothing about this one.
+        const auto c = store::stored_calibration(project);
+        if (c && sol::calibration_is_of(*c, device)) return sol::analyze(p.op_spec(), device, &*c);
     }
 #endif
     return sol::analyze(p.op_spec(), device);

@@ -54,9 +54,13 @@ void resolve_instances(Circuit& c, const Library* lib)
             Pin& p = c.pins[cell.first_pin + i];
             if (p.dir != Direction::Unknown) continue;
             const std::string_view pin = c.pin_name(p);
+            bool named = false; // the library's cell has the pin (without a direction, here)
             if (lc) {
                 for (const LibraryPin& lp : lc->pins)
-                    if (lp.name == pin) p.dir = lp.dir;
+                    if (lp.name == pin) {
+                        p.dir = lp.dir;
+                        named = true;
+                    }
                 if (p.dir != Direction::Unknown) continue;
             }
             p.dir = guess_pin_direction(pin, type);
@@ -77,19 +81,19 @@ void resolve_instances(Circuit& c, const Library* lib)
                     lc && std::all_of(pin.begin(), pin.end(), [](char ch) {
                         return std::isdigit(static_cast<unsigned char>(ch)) != 0;
                     });
+                const char* why = " (give a Liberty or LEF file for exact directions)";
+                if (positional)
+                    why = " (connected by position, which the library does not order: connect "
+                          "it by name, .PIN(net), for its direction)";
+                else if (lib && !lc)
+                    why = " (the given libraries have no such cell)";
+                else if (lib)
+                    why = named ? " (the library gives it no direction)"
+                                : " (the library's cell has no such pin)";
                 c.diagnostics.warn(c.cell_location(id),
                                    "direction of pin " + std::string(pin) + " of " +
                                        std::string(type) + " guessed from its name as " +
-                                       (p.dir == Direction::Output ? "output" : "input") +
-                                       (positional
-                                            ? " (connected by position, which the library "
-                                              "does not order: connect it by name, .PIN(net), "
-                                              "for its direction)"
-                                            : lib ? (lc ? " (the library's cell has no such pin)"
-                                                        : " (the given libraries have no such "
-                                                          "cell)")
-                                                  : " (give a Liberty or LEF file for exact "
-                                                    "directions)"));
+                                       (p.dir == Direction::Output ? "output" : "input") + why);
             }
             if (p.dir == Direction::Unknown) p.dir = Direction::Input;
         }

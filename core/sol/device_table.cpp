@@ -326,6 +326,12 @@ void refuse_calibration_of_another_gpu(const Calibration& c, const std::string& 
                                           "this one with `gsr kernels calibrate --json`)");
 }
 
+bool calibration_is_of(const Calibration& c, const DeviceSpec& device)
+{
+    const DeviceSpec* row = find_device(c.device_name);
+    return row && row->name == device.name;
+}
+
 double Peaks::rate(MathUnit unit) const
 {
     switch (unit) {

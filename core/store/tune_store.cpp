@@ -217,6 +217,10 @@ std::optional<sol::Calibration> stored_calibration(const ProjectStore& project)
                         "): run `gsr kernels calibrate --project` again");
     }
     c.source = project.path(); // an error about it names the project that keeps it
+    // Peaks past what its GPU can do are refused now, naming the project, not where a bound
+    // is computed.
+    if (const sol::DeviceSpec* row = sol::find_device(c.device_name))
+        (void)sol::calibrated_peaks(*row, c);
     return c;
 }
 

@@ -89,7 +89,8 @@ std::vector<nn::TunedKernel> project_tuned_kernels(const std::string& path,
 /// before.
 void store_calibration(ProjectStore& project, const sol::Calibration& calibration);
 /// The calibration the project keeps, its `source` the project's path; nullopt when there is
-/// none. gsr::Error naming the project when the stored one cannot be read.
+/// none. gsr::Error naming the project when the stored one cannot be read, or when a peak is
+/// past what the device table's row of its GPU allows (sol::calibrated_peaks).
 std::optional<sol::Calibration> stored_calibration(const ProjectStore& project);
 
 } // namespace gsr::store

@@ -476,6 +476,28 @@ private slots:
         QVERIFY(!w.summary()->warnings.empty());
     }
 
+    void librariesChosenWhileALibraryLoadsReadTheNetlistShownAfter()
+    {
+        // The netlist on the canvas, a library file opened (in the background), the libraries
+        // chosen before it is read: that load starts again, then the netlist is read again.
+        const QString dir = gsr::views::test::data_file("netlists/iwls05_gsclib180/");
+        const QString s344 = QFileInfo(dir + QStringLiteral("netlist/s344.v")).absoluteFilePath();
+        const QString lib = QFileInfo(dir + QStringLiteral("lib/GSCLib_3.0.lib")).absoluteFilePath();
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        QVERIFY(w.loadFileNow(s344));
+        QSignalSpy finished(&w, &MainWindow::loadFinished);
+        w.openFile(lib);
+        QVERIFY(w.isLoading());
+        w.setCellLibraries({lib});
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, kLoadTimeoutMs);
+        QCOMPARE(finished.at(0).first().toString(), lib);
+        QCOMPARE(finished.at(1).first().toString(), s344);
+        QCOMPARE(w.loadedCircuit()->libraries, std::vector<std::string>{lib.toStdString()});
+        QTest::qWait(100);
+        QCOMPARE(finished.count(), 2); // and no more
+    }
+
     void importRecordsTheSummaryInTheProject()
     {
 #ifndef GSR_HAVE_STORE
@@ -545,6 +567,22 @@ private slots:
         QCOMPARE(c->device_name, std::string("NVIDIA H200"));
         QCOMPARE(c->copy_bandwidth, 4.1e12);
         QCOMPARE(QString::fromStdString(c->source), project);
+
+        // Peaks past what its GPU can do (an H200 copies at 4.8 TB/s): the project opens, the
+        // panel keeps the datasheet's peaks, and the Console names the project.
+        {
+            auto store = gsr::store::ProjectStore::open(project.toStdString(),
+                                                        gsr::store::OpenMode::OpenExisting);
+            gsr::sol::Calibration fast = *c;
+            fast.copy_bandwidth = 9e12;
+            gsr::store::store_calibration(store, fast);
+        }
+        MainWindow implausible;
+        implausible.setShowsMessageBoxes(false);
+        implausible.openProject(project);
+        QVERIFY(implausible.project().isOpen());
+        QVERIFY(!implausible.panels()->profiling()->calibration());
+        QVERIFY(implausible.panels()->console()->text().contains(project + QStringLiteral(": error: ")));
 
         // One that cannot be read: no calibration, and the Console says why, naming the project.
         gsr::store::ProjectStore::open(project.toStdString(), gsr::store::OpenMode::OpenExisting)

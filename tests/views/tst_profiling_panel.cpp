@@ -361,6 +361,20 @@ private slots:
         panel.setCalibration(std::nullopt);
         QVERIFY(panel.setDevice(QStringLiteral("H100 SXM")));
         QVERIFY(!panel.solText().contains(QStringLiteral("Calibrated")));
+
+        // Peaks past what the GPU can do (a copy at 1.79x the datasheet's): refused once with
+        // a note naming the project; the panel keeps working on the datasheet's.
+        QSignalSpy notes(&panel, &ProfilingPanel::noteIssued);
+        c.copy_bandwidth = 6e12;
+        panel.setCalibration(c);
+        QVERIFY(!panel.calibration());
+        QCOMPARE(notes.count(), 1);
+        const QString note = notes.first().first().toString();
+        QVERIFY2(note.contains(QStringLiteral("/projects/p.gsr")) &&
+                     note.contains(QStringLiteral("copy_bandwidth")),
+                 qPrintable(note));
+        QVERIFY(panel.solText().contains(QStringLiteral("T_SOL")));
+        QVERIFY(!panel.solText().contains(QStringLiteral("Calibrated")));
     }
 
     void tuneMeasuresTheBaselineFirstAsTheCommandLineDoes()

@@ -37,6 +37,8 @@
 #include <QToolBar>
 #include <QToolButton>
 
+#include <utility>
+
 namespace gsr::views {
 
 namespace {
@@ -378,11 +380,15 @@ void MainWindow::onLoaded(const report::NetlistSummary& summary,
     updateActions();
     updateTitle();
     Q_EMIT loadFinished(path);
+    if (std::exchange(reread_netlist_after_load_, false) && !netlist_path_.isEmpty() &&
+        netlist_libraries_ != cell_libraries_)
+        openFile(netlist_path_);
 }
 
 void MainWindow::onLoadFailed(const QString& path, const QString& message)
 {
     setBusy(false);
+    reread_netlist_after_load_ = false;
     if (persists_settings_ && !QFileInfo::exists(path)) recent_->remove(path);
     statusBar()->showMessage(tr("Could not load %1").arg(file_name(path)), kStatusTimeoutMs);
     // Core's message starts with the file at fault: a cell library's is named as such.
@@ -402,6 +408,7 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message)
 void MainWindow::onLoadCancelled(const QString& path)
 {
     setBusy(false);
+    reread_netlist_after_load_ = false;
     log(Severity::Info, tr("Cancelled loading %1").arg(path));
     statusBar()->showMessage(tr("Loading of %1 cancelled").arg(file_name(path)),
                              kStatusTimeoutMs);
@@ -479,7 +486,9 @@ void MainWindow::applyCellLibraries(const QStringList& given, bool reread)
     // or the load in flight, which started with the old ones.
     const auto read_again = [&] {
         if (loader_->isLoading()) {
-            if (changed || reread) openFile(loader_->currentPath());
+            if (!changed && !reread) return;
+            reread_netlist_after_load_ = loader_->currentPath() != netlist_path_;
+            openFile(loader_->currentPath());
         } else if (!netlist_path_.isEmpty() && (reread || netlist_libraries_ != paths)) {
             openFile(netlist_path_);
         }

@@ -154,6 +154,9 @@ private:
     /// libraries it was read with.
     QString netlist_path_;
     QStringList netlist_libraries_;
+    /// The libraries changed while another file (a library) loaded: the netlist shown is read
+    /// again once that load ends.
+    bool reread_netlist_after_load_ = false;
     bool shows_message_boxes_ = true;
     bool persists_settings_ = false;
     StudioPanels* panels_ = nullptr;

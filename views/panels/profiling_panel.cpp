@@ -305,9 +305,7 @@ void ProfilingPanel::rebuildEngineProblems()
 
 bool ProfilingPanel::isCalibrated(const sol::DeviceSpec& device) const
 {
-    if (!calibration_) return false;
-    const sol::DeviceSpec* measured = sol::find_device(calibration_->device_name);
-    return measured && measured->name == device.name;
+    return calibration_ && sol::calibration_is_of(*calibration_, device);
 }
 
 sol::SolAnalysis ProfilingPanel::analysisOf(const tune::Problem& p,
@@ -319,6 +317,17 @@ sol::SolAnalysis ProfilingPanel::analysisOf(const tune::Problem& p,
 
 void ProfilingPanel::setCalibration(std::optional<sol::Calibration> calibration)
 {
+    // Peaks past what the GPU's row allows would fail every bound: refused here, once.
+    if (const sol::DeviceSpec* row = calibration ? sol::find_device(calibration->device_name)
+                                                 : nullptr) {
+        try {
+            (void)sol::calibrated_peaks(*row, *calibration);
+        } catch (const Error& e) {
+            Q_EMIT noteIssued(tr("%1 (the device table's peaks are used)")
+                                  .arg(QString::fromStdString(e.what())));
+            calibration.reset();
+        }
+    }
     calibration_ = std::move(calibration);
     refreshProblemList();
     showProblem(current_);
@@ -478,8 +487,16 @@ void ProfilingPanel::showProblem(const QString& name)
     const tune::TuneSession* s = session(name);
     QString text;
     const sol::DeviceSpec* d = sol::find_device(deviceName().toStdString());
+    std::optional<sol::SolAnalysis> analysis;
     if (p && d) {
-        const sol::SolAnalysis a = analysisOf(*p, *d);
+        try {
+            analysis = analysisOf(*p, *d);
+        } catch (const Error& e) {
+            text = QString::fromStdString(e.what()).toHtmlEscaped();
+        }
+    }
+    if (analysis) {
+        const sol::SolAnalysis& a = *analysis;
         text = tr("<b>%1</b> — %2<br>T_SOL %3 µs on %4, %5-bound; %6 GFLOP%7, %8 MB, "
                   "intensity %9 FLOP/B (ridge %10); baseline %11")
                    .arg(name.toHtmlEscaped(),
@@ -624,7 +641,7 @@ void ProfilingPanel::tune()
         bounds = analysisOf(*p, *d);
         evaluator = factory_(*p, *d, *bounds, &why_not);
     } catch (const Error& e) {
-        why_not = e.message();
+        why_not = e.what();
     }
     if (!evaluator) {
         setStatus(tr("Cannot tune %1: %2")

@@ -278,6 +278,25 @@ TEST(LefReader, AGuessedPinSaysWhyTheGivenLibraryDidNotTell)
                              "such cell)") != std::string::npos;
     }
     EXPECT_TRUE(guessed);
+    // A pin the library's cell has without a direction, and one it does not have.
+    const Library nodir = read_lef(SourceText::from_string("nodir.lef", R"(MACRO INVX2
+  PIN A
+  END A
+END INVX2
+END LIBRARY
+)"));
+    load.library = &nodir;
+    const Circuit partly = load_netlist(netlist, load);
+    std::string all;
+    for (const gsr::Warning& w : partly.diagnostics.warnings()) all += w.str() + "\n";
+    EXPECT_NE(all.find("pin A of INVX2 guessed from its name as input (the library gives it no "
+                       "direction)"),
+              std::string::npos)
+        << all;
+    EXPECT_NE(all.find("pin Y of INVX2 guessed from its name as output (the library's cell has "
+                       "no such pin)"),
+              std::string::npos)
+        << all;
     // Without a library the guess still says what to give.
     const Circuit bare = load_netlist(netlist);
     ASSERT_FALSE(bare.diagnostics.warnings().empty());

@@ -343,6 +343,19 @@ TEST(SolDevices, CudaNamesFindTheirRows)
     EXPECT_THROW(device_or_throw("Radeon"), gsr::Error);
 }
 
+TEST(SolDevices, ACalibrationIsOfTheRowItsGpuNameFinds)
+{
+    Calibration c;
+    c.device_name = "NVIDIA H100 80GB HBM3";
+    EXPECT_TRUE(calibration_is_of(c, device_or_throw("H100 SXM")));
+    EXPECT_FALSE(calibration_is_of(c, device_or_throw("H100 PCIe")));
+    EXPECT_FALSE(calibration_is_of(c, device_or_throw("H200")));
+    c.device_name = "H200"; // a row's own name
+    EXPECT_TRUE(calibration_is_of(c, device_or_throw("H200")));
+    c.device_name = "NVIDIA H100 NVL"; // a part without a row is of none
+    for (const DeviceSpec& d : device_table()) EXPECT_FALSE(calibration_is_of(c, d)) << d.name;
+}
+
 TEST(SolDevices, DatasheetFigures)
 {
     const DeviceSpec& h = device_or_throw("H100 SXM");

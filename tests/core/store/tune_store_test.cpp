@@ -336,6 +336,19 @@ TEST_F(TuneStoreTest, TheCalibrationIsKeptAndADamagedOneIsAnErrorNamingTheProjec
     EXPECT_DOUBLE_EQ(back->fp32_fma_rate, 5.9e13);
     EXPECT_EQ(back->source, path_); // errors about its peaks name the project
 
+    // Peaks past the row of its GPU (an H100 SXM copies at 3.35 TB/s at most) are refused
+    // where the calibration is read, naming the project.
+    c.copy_bandwidth = 6e12;
+    store_calibration(project, c);
+    try {
+        stored_calibration(project);
+        FAIL() << "an implausible copy bandwidth";
+    } catch (const gsr::Error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find(path_), std::string::npos) << what;
+        EXPECT_NE(what.find("copy_bandwidth"), std::string::npos) << what;
+    }
+
     for (const char* bad : {"{\"device_name\": ", "{\"date\": \"2026\"}"}) {
         project.set_project_value("calibration", bad);
         try {
