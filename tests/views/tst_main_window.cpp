@@ -88,6 +88,14 @@ QString digits(const QString& text)
     return out;
 }
 
+/// A file of GSCLib's IWLS 2005 set, absolute (as the window names what it opens).
+QString gsclib(const char* relative)
+{
+    return QFileInfo(gsr::views::test::data_file("netlists/iwls05_gsclib180/") +
+                     QString::fromUtf8(relative))
+        .absoluteFilePath();
+}
+
 bool any_contains(const QStringList& lines, const QString& needle)
 {
     for (const QString& l : lines)
@@ -369,9 +377,7 @@ private slots:
     void cellLibrariesReadTheNetlistAgainAndReachThePanels()
     {
         // GSCLib's s344 without its library: 55 pin directions guessed from their names.
-        const QString dir = gsr::views::test::data_file("netlists/iwls05_gsclib180/");
-        const QString s344 = QFileInfo(dir + QStringLiteral("netlist/s344.v")).absoluteFilePath();
-        const QString lib = QFileInfo(dir + QStringLiteral("lib/GSCLib_3.0.lib")).absoluteFilePath();
+        const QString s344 = gsclib("netlist/s344.v"), lib = gsclib("lib/GSCLib_3.0.lib");
         const auto bare = gsr::report::summarize_file(s344.toStdString());
         const auto with = gsr::report::summarize_file(s344.toStdString(), {lib.toStdString()});
         QVERIFY(!bare.warnings.empty());
@@ -434,9 +440,7 @@ private slots:
         // s344 on the canvas, then its library opened (a summary, no graph), then File > Cell
         // Libraries as the window's hint says: the netlist shown is read again with it,
         // although the last file loaded was the library.
-        const QString dir = gsr::views::test::data_file("netlists/iwls05_gsclib180/");
-        const QString s344 = QFileInfo(dir + QStringLiteral("netlist/s344.v")).absoluteFilePath();
-        const QString lib = QFileInfo(dir + QStringLiteral("lib/GSCLib_3.0.lib")).absoluteFilePath();
+        const QString s344 = gsclib("netlist/s344.v"), lib = gsclib("lib/GSCLib_3.0.lib");
         MainWindow w;
         w.setShowsMessageBoxes(false);
         QVERIFY(w.loadFileNow(s344));
@@ -480,9 +484,7 @@ private slots:
     {
         // The netlist on the canvas, a library file opened (in the background), the libraries
         // chosen before it is read: that load starts again, then the netlist is read again.
-        const QString dir = gsr::views::test::data_file("netlists/iwls05_gsclib180/");
-        const QString s344 = QFileInfo(dir + QStringLiteral("netlist/s344.v")).absoluteFilePath();
-        const QString lib = QFileInfo(dir + QStringLiteral("lib/GSCLib_3.0.lib")).absoluteFilePath();
+        const QString s344 = gsclib("netlist/s344.v"), lib = gsclib("lib/GSCLib_3.0.lib");
         MainWindow w;
         w.setShowsMessageBoxes(false);
         QVERIFY(w.loadFileNow(s344));
