@@ -6,7 +6,8 @@
 //
 // Contents: TuneSessionSummary, TuneStore (save, sessions, load, find, remove; the applied
 // kernels of the kernel lab's Apply, kept as JSON under the project key
-// tune::kAppliedKernelsKey).
+// tune::kAppliedKernelsKey), project_tuned_kernels, and the project's kernel calibration
+// (store_calibration, stored_calibration: the key "calibration").
 #include "sol/device_table.hpp"
 #include "store/project_store.hpp"
 #include "tune/applied_kernels.hpp"
