@@ -376,20 +376,6 @@ private:
         std::vector<std::string_view> names = inputs;
         names.push_back(lib.ff.state);
         if (!lib.ff.state_inverse.empty()) names.push_back(lib.ff.state_inverse);
-        // The state row holds the first output's value: the state, or its complement.
-        const bool inverse = reads_inverse_state(c, lib, outs[0]);
-        state_nets_.push_back(outs[0]);
-        p.starts_at_one.push_back(inverse ? 1 : 0); // Liberty state starts at 0, as a DFF's
-        p.value_net.push_back(outs[0]);
-        for (std::size_t k = 1; k < outs.size(); ++k) {
-            Instruction ins;
-            ins.op = Op::And;
-            ins.invert = reads_inverse_state(c, lib, outs[k]) != inverse;
-            ins.first_operand = static_cast<std::uint32_t>(pending_operands_.size());
-            ins.operand_count = 1;
-            pending_operands_.push_back({outs[0], false});
-            aliases_.push_back({ins, outs[k]});
-        }
         // The value loaded at the clock: next_state, 0 where clear holds, 1 where preset does,
         // and where both do, clear_preset_var1's H is 1 and anything else 0 (clear and preset
         // are read at the edge: no asynchronous timing here).
@@ -397,11 +383,86 @@ private:
         const std::vector<std::uint64_t> none(next.size(), 0);
         const auto preset = lib.ff.preset.empty() ? none : truth_table(c, lib, lib.ff.preset, names);
         const auto clear = lib.ff.clear.empty() ? none : truth_table(c, lib, lib.ff.clear, names);
+        const std::vector<std::uint64_t> used = netlist::function_truth_table("1", names);
         const bool both_set = lib.ff.clear_preset_var1 == "H";
         for (std::size_t i = 0; i < next.size(); ++i)
             next[i] = ((next[i] | preset[i]) & ~clear[i]) | (both_set ? clear[i] & preset[i] : 0);
+        // Where both hold, IQN is clear_preset_var2 (H: 1, anything else 0). Where that is IQ's
+        // value too (a DFFSR's L and L: Q and QN both 0), IQN is not IQ's complement there.
+        const bool may_differ = !lib.ff.clear.empty() && !lib.ff.preset.empty() &&
+                                !lib.ff.clear_preset_var2.empty() &&
+                                (lib.ff.clear_preset_var2 == "H") == both_set;
+        std::vector<std::uint64_t> next_iqn;
+        if (may_differ) {
+            next_iqn.resize(next.size());
+            for (std::size_t i = 0; i < next.size(); ++i) {
+                const std::uint64_t both = clear[i] & preset[i];
+                next_iqn[i] = (~next[i] & used[i] & ~both) |
+                              (lib.ff.clear_preset_var2 == "H" ? both : 0);
+            }
+        }
+        // The first state holds the first output's value: IQ, or IQN where it reads that.
+        const bool inverse = reads_inverse_state(c, lib, outs[0]);
+        state_nets_.push_back(outs[0]);
+        p.starts_at_one.push_back(inverse ? 1 : 0); // Liberty state starts at 0, as a DFF's
+        p.value_net.push_back(outs[0]);
+        // Where IQ and IQN may differ and something sees the other value (an output of the
+        // other polarity, or next_state, clear or preset reading it), that value is a state of
+        // its own, on that output's net or one of the program's own. Nothing else spends a
+        // state on it: the IWLS netlists leave every DFFSRX1's QN open (1.7x the time on
+        // s38417 otherwise).
+        bool seen = false;
+        for (std::size_t k = 1; k < outs.size() && !seen; ++k)
+            seen = reads_inverse_state(c, lib, outs[k]) != inverse;
+        const std::string_view other_variable = inverse ? lib.ff.state : lib.ff.state_inverse;
+        for (const std::string* f : {&lib.ff.next_state, &lib.ff.clear, &lib.ff.preset})
+            seen = seen || (!other_variable.empty() && netlist::function_mentions(*f, other_variable));
+        const bool apart = may_differ && seen;
+        NetId other = netlist::kNoNet;
+        if (apart) {
+            for (std::size_t k = 1; k < outs.size() && other == netlist::kNoNet; ++k)
+                if (reads_inverse_state(c, lib, outs[k]) != inverse) other = outs[k];
+            if (other == netlist::kNoNet) other = static_cast<NetId>(s_.net_count() + own_nets_++);
+            state_nets_.push_back(other);
+            p.starts_at_one.push_back(inverse ? 0 : 1);
+            p.value_net.push_back(other);
+        }
+        for (std::size_t k = 1; k < outs.size(); ++k) {
+            if (outs[k] == other) continue;
+            const bool flipped = reads_inverse_state(c, lib, outs[k]) != inverse;
+            Instruction ins;
+            ins.op = Op::And;
+            ins.invert = flipped && !apart;
+            ins.first_operand = static_cast<std::uint32_t>(pending_operands_.size());
+            ins.operand_count = 1;
+            pending_operands_.push_back({flipped && apart ? other : outs[0], false});
+            aliases_.push_back({ins, outs[k]});
+        }
+        // The operands of the next states: the input pins, then IQ and IQN from the state nets.
+        std::vector<PendingOperand> operands;
+        for (std::uint32_t pin : s_.inputs(c))
+            operands.push_back({c_.pins[pin].net, c_.pins[pin].inverted});
+        const PendingOperand first{outs[0], false}, second{other, false};
+        operands.push_back(!apart ? PendingOperand{outs[0], inverse} : inverse ? second : first);
+        if (!lib.ff.state_inverse.empty())
+            operands.push_back(!apart ? PendingOperand{outs[0], !inverse} : inverse ? first : second);
+        if (apart) { // each state loads its own value's table
+            const NetId own = static_cast<NetId>(s_.net_count() + own_nets_++);
+            const NetId own_other = static_cast<NetId>(s_.net_count() + own_nets_++);
+            next_states_.push_back({inverse ? next_iqn : next, operands, own});
+            next_states_.push_back({inverse ? std::move(next) : std::move(next_iqn),
+                                    std::move(operands), own_other});
+            next_of_.push_back({own, false});
+            next_of_.push_back({own_other, false});
+            return;
+        }
+        if (may_differ && inverse) { // the one state is IQN: its own table, not IQ's complement
+            const NetId own = static_cast<NetId>(s_.net_count() + own_nets_++);
+            next_states_.push_back({std::move(next_iqn), std::move(operands), own});
+            next_of_.push_back({own, false});
+            return;
+        }
         // One input pin as it is (a plain D), or complemented: that pin's net is the operand.
-        const std::vector<std::uint64_t> used = netlist::function_truth_table("1", names);
         for (std::size_t i = 0; i < inputs.size(); ++i) {
             const auto column = netlist::function_truth_table(names[i], names);
             bool same = true, complement = true;
@@ -414,13 +475,6 @@ private:
             next_of_.push_back({pin.net, (pin.inverted != complement) != inverse});
             return;
         }
-        // The operands: the input pins, then IQ and IQN from the state net (which holds IQ,
-        // or IQN where the first output reads the complement).
-        std::vector<PendingOperand> operands;
-        for (std::uint32_t pin : s_.inputs(c))
-            operands.push_back({c_.pins[pin].net, c_.pins[pin].inverted});
-        operands.push_back({outs[0], inverse});
-        if (!lib.ff.state_inverse.empty()) operands.push_back({outs[0], !inverse});
         const NetId own = static_cast<NetId>(s_.net_count() + own_nets_++);
         next_states_.push_back({std::move(next), std::move(operands), own});
         next_of_.push_back({own, inverse});

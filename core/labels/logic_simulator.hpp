@@ -35,7 +35,8 @@
 // (by name); a flip-flop by its `ff (IQ, IQN)` group: it loads next_state at each cycle, 0
 // where `clear` holds, 1 where `preset` does, and where both do clear_preset_var1 (H: 1,
 // otherwise 0), all read at the clock edge; it starts at 0; an output reading IQN is the
-// complement of IQ (also where both hold and clear_preset_var2 would make IQN 0 too).
+// complement of IQ, except where both hold and clear_preset_var2 gives IQN the same value as
+// IQ (a DFFSR's L and L): IQN is then a state of its own (H: 1, otherwise 0 there).
 // Not simulable (gsr::Error naming the cell): Verilog EXPR assigns, library cells without
 // their library (or without a function), latches and tri-state library outputs, X/Z
 // constants, tri-state and switch primitives.

@@ -695,6 +695,7 @@ private:
             else if (a == "clear") ff.clear = std::string(value);
             else if (a == "preset") ff.preset = std::string(value);
             else if (a == "clear_preset_var1") ff.clear_preset_var1 = std::string(value);
+            else if (a == "clear_preset_var2") ff.clear_preset_var2 = std::string(value);
             break;
         }
         case Group::Cell:

@@ -66,6 +66,7 @@ struct FlipFlopGroup {
     std::string state, state_inverse; ///< IQ, IQN
     std::string next_state, clear, preset;
     std::string clear_preset_var1; ///< IQ where clear and preset both hold: L, H, N, T or X
+    std::string clear_preset_var2; ///< IQN there likewise ("": IQ's complement)
 };
 
 struct LibraryCell {

@@ -231,6 +231,52 @@ qn = NOT(q)
                        {"qn"});
 }
 
+TEST(LibrarySimulation, ClearAndPresetTogetherGiveBothOutputsTheirVariables)
+{
+    // Where clear and preset both hold, Q is clear_preset_var1 and QN clear_preset_var2: a
+    // DFFSR's L and L make both 0 (QN was taken as Q's complement, 1). The same logic as bench
+    // gates, QN kept in a flip-flop of its own (stored inverted, so that it starts at 1).
+    for (const auto& [var1, var2] : {std::pair{'L', 'L'}, {'H', 'H'}, {'L', 'H'}}) {
+        const std::string liberty = std::string(R"lib(
+library (sr) {
+  cell (DFFSR) {
+    ff (IQ, IQN) {
+      next_state : "D"; clocked_on : "CK"; clear : "(!RN)"; preset : "(!SN)";
+      clear_preset_var1 : )lib") + var1 + "; clear_preset_var2 : " + var2 + R"lib(;
+    }
+    pin (D) { direction : input; }
+    pin (CK) { direction : input; }
+    pin (RN) { direction : input; }
+    pin (SN) { direction : input; }
+    pin (Q) { direction : output; function : "IQ"; }
+    pin (QN) { direction : output; function : "IQN"; }
+  }
+}
+)lib";
+        const Library lib = gsr::netlist::read_liberty(gsr::SourceText::from_string("sr.lib", liberty));
+        gsr::netlist::LoadOptions load;
+        load.library = &lib;
+        const std::string ports = "module m(clk, d, rn, sn, q, qn);\n input clk, d, rn, sn;\n"
+                                  " output q, qn;\n DFFSR f(.D(d), .CK(clk), .RN(rn), .SN(sn), ";
+        const Circuit both = gsr::netlist::load_netlist(
+            gsr::SourceText::from_string("both.v", ports + ".Q(q), .QN(qn));\nendmodule\n"), load);
+        const Circuit qn_only = gsr::netlist::load_netlist(
+            gsr::SourceText::from_string("qn.v", ports + ".QN(qn));\nendmodule\n"), load);
+        std::string bench = "INPUT(clk)\nINPUT(d)\nINPUT(rn)\nINPUT(sn)\nOUTPUT(q)\nOUTPUT(qn)\n"
+                            "cl = NOT(rn)\npr = NOT(sn)\nboth = AND(cl, pr)\nnb = NOT(both)\n"
+                            "dq = OR(d, pr)\nloaded = AND(dq, rn)\n";
+        bench += var1 == 'H' ? "nq = OR(loaded, both)\n" : "nq = BUFF(loaded)\n";
+        bench += "q = DFF(nq)\nnloaded = NOT(loaded)\napart = AND(nloaded, nb)\n";
+        bench += var2 == 'H' ? "nqn = OR(apart, both)\n" : "nqn = BUFF(apart)\n";
+        bench += "inqn = NOT(nqn)\nqnb = DFF(inqn)\nqn = NOT(qnb)\n";
+        const Circuit gates = circuit_of("sr.bench", bench);
+        const SimulationOptions o = seq_runs(256, 40, 0);
+        const SimulationResult g = simulate_with(gates, o, nullptr);
+        expect_same_counts(both, simulate_with(both, o, &lib), gates, g, {"q", "qn"});
+        expect_same_counts(qn_only, simulate_with(qn_only, o, &lib), gates, g, {"qn"});
+    }
+}
+
 TEST(LibrarySimulation, WithoutItsLibraryACellIsNamedWithTheWayOut)
 {
     // The refusal of a one-cell module ("module m(...); CELL ...; endmodule"), line 3.
