@@ -387,81 +387,104 @@ private:
         const bool both_set = lib.ff.clear_preset_var1 == "H";
         for (std::size_t i = 0; i < next.size(); ++i)
             next[i] = ((next[i] | preset[i]) & ~clear[i]) | (both_set ? clear[i] & preset[i] : 0);
-        // Where both hold, IQN is clear_preset_var2 (H: 1, anything else 0). Where that is IQ's
-        // value too (a DFFSR's L and L: Q and QN both 0), IQN is not IQ's complement there.
+        // Where both hold, IQN is clear_preset_var2. Where var1 and var2 are both L or both H
+        // (a DFFSR's L and L: Q and QN both 0), IQN is not IQ's complement there (N, T and X
+        // keep them complements, as they are everywhere else).
+        const auto level = [](const std::string& v) { return v == "L" || v == "H"; };
         const bool may_differ = !lib.ff.clear.empty() && !lib.ff.preset.empty() &&
-                                !lib.ff.clear_preset_var2.empty() &&
-                                (lib.ff.clear_preset_var2 == "H") == both_set;
+                                level(lib.ff.clear_preset_var1) &&
+                                lib.ff.clear_preset_var2 == lib.ff.clear_preset_var1;
         std::vector<std::uint64_t> next_iqn;
         if (may_differ) {
             next_iqn.resize(next.size());
             for (std::size_t i = 0; i < next.size(); ++i) {
                 const std::uint64_t both = clear[i] & preset[i];
-                next_iqn[i] = (~next[i] & used[i] & ~both) |
-                              (lib.ff.clear_preset_var2 == "H" ? both : 0);
+                next_iqn[i] = (~next[i] & used[i] & ~both) | (both_set ? both : 0);
             }
         }
-        // The first state holds the first output's value: IQ, or IQN where it reads that.
-        const bool inverse = reads_inverse_state(c, lib, outs[0]);
-        state_nets_.push_back(outs[0]);
-        p.starts_at_one.push_back(inverse ? 1 : 0); // Liberty state starts at 0, as a DFF's
-        p.value_net.push_back(outs[0]);
-        // Where IQ and IQN may differ and something sees the other value (an output of the
-        // other polarity, or next_state, clear or preset reading it), that value is a state of
-        // its own, on that output's net or one of the program's own. Nothing else spends a
-        // state on it: the IWLS netlists leave every DFFSRX1's QN open (1.7x the time on
-        // s38417 otherwise).
-        bool seen = false;
-        for (std::size_t k = 1; k < outs.size() && !seen; ++k)
-            seen = reads_inverse_state(c, lib, outs[k]) != inverse;
-        const std::string_view other_variable = inverse ? lib.ff.state : lib.ff.state_inverse;
-        for (const std::string* f : {&lib.ff.next_state, &lib.ff.clear, &lib.ff.preset})
-            seen = seen || (!other_variable.empty() && netlist::function_mentions(*f, other_variable));
-        const bool apart = may_differ && seen;
-        NetId other = netlist::kNoNet;
-        if (apart) {
-            for (std::size_t k = 1; k < outs.size() && other == netlist::kNoNet; ++k)
-                if (reads_inverse_state(c, lib, outs[k]) != inverse) other = outs[k];
-            if (other == netlist::kNoNet) other = static_cast<NetId>(s_.net_count() + own_nets_++);
-            state_nets_.push_back(other);
-            p.starts_at_one.push_back(inverse ? 0 : 1);
-            p.value_net.push_back(other);
+        // What each output reads: IQN where its function names it (else IQ), and whether it
+        // is that variable's complement.
+        struct Read {
+            bool iqn = false, inverted = false;
+        };
+        std::vector<Read> reads(outs.size());
+        bool reads_iq = netlist::function_mentions(lib.ff.next_state, lib.ff.state) ||
+                        netlist::function_mentions(lib.ff.clear, lib.ff.state) ||
+                        netlist::function_mentions(lib.ff.preset, lib.ff.state);
+        bool reads_iqn = false;
+        if (!lib.ff.state_inverse.empty())
+            for (const std::string* f : {&lib.ff.next_state, &lib.ff.clear, &lib.ff.preset})
+                reads_iqn = reads_iqn || netlist::function_mentions(*f, lib.ff.state_inverse);
+        for (std::size_t k = 0; k < outs.size(); ++k) {
+            const bool complement = reads_inverse_state(c, lib, outs[k]); // of IQ, as if IQN = !IQ
+            reads[k].iqn = !lib.ff.state_inverse.empty() &&
+                           netlist::function_mentions(
+                               output_function(c, lib, output_pin_name(c, outs[k])),
+                               lib.ff.state_inverse);
+            reads[k].inverted = reads[k].iqn ? !complement : complement;
+            (reads[k].iqn ? reads_iqn : reads_iq) = true;
         }
-        for (std::size_t k = 1; k < outs.size(); ++k) {
-            if (outs[k] == other) continue;
-            const bool flipped = reads_inverse_state(c, lib, outs[k]) != inverse;
-            Instruction ins;
-            ins.op = Op::And;
-            ins.invert = flipped && !apart;
-            ins.first_operand = static_cast<std::uint32_t>(pending_operands_.size());
-            ins.operand_count = 1;
-            pending_operands_.push_back({flipped && apart ? other : outs[0], false});
-            aliases_.push_back({ins, outs[k]});
-        }
-        // The operands of the next states: the input pins, then IQ and IQN from the state nets.
-        std::vector<PendingOperand> operands;
+        std::vector<PendingOperand> operands; // of the next states: the input pins, IQ, IQN
         for (std::uint32_t pin : s_.inputs(c))
             operands.push_back({c_.pins[pin].net, c_.pins[pin].inverted});
-        const PendingOperand first{outs[0], false}, second{other, false};
-        operands.push_back(!apart ? PendingOperand{outs[0], inverse} : inverse ? second : first);
-        if (!lib.ff.state_inverse.empty())
-            operands.push_back(!apart ? PendingOperand{outs[0], !inverse} : inverse ? first : second);
-        if (apart) { // each state loads its own value's table
-            const NetId own = static_cast<NetId>(s_.net_count() + own_nets_++);
-            const NetId own_other = static_cast<NetId>(s_.net_count() + own_nets_++);
-            next_states_.push_back({inverse ? next_iqn : next, operands, own});
-            next_states_.push_back({inverse ? std::move(next) : std::move(next_iqn),
-                                    std::move(operands), own_other});
-            next_of_.push_back({own, false});
-            next_of_.push_back({own_other, false});
+        const auto own_net = [this] { return static_cast<NetId>(s_.net_count() + own_nets_++); };
+        const auto alias = [this](NetId from, bool invert, NetId to) {
+            Instruction ins;
+            ins.op = Op::And;
+            ins.invert = invert;
+            ins.first_operand = static_cast<std::uint32_t>(pending_operands_.size());
+            ins.operand_count = 1;
+            pending_operands_.push_back({from, false});
+            aliases_.push_back({ins, to});
+        };
+        if (may_differ && reads_iq && reads_iqn) {
+            // IQ and IQN each a state of its own: on the first output that is it, or on a net
+            // of the program's own; every other output follows one of them.
+            NetId state_net[2] = {netlist::kNoNet, netlist::kNoNet}; // IQ, IQN
+            for (std::size_t k = 0; k < outs.size(); ++k)
+                if (!reads[k].inverted && state_net[reads[k].iqn] == netlist::kNoNet)
+                    state_net[reads[k].iqn] = outs[k];
+            for (int v = 0; v < 2; ++v) {
+                if (state_net[v] == netlist::kNoNet) state_net[v] = own_net();
+                state_nets_.push_back(state_net[v]);
+                p.starts_at_one.push_back(v == 1 ? 1 : 0); // IQ starts at 0, IQN at 1
+                p.value_net.push_back(state_net[v]);
+            }
+            for (std::size_t k = 0; k < outs.size(); ++k)
+                if (outs[k] != state_net[reads[k].iqn])
+                    alias(state_net[reads[k].iqn], reads[k].inverted, outs[k]);
+            operands.push_back({state_net[0], false});
+            if (!lib.ff.state_inverse.empty()) operands.push_back({state_net[1], false});
+            const NetId own_iq = own_net(), own_iqn = own_net();
+            next_states_.push_back({std::move(next), operands, own_iq});
+            next_states_.push_back({std::move(next_iqn), std::move(operands), own_iqn});
+            next_of_.push_back({own_iq, false});
+            next_of_.push_back({own_iqn, false});
             return;
         }
-        if (may_differ && inverse) { // the one state is IQN: its own table, not IQ's complement
-            const NetId own = static_cast<NetId>(s_.net_count() + own_nets_++);
+        // One state, holding the first output's value; the others follow it. Where only IQN is
+        // read and may differ, that value is IQN's own; otherwise IQ's, or its complement.
+        const bool by_iqn = may_differ && !reads_iq;
+        const bool inverse = by_iqn ? reads[0].inverted : reads_inverse_state(c, lib, outs[0]);
+        state_nets_.push_back(outs[0]);
+        // Liberty state starts at 0 (IQN at 1), as a DFF's.
+        p.starts_at_one.push_back(by_iqn ? !inverse : inverse);
+        p.value_net.push_back(outs[0]);
+        for (std::size_t k = 1; k < outs.size(); ++k)
+            alias(outs[0],
+                  by_iqn ? reads[k].inverted != inverse
+                         : reads_inverse_state(c, lib, outs[k]) != inverse,
+                  outs[k]);
+        if (by_iqn) { // IQN's own table; next_state, clear and preset read IQN at most
+            operands.push_back({outs[0], false}); // IQ: not read
+            if (!lib.ff.state_inverse.empty()) operands.push_back({outs[0], inverse});
+            const NetId own = own_net();
             next_states_.push_back({std::move(next_iqn), std::move(operands), own});
-            next_of_.push_back({own, false});
+            next_of_.push_back({own, inverse});
             return;
         }
+        operands.push_back({outs[0], inverse});
+        if (!lib.ff.state_inverse.empty()) operands.push_back({outs[0], !inverse});
         // One input pin as it is (a plain D), or complemented: that pin's net is the operand.
         for (std::size_t i = 0; i < inputs.size(); ++i) {
             const auto column = netlist::function_truth_table(names[i], names);
@@ -475,7 +498,7 @@ private:
             next_of_.push_back({pin.net, (pin.inverted != complement) != inverse});
             return;
         }
-        const NetId own = static_cast<NetId>(s_.net_count() + own_nets_++);
+        const NetId own = own_net();
         next_states_.push_back({std::move(next), std::move(operands), own});
         next_of_.push_back({own, inverse});
     }

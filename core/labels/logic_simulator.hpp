@@ -35,8 +35,9 @@
 // (by name); a flip-flop by its `ff (IQ, IQN)` group: it loads next_state at each cycle, 0
 // where `clear` holds, 1 where `preset` does, and where both do clear_preset_var1 (H: 1,
 // otherwise 0), all read at the clock edge; it starts at 0; an output reading IQN is the
-// complement of IQ, except where both hold and clear_preset_var2 gives IQN the same value as
-// IQ (a DFFSR's L and L): IQN is then a state of its own (H: 1, otherwise 0 there).
+// complement of IQ, except where both hold and var1 and var2 are both L or both H (a DFFSR's
+// L and L: Q and QN 0): IQN is then a state of its own where IQ is read too (an output reads
+// the variable its function names: QN written "!IQ" stays Q's complement).
 // Not simulable (gsr::Error naming the cell): Verilog EXPR assigns, library cells without
 // their library (or without a function), latches and tri-state library outputs, X/Z
 // constants, tri-state and switch primitives.

@@ -277,6 +277,68 @@ library (sr) {
     }
 }
 
+TEST(LibrarySimulation, ClearAndPresetTogetherFollowWhatEachOutputReads)
+{
+    // The review's cases: QN written "!IQ" is Q's complement even where var2 makes IQN equal to
+    // IQ; a next_state that reads IQN with only QN connected (IQ then a state on a net of the
+    // program's own); QN connected before Q; and N, which keeps IQN IQ's complement.
+    struct Case {
+        char var;              ///< var1 = var2
+        const char* next;      ///< next_state
+        const char* qn;        ///< QN's function
+        const char* pins;      ///< the instance's output connections
+        std::vector<std::string> nets;
+    };
+    const std::vector<Case> cases = {
+        {'L', "D", "!IQ", ".QN(qn)", {"qn"}},
+        {'H', "D", "!IQ", ".Q(q), .QN(qn)", {"q", "qn"}},
+        {'L', "(D & !IQN)", "IQN", ".QN(qn)", {"qn"}},
+        {'H', "(D & !IQN)", "IQN", ".QN(qn), .Q(q)", {"q", "qn"}},
+        {'L', "(D & !IQN)", "IQN", ".Q(q)", {"q"}},
+        {'N', "D", "IQN", ".QN(qn), .Q(q)", {"q", "qn"}},
+    };
+    for (const Case& k : cases) {
+        const std::string var(1, k.var);
+        const Library lib = gsr::netlist::read_liberty(gsr::SourceText::from_string(
+            "sr.lib", "library (sr) { cell (DFFSR) { ff (IQ, IQN) { next_state : \"" +
+                          std::string(k.next) + "\"; clocked_on : \"CK\"; clear : \"(!RN)\"; "
+                          "preset : \"(!SN)\"; clear_preset_var1 : " + var +
+                          "; clear_preset_var2 : " + var + "; }\n"
+                          " pin (D) { direction : input; } pin (CK) { direction : input; }\n"
+                          " pin (RN) { direction : input; } pin (SN) { direction : input; }\n"
+                          " pin (Q) { direction : output; function : \"IQ\"; }\n"
+                          " pin (QN) { direction : output; function : \"" + k.qn + "\"; } } }\n"));
+        gsr::netlist::LoadOptions load;
+        load.library = &lib;
+        const Circuit cells = gsr::netlist::load_netlist(
+            gsr::SourceText::from_string(
+                "sr.v", std::string("module m(clk, d, rn, sn, q, qn);\n input clk, d, rn, sn;\n"
+                                    " output q, qn;\n DFFSR f(.D(d), .CK(clk), .RN(rn), "
+                                    ".SN(sn), ") + k.pins + ");\nendmodule\n"),
+            load);
+        // The gates: IQ in q, IQN stored inverted in qnb (so that it starts at 1).
+        const bool apart = k.var == 'L' || k.var == 'H';
+        std::string bench = "INPUT(clk)\nINPUT(d)\nINPUT(rn)\nINPUT(sn)\nOUTPUT(q)\nOUTPUT(qn)\n"
+                            "pr = NOT(sn)\nboth = AND(rn_n, pr)\nrn_n = NOT(rn)\nnb = NOT(both)\n"
+                            "iqn = NOT(qnb)\n";
+        bench += std::string(k.next) == "D" ? "f = BUFF(d)\n" : "niqn = NOT(iqn)\nf = AND(d, niqn)\n";
+        bench += "dq = OR(f, pr)\nloaded = AND(dq, rn)\n";
+        bench += k.var == 'H' ? "nq = OR(loaded, both)\n" : "nq = BUFF(loaded)\n";
+        if (apart)
+            bench += std::string("nloaded = NOT(loaded)\nkept = AND(nloaded, nb)\n") +
+                     (k.var == 'H' ? "nqn = OR(kept, both)\n" : "nqn = BUFF(kept)\n");
+        else
+            bench += "nqn = NOT(nq)\n";
+        bench += "q = DFF(nq)\ninqn = NOT(nqn)\nqnb = DFF(inqn)\n";
+        bench += std::string(k.qn) == "IQN" ? "qn = BUFF(iqn)\n" : "qn = NOT(q)\n";
+        const Circuit gates = circuit_of("sr.bench", bench);
+        const SimulationOptions o = seq_runs(256, 40, 0);
+        SCOPED_TRACE(var + " " + k.next + " QN " + k.qn + " " + k.pins);
+        expect_same_counts(cells, simulate_with(cells, o, &lib), gates,
+                           simulate_with(gates, o, nullptr), k.nets);
+    }
+}
+
 TEST(LibrarySimulation, WithoutItsLibraryACellIsNamedWithTheWayOut)
 {
     // The refusal of a one-cell module ("module m(...); CELL ...; endmodule"), line 3.
