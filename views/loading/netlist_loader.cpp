@@ -59,7 +59,8 @@ void NetlistLoader::start(const QString& path, const QStringList& libraries)
         watcher->deleteLater();
         finish(job, outcome);
     });
-    watcher->setFuture(QtConcurrent::run([path, libraries] { return load_netlist(path, libraries); }));
+    watcher->setFuture(
+        QtConcurrent::run([path, libraries] { return load_netlist(path, libraries); }));
     Q_EMIT started(path);
 }
 

@@ -353,18 +353,19 @@ void MainWindow::onLoaded(const report::NetlistSummary& summary,
             for (const std::string& lib : circuit_->libraries)
                 netlist_libraries_ << QFile::decodeName(lib.c_str());
         showGraph(netlist_path_);
-    }
-    else
+    } else {
         log(Severity::Info, tr("%1 is a cell library: no graph to show (File > Cell Libraries "
                                "reads netlists with it)")
                                 .arg(file_name(QString::fromStdString(summary.path))));
+    }
 
     const QString path = QString::fromStdString(summary.path);
     if (persists_settings_) recent_->add(path);
     file_label_->setText(file_name(path));
     QString tip = QFileInfo(path).absoluteFilePath();
-    if (summary.graph_nodes && !cell_libraries_.isEmpty())
-        tip += QLatin1Char('\n') + tr("Read with %1").arg(cell_libraries_.join(QStringLiteral(", ")));
+    if (summary.graph_nodes && !netlist_libraries_.isEmpty())
+        tip += QLatin1Char('\n') +
+               tr("Read with %1").arg(netlist_libraries_.join(QStringLiteral(", ")));
     file_label_->setToolTip(tip);
     log(Severity::Info, tr("Loaded %1").arg(summary_line(summary)));
     for (const std::string& w : summary.warnings)
