@@ -406,23 +406,25 @@ private:
         // is that variable's complement.
         struct Read {
             bool iqn = false, inverted = false;
+            bool complement = false; ///< of IQ, as if IQN were always !IQ
         };
-        std::vector<Read> reads(outs.size());
-        bool reads_iq = netlist::function_mentions(lib.ff.next_state, lib.ff.state) ||
-                        netlist::function_mentions(lib.ff.clear, lib.ff.state) ||
-                        netlist::function_mentions(lib.ff.preset, lib.ff.state);
-        bool reads_iqn = false;
-        if (!lib.ff.state_inverse.empty())
+        const auto ff_reads = [&lib](const std::string& variable) {
+            if (variable.empty()) return false;
             for (const std::string* f : {&lib.ff.next_state, &lib.ff.clear, &lib.ff.preset})
-                reads_iqn = reads_iqn || netlist::function_mentions(*f, lib.ff.state_inverse);
+                if (netlist::function_mentions(*f, variable)) return true;
+            return false;
+        };
+        bool reads_iq = ff_reads(lib.ff.state), reads_iqn = ff_reads(lib.ff.state_inverse);
+        std::vector<Read> reads(outs.size());
         for (std::size_t k = 0; k < outs.size(); ++k) {
-            const bool complement = reads_inverse_state(c, lib, outs[k]); // of IQ, as if IQN = !IQ
-            reads[k].iqn = !lib.ff.state_inverse.empty() &&
-                           netlist::function_mentions(
-                               output_function(c, lib, output_pin_name(c, outs[k])),
-                               lib.ff.state_inverse);
-            reads[k].inverted = reads[k].iqn ? !complement : complement;
-            (reads[k].iqn ? reads_iqn : reads_iq) = true;
+            Read& r = reads[k];
+            r.complement = reads_inverse_state(c, lib, outs[k]);
+            r.iqn = !lib.ff.state_inverse.empty() &&
+                    netlist::function_mentions(
+                        output_function(c, lib, output_pin_name(c, outs[k])),
+                        lib.ff.state_inverse);
+            r.inverted = r.iqn ? !r.complement : r.complement;
+            (r.iqn ? reads_iqn : reads_iq) = true;
         }
         std::vector<PendingOperand> operands; // of the next states: the input pins, IQ, IQN
         for (std::uint32_t pin : s_.inputs(c))
@@ -465,7 +467,7 @@ private:
         // One state, holding the first output's value; the others follow it. Where only IQN is
         // read and may differ, that value is IQN's own; otherwise IQ's, or its complement.
         const bool by_iqn = may_differ && !reads_iq;
-        const bool inverse = by_iqn ? reads[0].inverted : reads_inverse_state(c, lib, outs[0]);
+        const bool inverse = by_iqn ? reads[0].inverted : reads[0].complement;
         state_nets_.push_back(outs[0]);
         // Liberty state starts at 0 (IQN at 1), as a DFF's.
         p.starts_at_one.push_back(by_iqn ? !inverse : inverse);
@@ -473,7 +475,7 @@ private:
         for (std::size_t k = 1; k < outs.size(); ++k)
             alias(outs[0],
                   by_iqn ? reads[k].inverted != inverse
-                         : reads_inverse_state(c, lib, outs[k]) != inverse,
+                         : reads[k].complement != inverse,
                   outs[k]);
         if (by_iqn) { // IQN's own table; next_state, clear and preset read IQN at most
             operands.push_back({outs[0], false}); // IQ: not read

@@ -6,6 +6,7 @@
 #include "loading/netlist_loader.hpp"
 #include "mainwindow/recent_files.hpp"
 #include "models/netlist_summary_model.hpp"
+#include "panels/circuit_graph_source.hpp"
 #include "panels/communities_panel.hpp"
 #include "panels/studio_panels.hpp"
 #include "project/project_session.hpp"
@@ -348,10 +349,7 @@ void MainWindow::onLoaded(const report::NetlistSummary& summary,
     // A cell library has no graph: the canvas keeps what it shows (it logged an error).
     if (summary.graph_nodes) {
         netlist_path_ = QString::fromStdString(summary.path);
-        netlist_libraries_.clear();
-        if (circuit_)
-            for (const std::string& lib : circuit_->libraries)
-                netlist_libraries_ << QFile::decodeName(lib.c_str());
+        netlist_libraries_ = circuit_libraries(circuit_.get());
         showGraph(netlist_path_);
     } else {
         log(Severity::Info, tr("%1 is a cell library: no graph to show (File > Cell Libraries "

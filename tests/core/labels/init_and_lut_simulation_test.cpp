@@ -15,15 +15,10 @@ using gsr::labels::testing::simulate;
 
 namespace {
 
+/// 70 runs (two words, the second partly used), none of the cycles a warm-up.
 SimulationOptions sequential(std::uint32_t cycles)
 {
-    SimulationOptions o;
-    o.mode = SimulationMode::Sequential;
-    o.runs = 70; // two words, the second partly used
-    o.cycles = cycles;
-    o.warmup = 0;
-    o.threads = 2;
-    return o;
+    return gsr::labels::testing::sequential_runs(70, cycles, 0, 2);
 }
 
 std::uint64_t ones(const Circuit& c, const SimulationResult& r, const char* net)

@@ -29,6 +29,30 @@ inline SimulationResult simulate(const netlist::Circuit& c, const SimulationOpti
     return LogicSimulator(c, build_net_structure(c)).run(o);
 }
 
+/// Random mode: `n` vectors from `seed`.
+inline SimulationOptions random_vectors(std::uint64_t n, std::uint64_t seed, unsigned threads = 0)
+{
+    SimulationOptions o;
+    o.mode = SimulationMode::Random;
+    o.vectors = n;
+    o.seed = seed;
+    o.threads = threads;
+    return o;
+}
+
+/// Sequential mode: `runs` side by side, `cycles` each, the first `warmup` not counted.
+inline SimulationOptions sequential_runs(std::uint64_t runs, std::uint32_t cycles = 80,
+                                         std::uint32_t warmup = 16, unsigned threads = 0)
+{
+    SimulationOptions o;
+    o.mode = SimulationMode::Sequential;
+    o.runs = runs;
+    o.cycles = cycles;
+    o.warmup = warmup;
+    o.threads = threads;
+    return o;
+}
+
 inline std::string labels_dir() { return std::string(GSR_DATA_DIR) + "/labels"; }
 inline std::string netlists_dir() { return std::string(GSR_DATA_DIR) + "/netlists"; }
 

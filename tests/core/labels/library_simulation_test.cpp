@@ -13,6 +13,7 @@
 using namespace gsr::labels;
 using gsr::labels::testing::circuit_of;
 using gsr::labels::testing::netlists_dir;
+using gsr::labels::testing::sequential_runs;
 using gsr::netlist::Circuit;
 using gsr::netlist::Library;
 
@@ -30,17 +31,6 @@ Circuit with_gsclib(const std::string& name, const std::string& verilog)
     gsr::netlist::LoadOptions load;
     load.library = &gsc_library();
     return gsr::netlist::load_netlist(gsr::SourceText::from_string(name, verilog), load);
-}
-
-/// Sequential mode: `runs` side by side, `cycles` each, the first `warmup` not counted.
-SimulationOptions seq_runs(std::uint64_t runs, std::uint32_t cycles = 80, std::uint32_t warmup = 16)
-{
-    SimulationOptions o;
-    o.mode = SimulationMode::Sequential;
-    o.runs = runs;
-    o.cycles = cycles;
-    o.warmup = warmup;
-    return o;
 }
 
 SimulationResult simulate_with(const Circuit& c, const SimulationOptions& o, const Library* lib)
@@ -140,7 +130,7 @@ r = DFF(sel)
 )");
     // From the first sampled cycle on the two agree (before it, DFFX1's QN starts at 1 and the
     // bench's n2 at 0).
-    const SimulationOptions o = seq_runs(300, 40, 2);
+    const SimulationOptions o = sequential_runs(300, 40, 2);
     expect_same_counts(cells, simulate_with(cells, o, &gsc_library()), gates, simulate_with(gates, o, nullptr),
                        {"q", "qn", "d", "n2", "r"});
 }
@@ -172,7 +162,7 @@ k2 = AND(rn, m)
 n2 = OR(nsn, k2)
 q2 = DFF(n2)
 )");
-    const SimulationOptions o = seq_runs(256, 30, 1);
+    const SimulationOptions o = sequential_runs(256, 30, 1);
     expect_same_counts(cells, simulate_with(cells, o, &gsc_library()), gates,
                        simulate_with(gates, o, nullptr), {"q1", "q2"});
 }
@@ -189,7 +179,7 @@ TEST(LibrarySimulation, ALefBeforeItsLibertyKeepsTheFunctions)
     const Circuit c = gsr::netlist::load_netlist(dir + "netlist/s27.v", load);
     load.library = &gsc_library();
     const Circuit alone = gsr::netlist::load_netlist(dir + "netlist/s27.v", load);
-    const SimulationOptions o = seq_runs(128);
+    const SimulationOptions o = sequential_runs(128);
     const SimulationResult a = simulate_with(c, o, &both);
     const SimulationResult b = simulate_with(alone, o, &gsc_library());
     EXPECT_EQ(a.ones, b.ones);
@@ -226,7 +216,7 @@ n = MUX(en, d, q)
 q = DFF(n)
 qn = NOT(q)
 )");
-    const SimulationOptions o = seq_runs(256, 30, 1);
+    const SimulationOptions o = sequential_runs(256, 30, 1);
     expect_same_counts(cells, simulate_with(cells, o, &lib), gates, simulate_with(gates, o, nullptr),
                        {"qn"});
 }
@@ -293,7 +283,7 @@ TEST(LibrarySimulation, ClearAndPresetTogetherGiveEachOutputItsVariable)
         bench += "q = DFF(nq)\ninqn = NOT(nqn)\nqnb = DFF(inqn)\n";
         bench += std::string(k.qn) == "IQN" ? "qn = BUFF(iqn)\n" : "qn = NOT(q)\n";
         const Circuit gates = circuit_of("sr.bench", bench);
-        const SimulationOptions o = seq_runs(256, 40, 0);
+        const SimulationOptions o = sequential_runs(256, 40, 0);
         SCOPED_TRACE(var1 + var2 + " " + k.next + " QN " + k.qn + " " + k.pins);
         expect_same_counts(cells, simulate_with(cells, o, &lib), gates,
                            simulate_with(gates, o, nullptr), k.nets);
@@ -365,7 +355,7 @@ TEST(LibrarySimulation, IwlsNetlistsSimulateOnGscLib)
     const Circuit c =
         gsr::netlist::load_netlist(netlists_dir() + "/iwls05_gsclib180/netlist/s1196.v", load);
     const NetStructure s = build_net_structure(c);
-    SimulationOptions o = seq_runs(512);
+    SimulationOptions o = sequential_runs(512);
     o.threads = 1;
     const LogicSimulator sim(c, s, &gsc_library());
     const SimulationResult one = sim.run(o);

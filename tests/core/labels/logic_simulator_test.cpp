@@ -27,16 +27,6 @@ SimulationOptions exhaustive(unsigned threads = 1)
     return o;
 }
 
-SimulationOptions random_vectors(std::uint64_t n, std::uint64_t seed, unsigned threads)
-{
-    SimulationOptions o;
-    o.mode = SimulationMode::Random;
-    o.vectors = n;
-    o.seed = seed;
-    o.threads = threads;
-    return o;
-}
-
 /// ones and toggles of every net by the scalar evaluator, one vector at a time, with the
 /// README's stimulus layout computed here from SplitMix64::next().
 struct ScalarCounts {
@@ -144,12 +134,7 @@ TEST(LogicSimulator, ThreadCountDoesNotChangeResults)
 
     const Circuit seq = load_netlist(netlists_dir() + "/iscas89/bench/s1196.bench");
     const LogicSimulator cyc(seq, build_net_structure(seq));
-    SimulationOptions o;
-    o.mode = SimulationMode::Sequential;
-    o.runs = 1000; // 16 words, the last one partial
-    o.cycles = 20;
-    o.warmup = 4;
-    o.threads = 1;
+    SimulationOptions o = sequential_runs(1000, 20, 4, 1); // 16 words, the last one partial
     const SimulationResult s1 = cyc.run(o);
     o.threads = 4;
     const SimulationResult s4 = cyc.run(o);
@@ -164,13 +149,8 @@ TEST(LogicSimulator, FlipFlopsStartAtZeroAndLoadOncePerCycle)
     // q toggles every cycle: 0 1 0 1 ... in every run; r follows q one cycle later.
     const Circuit c =
         circuit_of("t.bench", "INPUT(a)\nOUTPUT(q)\nq = DFF(d)\nd = NOT(q)\nr = DFF(q)\n");
-    SimulationOptions o;
-    o.mode = SimulationMode::Sequential;
-    o.runs = 100;
-    o.cycles = 10;
-    o.warmup = 3; // samples cycles 3..9: q = 1 0 1 0 1 0 1
-    o.threads = 2;
-    const SimulationResult r = simulate(c, o);
+    // Samples cycles 3..9: q = 1 0 1 0 1 0 1.
+    const SimulationResult r = simulate(c, sequential_runs(100, 10, 3, 2));
     EXPECT_EQ(r.total, 700u);
     EXPECT_EQ(r.ones[c.net_names.find("q")], 400u);
     EXPECT_EQ(r.ones[c.net_names.find("d")], 300u);
@@ -192,11 +172,7 @@ TEST(LogicSimulator, OneSampleHasNoTogglesRatherThanARateOfZero)
 
     const Circuit seq =
         circuit_of("t.bench", "INPUT(a)\nOUTPUT(q)\nq = DFF(d)\nd = NOT(q)\n");
-    SimulationOptions o;
-    o.mode = SimulationMode::Sequential;
-    o.runs = 10;
-    o.cycles = 4;
-    o.warmup = 3;
+    SimulationOptions o = sequential_runs(10, 4, 3);
     const SimulationResult last = simulate(seq, o);
     EXPECT_EQ(last.total, 10u);
     EXPECT_FALSE(last.has_toggles);
