@@ -474,6 +474,8 @@ private:
         const Statement* inst;
         std::string prefix;                          ///< "u1/u2/" of the instance's contents
         std::unordered_map<std::string, NetId> bind; ///< formal -> net in the parent
+        std::unordered_map<std::string, NetId> renamed; ///< local name -> its net, once it clashed
+        std::uint32_t serial = 0; ///< 1, 2 ... per instance flattened; the top is 0
         int depth = 0;
     };
 
@@ -546,18 +548,47 @@ private:
         }
     }
 
-    NetId resolve(const Frame* f, const std::string& name)
+    /// The net a name stands for inside instance f (the top's nets when f is null). The net n
+    /// inside instance u flattens to the name u/n, which a net of the text may be named too
+    /// (BLIF names may hold '/'): as they are, two different nets would become one.
+    /// The net that takes the name later gets a prime (n'), and later ones a prime and a number
+    /// (n'2, n'3), as the Verilog reader names its clashes; a count per name keeps K clashes
+    /// linear.
+    NetId resolve(Frame* f, const std::string& name)
     {
         if (!f) return c_.net(name);
         auto it = f->bind.find(name);
         if (it != f->bind.end()) return it->second;
-        return c_.net(f->prefix + name);
+        if (!f->renamed.empty()) {
+            auto r = f->renamed.find(name);
+            if (r != f->renamed.end()) return r->second;
+        }
+        const std::string full = f->prefix + name;
+        const std::size_t before = c_.net_count();
+        const NetId n = c_.net(full);
+        if (c_.net_count() != before) {
+            net_owner_.push_back(f->serial);
+            return n;
+        }
+        if (n >= top_net_count_ && net_owner_[n - top_net_count_] == f->serial) return n;
+        std::uint32_t& suffix = clash_suffix_[full];
+        std::string renamed;
+        do {
+            renamed = full + '\'';
+            if (++suffix > 1) renamed += std::to_string(suffix);
+        } while (c_.net_names.find(renamed) != kNoName);
+        const NetId r = c_.net(renamed);
+        net_owner_.push_back(f->serial);
+        f->renamed.emplace(name, r);
+        if (clashes_++ == 0)
+            first_clash_ = "'" + full + "' (the later one is named '" + renamed + "')";
+        return r;
     }
 
     void expand_subckts()
     {
         std::vector<Frame> stack;
-        auto push = [&](const Statement& s, const Frame* parent) {
+        auto push = [&](const Statement& s, Frame* parent) {
             const std::string& model = s.tokens[0];
             const std::string inst_name = (parent ? parent->prefix : std::string()) + model + "_" + std::to_string(instance_counter_++);
             auto it = model_by_name_.find(model);
@@ -586,6 +617,7 @@ private:
             Frame f;
             f.inst = &s;
             f.prefix = inst_name + "/";
+            f.serial = ++frame_serial_;
             f.depth = parent ? parent->depth + 1 : 0;
             const ModelDef& m = defs_[it->second];
             for (std::size_t i = 1; i < s.tokens.size(); ++i) {
@@ -627,6 +659,14 @@ private:
                 set_cover(id, st.cover);
             }
         }
+        if (clashes_)
+            c_.diagnostics.warn({src_.name()},
+                                std::to_string(clashes_) + " net name" +
+                                    (clashes_ == 1 ? " is" : "s are") +
+                                    " shared by different nets once the hierarchy is flat, such as "
+                                    "a net named 'u/n' and the net n inside instance u; each is "
+                                    "kept apart with primes added (n', then n'2, n'3 ...): " +
+                                    first_clash_);
     }
 
     /// Nets of the top model that nothing drives, once the hierarchy is flat: a .subckt's
@@ -689,6 +729,11 @@ private:
     std::unordered_map<std::string, int> skipped_warned_;
     std::size_t instance_counter_ = 0;
     std::size_t top_net_count_ = 0;
+    std::vector<std::uint32_t> net_owner_; ///< the frame serial of each net flattening made
+    std::uint32_t frame_serial_ = 0;
+    std::unordered_map<std::string, std::uint32_t> clash_suffix_; ///< clashed name -> last suffix
+    std::size_t clashes_ = 0;
+    std::string first_clash_;
 
     bool pending_names_ = false;
     std::size_t pending_inputs_ = 0;

@@ -481,6 +481,9 @@ struct ModuleDef {
     /// Where each Instance cell's name is, relative to `offset`: for messages of elaboration.
     std::vector<std::uint32_t> instance_offsets;
     std::size_t instance_offset(std::size_t k) const { return offset + instance_offsets[k]; }
+    /// The low half of NamePool::hash of each Instance cell's name, in the same order: hashed
+    /// while the name is in the cache, for the check that no two share one.
+    std::vector<std::uint32_t> instance_hashes;
     std::vector<SimpleAssign> simple_assigns;
     std::vector<SimpleAssign> constant_ties; ///< supply0/supply1 nets: constants in every style
 
@@ -684,7 +687,7 @@ private:
     std::uint32_t choose_top();
     void check_recursion(std::uint32_t top);
     /// Refuses a second instance of one name among a module's instances of defined modules.
-    void refuse_duplicate_module_instances() const;
+    void refuse_duplicate_instances() const;
     void collect_groups(const ModuleDef& m, const Cell& cell, std::uint32_t& wide_cursor);
     std::size_t connection_offset(std::size_t instance_offset, std::size_t k);
     void connect_ports(Frame& f, ModuleDef& d, std::size_t inst_offset);
@@ -906,6 +909,7 @@ void Reader::parse_module()
         m.pins.reserve(rest / 14);
         m.nets.reserve(rest / 40, rest / 6, rest / 100);
         m.instance_offsets.reserve(rest / 48);
+        m.instance_hashes.reserve(rest / 48);
     }
 
     advance();
@@ -1333,6 +1337,7 @@ void Reader::parse_instances(ModuleDef& m)
                          0});
         // 32 bits from the module's start: a module of 4 GiB would not fit in memory anyway
         m.instance_offsets.push_back(static_cast<std::uint32_t>(offset(inst) - m.offset));
+        m.instance_hashes.push_back(static_cast<std::uint32_t>(NamePool::hash(inst.text())));
         m.has_instances = true;
         if (tok_.is(',')) {
             advance();
@@ -1485,6 +1490,7 @@ void Reader::finish_module(ModuleDef& m)
     give_back_unused(m.cells);
     give_back_unused(m.pins);
     give_back_unused(m.instance_offsets);
+    give_back_unused(m.instance_hashes);
     m.nets.shrink();
 }
 
@@ -2245,29 +2251,49 @@ std::uint32_t Reader::choose_top()
     return top;
 }
 
-void Reader::refuse_duplicate_module_instances() const
+void Reader::refuse_duplicate_instances() const
 {
-    // Two instances of one name flatten to nets of one name (u/n), which compact_nets would
-    // have to rename apart; yosys refuses them. Only instances of defined modules have nets
-    // inside: leaf cells of one name (yosys refuses those too) name no net, and are left, so
-    // that the big flat module of a netlist pays one scan of its cells and no table.
-    std::unordered_map<std::string_view, std::uint32_t> seen; // name -> instance index
+    // Two instances of one name would flatten to nets of one name (u/n), and two leaf cells of
+    // one name are two cells a user cannot tell apart; yosys refuses both ("a cell with the same
+    // name was already created"). Primitive gates may share names, as yosys lets them.
+    // Instance names are not interned (a big flat netlist would pay the index for names never
+    // looked up): one open-addressing table of instance + 1 per module, placed by the hashes
+    // taken while parsing; names are compared only when hashes agree. Its 4-byte slots keep
+    // the pages it touches few.
+    static constexpr std::size_t kAhead = 16; // slots prefetched ahead of their insertion
+    std::vector<std::uint32_t> table;
+    std::vector<std::uint32_t> cell_of; // instance -> its cell, made at the first hash match
     for (const auto& owned : modules_) {
         const ModuleDef& m = *owned;
-        seen.clear();
-        std::uint32_t k = 0; // index in m.instance_offsets
-        for (const Cell& cell : m.cells) {
-            if (cell.kind != CellKind::Instance) continue;
-            const std::uint32_t instance = k++;
-            if (module_of_type_[cell.type] < 0) continue;
-            const std::string_view name = c_.names.view(cell.name);
-            const auto [it, fresh] = seen.emplace(name, instance);
-            if (fresh) continue;
-            const int first_line = line_of(m.instance_offset(it->second)); // an error: once
-            src_.fail(m.instance_offset(instance),
-                      "expected a new instance name in module '" + std::string(m.name) + "': '" +
-                          std::string(name) + "' already names the instance on line " +
-                          std::to_string(first_line));
+        const std::vector<std::uint32_t>& hashes = m.instance_hashes;
+        if (hashes.size() < 2) continue;
+        std::size_t slots = 16;
+        while (slots < 2 * hashes.size()) slots *= 2;
+        table.assign(slots, 0);
+        cell_of.clear();
+        const std::size_t mask = slots - 1;
+        auto name = [&](std::uint32_t instance) {
+            if (cell_of.empty())
+                for (std::uint32_t i = 0; i < m.cells.size(); ++i)
+                    if (m.cells[i].kind == CellKind::Instance) cell_of.push_back(i);
+            return c_.names.view(m.cells[cell_of[instance]].name);
+        };
+        for (std::uint32_t k = 0; k < hashes.size(); ++k) {
+            if (k + kAhead < hashes.size()) __builtin_prefetch(&table[hashes[k + kAhead] & mask]);
+            for (std::size_t slot = hashes[k] & mask;; slot = (slot + 1) & mask) {
+                if (table[slot] == 0) {
+                    table[slot] = k + 1;
+                    break;
+                }
+                const std::uint32_t first = table[slot] - 1;
+                if (hashes[first] != hashes[k] || name(first) != name(k)) continue;
+                const int first_line = line_of(m.instance_offset(first)); // an error: once
+                src_.fail(m.instance_offset(k),
+                          "expected a new instance name in module '" + std::string(m.name) +
+                              "': '" + std::string(name(k)) +
+                              "' already names the instance on line " +
+                              std::to_string(first_line));
+            }
         }
     }
 }
@@ -2857,7 +2883,7 @@ void Reader::elaborate()
         is_flip_flop_module_[i] = iequals(m.name, "dff") || behavioural_ff;
     }
     const std::uint32_t top = choose_top();
-    refuse_duplicate_module_instances();
+    refuse_duplicate_instances();
     check_recursion(top);
     ModuleDef& t = *modules_[top];
     c_.top = std::string(t.name);

@@ -36,6 +36,8 @@ public:
         return {chars_.data() + e.offset, e.length};
     }
     std::size_t size() const { return entries_.size(); }
+    /// The 64-bit hash the index uses; callers with a table of their own use it too.
+    static std::uint64_t hash(std::string_view s);
     /// Bytes held, for memory accounting.
     std::size_t bytes() const;
     /// Room for `names` names of `chars` characters in all.
@@ -48,7 +50,6 @@ private:
         std::uint64_t offset : 40;
         std::uint64_t length : 24;
     };
-    static std::uint64_t hash(std::string_view s);
     void grow(std::size_t min_slots);
     NameId append(std::string_view s);
 

@@ -21,6 +21,7 @@
 
 #include <QAction>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
 #include <QGuiApplication>
@@ -569,6 +570,28 @@ private slots:
         QCOMPARE(c->device_name, std::string("NVIDIA H200"));
         QCOMPARE(c->copy_bandwidth, 4.1e12);
         QCOMPARE(QString::fromStdString(c->source), project);
+        // `gsr kernels calibrate --project` run while the window is open: the panel reads the
+        // new peaks when it is shown again (and when Tune starts), not only when the project
+        // opens.
+        {
+            auto store = gsr::store::ProjectStore::open(project.toStdString(),
+                                                        gsr::store::OpenMode::OpenExisting);
+            gsr::sol::Calibration again = *c;
+            again.copy_bandwidth = 4.3e12;
+            gsr::store::store_calibration(store, again);
+        }
+        QCOMPARE(w.panels()->profiling()->calibration()->copy_bandwidth, 4.1e12);
+        w.show();
+        auto* dock = qobject_cast<QDockWidget*>(w.panels()->profiling()->parentWidget());
+        QVERIFY(dock);
+        dock->hide(); // closed, then opened again (View menu)
+        QCoreApplication::processEvents();
+        dock->show();
+        dock->raise();
+        QCoreApplication::processEvents();
+        QVERIFY(w.panels()->profiling()->isVisible());
+        QCOMPARE(w.panels()->profiling()->calibration()->copy_bandwidth, 4.3e12);
+        w.hide();
 
         // Peaks past what its GPU can do (an H200 copies at 4.8 TB/s): the project opens, the
         // panel keeps the datasheet's peaks, and the Console names the project.

@@ -377,6 +377,74 @@ private slots:
         QVERIFY(!panel.solText().contains(QStringLiteral("Calibrated")));
     }
 
+    void aCalibrationSourceIsReadAgainWhenTuneStarts()
+    {
+        // The project's calibration was read once, when it opened: `gsr kernels calibrate
+        // --project` run while the window stayed open did not count until it was reopened.
+        ProfilingPanel panel;
+        QVERIFY(panel.setDevice(QStringLiteral("H100 SXM")));
+        QVERIFY(panel.selectProblem(QStringLiteral("layernorm_1k")));
+        sol::Calibration c;
+        c.device_name = "NVIDIA H100 80GB HBM3";
+        c.date = "2026-11-29T10:00:00Z";
+        c.copy_bandwidth = 0.5 * h100().dram_bandwidth;
+        c.source = "/projects/p.gsr";
+        std::optional<sol::Calibration> kept; // what the project keeps now
+        QString unreadable;                   // or why it cannot be read
+        int reads = 0;
+        QStringList notes; // a finished search adds its own line: these count the source's
+        connect(&panel, &ProfilingPanel::noteIssued, this, [&](const QString& note) {
+            if (note.contains(QStringLiteral("error"))) notes << note;
+        });
+        panel.setCalibrationSource([&](QString* error) {
+            ++reads;
+            if (!unreadable.isEmpty()) *error = unreadable;
+            return unreadable.isEmpty() ? kept : std::nullopt;
+        });
+        QCOMPARE(reads, 1);
+        QVERIFY(!panel.calibration());
+        QVERIFY(!panel.solText().contains(QStringLiteral("Calibrated")));
+
+        double bound_seen = 0;
+        panel.setEvaluatorFactory(
+            [&](const tune::Problem&, const sol::DeviceSpec&, const sol::SolAnalysis& bounds,
+                std::string*) -> std::unique_ptr<tune::Evaluator> {
+                bound_seen = bounds.t_sol;
+                return std::make_unique<tune::FunctionEvaluator>([](const tune::KernelConfig&) {
+                    return tune::Evaluation{tune::Verdict::Ok, 1e-3, {}, {}};
+                });
+            },
+            false);
+        panel.setStrategy(QStringLiteral("grid"));
+        panel.setBudget(1);
+        kept = c; // calibrated since the source was set
+        panel.tune();
+        QVERIFY(wait_for_tune(panel));
+        QCOMPARE(reads, 2);
+        QVERIFY(panel.calibration());
+        QCOMPARE(bound_seen, sol::analyze(panel.currentProblem()->op_spec(), h100(), &c).t_sol);
+        QVERIFY(panel.solText().contains(QStringLiteral("Calibrated")));
+        QVERIFY2(notes.isEmpty(), qPrintable(notes.join(QLatin1Char('\n'))));
+
+        // Unreadable now: the datasheet's peaks, and one note however often it is read again.
+        unreadable = QStringLiteral("/projects/p.gsr: error: database is locked");
+        panel.tune();
+        QVERIFY(wait_for_tune(panel));
+        panel.tune();
+        QVERIFY(wait_for_tune(panel));
+        QCOMPARE(reads, 4);
+        QVERIFY(!panel.calibration());
+        QCOMPARE(notes, QStringList{unreadable});
+        QCOMPARE(bound_seen, sol::analyze(panel.currentProblem()->op_spec(), h100()).t_sol);
+
+        // No source (the project closed): no calibration, and nothing read any more.
+        panel.setCalibrationSource({});
+        QVERIFY(!panel.calibration());
+        panel.tune();
+        QVERIFY(wait_for_tune(panel));
+        QCOMPARE(reads, 4);
+    }
+
     void tuneMeasuresTheBaselineFirstAsTheCommandLineDoes()
     {
         // `gsr kernels tune` times the vendor baseline before the search; the panel's search

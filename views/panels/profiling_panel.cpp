@@ -333,6 +333,33 @@ void ProfilingPanel::setCalibration(std::optional<sol::Calibration> calibration)
     showProblem(current_);
 }
 
+void ProfilingPanel::setCalibrationSource(CalibrationSource source)
+{
+    calibration_source_ = std::move(source);
+    calibration_read_.reset();
+    if (calibration_source_) refreshCalibration();
+    else setCalibration(std::nullopt);
+}
+
+void ProfilingPanel::refreshCalibration()
+{
+    if (!calibration_source_) return;
+    QString error;
+    std::optional<sol::Calibration> read = calibration_source_(&error);
+    std::string what = read ? sol::calibration_json(*read).dump() + '\n' + read->source
+                            : "error: " + error.toStdString();
+    if (calibration_read_ == what) return;
+    calibration_read_ = std::move(what);
+    if (!error.isEmpty()) Q_EMIT noteIssued(error);
+    setCalibration(std::move(read));
+}
+
+void ProfilingPanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    refreshCalibration();
+}
+
 std::optional<tune::TuneSession> ProfilingPanel::boundsOf(const tune::Problem& p) const
 {
     const sol::DeviceSpec* d = sol::find_device(deviceName().toStdString());
@@ -625,6 +652,7 @@ bool ProfilingPanel::applyKernel(QString* error)
 
 void ProfilingPanel::tune()
 {
+    refreshCalibration(); // a calibration run since the panel was shown counts
     const QString why = whyTuneIsOff();
     if (!why.isEmpty()) {
         setStatus(why);

@@ -66,6 +66,9 @@ public:
     };
     /// Keeps the best config of an engine problem's session for training; throws gsr::Error.
     using KernelApplier = std::function<ApplyOutcome(const tune::TuneSession& session)>;
+    /// Reads the calibration a project keeps; none when it keeps none. An unreadable one:
+    /// none, and `error` says why (naming the project).
+    using CalibrationSource = std::function<std::optional<sol::Calibration>(QString* error)>;
     /// Asked before a search that is neither saved nor applied is replaced (Tune again, Open
     /// Session of its problem); true to replace it. None: replace without asking.
     using ReplaceQuestion = std::function<bool(const QString& question)>;
@@ -89,6 +92,11 @@ public:
     /// and Tune's command line names the project, as `gsr kernels tune --project` reads it.
     /// None: the device table's peaks.
     void setCalibration(std::optional<sol::Calibration> calibration);
+    /// Where the calibration comes from while a project is open: read now, and again when the
+    /// panel is shown and when Tune starts, so that `gsr kernels calibrate --project` run
+    /// while the window is open counts (a note says when it was unreadable, once per reason).
+    /// None: the calibration stays as setCalibration left it.
+    void setCalibrationSource(CalibrationSource source);
     const std::optional<sol::Calibration>& calibration() const { return calibration_; }
     /// A line over the views (the screenshot's "demo session" label); empty hides it.
     void setBanner(const QString& text);
@@ -154,8 +162,13 @@ signals:
     void noteIssued(const QString& note);
     void tuningFinished(const gsr::tune::TuneSession& session, bool cancelled);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     void buildUi();
+    /// Reads the source again; the bounds change only when what it reads does.
+    void refreshCalibration();
     void rebuildEngineProblems();
     void refreshProblemList();
     void showProblem(const QString& name);
@@ -184,6 +197,10 @@ private:
     ReportExporter exporter_;
     KernelApplier applier_;
     std::optional<sol::Calibration> calibration_;
+    CalibrationSource calibration_source_;
+    /// What the source gave last (its JSON and source, or why it gave none); none before it
+    /// was read.
+    std::optional<std::string> calibration_read_;
     nn::ModelConfig model_;
     std::optional<nn::GraphShape> shape_;
     QString graph_name_;

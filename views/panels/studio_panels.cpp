@@ -361,9 +361,10 @@ void StudioPanels::setProject(const QString& path)
     if (!path.isEmpty()) console_->appendCommand(netlists_command(path));
     training_->setProject(path);
     profiling_->setKernelApplier(project_applier(path));
-    QString unreadable;
-    profiling_->setCalibration(project_calibration(path, &unreadable));
-    if (!unreadable.isEmpty()) console_->appendNote(unreadable);
+    if (path.isEmpty()) profiling_->setCalibrationSource({});
+    else
+        profiling_->setCalibrationSource(
+            [path](QString* error) { return project_calibration(path, error); });
     rules_->setProject(path);
     runs_->setProject(path);
 }

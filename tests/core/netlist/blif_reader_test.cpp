@@ -71,6 +71,56 @@ TEST(BlifReader, SubcktHierarchyIsFlattenedWithHierarchicalNames)
     EXPECT_EQ(c.modules[0].instances, 2u);
 }
 
+TEST(BlifReader, ANetNamedLikeAFlattenedPathStaysAnotherNet)
+{
+    // The top's net "and2_0/w" and the net w inside instance and2_0 were one net: the gate
+    // reading the top's net read the AND inside the instance instead. The later one gets a
+    // prime; inside the instance, every mention of w is the one renamed net.
+    const Circuit c = blif(".model top\n.inputs a b c\n.outputs y q\n.names c and2_0/w\n0 1\n"
+                           ".names and2_0/w q\n1 1\n.subckt and2 x=a y=b z=y\n.end\n"
+                           ".model and2\n.inputs x y\n.outputs z\n.names x y w\n11 1\n"
+                           ".names w z\n1 1\n.end\n");
+    const gsr::NameId outer = c.net_names.find("and2_0/w");
+    const gsr::NameId inner = c.net_names.find("and2_0/w'");
+    ASSERT_NE(outer, gsr::kNoName);
+    ASSERT_NE(inner, gsr::kNoName);
+    int outer_pins = 0, inner_pins = 0;
+    for (const gsr::netlist::Pin& p : c.pins) {
+        outer_pins += p.net == outer;
+        inner_pins += p.net == inner;
+    }
+    EXPECT_EQ(outer_pins, 2); // NOT c drives it, the buffer to q reads it
+    EXPECT_EQ(inner_pins, 2); // the AND drives it, the buffer to z reads it
+    ASSERT_EQ(c.diagnostics.warnings().size(), 1u);
+    EXPECT_NE(c.diagnostics.warnings()[0].message.find(
+                  "1 net name is shared by different nets once the hierarchy is flat"),
+              std::string::npos)
+        << c.diagnostics.warnings()[0].message;
+    EXPECT_NE(c.diagnostics.warnings()[0].message.find("'and2_0/w' (the later one is named "
+                                                       "'and2_0/w'')"),
+              std::string::npos);
+    // A name taken by a prime already gets a number: the top names s_0/w and s_0/w', so the
+    // instance's w is s_0/w'2. Three owners of one name (the top, instance m_0, and the nested
+    // instance n_1 inside it whose w is also what m_0 calls "n_1/w") get w' and w'2 in turn.
+    const Circuit primed = blif(".model top\n.inputs a\n.outputs y\n.names a s_0/w\n1 1\n"
+                                ".names a s_0/w'\n0 1\n.subckt s x=a z=y\n.end\n"
+                                ".model s\n.inputs x\n.outputs z\n.names x w\n0 1\n"
+                                ".names w z\n1 1\n.end\n");
+    EXPECT_NE(primed.net_names.find("s_0/w'2"), gsr::kNoName);
+    const Circuit three = blif(".model top\n.inputs a\n.outputs y\n.names a m_0/n_1/w\n1 1\n"
+                               ".subckt m x=a z=y\n.end\n"
+                               ".model m\n.inputs x\n.outputs z\n.names x n_1/w\n0 1\n"
+                               ".subckt n x=n_1/w z=z\n.end\n"
+                               ".model n\n.inputs x\n.outputs z\n.names x w\n1 1\n"
+                               ".names w z\n0 1\n.end\n");
+    EXPECT_NE(three.net_names.find("m_0/n_1/w"), gsr::kNoName);
+    EXPECT_NE(three.net_names.find("m_0/n_1/w'"), gsr::kNoName);
+    EXPECT_NE(three.net_names.find("m_0/n_1/w'2"), gsr::kNoName);
+    EXPECT_NE(three.diagnostics.warnings()[0].message.find("2 net names are shared"),
+              std::string::npos)
+        << three.diagnostics.warnings()[0].message;
+}
+
 TEST(BlifReader, SubcktOutputsDriveTheirActualsAndOnlyUndrivenNetsAreWarnedAbout)
 {
     // t and y are driven through the models' contents: they were "never driven in model top",

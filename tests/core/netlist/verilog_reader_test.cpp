@@ -680,7 +680,7 @@ TEST(VerilogReader, ManyNetsOfOneFlattenedNameGetNumberedPrimesInLinearTime)
     EXPECT_TRUE(has_warning(c, "10945 net names are shared by different nets"));
 }
 
-TEST(VerilogReader, ASecondInstanceOfOneModuleNameIsRefusedNamingTheFirst)
+TEST(VerilogReader, ASecondInstanceOfOneNameIsRefusedNamingTheFirst)
 {
     // Accepted, the two instances' nets shared names (u/n), renamed apart with primes (20,000
     // copies in 0.5 MB took over a minute). yosys refuses them too.
@@ -695,11 +695,21 @@ TEST(VerilogReader, ASecondInstanceOfOneModuleNameIsRefusedNamingTheFirst)
     e = verilog_error(sub + "module m(a, y); input a; output y;\ns u(.a(a), .y(t));\n"
                             "s \\u (.a(t), .y(y));\nendmodule\n");
     EXPECT_EQ(e.where().line, 4);
-    // Leaf cells name no net inside them: a repeated name is read (as the big flat netlists'
-    // cells are checked by no table), and one name in two modules is fine.
-    const Circuit leaves = verilog("module m(a, y); input a; output y;\nBUF u(.A(a), .Y(t));\n"
-                                   "BUF u(.A(t), .Y(y));\nnot g(y2, a); not g(y3, a);\nendmodule\n");
-    EXPECT_EQ(leaves.cells.size(), 4u);
+    // Leaf cells of one name are refused as well (yosys: "a cell with the same name was already
+    // created"); primitive gates may share a name, as yosys lets them, and so may cells of two
+    // modules.
+    e = verilog_error("module m(a, y); input a; output y;\nBUF u(.A(a), .Y(t));\n"
+                      "BUF u(.A(t), .Y(y));\nendmodule\n");
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_NE(e.message().find("in module 'm': 'u' already names the instance on line 2"),
+              std::string::npos)
+        << e.what();
+    const Circuit leaves = verilog("module n(a, y); input a; output y; BUF u(.A(a), .Y(y));\n"
+                                   "endmodule\nmodule m(a, y); input a; output y;\n"
+                                   "BUF u(.A(a), .Y(t));\nBUF v(.A(t), .Y(y));\n"
+                                   "not g(y2, a); not g(y3, a);\nn i(.a(a), .y(y4));\n"
+                                   "endmodule\n");
+    EXPECT_EQ(leaves.cells.size(), 5u);
     std::string text = sub + "module m(a, y); input a; output y;\n";
     for (int i = 0; i < 3000; ++i)
         text += "s u" + std::to_string(i) + "(.a(a), .y(y" + std::to_string(i) + "));\n";
