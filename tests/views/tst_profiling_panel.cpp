@@ -34,6 +34,7 @@ using namespace gsr;
 using gsr::views::CandidatesTableModel;
 using gsr::views::LineageModel;
 using gsr::views::ProfilingPanel;
+using CloseAnswer = gsr::views::StudioPanels::CloseAnswer;
 
 namespace {
 
@@ -529,14 +530,20 @@ private slots:
             return question.contains(QStringLiteral("kernel search")) &&
                    question.contains(QStringLiteral("Save Session")) && answer;
         });
-        QVERIFY(!panels.confirmClose()); // "Cancel": the search goes on
+        QCOMPARE(panels.confirmClose(), CloseAnswer::Stay); // "Cancel": the search goes on
         QCOMPARE(asked, 1);
         QVERIFY(panel.isTuning());
         answer = true;
+        // Agreed: the search is asked to stop, and the answer comes at once (the window waited
+        // on the thread for up to a minute, not repainting); workStopped() follows it.
+        QSignalSpy stopped(&panels, &gsr::views::StudioPanels::workStopped);
         QElapsedTimer clock;
         clock.start();
-        QVERIFY(panels.confirmClose());
+        QCOMPARE(panels.confirmClose(), CloseAnswer::WhenStopped);
         QCOMPARE(asked, 2);
+        QVERIFY(panel.isTuning()); // the trial in flight ends first
+        QVERIFY(stopped.wait(2000));
+        QCOMPARE(stopped.count(), 1);
         QVERIFY(!panel.isTuning());
         QVERIFY2(clock.elapsed() < 2000, qPrintable(QString::number(clock.elapsed())));
         const tune::TuneSession* s = panel.session(QStringLiteral("layernorm_4k"));
@@ -648,7 +655,7 @@ private slots:
             closing = q;
             return false;
         });
-        QVERIFY(!panels.confirmClose()); // nothing runs, and still it asks
+        QCOMPARE(panels.confirmClose(), CloseAnswer::Stay); // nothing runs, and still it asks
         QVERIFY2(closing.contains(QStringLiteral("reduce_rows is not saved")), qPrintable(closing));
 
         panel.setBudget(3);
@@ -663,7 +670,7 @@ private slots:
         QString error;
         QVERIFY2(panel.saveSession(file, &error), qPrintable(error));
         QVERIFY(panel.unsavedSessions().isEmpty()); // saved: nothing is asked again
-        QVERIFY(panels.confirmClose());
+        QCOMPARE(panels.confirmClose(), CloseAnswer::Close);
         answer = true;
         panel.tune();
         QCOMPARE(asked.size(), 1);

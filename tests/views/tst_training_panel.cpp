@@ -29,6 +29,7 @@
 #include <QScatterSeries>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -345,12 +346,21 @@ private slots:
             ++asked;
             return question.contains(QStringLiteral("resume"), Qt::CaseInsensitive) && answer;
         });
+        w->show();
         QVERIFY(!w->close()); // "Cancel": the window stays and the run goes on
         QCOMPARE(asked, 1);
         QVERIFY(t->isTraining());
+        QVERIFY(w->isVisible());
         answer = true;
-        QVERIFY(w->close());
+        // Agreed: the run is asked to stop and the window closes once it has; meanwhile it
+        // stays open (and repaints: it waited on the thread before) and says so.
+        QVERIFY(!w->close());
         QCOMPARE(asked, 2);
+        QVERIFY(w->isVisible());
+        QVERIFY2(w->statusBar()->currentMessage().contains(QStringLiteral("closes when")),
+                 qPrintable(w->statusBar()->currentMessage()));
+        QTRY_VERIFY_WITH_TIMEOUT(!w->isVisible(), kWaitMs);
+        QCOMPARE(asked, 2); // closing after the stop asks nothing more
         QVERIFY(!t->isTraining());
         const auto store = gsr::store::RunStore::open(project.toStdString(),
                                                       gsr::store::OpenMode::ReadOnly);
@@ -378,8 +388,12 @@ private slots:
         QVERIFY2(asked.contains(QStringLiteral("closing loses it")), qPrintable(asked));
         QVERIFY2(!asked.contains(QStringLiteral("Resume")), qPrintable(asked));
         w->panels()->setCloseQuestion([](const QString&) { return true; });
-        QVERIFY(w->close());
-        QVERIFY(!t->isTraining());
+        w->show();
+        QVERIFY(!w->close()); // closes once the run has stopped
+        QVERIFY(w->isVisible());
+        QVERIFY(w->close()); // asked again meanwhile: at once, and the run still stops
+        QVERIFY(!w->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(!t->isTraining(), kWaitMs);
     }
 
     void withoutAProjectTheRunStaysInMemory()

@@ -119,6 +119,8 @@ MainWindow::MainWindow(QWidget* parent)
             [this](const QString& path, const QVector<float>& predictions) {
                 if (canvas_) canvas_->applyPredictions(path, predictions);
             });
+    // A close waiting for the work in progress to stop: it closes now.
+    connect(panels_, &StudioPanels::workStopped, this, [this] { close(); });
     // Communities found in the Communities panel colour the canvas too.
     connect(panels_, &StudioPanels::communitiesDetected, this, [this](const QString& path) {
         const CommunitiesPanel* panel = panels_->communities();
@@ -696,10 +698,25 @@ void MainWindow::updateTitle()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    // A run in progress: ask first; when stopped, it keeps its checkpoint for Resume.
-    if (!panels_->confirmClose()) {
-        event->ignore();
-        return;
+    // Work in progress: ask first. Agreed, it is asked to stop (a run keeps its checkpoint for
+    // Resume) and the window closes once it has, staying responsive meanwhile; asked to close
+    // again before that, it closes at once (the runners' destructors wait for their threads).
+    if (!closing_) {
+        switch (panels_->confirmClose()) {
+        case StudioPanels::CloseAnswer::Stay:
+            event->ignore();
+            return;
+        case StudioPanels::CloseAnswer::WhenStopped:
+            closing_ = true;
+            if (centralWidget()) centralWidget()->setEnabled(false);
+            for (QDockWidget* dock : panels_->docks()) dock->widget()->setEnabled(false);
+            statusBar()->showMessage(tr("Stopping the work in progress: GSR Studio closes when it "
+                                        "has stopped (close again to close at once)"));
+            event->ignore();
+            return;
+        case StudioPanels::CloseAnswer::Close:
+            break;
+        }
     }
     if (persists_settings_) {
         QSettings settings;

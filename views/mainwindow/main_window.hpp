@@ -159,6 +159,7 @@ private:
     bool reread_netlist_after_load_ = false;
     bool shows_message_boxes_ = true;
     bool persists_settings_ = false;
+    bool closing_ = false; ///< the close was agreed: it waits for the work to stop
     StudioPanels* panels_ = nullptr;
 
     SummaryOverview* overview_ = nullptr; ///< the default central panel; null once replaced

@@ -20,7 +20,6 @@
 #endif
 
 #include <QAction>
-#include <QCoreApplication>
 #include <QDockWidget>
 #include <QDir>
 #include <QFile>
@@ -152,10 +151,6 @@ GraphOutcome read_graph(const QString& path, std::shared_ptr<const graph::Loaded
     return out;
 }
 
-/// Waiting for a run to stop: it ends after the step in progress, which is short for the
-/// models a desktop trains; a minute covers a very large step.
-constexpr int kStopWaitMs = 60000;
-
 } // namespace
 
 StudioPanels::StudioPanels(QObject* parent) : QObject(parent)
@@ -215,6 +210,18 @@ void StudioPanels::wirePanels()
     connect(runs_, &RunsPanel::resumeRequested, training_, &TrainingPanel::resumeRun);
     connect(profiling_, &ProfilingPanel::commandIssued, console_, &ConsolePanel::appendCommand);
     connect(profiling_, &ProfilingPanel::noteIssued, console_, &ConsolePanel::appendNote);
+    // After the panels' own handlers: the runners say they stopped before they signal.
+    connect(training_->runner(), &TrainingRunner::finished, this, &StudioPanels::noteWorkEnded);
+    connect(profiling_->runner(), &TuneRunner::finished, this, &StudioPanels::noteWorkEnded);
+}
+
+bool StudioPanels::isBusy() const { return training_->isTraining() || profiling_->isTuning(); }
+
+void StudioPanels::noteWorkEnded()
+{
+    if (!waiting_to_close_ || isBusy()) return;
+    waiting_to_close_ = false;
+    Q_EMIT workStopped();
 }
 
 void StudioPanels::install(MainWindow& window)
@@ -369,13 +376,13 @@ void StudioPanels::setProject(const QString& path)
     runs_->setProject(path);
 }
 
-bool StudioPanels::confirmClose()
+StudioPanels::CloseAnswer StudioPanels::confirmClose()
 {
     const bool training = training_->isTraining();
     const bool tuning = profiling_->isTuning();
     const bool learning = rules_->isLearning();
     const QStringList unsaved = profiling_->unsavedSessions();
-    if (!training && !tuning && !learning && unsaved.isEmpty()) return true;
+    if (!training && !tuning && !learning && unsaved.isEmpty()) return CloseAnswer::Close;
     // One question for all the work in progress, each with what stopping it keeps.
     QStringList work;
     if (training)
@@ -405,17 +412,13 @@ bool StudioPanels::confirmClose()
         (!running              ? tr("Close GSR Studio?")
          : work.size() == 1    ? tr("Stop it and close GSR Studio?")
                                : tr("Stop them and close GSR Studio?"));
-    if (close_question_ && !close_question_(question)) return false;
+    if (close_question_ && !close_question_(question)) return CloseAnswer::Stay;
     if (learning) rules_->cancel();
     if (tuning) profiling_->cancel();
-    if (training) {
-        training_->stop();
-        training_->runner()->waitForThread(kStopWaitMs);
-    }
-    if (tuning) profiling_->runner()->waitForThread(kStopWaitMs);
-    // Deliver the outcomes (a run's store record is already written by the worker).
-    QCoreApplication::processEvents();
-    return true;
+    if (training) training_->stop();
+    if (!isBusy()) return CloseAnswer::Close;
+    waiting_to_close_ = true;
+    return CloseAnswer::WhenStopped;
 }
 
 } // namespace gsr::views

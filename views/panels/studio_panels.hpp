@@ -61,9 +61,19 @@ public:
                        std::shared_ptr<const graph::LoadedCircuit> circuit = {});
     void setProject(const QString& path);
 
-    /// @brief Whether the window may close: true when nothing runs, or when the user agrees
-    /// to stop the run in progress (which is then stopped, keeping its last checkpoint).
-    bool confirmClose();
+    /// What confirmClose() decided.
+    enum class CloseAnswer {
+        Stay,        ///< the question was answered "Cancel": the window stays, the work goes on
+        Close,       ///< nothing runs (and the user agreed to lose what is unsaved): close now
+        WhenStopped, ///< the work was asked to stop; workStopped() follows once it has
+    };
+    /// @brief Whether the window may close. With work in progress or unsaved, one question;
+    /// agreed, the work is asked to stop (a run keeps its last checkpoint), and while a thread
+    /// still finishes its step or trial the answer is WhenStopped: the window waits for
+    /// workStopped() with its event loop running, not blocked on the thread.
+    CloseAnswer confirmClose();
+    /// Training or a kernel search runs (rule learning stops at once: its result is dropped).
+    bool isBusy() const;
     /// What confirmClose() asks; returns true to stop and close. The default asks in a
     /// message box when `window` shows them, and says yes otherwise (scripts, tests).
     using CloseQuestion = std::function<bool(const QString& question)>;
@@ -80,10 +90,14 @@ signals:
     void ruleSelected(int rule, const QVector<quint32>& nodes);
     /// A finished training run's signal probability of each node of `path`, for the canvas.
     void predictionsReady(const QString& path, const QVector<float>& predictions);
+    /// After confirmClose() answered WhenStopped: the last of the work has stopped.
+    void workStopped();
 
 private:
     void useGraph(std::shared_ptr<const LoadedGraph> graph);
     void wirePanels();
+    /// Emits workStopped() once nothing runs, when confirmClose() is waiting for it.
+    void noteWorkEnded();
 
     CommunitiesPanel* communities_ = nullptr;
     RulesPanel* rules_ = nullptr;
@@ -96,6 +110,7 @@ private:
     std::shared_ptr<const LoadedGraph> graph_;
     std::uint64_t next_graph_job_ = 1, graph_job_ = 0;
     CloseQuestion close_question_;
+    bool waiting_to_close_ = false; ///< confirmClose() answered WhenStopped
     QWidget* window_ = nullptr;
 };
 
