@@ -29,7 +29,10 @@ int cmd_new(const std::vector<std::string>& argv)
     const auto status = std::filesystem::symlink_status(path, ec);
     if (status.type() == std::filesystem::file_type::directory)
         throw Error(SourceLocation{path}, "is a folder: a project is a file (name one in it)");
-    if (!ec && status.type() != std::filesystem::file_type::not_found)
+    // A blank one (0 bytes, or a database with no tables: a creation killed before its first
+    // commit) holds nothing to lose, and becomes the project.
+    if (!ec && status.type() != std::filesystem::file_type::not_found &&
+        !store::ProjectStore::is_blank(path))
         throw Error(SourceLocation{path}, "a file of this name exists already; list it with "
                                           "'gsr netlists --db " + path + "'");
     // Any other error ("x/" where x is a file, a folder that cannot be searched): the open

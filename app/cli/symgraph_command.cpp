@@ -12,6 +12,7 @@
 #include "util/number_text.hpp"
 
 #ifdef GSR_HAVE_STORE
+#include "report/run_table.hpp"
 #include "store/run_claim.hpp"
 #include "store/run_store.hpp"
 #include "util/json_text.hpp"
@@ -286,7 +287,8 @@ int cmd_rules(const std::vector<std::string>& argv)
     const nlohmann::json result = nlohmann::json::parse(run->result_json, nullptr, false);
     if (result.is_discarded() || !result.is_object() || !result.contains("rules"))
         throw Error(SourceLocation{a.value("--db")},
-                    "run " + std::to_string(id) + " has no stored rules (status: " + run->status +
+                    "run " + std::to_string(id) + " has no stored rules (status: " +
+                        report::run_status(*run, store::RunClaim::held(a.value("--db"), id)) +
                         ")");
     symgraph::SymGraphModel model;
     try {

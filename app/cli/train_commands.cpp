@@ -248,6 +248,12 @@ int cmd_train(const std::vector<std::string>& argv)
             throw Error(SourceLocation{a.value("--db")},
                         "--resume: no run " + std::to_string(run_id) +
                             " in the project (gsr runs list --db ... lists them)");
+        // A rule run keeps no checkpoint: its settings are not a GNN's either.
+        if (run->model == "symgraph")
+            throw Error(SourceLocation{a.value("--db")},
+                        "--resume: run " + std::to_string(run_id) +
+                            " learnt rules (symgraph), which keep no checkpoint to resume "
+                            "from: run 'gsr train ... --model symgraph' again");
         claim = store::RunClaim::take(a.value("--db"), run_id); // before its checkpoint is read
         try {
             settings = train::settings_from_json(

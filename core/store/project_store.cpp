@@ -152,9 +152,26 @@ std::string hex32(std::int64_t value)
     return buf;
 }
 
-/// Refuses files that this build must not touch: other applications' databases and files
-/// from newer builds. Returns the file's schema version.
-int check_project_header(Connection& conn, OpenMode mode, int latest)
+/// Whether the file at `path` is empty or begins as every SQLite database does.
+bool empty_or_sqlite(const std::string& path)
+{
+    static constexpr char kMagic[16] = {'S', 'Q', 'L', 'i', 't', 'e', ' ', 'f',
+                                        'o', 'r', 'm', 'a', 't', ' ', '3', '\0'};
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return true; // gone since SQLite opened it: nothing here to keep
+    char head[16];
+    const std::size_t n = std::fread(head, 1, sizeof head, f);
+    std::fclose(f);
+    return n == 0 || (n == sizeof head && std::memcmp(head, kMagic, sizeof head) == 0);
+}
+
+/// What a database says of itself: its application id, schema version and object count.
+struct Header {
+    std::int64_t app_id = 0, version = 0, objects = 0;
+    bool blank() const { return app_id == 0 && version == 0 && objects == 0; }
+};
+
+Header read_header(Connection& conn)
 {
     // The first read of the file: this is where "not a database" and damage show up. One
     // statement, so one snapshot: read one by one, a project another process was creating
@@ -165,13 +182,22 @@ int check_project_header(Connection& conn, OpenMode mode, int latest)
     if (!header.step())
         throw detail::sqlite_error(conn.path(), SQLITE_INTERNAL, "query returned no row",
                                    "the project's header");
-    const std::int64_t app_id = header.column_int(0);
-    const std::int64_t version = header.column_int(1);
-    const std::int64_t objects = header.column_int(2);
+    const Header h{header.column_int(0), header.column_int(1), header.column_int(2)};
     header.run(); // done: the read ends here
+    return h;
+}
 
-    const bool blank = app_id == 0 && version == 0 && objects == 0;
-    if (blank) {
+/// Refuses files that this build must not touch: other applications' databases and files
+/// from newer builds. Returns the file's schema version.
+int check_project_header(Connection& conn, OpenMode mode, int latest)
+{
+    const Header header = read_header(conn);
+    const std::int64_t app_id = header.app_id, version = header.version;
+    if (header.blank()) {
+        // SQLite reads a 1-byte file as an empty one (its size of 1 counts as 0): a file of
+        // text that short ("\n") is no database, and no command may make it a project.
+        if (!empty_or_sqlite(conn.path()))
+            throw error_at(conn.path(), "not a GSR Studio project (not a SQLite database)");
         // An empty (or 0-byte) database becomes a project only where one may be created: a
         // listing or an export given an empty file by mistake must not turn it into one.
         if (mode != OpenMode::CreateOrOpen) {
@@ -342,6 +368,12 @@ ProjectStore ProjectStore::open_with_migrations(const std::string& path, OpenMod
     if (mode != OpenMode::CreateOrOpen && !fs::exists(status)) {
         throw error_at(path, "no such project file");
     }
+    // Root passes SQLite's access checks, yet a file whose mode lets no one write says "keep",
+    // as the atomic writer reads it: a write-protected project stays as it is for root too.
+    constexpr fs::perms kAnyWrite =
+        fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write;
+    const bool write_protected =
+        fs::exists(status) && (status.permissions() & kAnyWrite) == fs::perms::none;
 
     int flags = 0;
     switch (mode) {
@@ -355,7 +387,8 @@ ProjectStore ProjectStore::open_with_migrations(const std::string& path, OpenMod
 
     // SQLite quietly falls back to read-only when the file itself is write-protected; say so
     // now rather than at the first write.
-    if (mode != OpenMode::ReadOnly && sqlite3_db_readonly(conn->handle(), "main") == 1) {
+    if (mode != OpenMode::ReadOnly &&
+        (write_protected || sqlite3_db_readonly(conn->handle(), "main") == 1)) {
         throw error_at(path, "the project file is read-only: open it read-only, or make it "
                              "writable");
     }
@@ -371,6 +404,12 @@ ProjectStore ProjectStore::open_with_migrations(const std::string& path, OpenMod
 
     const int latest = static_cast<int>(migrations.size());
     int version = check_project_header(*conn, mode, latest);
+    // The header read, SQLite knows page 1: a file format write version past 2 (a damaged
+    // byte 18, or a newer SQLite) makes it read-only, which the first write would blame on
+    // the file's permissions.
+    if (mode != OpenMode::ReadOnly && sqlite3_db_readonly(conn->handle(), "main") == 1)
+        throw error_at(path, "is damaged, or was written by a newer SQLite: its header lets it "
+                             "be read only (a file format write version over 2)");
     if (mode != OpenMode::ReadOnly) {
         // Only after the header check: a foreign database must not be switched to WAL.
         enable_wal(*conn, busy_timeout);
@@ -389,6 +428,22 @@ int ProjectStore::prepare_for_rows(const std::string& path, OpenMode mode,
 {
     { open(path, mode, busy_timeout); }
     return mode == OpenMode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+}
+
+bool ProjectStore::is_blank(const std::string& path)
+{
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return false;
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (ec) return false;
+    if (size == 0) return true;
+    if (!empty_or_sqlite(path)) return false;
+    try {
+        Connection conn(path, SQLITE_OPEN_READONLY);
+        return read_header(conn).blank();
+    } catch (const Error&) {
+        return false; // damaged, locked, unreadable: not known to be blank
+    }
 }
 
 int ProjectStore::latest_schema_version()

@@ -82,6 +82,12 @@ public:
     /// @brief The schema version this build writes: the number of migrations it knows.
     static int latest_schema_version();
 
+    /// @brief Whether `path` holds nothing a user could lose: a 0-byte file, or a SQLite
+    /// database with no tables (what creating a project leaves when it is killed before its
+    /// first commit). New Project and `gsr new`, which never take over a file, may take it.
+    /// False for anything else, a missing file included.
+    static bool is_blank(const std::string& path);
+
     ProjectStore(ProjectStore&&) noexcept;
     ProjectStore& operator=(ProjectStore&&) noexcept;
     ProjectStore(const ProjectStore&) = delete;

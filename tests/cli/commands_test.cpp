@@ -103,6 +103,25 @@ TEST(ProjectCommands, NewMakesAnEmptyProjectAndNeverTakesOverAFile)
     EXPECT_NE(r.err.find("ends in '/'"), std::string::npos) << r.err;
     EXPECT_TRUE(fs::is_empty(folder));
     fs::remove(project);
+    // A blank file (what a creation killed before its first commit leaves) holds nothing to
+    // lose: `new` makes it the project, where it said "exists already; list it with gsr
+    // netlists", which then failed on it. A file of one byte is no blank database.
+    const fs::path blank = scratch_file("blank.gsr");
+    std::ofstream(blank, std::ios::binary).close();
+    r = run_gsr("new --db " + shell_quote(blank.string()));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(run_gsr("netlists --db " + shell_quote(blank.string())).exit_code, 0);
+    const fs::path one = scratch_file("one.gsr");
+    std::ofstream(one, std::ios::binary) << '\n';
+    r = run_gsr("new --db " + shell_quote(one.string()));
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err.rfind(one.string() + ": error: a file of this name exists already", 0), 0u)
+        << r.err;
+    r = run_gsr("import " + data_arg("netlists/iscas85/bench/c17.bench") + " --db " +
+                shell_quote(one.string()));
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, one.string() + ": error: not a GSR Studio project (not a SQLite database)\n");
+    EXPECT_EQ(fs::file_size(one), 1u);
 }
 
 TEST(InfoCommand, FoldersAndEmptyFilesAreBadInputNamedAsSuch)

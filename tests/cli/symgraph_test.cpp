@@ -222,6 +222,39 @@ TEST(SymGraphCommand, CtrlCEndsTheRunCancelledNotRunning)
         << rules.err;
 }
 
+TEST(SymGraphCommand, AKilledRunIsInterruptedAndNoRuleRunResumes)
+{
+    // Killed (kill -9), a rule run stays "running" in the project: `runs list` says
+    // interrupted, and `rules` said "(status: running)". `train --resume` of a rule run said
+    // "--model: unknown model 'symgraph'", of a flag the user never gave.
+    const fs::path db = symgraph_scratch("killed.gsr");
+    const std::string gsr = shell_quote(std::string(GSR_BIN_DIR) + "/gsr");
+    const std::string dbq = shell_quote(db.string());
+    const std::string script =
+        gsr + " train " + data("iscas89/bench/s38417.bench") + " --test " +
+        data("iscas85/bench/c17.bench") + " --db " + dbq +
+        " --model symgraph --quiet 2>/dev/null & pid=$!\n"
+        "for i in $(seq 1200); do " + gsr + " runs list --db " + dbq +
+        " 2>/dev/null | grep -q running && break; sleep 0.05; done\n"
+        "kill -KILL $pid; wait $pid; echo rc=$?\n";
+    FILE* p = ::popen(script.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string out;
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, p)) out += buf;
+    ::pclose(p);
+    EXPECT_EQ(out, "rc=137\n");
+    const auto rules = run_gsr("rules 1 --db " + dbq);
+    EXPECT_EQ(rules.exit_code, 2);
+    EXPECT_NE(rules.err.find("no stored rules (status: interrupted)"), std::string::npos)
+        << rules.err;
+    const auto resume = run_gsr("train --resume 1 --db " + dbq);
+    EXPECT_EQ(resume.exit_code, 2);
+    EXPECT_EQ(resume.err, db.string() + ": error: --resume: run 1 learnt rules (symgraph), which "
+                                        "keep no checkpoint to resume from: run 'gsr train ... "
+                                        "--model symgraph' again\n");
+}
+
 TEST(RulesCommand, AnEmptyOutIsACommandLineMistake)
 {
     const fs::path db = symgraph_scratch("out.gsr");

@@ -51,8 +51,9 @@ QString ProjectSession::unavailableReason()
 void ProjectSession::create(const QString& path)
 {
 #ifdef GSR_HAVE_STORE
-    // CreateOrOpen alone would silently open a file that is there; "New" must not.
-    if (QFileInfo::exists(path))
+    // CreateOrOpen alone would silently open a file that is there; "New" must not, unless it
+    // is blank (0 bytes, or a database with no tables): nothing in it to lose.
+    if (QFileInfo::exists(path) && !store::ProjectStore::is_blank(native(path)))
         throw Error(SourceLocation{native(path)},
                     "a file of this name exists already; open it with File > Open Project");
     auto opened = store::ProjectStore::open(native(path), store::OpenMode::CreateOrOpen);

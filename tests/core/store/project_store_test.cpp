@@ -283,6 +283,74 @@ TEST_F(ProjectStoreTest, MigratesEmptyFileToLatest)
     EXPECT_EQ(raw.text("PRAGMA journal_mode"), "wal");
 }
 
+TEST_F(ProjectStoreTest, AOneByteFileIsNoDatabaseAndStaysAsItIs)
+{
+    // SQLite takes a 1-byte file for an empty one (a size of 1 counts as 0): `gsr import` and
+    // `gsr train` turned a file holding "\n" into a project, its text gone.
+    for (const std::string text : {"\n", "x"}) {
+        const std::string path = file("one.gsr");
+        {
+            std::ofstream out(path, std::ios::binary);
+            out << text;
+        }
+        for (OpenMode mode : {OpenMode::CreateOrOpen, OpenMode::OpenExisting, OpenMode::ReadOnly}) {
+            const std::string message = error_of([&] { ProjectStore::open(path, mode); });
+            EXPECT_EQ(message, path + ": error: not a GSR Studio project (not a SQLite database)");
+            EXPECT_EQ(gsr::test::read_text(path), text);
+        }
+        EXPECT_FALSE(ProjectStore::is_blank(path));
+        fs::remove(path);
+    }
+}
+
+TEST_F(ProjectStoreTest, OnlyAFileWithNothingToLoseIsBlank)
+{
+    // New Project and `gsr new` never take over a file, but a blank one holds nothing: a
+    // creation killed before its first commit left one, which `gsr new` then refused.
+    const std::string zero = file("zero.gsr");
+    std::ofstream(zero, std::ios::binary).close();
+    EXPECT_TRUE(ProjectStore::is_blank(zero));
+    const std::string tables_none = file("wal_only.gsr");
+    { RawDb(tables_none).exec("PRAGMA journal_mode=WAL"); } // what the kill left: 4 KiB
+    EXPECT_GT(fs::file_size(tables_none), 0u);
+    EXPECT_TRUE(ProjectStore::is_blank(tables_none));
+    const std::string project = file("p.gsr");
+    ProjectStore::open(project, OpenMode::CreateOrOpen);
+    EXPECT_FALSE(ProjectStore::is_blank(project));
+    const std::string foreign = file("other.db");
+    { RawDb(foreign).exec("CREATE TABLE t(x)"); }
+    EXPECT_FALSE(ProjectStore::is_blank(foreign));
+    const std::string text = file("notes.gsr");
+    {
+        std::ofstream out(text, std::ios::binary);
+        out << "my notes, not a database at all\n";
+    }
+    EXPECT_FALSE(ProjectStore::is_blank(text));
+    EXPECT_FALSE(ProjectStore::is_blank(file("missing.gsr")));
+    EXPECT_FALSE(ProjectStore::is_blank(dir_.string()));
+}
+
+TEST_F(ProjectStoreTest, ADamagedWriteVersionIsNamedNotBlamedOnPermissions)
+{
+    // Header byte 18 past 2 makes SQLite read the file only: every write then failed with
+    // "the project is open read-only, or its file cannot be written", of a writable file.
+    const std::string path = file("p.gsr");
+    ProjectStore::open(path, OpenMode::CreateOrOpen);
+    std::string bytes = gsr::test::read_text(path);
+    ASSERT_GT(bytes.size(), 100u);
+    bytes[18] = static_cast<char>(0xfd);
+    {
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        out << bytes;
+    }
+    const std::string message =
+        error_of([&] { ProjectStore::open(path, OpenMode::OpenExisting); });
+    EXPECT_EQ(message, path + ": error: is damaged, or was written by a newer SQLite: its header "
+                              "lets it be read only (a file format write version over 2)");
+    EXPECT_EQ(gsr::test::read_text(path), bytes);
+    EXPECT_TRUE(ProjectStore::open(path, OpenMode::ReadOnly).netlists().empty());
+}
+
 TEST_F(ProjectStoreTest, UpgradesOlderSchemaOnOpen)
 {
     // A file at schema 1 of a longer history comes up to date, keeping its rows.
@@ -545,15 +613,19 @@ TEST_F(ProjectStoreTest, RefusesReadOnlyLocation)
     const std::string path = file("p.gsr");
     ProjectStore::open(path, OpenMode::CreateOrOpen);
     fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
-    if (::access(path.c_str(), W_OK) == 0) {
-        GTEST_SKIP() << "running as a user who may write read-only files (root)";
-    }
+    const std::string before = gsr::test::read_text(path);
+    // Refused for root too (who passes SQLite's access checks: the file was written as if its
+    // mode said nothing), as the atomic writer refuses a write-protected file.
     const std::string message =
         error_of([&] { ProjectStore::open(path, OpenMode::OpenExisting); });
-    EXPECT_EQ(message.rfind(path + ": error: ", 0), 0u) << message;
-    EXPECT_NE(message.find("read-only"), std::string::npos) << message;
+    EXPECT_EQ(message, path + ": error: the project file is read-only: open it read-only, or "
+                              "make it writable");
+    EXPECT_EQ(gsr::test::read_text(path), before);
     // Read-only opening still works.
     EXPECT_TRUE(ProjectStore::open(path, OpenMode::ReadOnly).netlists().empty());
+    if (::access(path.c_str(), W_OK) == 0) {
+        GTEST_SKIP() << "running as a user who may write in read-only folders (root)";
+    }
 
     // A new project in a folder that cannot be written.
     const fs::path locked_dir = dir_ / "ro";
