@@ -211,6 +211,7 @@ constexpr const char* kHelp =
         "  --version                                 the version\n"
         "\n"
         "A project file is given as --db or --project: each command takes either spelling.\n"
+        "An --out of - is standard output (not for train --predictions or kernels tune).\n"
         "Formats (detected from the content): ISCAS bench, BLIF, AIGER (aag/aig), structural\n"
         "Verilog, DEF, SPICE netlists; Liberty (.lib, .lib.gz) and LEF libraries.\n"
         "Exit codes: 0 ok; 1 bad command line (`train --device gpu` without a usable GPU too);\n"
@@ -326,6 +327,7 @@ void refuse_out_over_inputs(const Args& a, const std::vector<std::string>& input
                             const std::string& flag)
 {
     const std::string out = a.value(flag); // never empty when given: Args refuses that
+    if (is_standard_output(out)) return;
     const auto same_file = [](const std::string& x, const std::string& y) {
         std::error_code ec;
         if (std::filesystem::equivalent(x, y, ec)) return true;
@@ -343,12 +345,19 @@ void refuse_out_over_inputs(const Args& a, const std::vector<std::string>& input
     if (!out.empty()) check_writable(out); // before the work, not after it
 }
 
+void write_output(const std::string& path, const std::string& bytes)
+{
+    if (is_standard_output(path)) std::cout << bytes; // main checks that it was written
+    else write_file_atomically(path, bytes);
+}
+
 int run(const std::vector<std::string>& args)
 {
     // `gsr help COMMAND` is `gsr COMMAND --help`.
     if (args.size() == 2 && args[0] == "help") return run({args[1], "--help"});
     if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
-        print_help();
+        if (args.empty()) std::cerr << kHelp; // a mistake (exit 1): its text on stderr
+        else print_help();
         return args.empty() ? 1 : 0;
     }
     if (args[0] == "--version" || args[0] == "version") {

@@ -64,6 +64,11 @@ std::string error_words(const std::exception& e, const std::string& project);
 /// output's flag (train's --predictions).
 void refuse_out_over_inputs(const Args& a, const std::vector<std::string>& inputs,
                             const std::string& flag = "--out");
+/// "-" names standard output for every --out, as `report` and `runs list` always read it.
+inline bool is_standard_output(const std::string& path) { return path == "-"; }
+/// Writes an --out: to standard output for "-", else atomically to the file (a failed write
+/// keeps the old one). A command that prints a summary besides sends it to stderr for "-".
+void write_output(const std::string& path, const std::string& bytes);
 
 /// Ctrl-C sets the flag instead of killing the process while a guard lives, so the work stops
 /// at its next check and leaves its run in the project as it should (a GNN run resumable, a

@@ -194,9 +194,10 @@ int cmd_layout(const std::vector<std::string>& argv)
         std::snprintf(number, sizeof number, ",%.9g,%.9g\n", s->positions[v].x, s->positions[v].y);
         csv += number;
     }
-    write_file_atomically(a.value("--out"), csv);
+    write_output(a.value("--out"), csv);
+    std::ostream& summary = is_standard_output(a.value("--out")) ? std::cerr : std::cout;
     if (!a.has("--quiet"))
-        std::cout << "nodes        " << s->positions.size() << '\n'
+        summary << "nodes        " << s->positions.size() << '\n'
                   << "start        " << (from_placement ? "DEF placement" : "random") << '\n'
                   << "iterations   " << s->iteration
                   << (s->converged ? " (converged)"

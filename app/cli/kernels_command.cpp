@@ -32,42 +32,42 @@ namespace gsr::cli {
 
 namespace {
 
-void usage()
+void usage(std::ostream& out)
 {
-    std::cout << "usage: gsr kernels suite [--device NAME] [--json]\n"
-                 "       gsr kernels emit PROBLEM --config JSON|TEXT [--device NAME]\n"
-                 "       gsr kernels verify FILE.cu --problem P [--entry NAME]\n"
-                 "                          [--grid EXPR [--block N]] [--timeout S] [--profile]\n"
-                 "                          [--json]\n"
-                 "       gsr kernels tune PROBLEM [--strategy grid|random|sol] [--budget N]\n"
-                 "                        [--seed S] [--timeout S] [--out SESSION.json] [--json]\n"
-                 "                        [--calibration CAL.json] [--project P.gsr]\n"
-                 "                        [--stop-headroom H (1.1)] [--patience N (12)]\n"
-                 "                        [--profile]\n"
-                 "       (an engine_* PROBLEM also takes --nodes N --edges E [--model M]\n"
-                 "        [--hidden D] [--groups C] [--topk K], as the Profiling panel logs)\n"
-                 "       gsr kernels calibrate [--project P.gsr] [--json]\n"
-                 "       gsr kernels apply --project P.gsr [--session ID[,ID...]] [--list]\n"
-                 "                         [--clear] [--json]\n"
-                 "suite: the built-in problems with T_SOL on the device (default H100 SXM).\n"
-                 "emit:  the CUDA C++ of a DSL config for a problem, e.g.\n"
-                 "       --config '{\"family\":\"softmax\",\"block\":256,\"tpr\":32,\"vec\":4}'\n"
-                 "       --config 'family=gemm tile=128x128x16 thread=8x8 stages=3 vec=4'\n"
-                 "verify: compile, check (3 fresh input sets, poisoned output) and time a\n"
-                 "       hand-written kernel in the worker process; --grid is an expression\n"
-                 "       over rows, cols, n, inner, nnz, e.g. 'ceil(n / 256)'. Exit 0 when ok,\n"
-                 "       3 when the verdict is anything else.\n"
-                 "tune:  the vendor or plain baseline, then the search; the session (every\n"
-                 "       trial) goes to --out, for `gsr report`.\n"
-                 "verify, tune and calibrate need a CUDA GPU; --device NAME overrides the\n"
-                 "       GPU's row of the SOL device table; --calibration takes the measured\n"
-                 "       peaks (`gsr kernels calibrate --json > CAL.json`) for T_SOL;\n"
-                 "       --project keeps the calibration and the sessions in the project;\n"
-                 "       --profile adds ncu's SM %, memory %, DRAM bytes (when ncu is found).\n"
-                 "apply: for each engine_* problem tuned in the project (every session, or\n"
-                 "       --session), its fastest verified DSL config is kept; `gsr train\n"
-                 "       --device gpu --db P.gsr` then runs those the backend can take over\n"
-                 "       (the SpMM) instead of its own. --list shows them, --clear forgets them.\n";
+    out << "usage: gsr kernels suite [--device NAME] [--json]\n"
+           "       gsr kernels emit PROBLEM --config JSON|TEXT [--device NAME]\n"
+           "       gsr kernels verify FILE.cu --problem P [--entry NAME]\n"
+           "                          [--grid EXPR [--block N]] [--timeout S] [--profile]\n"
+           "                          [--json]\n"
+           "       gsr kernels tune PROBLEM [--strategy grid|random|sol] [--budget N]\n"
+           "                        [--seed S] [--timeout S] [--out SESSION.json] [--json]\n"
+           "                        [--calibration CAL.json] [--project P.gsr]\n"
+           "                        [--stop-headroom H (1.1)] [--patience N (12)]\n"
+           "                        [--profile]\n"
+           "       (an engine_* PROBLEM also takes --nodes N --edges E [--model M]\n"
+           "        [--hidden D] [--groups C] [--topk K], as the Profiling panel logs)\n"
+           "       gsr kernels calibrate [--project P.gsr] [--json]\n"
+           "       gsr kernels apply --project P.gsr [--session ID[,ID...]] [--list]\n"
+           "                         [--clear] [--json]\n"
+           "suite: the built-in problems with T_SOL on the device (default H100 SXM).\n"
+           "emit:  the CUDA C++ of a DSL config for a problem, e.g.\n"
+           "       --config '{\"family\":\"softmax\",\"block\":256,\"tpr\":32,\"vec\":4}'\n"
+           "       --config 'family=gemm tile=128x128x16 thread=8x8 stages=3 vec=4'\n"
+           "verify: compile, check (3 fresh input sets, poisoned output) and time a\n"
+           "       hand-written kernel in the worker process; --grid is an expression\n"
+           "       over rows, cols, n, inner, nnz, e.g. 'ceil(n / 256)'. Exit 0 when ok,\n"
+           "       3 when the verdict is anything else.\n"
+           "tune:  the vendor or plain baseline, then the search; the session (every\n"
+           "       trial) goes to --out, for `gsr report`.\n"
+           "verify, tune and calibrate need a CUDA GPU; --device NAME overrides the\n"
+           "       GPU's row of the SOL device table; --calibration takes the measured\n"
+           "       peaks (`gsr kernels calibrate --json > CAL.json`) for T_SOL;\n"
+           "       --project keeps the calibration and the sessions in the project;\n"
+           "       --profile adds ncu's SM %, memory %, DRAM bytes (when ncu is found).\n"
+           "apply: for each engine_* problem tuned in the project (every session, or\n"
+           "       --session), its fastest verified DSL config is kept; `gsr train\n"
+           "       --device gpu --db P.gsr` then runs those the backend can take over\n"
+           "       (the SpMM) instead of its own. --list shows them, --clear forgets them.\n";
 }
 
 const sol::DeviceSpec& device_of(const Args& a)
@@ -367,6 +367,9 @@ int verify(const Args& a)
 int tune_problem(const Args& a)
 {
     if (a.positionals().size() != 2) throw UsageError("kernels tune takes one PROBLEM");
+    if (is_standard_output(a.value("--out")))
+        throw UsageError("--out -: the search's report is on standard output (--json prints the "
+                         "session); name a file for --out");
     refuse_out_over_inputs(a, {a.value("--project"), a.value("--calibration")});
     const tune::Problem p = problem_arg(a, a.positionals()[1]);
     check_session_project(a);
@@ -401,8 +404,7 @@ int tune_problem(const Args& a)
     tune::set_baseline(s, base);
     tune::add_search(s, r);
     const tune::CandidateRecord* best = s.best_candidate();
-    if (a.has("--out"))
-        write_file_atomically(a.value("--out"), json_text(tune::to_json(s), 2) + "\n");
+    if (a.has("--out")) write_file_atomically(a.value("--out"), json_text(tune::to_json(s), 2) + "\n");
     if (json) { // before the save: its failure must not take the printed session with it
         nlohmann::json j = tune::to_json(s);
         j["gpu"] = gpu;
@@ -442,7 +444,10 @@ int apply(const Args& a)
         if (a.has("--clear") && a.has(f))
             throw UsageError(std::string("--clear removes every applied kernel: it takes no ") +
                              f);
-    auto store = store::TuneStore::open(path, store::OpenMode::OpenExisting);
+    // --list only reads: a write-protected project (archived, a colleague's) lists too.
+    const bool listing = a.has("--list");
+    auto store = store::TuneStore::open(
+        path, listing ? store::OpenMode::ReadOnly : store::OpenMode::OpenExisting);
     tune::ApplyChoice choice;
     if (a.has("--clear")) {
         store.clear_applied();
@@ -496,6 +501,7 @@ int apply(const Args& a)
 
 int calibrate(const Args& a)
 {
+    if (a.positionals().size() != 1) throw UsageError("kernels calibrate takes no argument");
     tune::WorkerEvaluator worker(tune::builtin_suite().front(), sol::device_table().front(), 0,
                                  worker_options(a));
     std::string gpu;
@@ -536,7 +542,7 @@ int cmd_kernels(const std::vector<std::string>& args)
                   "--groups", "--topk", "--nodes", "--edges", "--session"},
                  {"--json", "--help", "--profile", "--clear", "--list"});
     if (a.has("--help") || a.positionals().empty()) {
-        usage();
+        usage(a.has("--help") ? std::cout : std::cerr); // a mistake's text on stderr
         return a.has("--help") ? 0 : 1;
     }
     const std::string& sub = a.positionals()[0];

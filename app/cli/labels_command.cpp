@@ -102,6 +102,13 @@ int cmd_labels(const std::vector<std::string>& argv)
     const double load_factor = a.number("--load-factor", labels::DelayModel{}.load_factor, 0.0);
     const double input_transition =
         a.number("--input-transition", labels::DelayModel{}.input_transition, 0.0);
+    // Past these, arrival times overflow to infinity at some net, which was then blamed on the
+    // netlist's line (exit 2) for a command line's value.
+    for (const auto& [flag, value] : {std::pair{"--load-factor", load_factor},
+                                      std::pair{"--input-transition", input_transition}})
+        if (value > 1e6)
+            throw UsageError(std::string(flag) + " " + a.value(flag) +
+                             " is out of range: at most 1e6");
 
     const std::vector<std::string> libs = a.values("--liberty");
     const std::string transition_needs = "--input-transition applies to --target arrival with a "
@@ -190,25 +197,27 @@ int cmd_labels(const std::vector<std::string>& argv)
                                                   arrival ? &*arrival : nullptr);
     if (simulate && !targets.probability) set.has_simulation = false;
     const std::string out = a.value("--out");
-    labels::write_label_csv(set, out);
+    if (is_standard_output(out)) std::cout << labels::label_csv(set);
+    else labels::write_label_csv(set, out);
+    std::ostream& summary = is_standard_output(out) ? std::cerr : std::cout; // not in the CSV
 
     if (simulate && structure.undriven_nets > 0 && !a.has("--quiet"))
         std::cerr << circuit.source << ": warning: " << structure.undriven_nets
                   << " nets are read but never driven; they were simulated as 0\n";
     if (!a.has("--quiet")) {
-        std::cout << out << ": " << set.size() << " nets, max level " << levels.max_level;
+        summary << out << ": " << set.size() << " nets, max level " << levels.max_level;
         if (result) {
-            std::cout << ", " << mode_name(sim.mode) << " simulation of " << result->total
-                      << " samples per net";
+            summary << ", " << mode_name(sim.mode) << " simulation of " << result->total
+                    << " samples per net";
             char buf[64];
             std::snprintf(buf, sizeof buf, " in %.3f s", seconds);
-            std::cout << buf;
+            summary << buf;
         }
         if (arrival)
-            std::cout << ", max arrival " << arrival->max_arrival
-                      << (arrival->nldm ? " ns (NLDM)"
-                                        : " (unit-delay model: no Liberty delay tables)");
-        std::cout << '\n';
+            summary << ", max arrival " << arrival->max_arrival
+                    << (arrival->nldm ? " ns (NLDM)"
+                                      : " (unit-delay model: no Liberty delay tables)");
+        summary << '\n';
     }
     return 0;
 }

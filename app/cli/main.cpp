@@ -7,10 +7,31 @@
 #include "cuda_backend.hpp"
 #endif
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
+
+namespace {
+
+/// What a command printed must reach standard output: a full disk or a closed descriptor
+/// behind it is an error (exit 2), not exit 0 with the output lost. Stdout is buffered, so
+/// the failure shows at the flush.
+int checked_output(int code)
+{
+    errno = 0;
+    std::cout.flush(); // through stdio's buffer (synced), which it flushes
+    const int error = errno; // the write's reason, before anything else can set errno
+    const bool failed = !std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout);
+    if (!failed) return code;
+    std::cerr << "error: cannot write standard output"
+              << (error ? std::string(": ") + std::strerror(error) : std::string()) << '\n';
+    return code == 0 ? 2 : code;
+}
+
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -19,7 +40,7 @@ int main(int argc, char** argv)
     gsr::gpu::install_runtime(); // --device auto|gpu can then find the GPU
 #endif
     try {
-        return gsr::cli::run(args);
+        return checked_output(gsr::cli::run(args));
     } catch (const gsr::cli::UsageError& e) {
         std::cerr << "gsr: " << e.what() << "\n(see 'gsr help')\n";
         return 1;

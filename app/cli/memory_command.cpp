@@ -4,6 +4,7 @@
 // reports what the arena handed out per layer (nn::Model::measured_layers) and its peak.
 #include "cli_commands.hpp"
 
+#include "nn/cpu_backend.hpp"
 #include "nn/memory_model.hpp"
 #include "nn/model.hpp"
 #include "nn/model_config.hpp"
@@ -148,8 +149,9 @@ int cmd_memory(const std::vector<std::string>& args)
     refuse_model_flags(a, c.kind == nn::ModelKind::Rev || c.kind == nn::ModelKind::Gsr,
                        c.kind == nn::ModelKind::Gsr, std::string(nn::model_kind_name(c.kind)));
     c.layers = std::uint32_t(a.integer("--layers", c.layers, 1, 100000));
-    c.hidden = std::uint32_t(a.integer("--hidden", c.hidden, 1, 1u << 20));
-    c.groups = std::uint32_t(a.integer("--groups", c.groups, 1, 1u << 20));
+    // The engine's limits, as train reads them: one flag, one range in every message.
+    c.hidden = std::uint32_t(a.integer("--hidden", c.hidden, 1, nn::kCpuMaxWidth));
+    c.groups = std::uint32_t(a.integer("--groups", c.groups, 2, 65536)); // rev and gsr only
     c.topk =
         std::uint32_t(a.integer("--topk", nn::default_topk(c.hidden, c.groups), 1, 1u << 20));
     c.directed = a.has("--directed");

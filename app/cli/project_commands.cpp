@@ -32,9 +32,15 @@ int cmd_new(const std::vector<std::string>& argv)
     // A blank one (0 bytes, or a database with no tables: a creation killed before its first
     // commit) holds nothing to lose, and becomes the project.
     if (!ec && status.type() != std::filesystem::file_type::not_found &&
-        !store::ProjectStore::is_blank(path))
-        throw Error(SourceLocation{path}, "a file of this name exists already; list it with "
-                                          "'gsr netlists --db " + path + "'");
+        !store::ProjectStore::is_blank(path)) {
+        std::string advice = "list it with 'gsr netlists --db " + path + "'";
+        try {
+            store::ProjectStore::open(path, store::OpenMode::ReadOnly);
+        } catch (const Error& e) { // listing it would fail the same way
+            advice = "it is no project (" + e.message() + "): choose another name";
+        }
+        throw Error(SourceLocation{path}, "a file of this name exists already; " + advice);
+    }
     // Any other error ("x/" where x is a file, a folder that cannot be searched): the open
     // below says what it is.
     store::ProjectStore::open(path, store::OpenMode::CreateOrOpen);
@@ -67,6 +73,8 @@ int cmd_netlists(const std::vector<std::string>& argv)
 {
     Args a(argv, {"--db"}, {"--json"});
     if (!a.has("--db")) throw UsageError("netlists needs --db PROJECT");
+    if (!a.positionals().empty())
+        throw UsageError("netlists takes no FILE: 'gsr netlists --db PROJECT' lists its netlists");
     auto db = store::ProjectStore::open(a.value("--db"), store::OpenMode::ReadOnly);
     const auto rows = db.netlists();
     if (a.has("--json")) {

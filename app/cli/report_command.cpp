@@ -227,7 +227,7 @@ int cmd_report(const std::vector<std::string>& argv)
     const std::string bytes = target.kind == Target::Kind::File
                                   ? export_file(target.file, *format)
                                   : export_stored(target, project_of(a), *format);
-    if (out.empty() || out == "-") {
+    if (out.empty() || is_standard_output(out)) {
         std::cout << bytes;
         return 0;
     }

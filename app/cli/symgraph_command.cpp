@@ -269,8 +269,12 @@ int cmd_rules(const std::vector<std::string>& argv)
     std::int64_t id = 0;
     try {
         std::size_t used = 0;
-        id = std::stoll(a.positionals()[0], &used);
-        if (used != a.positionals()[0].size() || id < 1) throw std::invalid_argument("run");
+        const std::string& text = a.positionals()[0];
+        // Digits only, as every integer flag reads them: stoll took "+8" and " 8" too.
+        if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+            throw std::invalid_argument("run");
+        id = std::stoll(text, &used);
+        if (used != text.size() || id < 1) throw std::invalid_argument("run");
     } catch (const std::exception&) {
         throw UsageError("RUN must be a run number (gsr runs list --db ... lists them), not '" +
                          a.positionals()[0] + "'");
@@ -298,11 +302,7 @@ int cmd_rules(const std::vector<std::string>& argv)
                     "the rules of run " + std::to_string(id) + " cannot be read: " + e.message());
     }
     const std::string text = format == "json" ? json_text(model.to_json(), 2) + "\n" : model.text();
-    if (a.has("--out")) {
-        write_file_atomically(a.value("--out"), text); // a failed write keeps the old file
-    } else {
-        std::cout << text;
-    }
+    write_output(a.value("--out", "-"), text);
     return 0;
 }
 

@@ -138,7 +138,8 @@ RunSettings settings_from_flags(const Args& a)
         // The engine's widest (nn::validate says the same): "1 to 65536" and then "at most
         // 4096" gave two limits for one flag.
         m.hidden = static_cast<std::uint32_t>(a.integer("--hidden", m.hidden, 1, nn::kCpuMaxWidth));
-        m.groups = static_cast<std::uint32_t>(a.integer("--groups", m.groups, 1, 65536));
+        // Only rev and gsr take it, and they need two groups at least (nn::validate).
+        m.groups = static_cast<std::uint32_t>(a.integer("--groups", m.groups, 2, 65536));
         m.topk = static_cast<std::uint32_t>(
             a.integer("--topk", nn::default_topk(m.hidden, m.groups), 1, 65536));
         s.config.epochs =
@@ -280,6 +281,9 @@ int cmd_train(const std::vector<std::string>& argv)
         for (const auto* list :
              {&settings.train, &settings.validation, &settings.test, &settings.liberty})
             inputs.insert(inputs.end(), list->begin(), list->end());
+        if (is_standard_output(a.value("--predictions")))
+            throw UsageError("--predictions -: the training's report is on standard output; "
+                             "name a file for the predictions");
         refuse_out_over_inputs(a, inputs, "--predictions");
     }
     const bool quiet = a.has("--quiet") || a.has("--json");
@@ -471,8 +475,8 @@ int cmd_runs(const std::vector<std::string>& argv)
     if (!a.has("--db")) throw UsageError("runs needs --db PROJECT");
     if (a.has("--json") && a.has("--csv"))
         throw UsageError("--json and --csv: choose one\n" + std::string(kUsage));
-    const bool to_stdout = a.value("--out") == "-"; // as report's --out -
-    if (!to_stdout) refuse_out_over_inputs(a, {a.value("--db")}); // and any unwritable --out
+    const bool to_stdout = is_standard_output(a.value("--out"));
+    refuse_out_over_inputs(a, {a.value("--db")}); // and any unwritable --out
     auto store = store::RunStore::open(a.value("--db"), store::OpenMode::ReadOnly);
     const std::vector<store::RunRecord> runs = store.runs();
     std::ostringstream out;

@@ -212,11 +212,13 @@ private:
         };
         if (type == "NOT" || type == "BUF" || type == "DFF") need(1, 1, "exactly 1 input");
         else if (type == "MUX") need(3, 3, "exactly 3 inputs (select, a, b)");
+        // A constant's inputs would be fan-ins of a node whose level is 0 by definition.
+        else if (type == "VDD" || type == "GND" || type == "CONST0" || type == "CONST1")
+            need(0, 0, "no input");
         else if (type == "AND" || type == "NAND" || type == "OR" || type == "NOR" ||
                  type == "XOR" || type == "XNOR")
             need(1, static_cast<std::size_t>(-1), "at least 1 input");
-        else if (type != "LUT" && type != "VDD" && type != "GND" && type != "CONST0" && type != "CONST1" &&
-                 unknown_types_warned_++ < 20)
+        else if (type != "LUT" && unknown_types_warned_++ < 20)
             c_.diagnostics.warn(lines_.here(line, at.data()), "unknown gate type " + type + ", kept as a logic cell");
     }
 

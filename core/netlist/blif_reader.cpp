@@ -39,7 +39,10 @@ struct ModelDef {
 
 class BlifParser {
 public:
-    explicit BlifParser(const SourceText& src) : src_(src), text_(src.text()), locator_(src) {}
+    explicit BlifParser(const SourceText& src)
+        : src_(src), text_(src.text()), locator_(src), pos_(bom_length(text_)), ahead_(pos_)
+    {
+    }
 
     Circuit parse()
     {
@@ -714,7 +717,7 @@ private:
     const SourceText& src_;
     std::string_view text_;
     OffsetLocator locator_; ///< lines of warnings, asked in file order
-    std::size_t pos_ = 0;
+    std::size_t pos_ = 0; ///< past a byte order mark at first
     int line_ = 0;
     std::size_t ahead_ = 0; ///< prefetch cursor, ahead of pos_
     int ahead_lines_ = 0;

@@ -1,5 +1,7 @@
 #include "util/diagnostics.hpp"
 
+#include "util/utf8_text.hpp"
+
 namespace gsr {
 
 std::string SourceLocation::str() const
@@ -12,6 +14,19 @@ std::string SourceLocation::str() const
     return s;
 }
 
+/// Messages quote what they found, and a token of an input can be megabytes long (a 2 MB
+/// identifier made a 2 MB line on stderr): past kMaxMessage bytes the rest is left out, saying
+/// how much, cut between UTF-8 characters.
+static std::string capped(std::string message)
+{
+    constexpr std::size_t kMaxMessage = 2000;
+    if (message.size() <= kMaxMessage) return message;
+    const std::size_t keep = utf8_cut(message, kMaxMessage);
+    const std::size_t left_out = message.size() - keep;
+    message.resize(keep);
+    return message + "... (" + std::to_string(left_out) + " more bytes not shown)";
+}
+
 static std::string format_error(const SourceLocation& where, const std::string& message)
 {
     std::string loc = where.str();
@@ -19,8 +34,8 @@ static std::string format_error(const SourceLocation& where, const std::string& 
 }
 
 Error::Error(SourceLocation where, std::string message)
-    : std::runtime_error(format_error(where, message)), where_(std::move(where)),
-      message_(std::move(message))
+    : std::runtime_error(format_error(where, capped(message))), where_(std::move(where)),
+      message_(capped(std::move(message)))
 {
 }
 
@@ -36,7 +51,7 @@ void Diagnostics::warn(SourceLocation where, std::string message)
         ++suppressed_;
         return;
     }
-    warnings_.push_back({std::move(where), std::move(message)});
+    warnings_.push_back({std::move(where), capped(std::move(message))});
 }
 
 void Diagnostics::merge(const Diagnostics& other)

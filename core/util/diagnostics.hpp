@@ -19,6 +19,7 @@ struct SourceLocation {
 };
 
 /// The one error type for user-facing failures. what() is "FILE:LINE:COL: error: MESSAGE".
+/// A message (and a warning's) past 2,000 bytes keeps its start and says how much it left out.
 class Error : public std::runtime_error {
 public:
     Error(SourceLocation where, std::string message);

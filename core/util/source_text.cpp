@@ -29,6 +29,10 @@ std::string read_all(const std::string& path)
     struct stat st {};
     if (fstat(fileno(f.get()), &st) == 0 && S_ISDIR(st.st_mode))
         throw Error(SourceLocation{path}, "is a folder, not a file");
+    // /dev/zero or /dev/urandom never end: read, they took every byte of memory. A pipe
+    // (/dev/stdin behind `<` or `|`) ends, and is read.
+    if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+        throw Error(SourceLocation{path}, "is a device, not a file");
     std::string data;
     if (S_ISREG(st.st_mode) && st.st_size > 0) data.reserve(static_cast<std::size_t>(st.st_size));
     char buf[1 << 16];

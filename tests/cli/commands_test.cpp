@@ -115,8 +115,9 @@ TEST(ProjectCommands, NewMakesAnEmptyProjectAndNeverTakesOverAFile)
     std::ofstream(one, std::ios::binary) << '\n';
     r = run_gsr("new --db " + shell_quote(one.string()));
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_EQ(r.err.rfind(one.string() + ": error: a file of this name exists already", 0), 0u)
-        << r.err;
+    EXPECT_EQ(r.err, one.string() + ": error: a file of this name exists already; it is no "
+                                    "project (not a GSR Studio project (not a SQLite database)): "
+                                    "choose another name\n");
     r = run_gsr("import " + data_arg("netlists/iscas85/bench/c17.bench") + " --db " +
                 shell_quote(one.string()));
     EXPECT_EQ(r.exit_code, 2);
@@ -1058,4 +1059,114 @@ TEST(OutFlag, AnOutThatCannotBeWrittenIsRefusedBeforeTheWork)
         EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
         EXPECT_NE(r.err.find("is a folder, not a file"), std::string::npos) << r.err;
     }
+}
+
+TEST(CommandLine, AFailedWriteToStandardOutputIsAnError)
+{
+    // A full disk or a closed descriptor behind stdout: exit 0, the output lost, not a word.
+    const std::string c17 = data_arg("netlists/iscas85/bench/c17.bench");
+    auto r = run_gsr("info " + c17 + " --json > /dev/full");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "error: cannot write standard output: No space left on device\n");
+    r = run_gsr("info " + c17 + " >&-");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err.rfind("error: cannot write standard output", 0), 0u) << r.err;
+    r = run_gsr("info " + c17 + " > /dev/null");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(CommandLine, ADashOutIsStandardOutputForEveryCommand)
+{
+    // `report` and `runs list` read "-" as stdout; labels, layout and rules made a file "-".
+    const fs::path dir = scratch_file("dash_out");
+    fs::create_directories(dir);
+    const std::string in_dir = "cd " + shell_quote(dir.string()) + " && ";
+    const std::string c17 = data_arg("netlists/iscas85/bench/c17.bench");
+    const std::string gsr = shell_quote(std::string(GSR_BIN_DIR) + "/gsr");
+    FILE* p = ::popen((in_dir + gsr + " labels " + c17 + " --out - 2>/dev/null").c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string csv;
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) csv.append(buf, n);
+    EXPECT_EQ(::pclose(p), 0);
+    const fs::path file = scratch_file("dash_out_c17.csv");
+    ASSERT_EQ(run_gsr("labels " + c17 + " --out " + shell_quote(file.string())).exit_code, 0);
+    EXPECT_EQ(csv, gsr::test::read_text(file)); // the CSV alone: its summary went to stderr
+    auto r = run_gsr("layout " + c17 + " --out - --iterations 5");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("node,name,x,y\n", 0), 0u) << r.out;
+    EXPECT_NE(r.err.find("wrote        -"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "-"));
+    // Where stdout already holds the command's report, "-" is refused.
+    r = run_gsr("kernels tune softmax_1k --out -");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--out -: the search's report is on standard output"), std::string::npos)
+        << r.err;
+}
+
+TEST(CommandLine, UsageMistakesAreNamedAsSuch)
+{
+    // Usage on stderr when it answers a mistake (exit 1), on stdout when asked for.
+    auto r = run_gsr("");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("  labels FILE --out CSV"), std::string::npos) << r.err;
+    r = run_gsr("kernels");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("usage: gsr kernels suite"), std::string::npos) << r.err;
+    EXPECT_NE(run_gsr("kernels --help").out.find("usage: gsr kernels suite"), std::string::npos);
+    // Extra arguments were ignored.
+    r = run_gsr("netlists --db x.gsr extra");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("netlists takes no FILE"), std::string::npos) << r.err;
+    r = run_gsr("kernels calibrate extra");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("kernels calibrate takes no argument"), std::string::npos) << r.err;
+    // A run number is digits, as every integer flag reads them.
+    for (const std::string run : {"+1", "' 1'", "1x"}) {
+        r = run_gsr("rules " + run + " --db x.gsr");
+        EXPECT_EQ(r.exit_code, 1) << run;
+        EXPECT_NE(r.err.find("RUN must be a run number"), std::string::npos) << r.err;
+    }
+    // The default group count is named as the default, not as if it were given.
+    r = run_gsr("memory --model gsr --hidden 6 --nodes 10 --edges 10");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--hidden 6 is not divisible by --groups 4 (each group is hidden/groups "
+                         "wide; --groups defaults to 4)"),
+              std::string::npos)
+        << r.err;
+    // One range for one flag, in train and memory alike.
+    r = run_gsr("memory --model gcn --hidden 5000 --nodes 10 --edges 10");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--hidden expects an integer from 1 to 4096, got '5000'"),
+              std::string::npos)
+        << r.err;
+    r = run_gsr("memory --model gsr --hidden 8 --groups 1 --nodes 10 --edges 10");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--groups expects an integer from 2 to 65536, got '1'"),
+              std::string::npos)
+        << r.err;
+}
+
+TEST(CommandLine, AWriteProtectedProjectIsListedAndNotChanged)
+{
+    // `kernels apply --list` only reads, yet refused a write-protected project; and root, who
+    // passes SQLite's access checks, imported into one.
+    const fs::path project = scratch_file("protected.gsr");
+    fs::remove(project);
+    const std::string db = " --db " + shell_quote(project.string());
+    ASSERT_EQ(run_gsr("import " + data_arg("netlists/iscas85/bench/c17.bench") + db).exit_code, 0);
+    fs::permissions(project, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    const std::string before = gsr::test::read_text(project);
+    auto r = run_gsr("kernels apply --list --project " + shell_quote(project.string()));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("no applied kernels"), std::string::npos) << r.out;
+    r = run_gsr("import " + data_arg("netlists/iscas85/bench/c432.bench") + db);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, project.string() + ": error: the project file is read-only: open it "
+                                        "read-only, or make it writable\n");
+    EXPECT_EQ(gsr::test::read_text(project), before);
+    fs::permissions(project, fs::perms::owner_write, fs::perm_options::add);
+    fs::remove(project);
 }

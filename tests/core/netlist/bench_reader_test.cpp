@@ -116,6 +116,24 @@ TEST(BenchReader, ErrorsNameLineAndColumn)
     }
 }
 
+TEST(BenchReader, AConstantTakesNoInput)
+{
+    // `y = CONST0(a)` was read without a word: a constant with a fan-in, at level 1.
+    const Circuit c = bench("INPUT(a)\nOUTPUT(y)\nOUTPUT(z)\ny = CONST0()\nz = AND(a, y)\n");
+    EXPECT_EQ(c.cells.size(), 2u);
+    for (const std::string type : {"CONST0", "CONST1", "VDD", "GND"}) {
+        try {
+            bench("INPUT(a)\nOUTPUT(y)\ny = " + type + "(a)\n");
+            FAIL() << type << " with an input was read";
+        } catch (const gsr::Error& e) {
+            EXPECT_EQ(e.where().line, 3);
+            EXPECT_NE(e.message().find("expected no input for " + type + ", found 1"),
+                      std::string::npos)
+                << e.what();
+        }
+    }
+}
+
 TEST(BenchReader, ControlBytesAreRefusedWhereverTheyAre)
 {
     // Past the first 8 KB the text check does not look: `y = NOT(a\0)` made a net "a\0" that

@@ -59,6 +59,17 @@ TEST(BlifReader, LatchIsAFlipFlop)
     EXPECT_EQ(c.cells[0].pin_count, 3u);
 }
 
+TEST(BlifReader, AByteOrderMarkIsSkipped)
+{
+    // Saved by an editor on Windows: "expected a BLIF directive ..., found '\xEF\xBB\xBF.model'",
+    // the mark invisible in the quote; every other reader skipped it.
+    const Circuit c = blif("\xEF\xBB\xBF.model m\n.inputs a b\n.outputs y\n.names a b y\n11 1\n.end\n");
+    EXPECT_EQ(c.top, "m");
+    EXPECT_EQ(*c.counts.inputs, 2);
+    EXPECT_EQ(c.cells.size(), 1u);
+    EXPECT_EQ(detect_format("t.blif", "\xEF\xBB\xBF.model m\n"), Format::Blif);
+}
+
 TEST(BlifReader, SubcktHierarchyIsFlattenedWithHierarchicalNames)
 {
     const Circuit c = blif(".model top\n.inputs a b\n.outputs y\n.subckt and2 x=a y=b z=t\n.subckt and2 x=t y=b z=y\n.end\n"

@@ -123,6 +123,27 @@ TEST(SourceText, AFolderIsAnErrorNamingIt)
     }
 }
 
+TEST(SourceText, ADeviceIsAnErrorNamingItAndAPipeIsRead)
+{
+    // /dev/zero never ends: `gsr info /dev/zero` read until memory ran out ("error: out of
+    // memory", no file named). A pipe ends, and is read.
+    for (const std::string device : {"/dev/zero", "/dev/null"}) {
+        try {
+            (void)SourceText::read_file(device);
+            FAIL() << "read " << device;
+        } catch (const Error& e) {
+            EXPECT_EQ(std::string(e.what()), device + ": error: is a device, not a file");
+        }
+    }
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    ASSERT_EQ(::write(fds[1], "INPUT(a)\n", 9), 9);
+    ::close(fds[1]);
+    const std::string path = "/dev/fd/" + std::to_string(fds[0]);
+    EXPECT_EQ(SourceText::read_file(path).text(), "INPUT(a)\n");
+    ::close(fds[0]);
+}
+
 TEST(FormatDetection, ContentWinsOverTheExtension)
 {
     using netlist::Format;
