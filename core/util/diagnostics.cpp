@@ -15,16 +15,19 @@ std::string SourceLocation::str() const
 }
 
 /// Messages quote what they found, and a token of an input can be megabytes long (a 2 MB
-/// identifier made a 2 MB line on stderr): past kMaxMessage bytes the rest is left out, saying
-/// how much, cut between UTF-8 characters.
+/// identifier made a 2 MB line on stderr): past kMaxMessage bytes the middle is left out,
+/// saying how much, cut between UTF-8 characters. The end stays: a message may say what was
+/// expected after what it quotes.
 static std::string capped(std::string message)
 {
-    constexpr std::size_t kMaxMessage = 2000;
+    constexpr std::size_t kMaxMessage = 2000, kTail = 500;
     if (message.size() <= kMaxMessage) return message;
-    const std::size_t keep = utf8_cut(message, kMaxMessage);
-    const std::size_t left_out = message.size() - keep;
-    message.resize(keep);
-    return message + "... (" + std::to_string(left_out) + " more bytes not shown)";
+    const std::size_t head = utf8_cut(message, kMaxMessage - kTail);
+    std::size_t tail = message.size() - kTail; // moved forward to a character's first byte
+    while (tail < message.size() && (static_cast<unsigned char>(message[tail]) & 0xC0) == 0x80)
+        ++tail;
+    return message.substr(0, head) + " ... (" + std::to_string(tail - head) +
+           " bytes not shown) ... " + message.substr(tail);
 }
 
 static std::string format_error(const SourceLocation& where, const std::string& message)

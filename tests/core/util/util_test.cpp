@@ -144,6 +144,28 @@ TEST(SourceText, ADeviceIsAnErrorNamingItAndAPipeIsRead)
     ::close(fds[0]);
 }
 
+TEST(Diagnostics, AMessagePastTwoThousandBytesSaysHowMuchItLeftOut)
+{
+    // A 2 MB identifier quoted in an error made a 2 MB line on stderr. The start and the end
+    // stay (what the message quotes, and what it expected after it).
+    const std::string token(2'000'000, 'x');
+    const Error e(SourceLocation{"big.v", 1, 2}, "found '" + token + "': expected a name");
+    EXPECT_EQ(e.message(), "found '" + std::string(1500 - 7, 'x') + " ... (" +
+                               std::to_string(7 + 2'000'000 + 18 - 2000) +
+                               " bytes not shown) ... " + std::string(500 - 18, 'x') +
+                               "': expected a name");
+    EXPECT_EQ(std::string(e.what()), "big.v:1:2: error: " + e.message());
+    // Cut between characters: a 2-byte character across the head's limit is left out whole.
+    const Error accented(SourceLocation{}, std::string(1499, 'a') + "\xC3\xA9" + std::string(600, 'z'));
+    EXPECT_EQ(accented.message().substr(0, 1504), std::string(1499, 'a') + " ... ");
+    // Short ones are as given; warnings are capped alike.
+    EXPECT_EQ(Error("short").message(), "short");
+    Diagnostics d;
+    d.warn({}, std::string(5000, 'w'));
+    EXPECT_EQ(d.warnings()[0].message,
+              std::string(1500, 'w') + " ... (3000 bytes not shown) ... " + std::string(500, 'w'));
+}
+
 TEST(FormatDetection, ContentWinsOverTheExtension)
 {
     using netlist::Format;
