@@ -190,11 +190,12 @@ TEST(RulesCommand, NamesRunsWithoutRules)
     EXPECT_EQ(r.exit_code, 1);
 }
 
-TEST(SymGraphCommand, CtrlCEndsTheRunCancelledNotRunning)
+namespace {
+
+/// Starts s38417's rule search (it takes seconds) into `db`, sends `signal` once the run is in
+/// the project, and returns what the shell says of the process ("rc=N\n").
+std::string signal_a_rule_run(const fs::path& db, const std::string& signal)
 {
-    // s38417's search takes seconds: Ctrl-C (SIGINT) once the run is in the project stops it
-    // between candidates, and the run ends "cancelled"; it stayed "running" for ever before.
-    const fs::path db = symgraph_scratch("interrupted.gsr");
     const std::string gsr = shell_quote(std::string(GSR_BIN_DIR) + "/gsr");
     const std::string dbq = shell_quote(db.string());
     const std::string script =
@@ -203,14 +204,25 @@ TEST(SymGraphCommand, CtrlCEndsTheRunCancelledNotRunning)
         " --model symgraph --quiet 2>/dev/null & pid=$!\n"
         "for i in $(seq 1200); do " + gsr + " runs list --db " + dbq +
         " 2>/dev/null | grep -q running && break; sleep 0.05; done\n"
-        "kill -INT $pid; wait $pid; echo rc=$?\n";
+        "kill -" + signal + " $pid; wait $pid; echo rc=$?\n";
     FILE* p = ::popen(script.c_str(), "r");
-    ASSERT_NE(p, nullptr);
+    if (!p) return "popen failed";
     std::string out;
     char buf[256];
     while (std::fgets(buf, sizeof buf, p)) out += buf;
     ::pclose(p);
-    EXPECT_EQ(out, "rc=130\n");
+    return out;
+}
+
+} // namespace
+
+TEST(SymGraphCommand, CtrlCEndsTheRunCancelledNotRunning)
+{
+    // Ctrl-C (SIGINT) once the run is in the project stops it between candidates, and the run
+    // ends "cancelled"; it stayed "running" for ever before.
+    const fs::path db = symgraph_scratch("interrupted.gsr");
+    const std::string dbq = shell_quote(db.string());
+    EXPECT_EQ(signal_a_rule_run(db, "INT"), "rc=130\n");
     const auto runs = run_gsr("runs list --db " + dbq + " --json");
     ASSERT_EQ(runs.exit_code, 0) << runs.err;
     const auto j = nlohmann::json::parse(runs.out);
@@ -228,22 +240,8 @@ TEST(SymGraphCommand, AKilledRunIsInterruptedAndNoRuleRunResumes)
     // interrupted, and `rules` said "(status: running)". `train --resume` of a rule run said
     // "--model: unknown model 'symgraph'", of a flag the user never gave.
     const fs::path db = symgraph_scratch("killed.gsr");
-    const std::string gsr = shell_quote(std::string(GSR_BIN_DIR) + "/gsr");
     const std::string dbq = shell_quote(db.string());
-    const std::string script =
-        gsr + " train " + data("iscas89/bench/s38417.bench") + " --test " +
-        data("iscas85/bench/c17.bench") + " --db " + dbq +
-        " --model symgraph --quiet 2>/dev/null & pid=$!\n"
-        "for i in $(seq 1200); do " + gsr + " runs list --db " + dbq +
-        " 2>/dev/null | grep -q running && break; sleep 0.05; done\n"
-        "kill -KILL $pid; wait $pid; echo rc=$?\n";
-    FILE* p = ::popen(script.c_str(), "r");
-    ASSERT_NE(p, nullptr);
-    std::string out;
-    char buf[256];
-    while (std::fgets(buf, sizeof buf, p)) out += buf;
-    ::pclose(p);
-    EXPECT_EQ(out, "rc=137\n");
+    EXPECT_EQ(signal_a_rule_run(db, "KILL"), "rc=137\n");
     const auto rules = run_gsr("rules 1 --db " + dbq);
     EXPECT_EQ(rules.exit_code, 2);
     EXPECT_NE(rules.err.find("no stored rules (status: interrupted)"), std::string::npos)
