@@ -151,7 +151,7 @@ constexpr const char* kHelp =
         "                                            counts, graph size and depth of a netlist\n"
         "                                            or cell library (default: the bundled sample)\n"
         "  new --db PROJECT                          create an empty project file (never over\n"
-        "                                            a file that exists)\n"
+        "                                            a file that holds anything)\n"
         "  import FILE... --db PROJECT [--liberty LIB]... [--quiet]\n"
         "                                            record netlists in a project file\n"
         "  netlists --db PROJECT [--json]            list the netlists of a project\n"
@@ -257,6 +257,17 @@ void refuse_model_flags(const Args& a, bool grouped, bool has_topk, const std::s
                          ")");
     if (a.has("--topk") && !has_topk)
         throw UsageError("--topk applies to --model gsr only (the model is " + model + ")");
+}
+
+void refuse_hidden_for_default_groups(const Args& a, std::uint32_t hidden, std::uint32_t groups,
+                                      bool grouped)
+{
+    if (!grouped || a.has("--groups") || groups == 0) return;
+    if (hidden % groups == 0 && hidden / groups >= 2) return;
+    throw UsageError("--hidden " + std::to_string(hidden) + " does not split into the default " +
+                     std::to_string(groups) + " groups (--groups: each group is hidden/groups "
+                     "wide, at least 2 values): give --groups, or a --hidden that " +
+                     std::to_string(groups) + " divides");
 }
 
 void print_warnings(const Diagnostics& d)

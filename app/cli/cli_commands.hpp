@@ -89,6 +89,11 @@ private:
 /// Refuses --groups for a model without groups and --topk for one without a top-k (`grouped`,
 /// `has_topk`), naming the model: they would be ignored without a word.
 void refuse_model_flags(const Args& a, bool grouped, bool has_topk, const std::string& model);
+/// rev and gsr split --hidden into groups: a --hidden that the default group count does not
+/// split (6 in 4) is named with the default, where nn::validate's words read as if --groups
+/// had been given. `groups`: the count in use.
+void refuse_hidden_for_default_groups(const Args& a, std::uint32_t hidden, std::uint32_t groups,
+                                      bool grouped);
 
 /// Each warning of a file that was read ("FILE:LINE:COL: warning: ...") on stderr.
 void print_warnings(const Diagnostics& diagnostics);

@@ -444,10 +444,11 @@ int apply(const Args& a)
         if (a.has("--clear") && a.has(f))
             throw UsageError(std::string("--clear removes every applied kernel: it takes no ") +
                              f);
-    // --list only reads: a write-protected project (archived, a colleague's) lists too.
-    const bool listing = a.has("--list");
+    // --list only reads: a write-protected project (archived, a colleague's) lists too, and a
+    // writable one of an older schema is brought up to date as before.
+    const bool read_only = a.has("--list") && store::ProjectStore::is_read_only_file(path);
     auto store = store::TuneStore::open(
-        path, listing ? store::OpenMode::ReadOnly : store::OpenMode::OpenExisting);
+        path, read_only ? store::OpenMode::ReadOnly : store::OpenMode::OpenExisting);
     tune::ApplyChoice choice;
     if (a.has("--clear")) {
         store.clear_applied();

@@ -17,8 +17,9 @@
 namespace {
 
 /// What a command printed must reach standard output: a full disk or a closed descriptor
-/// behind it is an error (exit 2), not exit 0 with the output lost. Stdout is buffered, so
-/// the failure shows at the flush.
+/// behind it is an error (exit 2), not exit 0 with the output lost. A short output fails at
+/// this flush, which tells why; a long one failed while it was written, and only the stream's
+/// state is left to say that it did.
 int checked_output(int code)
 {
     errno = 0;
@@ -26,8 +27,9 @@ int checked_output(int code)
     const int error = errno; // the write's reason, before anything else can set errno
     const bool failed = !std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout);
     if (!failed) return code;
-    std::cerr << "error: cannot write standard output"
-              << (error ? std::string(": ") + std::strerror(error) : std::string()) << '\n';
+    std::cerr << "error: cannot write standard output: "
+              << (error ? std::string(std::strerror(error)) : std::string("the output is incomplete"))
+              << '\n';
     return code == 0 ? 2 : code;
 }
 

@@ -152,6 +152,8 @@ int cmd_memory(const std::vector<std::string>& args)
     // The engine's limits, as train reads them: one flag, one range in every message.
     c.hidden = std::uint32_t(a.integer("--hidden", c.hidden, 1, nn::kCpuMaxWidth));
     c.groups = std::uint32_t(a.integer("--groups", c.groups, 2, 65536)); // rev and gsr only
+    refuse_hidden_for_default_groups(
+        a, c.hidden, c.groups, c.kind == nn::ModelKind::Rev || c.kind == nn::ModelKind::Gsr);
     c.topk =
         std::uint32_t(a.integer("--topk", nn::default_topk(c.hidden, c.groups), 1, 1u << 20));
     c.directed = a.has("--directed");

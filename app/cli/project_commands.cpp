@@ -24,7 +24,8 @@ int cmd_new(const std::vector<std::string>& argv)
     if (!a.positionals().empty())
         throw UsageError("new takes no FILE: add netlists with 'gsr import FILE... --db PROJECT'");
     const std::string path = a.value("--db");
-    // As the window's File > New Project: an existing file is never taken over.
+    // As the window's File > New Project: an existing file is never taken over, unless it is
+    // blank (below).
     std::error_code ec;
     const auto status = std::filesystem::symlink_status(path, ec);
     if (status.type() == std::filesystem::file_type::directory)
@@ -37,7 +38,7 @@ int cmd_new(const std::vector<std::string>& argv)
         try {
             store::ProjectStore::open(path, store::OpenMode::ReadOnly);
         } catch (const Error& e) { // listing it would fail the same way
-            advice = "it is no project (" + e.message() + "): choose another name";
+            advice = "it cannot be listed (" + e.message() + "): choose another name";
         }
         throw Error(SourceLocation{path}, "a file of this name exists already; " + advice);
     }

@@ -140,6 +140,8 @@ RunSettings settings_from_flags(const Args& a)
         m.hidden = static_cast<std::uint32_t>(a.integer("--hidden", m.hidden, 1, nn::kCpuMaxWidth));
         // Only rev and gsr take it, and they need two groups at least (nn::validate).
         m.groups = static_cast<std::uint32_t>(a.integer("--groups", m.groups, 2, 65536));
+        refuse_hidden_for_default_groups(
+            a, m.hidden, m.groups, m.kind == nn::ModelKind::Rev || m.kind == nn::ModelKind::Gsr);
         m.topk = static_cast<std::uint32_t>(
             a.integer("--topk", nn::default_topk(m.hidden, m.groups), 1, 65536));
         s.config.epochs =

@@ -581,7 +581,9 @@ private:
             if (++suffix > 1) renamed += std::to_string(suffix);
         } while (c_.net_names.find(renamed) != kNoName);
         const NetId r = c_.net(renamed);
-        net_owner_.push_back(f->serial);
+        // Reached through f->renamed only: a name of the text that spells it (a net "x'"
+        // beside x) is another net, and clashes with it.
+        net_owner_.push_back(kRenamedOwner);
         f->renamed.emplace(name, r);
         if (clashes_++ == 0)
             first_clash_ = "'" + full + "' (the later one is named '" + renamed + "')";
@@ -733,6 +735,7 @@ private:
     std::size_t instance_counter_ = 0;
     std::size_t top_net_count_ = 0;
     std::vector<std::uint32_t> net_owner_; ///< the frame serial of each net flattening made
+    static constexpr std::uint32_t kRenamedOwner = 0xffffffffu; ///< a net named with primes
     std::uint32_t frame_serial_ = 0;
     std::unordered_map<std::string, std::uint32_t> clash_suffix_; ///< clashed name -> last suffix
     std::size_t clashes_ = 0;

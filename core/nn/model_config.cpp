@@ -81,21 +81,16 @@ void validate(const ModelConfig& c)
         if (c.groups < 2)
             throw Error("--groups: " + kind + " needs at least 2 groups (Y_0 sums groups 2..C), "
                         "got " + std::to_string(c.groups));
-        // Not given, the group count is the default: say so, or it reads as the user's.
-        const std::string by_default =
-            c.groups == ModelConfig{}.groups ? "; --groups defaults to " + std::to_string(c.groups)
-                                             : std::string();
         if (c.hidden % c.groups != 0)
             throw Error("--groups: --hidden " + std::to_string(c.hidden) +
                         " is not divisible by --groups " + std::to_string(c.groups) +
-                        " (each group is hidden/groups wide" + by_default + ")");
+                        " (each group is hidden/groups wide)");
         // A LayerNorm over one value is its beta whatever the input: no message would pass.
         if (c.hidden / c.groups < 2)
             throw Error("--groups: groups one value wide (--hidden " + std::to_string(c.hidden) +
                         " in " + std::to_string(c.groups) +
                         ") pass no messages (a LayerNorm over one value is constant); use at "
-                        "most hidden/2 = " + std::to_string(c.hidden / 2) + " groups" +
-                        by_default);
+                        "most hidden/2 = " + std::to_string(c.hidden / 2) + " groups");
     }
     if (c.kind == ModelKind::Res && c.hidden < 2)
         throw Error("--hidden: res needs at least 2 (a LayerNorm over one value is constant), "

@@ -368,12 +368,6 @@ ProjectStore ProjectStore::open_with_migrations(const std::string& path, OpenMod
     if (mode != OpenMode::CreateOrOpen && !fs::exists(status)) {
         throw error_at(path, "no such project file");
     }
-    // Root passes SQLite's access checks, yet a file whose mode lets no one write says "keep",
-    // as the atomic writer reads it: a write-protected project stays as it is for root too.
-    constexpr fs::perms kAnyWrite =
-        fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write;
-    const bool write_protected =
-        fs::exists(status) && (status.permissions() & kAnyWrite) == fs::perms::none;
 
     int flags = 0;
     switch (mode) {
@@ -388,7 +382,7 @@ ProjectStore ProjectStore::open_with_migrations(const std::string& path, OpenMod
     // SQLite quietly falls back to read-only when the file itself is write-protected; say so
     // now rather than at the first write.
     if (mode != OpenMode::ReadOnly &&
-        (write_protected || sqlite3_db_readonly(conn->handle(), "main") == 1)) {
+        (detail::write_protected(path) || sqlite3_db_readonly(conn->handle(), "main") == 1)) {
         throw error_at(path, "the project file is read-only: open it read-only, or make it "
                              "writable");
     }
@@ -444,6 +438,13 @@ bool ProjectStore::is_blank(const std::string& path)
     } catch (const Error&) {
         return false; // damaged, locked, unreadable: not known to be blank
     }
+}
+
+bool ProjectStore::is_read_only_file(const std::string& path)
+{
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return false;
+    return detail::write_protected(path) || ::access(path.c_str(), W_OK) != 0;
 }
 
 int ProjectStore::latest_schema_version()

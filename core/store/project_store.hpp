@@ -88,6 +88,11 @@ public:
     /// False for anything else, a missing file included.
     static bool is_blank(const std::string& path);
 
+    /// @brief Whether `path` is there and may not be written: its mode lets no one write it
+    /// (root included), or this user may not. A command that only reads opens such a project
+    /// ReadOnly; otherwise OpenExisting, which brings an older schema up to date.
+    static bool is_read_only_file(const std::string& path);
+
     ProjectStore(ProjectStore&&) noexcept;
     ProjectStore& operator=(ProjectStore&&) noexcept;
     ProjectStore(const ProjectStore&) = delete;

@@ -78,12 +78,22 @@ std::string unwritable_side_file(const std::string& path)
     return {};
 }
 
+bool write_protected(const std::string& path)
+{
+    namespace fs = std::filesystem;
+    constexpr fs::perms kAnyWrite =
+        fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write;
+    std::error_code ec;
+    const fs::file_status status = fs::status(path, ec);
+    return !ec && fs::exists(status) && (status.permissions() & kAnyWrite) == fs::perms::none;
+}
+
 namespace {
 
 /// Whether the file at `path`, its folder and any WAL side files beside it can be written.
 bool writable_with_side_files(const std::string& path)
 {
-    if (::access(path.c_str(), W_OK) != 0) return false;
+    if (write_protected(path) || ::access(path.c_str(), W_OK) != 0) return false;
     const std::filesystem::path folder = std::filesystem::path(path).parent_path();
     if (::access(folder.empty() ? "." : folder.c_str(), W_OK) != 0) return false;
     return unwritable_side_file(path).empty();

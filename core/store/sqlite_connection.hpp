@@ -23,6 +23,11 @@ Error sqlite_error(const std::string& path, int rc, std::string_view sqlite_mess
 /// or "" when none is.
 std::string unwritable_side_file(const std::string& path);
 
+/// Whether the file at `path` is there and its mode lets no one write it. Root passes every
+/// access() check, yet such a mode says "keep" (the atomic writer reads it so too): the
+/// project is then neither written nor checkpointed, for root as for anyone.
+bool write_protected(const std::string& path);
+
 /// One open database connection. Owns the sqlite3 handle; not thread-safe.
 class Connection {
 public:

@@ -129,7 +129,8 @@ SourceLocation SourceText::location(std::size_t offset) const
 {
     if (offset > text_.size()) offset = text_.size();
     int line = 1;
-    std::size_t line_start = 0;
+    // Line 1's columns count from past a byte order mark, as an editor shows them.
+    std::size_t line_start = std::min(bom_length(text_), offset);
     for (std::size_t i = 0; i < offset; ++i) {
         if (text_[i] == '\n') {
             ++line;
@@ -179,7 +180,7 @@ std::string hex_byte(unsigned char c)
 SourceLocation OffsetLocator::locate(std::size_t offset)
 {
     const int at = line(offset);
-    return {src_.name(), at, static_cast<int>(offset_ - line_start_) + 1};
+    return {src_.name(), at, static_cast<int>(offset_ - std::min(line_start_, offset_)) + 1};
 }
 
 int OffsetLocator::line(std::size_t offset)
@@ -188,7 +189,7 @@ int OffsetLocator::line(std::size_t offset)
     if (offset > text.size()) offset = text.size();
     if (offset < offset_) { // asked backwards: start over
         offset_ = 0;
-        line_start_ = 0;
+        line_start_ = bom_length(text);
         line_ = 1;
     }
     // One counting pass (vectorised), then the last newline for the column: readers ask once

@@ -37,11 +37,20 @@ private:
 /// control characters in the first kilobytes. Used to reject binary garbage early.
 bool looks_like_text(std::string_view head);
 
+/// Length of a UTF-8 byte order mark at the start of `text` (editors on Windows add one).
+inline std::size_t bom_length(std::string_view text)
+{
+    return text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+}
+
 /// Maps offsets to line and column quickly when they are asked for in increasing order, as
 /// warnings are; SourceText::location rescans from the start each time.
 class OffsetLocator {
 public:
-    explicit OffsetLocator(const SourceText& src) : src_(src) {}
+    explicit OffsetLocator(const SourceText& src)
+        : src_(src), line_start_(bom_length(src.text())) // line 1's columns: past a BOM
+    {
+    }
     SourceLocation locate(std::size_t offset);
     /// The line alone (no copy of the file name).
     int line(std::size_t offset);
@@ -55,12 +64,6 @@ private:
 
 /// "0x3f": a byte as messages about binary input show it.
 std::string hex_byte(unsigned char c);
-
-/// Length of a UTF-8 byte order mark at the start of `text` (editors on Windows add one).
-inline std::size_t bom_length(std::string_view text)
-{
-    return text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-}
 
 /// Fails at the first byte that cannot be in a text file, or at a leading HTML/XML tag: input
 /// that is not `format` at all, said so instead of a puzzling syntax error further on.

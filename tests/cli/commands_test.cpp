@@ -115,8 +115,8 @@ TEST(ProjectCommands, NewMakesAnEmptyProjectAndNeverTakesOverAFile)
     std::ofstream(one, std::ios::binary) << '\n';
     r = run_gsr("new --db " + shell_quote(one.string()));
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_EQ(r.err, one.string() + ": error: a file of this name exists already; it is no "
-                                    "project (not a GSR Studio project (not a SQLite database)): "
+    EXPECT_EQ(r.err, one.string() + ": error: a file of this name exists already; it cannot be "
+                                    "listed (not a GSR Studio project (not a SQLite database)): "
                                     "choose another name\n");
     r = run_gsr("import " + data_arg("netlists/iscas85/bench/c17.bench") + " --db " +
                 shell_quote(one.string()));
@@ -1132,8 +1132,15 @@ TEST(CommandLine, UsageMistakesAreNamedAsSuch)
     // The default group count is named as the default, not as if it were given.
     r = run_gsr("memory --model gsr --hidden 6 --nodes 10 --edges 10");
     EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--hidden 6 does not split into the default 4 groups (--groups: each "
+                         "group is hidden/groups wide, at least 2 values): give --groups, or a "
+                         "--hidden that 4 divides"),
+              std::string::npos)
+        << r.err;
+    r = run_gsr("memory --model gsr --hidden 6 --groups 4 --nodes 10 --edges 10"); // given
+    EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("--hidden 6 is not divisible by --groups 4 (each group is hidden/groups "
-                         "wide; --groups defaults to 4)"),
+                         "wide)"),
               std::string::npos)
         << r.err;
     // One range for one flag, in train and memory alike.

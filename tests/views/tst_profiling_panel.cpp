@@ -4,6 +4,7 @@
 #include "panels/candidates_table_model.hpp"
 #include "panels/lineage_model.hpp"
 #include "panels/profiling_panel.hpp"
+#include "panels/rules_panel.hpp"
 #include "panels/roofline_chart.hpp"
 #include "panels/studio_panels.hpp"
 #include "view_test_support.hpp"
@@ -549,6 +550,28 @@ private slots:
         const tune::TuneSession* s = panel.session(QStringLiteral("layernorm_4k"));
         QVERIFY(s);
         QCOMPARE(QString::fromStdString(s->stop_reason), QStringLiteral("cancelled"));
+
+        // New work started while the close waits (Ctrl+T reaches the Analysis menu): the close
+        // is given up, not carried out without a question when that work ends.
+        calls = 0;
+        QVERIFY(start_slow_search(panel, calls));
+        QTRY_VERIFY(calls > 0);
+        QSignalSpy abandoned(&panels, &gsr::views::StudioPanels::closeAbandoned);
+        QCOMPARE(panels.confirmClose(), CloseAnswer::WhenStopped);
+        Q_EMIT panels.rules()->learningStarted(); // what Learn Rules signals as it starts
+        QCOMPARE(abandoned.count(), 1);
+        QVERIFY(wait_for_tune(panel));
+        QCoreApplication::processEvents();
+        QCOMPARE(stopped.count(), 1); // the first close's only
+        // And a question answered Cancel after an earlier agreement leaves nothing pending.
+        QVERIFY(start_slow_search(panel, calls));
+        QCOMPARE(panels.confirmClose(), CloseAnswer::WhenStopped);
+        answer = false;
+        QCOMPARE(panels.confirmClose(), CloseAnswer::Stay);
+        panel.cancel();
+        QVERIFY(wait_for_tune(panel));
+        QCoreApplication::processEvents();
+        QCOMPARE(stopped.count(), 1);
     }
 
     void rooflineAxesHoldEveryPoint()

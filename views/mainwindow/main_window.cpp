@@ -119,8 +119,13 @@ MainWindow::MainWindow(QWidget* parent)
             [this](const QString& path, const QVector<float>& predictions) {
                 if (canvas_) canvas_->applyPredictions(path, predictions);
             });
-    // A close waiting for the work in progress to stop: it closes now.
+    // A close waiting for the work in progress to stop: it closes now; or, when new work
+    // started meanwhile (Ctrl+T), the close is given up and the window works again.
     connect(panels_, &StudioPanels::workStopped, this, [this] { close(); });
+    connect(panels_, &StudioPanels::closeAbandoned, this, [this] {
+        setClosing(false);
+        statusBar()->showMessage(tr("Closing given up: new work started"), kStatusTimeoutMs);
+    });
     // Communities found in the Communities panel colour the canvas too.
     connect(panels_, &StudioPanels::communitiesDetected, this, [this](const QString& path) {
         const CommunitiesPanel* panel = panels_->communities();
@@ -707,11 +712,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
             event->ignore();
             return;
         case StudioPanels::CloseAnswer::WhenStopped:
-            closing_ = true;
-            if (centralWidget()) centralWidget()->setEnabled(false);
-            for (QDockWidget* dock : panels_->docks()) dock->widget()->setEnabled(false);
-            statusBar()->showMessage(tr("Stopping the work in progress: GSR Studio closes when it "
-                                        "has stopped (close again to close at once)"));
+            setClosing(true);
             event->ignore();
             return;
         case StudioPanels::CloseAnswer::Close:
@@ -726,6 +727,18 @@ void MainWindow::closeEvent(QCloseEvent* event)
     loader_->cancel();
     if (canvas_) canvas_->cancel();
     event->accept();
+}
+
+void MainWindow::setClosing(bool closing)
+{
+    closing_ = closing;
+    if (centralWidget()) centralWidget()->setEnabled(!closing);
+    for (QDockWidget* dock : panels_->docks()) dock->widget()->setEnabled(!closing);
+    if (closing)
+        statusBar()->showMessage(tr("Stopping the work in progress: GSR Studio closes when it "
+                                    "has stopped (close again to close at once)"));
+    else
+        statusBar()->clearMessage();
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event)

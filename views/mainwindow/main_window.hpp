@@ -114,6 +114,9 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    /// A close agreed, waiting for the work to stop: the panels and canvas off, the status bar
+    /// saying so; false gives the window back.
+    void setClosing(bool closing);
     void createActions();
     void createMenus();
     void createDocks();

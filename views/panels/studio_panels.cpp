@@ -213,6 +213,16 @@ void StudioPanels::wirePanels()
     // After the panels' own handlers: the runners say they stopped before they signal.
     connect(training_->runner(), &TrainingRunner::finished, this, &StudioPanels::noteWorkEnded);
     connect(profiling_->runner(), &TuneRunner::finished, this, &StudioPanels::noteWorkEnded);
+    connect(training_->runner(), &TrainingRunner::started, this, &StudioPanels::noteWorkStarted);
+    connect(profiling_->runner(), &TuneRunner::started, this, &StudioPanels::noteWorkStarted);
+    connect(rules_, &RulesPanel::learningStarted, this, &StudioPanels::noteWorkStarted);
+}
+
+void StudioPanels::noteWorkStarted()
+{
+    if (!waiting_to_close_) return;
+    waiting_to_close_ = false;
+    Q_EMIT closeAbandoned();
 }
 
 bool StudioPanels::isBusy() const { return training_->isTraining() || profiling_->isTuning(); }
@@ -382,6 +392,7 @@ StudioPanels::CloseAnswer StudioPanels::confirmClose()
     const bool tuning = profiling_->isTuning();
     const bool learning = rules_->isLearning();
     const QStringList unsaved = profiling_->unsavedSessions();
+    waiting_to_close_ = false; // asked again: this answer is the one that counts
     if (!training && !tuning && !learning && unsaved.isEmpty()) return CloseAnswer::Close;
     // One question for all the work in progress, each with what stopping it keeps.
     QStringList work;

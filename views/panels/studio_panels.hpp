@@ -92,12 +92,17 @@ signals:
     void predictionsReady(const QString& path, const QVector<float>& predictions);
     /// After confirmClose() answered WhenStopped: the last of the work has stopped.
     void workStopped();
+    /// After confirmClose() answered WhenStopped: new work started before the old stopped (a
+    /// shortcut still reaches the Analysis menu), so the close is given up.
+    void closeAbandoned();
 
 private:
     void useGraph(std::shared_ptr<const LoadedGraph> graph);
     void wirePanels();
     /// Emits workStopped() once nothing runs, when confirmClose() is waiting for it.
     void noteWorkEnded();
+    /// Emits closeAbandoned() when work starts while confirmClose() is waiting.
+    void noteWorkStarted();
 
     CommunitiesPanel* communities_ = nullptr;
     RulesPanel* rules_ = nullptr;

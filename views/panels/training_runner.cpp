@@ -145,11 +145,6 @@ void TrainingRunner::cancel()
     if (running_ && cancel_) *cancel_ = true;
 }
 
-bool TrainingRunner::waitForThread(int timeout_ms)
-{
-    return !thread_ || thread_->wait(QDeadlineTimer(timeout_ms));
-}
-
 namespace {
 
 /// Stop pressed (or the window closed) while the circuits load or the model is built: nothing

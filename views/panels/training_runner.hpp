@@ -101,9 +101,6 @@ public:
                 bool offload_optimizer = false);
     /// @brief Stops after the step in progress; finished() follows with status "cancelled".
     void cancel();
-    /// @brief Blocks until the worker thread ends (the outcome is delivered by the event
-    /// loop afterwards). False on timeout.
-    bool waitForThread(int timeout_ms);
 
 signals:
     void started();

@@ -140,11 +140,6 @@ void TuneRunner::cancel()
     if (running_ && cancel_) *cancel_ = true;
 }
 
-bool TuneRunner::waitForThread(int timeout_ms)
-{
-    return !thread_ || thread_->wait(QDeadlineTimer(timeout_ms));
-}
-
 void TuneRunner::work(TuneRunner* self, Job job, std::shared_ptr<tune::Evaluator> evaluator,
                       std::shared_ptr<std::atomic<bool>> cancel)
 {

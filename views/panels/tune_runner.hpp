@@ -54,8 +54,6 @@ public:
                std::unique_ptr<tune::Evaluator> evaluator);
     /// @brief Stops between trials; finished() follows with cancelled = true.
     void cancel();
-    /// @brief Blocks until the worker ends (its signals are delivered by the event loop after).
-    bool waitForThread(int timeout_ms);
 
 signals:
     /// The search began: its empty session (bounds) and the trials it plans at most.

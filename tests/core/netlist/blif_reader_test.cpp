@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <string>
 
 using gsr::SourceText;
@@ -68,6 +69,11 @@ TEST(BlifReader, AByteOrderMarkIsSkipped)
     EXPECT_EQ(*c.counts.inputs, 2);
     EXPECT_EQ(c.cells.size(), 1u);
     EXPECT_EQ(detect_format("t.blif", "\xEF\xBB\xBF.model m\n"), Format::Blif);
+    // Line 1's columns count from past the mark, as an editor shows them (they were 3 more).
+    const Circuit w = blif("\xEF\xBB\xBF.foo\n.model m\n.inputs a\n.outputs y\n.names a y\n1 1\n.end\n");
+    ASSERT_FALSE(w.diagnostics.warnings().empty());
+    EXPECT_EQ(w.diagnostics.warnings()[0].where.line, 1);
+    EXPECT_EQ(w.diagnostics.warnings()[0].where.column, 1);
 }
 
 TEST(BlifReader, SubcktHierarchyIsFlattenedWithHierarchicalNames)
@@ -130,6 +136,17 @@ TEST(BlifReader, ANetNamedLikeAFlattenedPathStaysAnotherNet)
     EXPECT_NE(three.diagnostics.warnings()[0].message.find("2 net names are shared"),
               std::string::npos)
         << three.diagnostics.warnings()[0].message;
+    // The instance's own x' is another net than its x renamed x': it gets a prime of its own
+    // (x''). They were one net, driven twice.
+    const Circuit prime = blif(".model top\n.inputs i\n.outputs o\n.names i m_0/x\n1 1\n"
+                               ".subckt m a=i z=o\n.end\n.model m\n.inputs a\n.outputs z\n"
+                               ".names a x\n1 1\n.names x x'\n0 1\n.names x' z\n1 1\n.end\n");
+    std::map<gsr::NameId, int> drivers;
+    for (const gsr::netlist::Pin& p : prime.pins)
+        if (p.dir == gsr::netlist::Direction::Output) ++drivers[p.net];
+    for (const auto& [net, count] : drivers) EXPECT_EQ(count, 1) << prime.net_name(net);
+    EXPECT_NE(prime.net_names.find("m_0/x'"), gsr::kNoName);
+    EXPECT_NE(prime.net_names.find("m_0/x''"), gsr::kNoName);
 }
 
 TEST(BlifReader, SubcktOutputsDriveTheirActualsAndOnlyUndrivenNetsAreWarnedAbout)

@@ -638,6 +638,32 @@ TEST_F(ProjectStoreTest, RefusesReadOnlyLocation)
         << message2;
 }
 
+TEST_F(ProjectStoreTest, AReaderLeavesAWriteProtectedProjectAsItIs)
+{
+    // Root's read-only opens used a read-write connection that refuses changes, whose last
+    // close checkpoints: a write-protected project's bytes changed under `gsr netlists`.
+    const std::string path = file("p.gsr");
+    { ProjectStore::open(path, OpenMode::CreateOrOpen); }
+    {
+        sqlite3* db = nullptr; // a writer that ends without its checkpoint, as a killed one
+        ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+        sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+        ASSERT_EQ(sqlite3_exec(db, "INSERT INTO project(key, value) VALUES ('k', 'v')", nullptr,
+                               nullptr, nullptr),
+                  SQLITE_OK);
+        sqlite3_close(db);
+    }
+    ASSERT_GT(fs::file_size(path + "-wal"), 0u);
+    fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    const std::string before = gsr::test::read_text(path);
+    EXPECT_EQ(ProjectStore::open(path, OpenMode::ReadOnly).project_value("k"), "v");
+    EXPECT_EQ(gsr::test::read_text(path), before);
+    EXPECT_TRUE(ProjectStore::is_read_only_file(path));
+    fs::permissions(path, fs::perms::owner_write, fs::perm_options::add);
+    EXPECT_FALSE(ProjectStore::is_read_only_file(path));
+    EXPECT_FALSE(ProjectStore::is_read_only_file(file("missing.gsr")));
+}
+
 TEST_F(ProjectStoreTest, AWriteProtectedSideFileIsNamed)
 {
     // A -shm left read-only by an earlier read-only open: every write failed with "attempt to
