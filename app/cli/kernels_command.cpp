@@ -404,7 +404,8 @@ int tune_problem(const Args& a)
     tune::set_baseline(s, base);
     tune::add_search(s, r);
     const tune::CandidateRecord* best = s.best_candidate();
-    if (a.has("--out")) write_file_atomically(a.value("--out"), json_text(tune::to_json(s), 2) + "\n");
+    if (a.has("--out"))
+        write_file_atomically(a.value("--out"), json_text(tune::to_json(s), 2) + "\n");
     if (json) { // before the save: its failure must not take the printed session with it
         nlohmann::json j = tune::to_json(s);
         j["gpu"] = gpu;
