@@ -197,8 +197,7 @@ int cmd_labels(const std::vector<std::string>& argv)
                                                   arrival ? &*arrival : nullptr);
     if (simulate && !targets.probability) set.has_simulation = false;
     const std::string out = a.value("--out");
-    if (is_standard_output(out)) std::cout << labels::label_csv(set);
-    else labels::write_label_csv(set, out);
+    write_output(out, labels::label_csv(set));
     std::ostream& summary = is_standard_output(out) ? std::cerr : std::cout; // not in the CSV
 
     if (simulate && structure.undriven_nets > 0 && !a.has("--quiet"))

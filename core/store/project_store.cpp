@@ -427,11 +427,9 @@ int ProjectStore::prepare_for_rows(const std::string& path, OpenMode mode,
 bool ProjectStore::is_blank(const std::string& path)
 {
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) return false;
-    const std::uintmax_t size = std::filesystem::file_size(path, ec);
-    if (ec) return false;
-    if (size == 0) return true;
-    if (!empty_or_sqlite(path)) return false;
+    // A 0-byte file reads as a database with no tables; a 1-byte one would too, so its bytes
+    // are looked at first.
+    if (!std::filesystem::is_regular_file(path, ec) || !empty_or_sqlite(path)) return false;
     try {
         Connection conn(path, SQLITE_OPEN_READONLY);
         return read_header(conn).blank();
