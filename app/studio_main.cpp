@@ -24,6 +24,7 @@
 #include <QFileInfo>
 #include <QPixmap>
 #include <QStringList>
+#include <QThreadPool>
 #include <QWindow>
 
 #include <iostream>
@@ -221,5 +222,9 @@ int main(int argc, char** argv)
     window.show();
     if (!file.isEmpty()) window.openPath(file); // a project double-clicked in the file manager
 
-    return QApplication::exec();
+    const int status = QApplication::exec();
+    // The application's destructor waits for every task of the global pool, queued ones too:
+    // the panels' graph reads and detections not begun by now are of no use to anyone.
+    QThreadPool::globalInstance()->clear();
+    return status;
 }

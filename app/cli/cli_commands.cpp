@@ -309,7 +309,10 @@ std::vector<std::string> expand_list_flags(const std::vector<std::string>& argv)
 std::vector<std::string> absolute(const std::vector<std::string>& files)
 {
     std::vector<std::string> out;
-    for (const std::string& f : files) out.push_back(std::filesystem::absolute(f).string());
+    // Cleaned of "." and "..", as the window names a file it opens (QFileInfo): a run's
+    // predictions find the canvas's file by that name.
+    for (const std::string& f : files)
+        out.push_back(std::filesystem::absolute(f).lexically_normal().string());
     return out;
 }
 

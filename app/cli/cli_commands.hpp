@@ -49,7 +49,7 @@ int run(const std::vector<std::string>& args);
 /// Rewrites the list flags `--test a b` and `--val a b` as `--test=a --test=b`, which Args reads
 /// as a repeated flag (gsr train, GNN and symgraph alike).
 std::vector<std::string> expand_list_flags(const std::vector<std::string>& argv);
-/// The files as absolute paths (runs keep them so --resume works from any directory).
+/// The files as absolute, cleaned paths (runs keep them so --resume works from any directory).
 std::vector<std::string> absolute(const std::vector<std::string>& files);
 /// --threads (0: all hardware threads), at most the hardware's with a note: more only wait
 /// on each other (every command's result is the same at any count).

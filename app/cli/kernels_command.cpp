@@ -181,14 +181,19 @@ tune::WorkerOptions worker_options(const Args& a)
     return o;
 }
 
-/// The GPU in hand as a row of the device table (--device overrides), asked of the worker.
-sol::DeviceSpec lab_device(const Args& a, tune::WorkerEvaluator& worker, std::string* gpu_name)
+/// The CUDA name of the GPU in hand, asked of the worker; a plain error without a GPU.
+std::string gpu_in_hand(const Args& a, tune::WorkerEvaluator& worker)
 {
     if (const nn::GpuStatus gpu = nn::gpu_status(); !gpu.available)
         throw Error("gsr kernels " + a.positionals()[0] +
                     " runs candidates on a CUDA GPU, and there is none usable: " + gpu.reason);
-    const nlohmann::json info = worker.device_info();
-    *gpu_name = info.value("name", std::string());
+    return worker.device_info().value("name", std::string());
+}
+
+/// The GPU in hand as a row of the device table (--device overrides), asked of the worker.
+sol::DeviceSpec lab_device(const Args& a, tune::WorkerEvaluator& worker, std::string* gpu_name)
+{
+    *gpu_name = gpu_in_hand(a, worker);
     if (a.has("--device")) return device_of(a);
     if (const sol::DeviceSpec* d = sol::find_device(*gpu_name)) return *d;
     throw Error("the SOL device table has no row for '" + *gpu_name +
@@ -197,7 +202,8 @@ sol::DeviceSpec lab_device(const Args& a, tune::WorkerEvaluator& worker, std::st
 
 /// The SOL analysis of `p` on `device`, with the measured peaks of --calibration FILE (as
 /// `gsr kernels calibrate --json` writes it) when given, else those --project keeps where they
-/// were measured on `device`'s row (sol::calibration_is_of).
+/// were measured on the GPU in hand `gpu` (a CUDA name; with or without a row of the table) or
+/// on `device`'s row (sol::calibration_is_of). A kept calibration not used is noted on stderr.
 sol::SolAnalysis lab_analysis(const Args& a, const tune::Problem& p,
                               const sol::DeviceSpec& device, const std::string& gpu)
 {
@@ -212,10 +218,26 @@ sol::SolAnalysis lab_analysis(const Args& a, const tune::Problem& p,
     if (a.has("--project") && std::filesystem::exists(a.value("--project"), ec)) {
         const auto project =
             store::ProjectStore::open(a.value("--project"), store::OpenMode::OpenExisting);
-        // The bounds of the row it was measured on divide by its peaks, as the Profiling
-        // panel's do; another GPU's say nothing about this one.
+        // Measured on this GPU (its row, if any, may not be the one --device names) or on
+        // `device`'s row, the bounds divide by its peaks, as the Profiling panel's do; another
+        // GPU's say nothing about this one.
         const auto c = store::stored_calibration(project);
-        if (c && sol::calibration_is_of(*c, device)) return sol::analyze(p.op_spec(), device, &*c);
+        std::string why;
+        if (c && (c->device_name == gpu || sol::calibration_is_of(*c, device))) {
+            try {
+                return sol::analyze(p.op_spec(), device, &*c);
+            } catch (const Error& e) { // peaks past what `device`'s row allows
+                why = e.message();
+            }
+        } else if (c) {
+            why = "it was measured on " + c->device_name + ", not on this GPU (" + gpu +
+                  ") or a GPU of the " + device.name + " row";
+        }
+        if (!why.empty())
+            std::fprintf(stderr,
+                         "note: the calibration kept in %s is not used (%s); T_SOL uses the "
+                         "datasheet peaks of %s\n",
+                         a.value("--project").c_str(), why.c_str(), device.name.c_str());
     }
 #endif
     return sol::analyze(p.op_spec(), device);
@@ -397,8 +419,10 @@ int tune_problem(const Args& a)
     const tune::Evaluation base = worker.baseline();
     if (!json) print_evaluation("baseline", base, an.t_sol);
     const std::vector<tune::KernelConfig> space = tune::config_space(p, device);
+    // Steered by the calibrated T_SOL that the session reports against; the more permissive
+    // bound judges gaming.
     const tune::SearchResult r =
-        tune::search(p, device, space, worker, options, sol::gaming_bound(an));
+        tune::search(p, device, space, worker, options, an.t_sol, sol::gaming_bound(an));
     tune::TuneSession s =
         tune::make_session(p, an, std::string(tune::strategy_name(options.strategy)));
     tune::set_baseline(s, base);
@@ -506,8 +530,10 @@ int calibrate(const Args& a)
     if (a.positionals().size() != 1) throw UsageError("kernels calibrate takes no argument");
     tune::WorkerEvaluator worker(tune::builtin_suite().front(), sol::device_table().front(), 0,
                                  worker_options(a));
-    std::string gpu;
-    lab_device(a, worker, &gpu); // a plain error without a GPU
+    // The measurement names the GPU itself and needs no row of the device table: a GPU
+    // without one is calibrated too (tune then takes its calibration with any --device).
+    if (a.has("--device")) (void)device_of(a); // unused, but a wrong name is still refused
+    (void)gpu_in_hand(a, worker); // a plain error without a GPU
     nlohmann::json measured = worker.calibrate();
     measured["date"] = tune::utc_now_iso8601();
     for (const char* key : {"copy_bandwidth", "gemm_rate", "fp32_fma_rate"})

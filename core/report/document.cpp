@@ -143,11 +143,13 @@ std::string format_seconds(double seconds)
 {
     if (!std::isfinite(seconds) || seconds <= 0) return "";
     // A value that three digits round up to 1000 takes the next unit ("1 s", not "1e+03 ms"),
-    // and seconds from 1000 on are whole ("1234 s").
+    // seconds from 1000 on are whole ("1234 s"), and from a million on have an exponent
+    // ("2.5e+07 s"): 1e300 whole did not fit the buffer, and lost its unit.
     const double a = std::abs(seconds);
     constexpr double kUp = 0.9995;
     char buf[40];
-    if (a >= 999.5) std::snprintf(buf, sizeof buf, "%.0f s", seconds);
+    if (a >= 999999.5) std::snprintf(buf, sizeof buf, "%.3g s", seconds);
+    else if (a >= 999.5) std::snprintf(buf, sizeof buf, "%.0f s", seconds);
     else if (a >= kUp) std::snprintf(buf, sizeof buf, "%.3g s", seconds);
     else if (a >= kUp * 1e-3) std::snprintf(buf, sizeof buf, "%.3g ms", seconds * 1e3);
     else if (a >= kUp * 1e-6) std::snprintf(buf, sizeof buf, "%.3g us", seconds * 1e6);
@@ -165,8 +167,9 @@ std::string format_bytes(double bytes)
         ++u;
     }
     char buf[40];
-    // 1000 to 1023 of a unit whole ("1020 KiB"): three digits wrote "1.02e+03 KiB".
-    const bool whole = u == 0 || std::abs(bytes) >= 999.5;
+    // 1000 to 1023 of a unit whole ("1020 KiB"): three digits wrote "1.02e+03 KiB". A million
+    // TiB and more with an exponent, as format_seconds does.
+    const bool whole = (u == 0 || std::abs(bytes) >= 999.5) && std::abs(bytes) < 999999.5;
     std::snprintf(buf, sizeof buf, whole ? "%.0f %s" : "%.3g %s", bytes, units[u]);
     return buf;
 }

@@ -74,7 +74,7 @@ std::string csv_field(const std::string& text);
 /// A number for tables and CSV: up to `digits` significant digits, "" when not finite (an
 /// undefined metric is an empty cell, not "nan").
 std::string format_number(double value, int digits = 6);
-/// Seconds with a unit chosen for reading: "1.23 ms", "45.6 us", "2.5 s".
+/// Seconds with a unit chosen for reading: "1.23 ms", "45.6 us", "2.5 s", "1234 s", "3e+07 s".
 std::string format_seconds(double seconds);
 /// Bytes as "1.5 MiB".
 std::string format_bytes(double bytes);

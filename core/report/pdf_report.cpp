@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 namespace gsr::report {
 
@@ -20,10 +21,34 @@ bool pdf_available()
     return false;
 }
 
-std::string to_pdf(const Document&)
+namespace {
+
+[[noreturn]] void no_cairo()
 {
     throw Error("PDF export is not available: this build of GSR Studio lacks cairo (install "
                 "libcairo2-dev and rebuild); HTML, CSV and JSON exports work without it");
+}
+
+} // namespace
+
+std::string to_pdf(const Document&)
+{
+    no_cairo();
+}
+
+double pdf_text_width(const std::string&, double)
+{
+    no_cairo();
+}
+
+std::vector<std::string> pdf_wrap(const std::string&, double, double)
+{
+    no_cairo();
+}
+
+std::string pdf_fit(const std::string&, double, double)
+{
+    no_cairo();
 }
 
 #else
@@ -52,7 +77,7 @@ void set_font(cairo_t* cr, double size, bool bold)
     cairo_set_font_size(cr, size);
 }
 
-double text_width(cairo_t* cr, const std::string& raw)
+double text_width(cairo_t* cr, std::string_view raw)
 {
     const std::string text = printable_utf8(raw); // as show_text draws it
     cairo_text_extents_t e;
@@ -141,8 +166,44 @@ void draw_scene(cairo_t* cr, const Scene& scene)
     }
 }
 
-/// The largest n' <= n at which `s` may be cut without splitting a UTF-8 character (cairo
-/// refuses a broken one, and the whole PDF with it).
+/// The start of the character after the one at byte `i` of `s` (a cut point of utf8_cut).
+std::size_t next_cut(std::string_view s, std::size_t i)
+{
+    ++i;
+    while (i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) ++i;
+    return std::min(i, s.size());
+}
+
+/// The longest start of `s`, cut between characters, that is no wider than `width` with
+/// `suffix` after it (0 when none is). A start only widens as it grows, so the cut is found by
+/// doubling and then halving: a few measurements, none much longer than the answer. Stepping
+/// back one character at a time from the end took minutes on a 16,000-character word.
+std::size_t fitting_start(cairo_t* cr, std::string_view s, double width,
+                          std::string_view suffix = {})
+{
+    if (s.empty()) return 0;
+    const auto fits = [&](std::size_t n) {
+        return text_width(cr, std::string(s.substr(0, n)) + std::string(suffix)) <= width;
+    };
+    std::size_t lo = 0, hi = 0; // `lo` fits (or is 0); `hi`, once found, does not
+    for (std::size_t probe = 16;; probe *= 2) {
+        const std::size_t n = utf8_cut(s, probe);
+        if (n <= lo) continue; // inside a long run of continuation bytes
+        if (!fits(n)) {
+            hi = n;
+            break;
+        }
+        lo = n;
+        if (n == s.size()) return n;
+    }
+    for (;;) {
+        std::size_t mid = utf8_cut(s, lo + (hi - lo) / 2);
+        if (mid <= lo) mid = next_cut(s, lo);
+        if (mid >= hi) return lo;
+        (fits(mid) ? lo : hi) = mid;
+    }
+}
+
 /// Splits `text` into lines no wider than `width` at the current font (long words are cut,
 /// between characters).
 std::vector<std::string> wrap(cairo_t* cr, const std::string& text, double width)
@@ -152,19 +213,20 @@ std::vector<std::string> wrap(cairo_t* cr, const std::string& text, double width
     auto push_word = [&] {
         if (word.empty()) return;
         const std::string candidate = line.empty() ? word : line + " " + word;
-        if (text_width(cr, candidate) <= width || line.empty()) {
+        if (text_width(cr, candidate) <= width) {
             line = candidate;
-        } else {
-            lines.push_back(line);
-            line = word;
+            word.clear();
+            return;
         }
-        // A word wider than the line (a path, a config string) is cut where it must be.
-        while (text_width(cr, line) > width && utf8_cut(line, line.size() - 1) > 0) {
-            std::size_t n = utf8_cut(line, line.size() - 1);
-            while (utf8_cut(line, n - 1) > 0 && text_width(cr, line.substr(0, n)) > width)
-                n = utf8_cut(line, n - 1);
+        if (!line.empty()) lines.push_back(line);
+        line = word;
+        // A word wider than the line (a path, a config string) is cut where it must be: at
+        // least one character a line, and a single character wider than the line stays whole.
+        for (;;) {
+            const std::size_t n = std::max(fitting_start(cr, line, width), next_cut(line, 0));
+            if (n >= line.size()) break;
             lines.push_back(line.substr(0, n));
-            line = line.substr(n);
+            line.erase(0, n);
         }
         word.clear();
     };
@@ -184,12 +246,11 @@ std::vector<std::string> wrap(cairo_t* cr, const std::string& text, double width
     return lines;
 }
 
+/// `text` whole when it fits `width`, else its longest start that fits with "..." after it.
 std::string fit(cairo_t* cr, const std::string& text, double width)
 {
     if (text_width(cr, text) <= width) return text;
-    std::string t = text;
-    while (!t.empty() && text_width(cr, t + "...") > width) t.resize(utf8_cut(t, t.size() - 1));
-    return t + "...";
+    return text.substr(0, fitting_start(cr, text, width, "...")) + "...";
 }
 
 class PdfLayout {
@@ -493,6 +554,49 @@ std::string to_pdf(const Document& doc)
         throw Error(std::string("cannot write the PDF report: cairo says ") +
                     cairo_status_to_string(status));
     return bytes;
+}
+
+namespace {
+
+/// A PDF surface that writes nowhere, with the regular font at `size` pt: text measures as
+/// it does in to_pdf.
+class MeasuringContext {
+public:
+    explicit MeasuringContext(double size)
+        : surface_(cairo_pdf_surface_create_for_stream(nullptr, nullptr, kPageW, kPageH)),
+          cr_(cairo_create(surface_))
+    {
+        set_font(cr_, size, false);
+    }
+    ~MeasuringContext()
+    {
+        cairo_destroy(cr_);
+        cairo_surface_destroy(surface_);
+    }
+    MeasuringContext(const MeasuringContext&) = delete;
+    MeasuringContext& operator=(const MeasuringContext&) = delete;
+    cairo_t* get() const { return cr_; }
+
+private:
+    cairo_surface_t* surface_;
+    cairo_t* cr_;
+};
+
+} // namespace
+
+double pdf_text_width(const std::string& text, double size)
+{
+    return text_width(MeasuringContext(size).get(), text);
+}
+
+std::vector<std::string> pdf_wrap(const std::string& text, double size, double width)
+{
+    return wrap(MeasuringContext(size).get(), text, width);
+}
+
+std::string pdf_fit(const std::string& text, double size, double width)
+{
+    return fit(MeasuringContext(size).get(), text, width);
 }
 
 #endif

@@ -39,11 +39,17 @@ std::vector<std::string> metric_cells(const train::SplitResult& s)
             format_number(s.metrics.spearman.value), format_number(s.metrics.kendall.value)};
 }
 
-/// The final figures: from the stored result, else the last recorded epoch.
+/// The final figures: from the stored result, else the last recorded epoch. Throws naming the
+/// result's key when its figures cannot be read.
 std::optional<train::EpochReport> final_epoch(const RunReport& r, const char* key)
 {
-    if (r.result.is_object() && r.result.contains(key) && r.result.at(key).is_object())
-        return train::epoch_report_from_json(r.result.at(key));
+    if (r.result.is_object() && r.result.contains(key) && r.result.at(key).is_object()) {
+        try {
+            return train::epoch_report_from_json(r.result.at(key));
+        } catch (const Error& e) {
+            throw Error(e.where(), std::string("result \"") + key + "\": " + e.message());
+        }
+    }
     if (r.epochs.empty()) return std::nullopt;
     if (std::string(key) == "best") {
         // Only an epoch the run called its best: a failed run's last is not.

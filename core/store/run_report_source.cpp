@@ -44,6 +44,19 @@ report::RunReport load_run_report(const RunStore& runs, std::int64_t id)
     r.peak_bytes_measured = run->peak_bytes_measured;
     r.settings = parsed(runs, id, run->config_json, "config_json");
     r.result = parsed(runs, id, run->result_json, "result_json");
+    // The report reads the final figures as it is made: damaged ones are named here, with the
+    // project and the run.
+    for (const char* key : {"best", "last"}) {
+        if (!r.result.is_object() || !r.result.contains(key) || !r.result.at(key).is_object())
+            continue;
+        try {
+            train::epoch_report_from_json(r.result.at(key));
+        } catch (const Error& ex) {
+            throw Error(SourceLocation{runs.path()}, "run " + std::to_string(id) +
+                                                         ", result_json \"" + key +
+                                                         "\": " + ex.message());
+        }
+    }
     for (const RunEpochRecord& e : runs.epochs(id)) {
         const nlohmann::json j = parsed(runs, id, e.metrics_json,
                                         "epoch " + std::to_string(e.epoch) + "'s metrics_json");

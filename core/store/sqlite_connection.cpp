@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <limits>
 
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace gsr::store::detail {
@@ -95,8 +96,45 @@ bool writable_with_side_files(const std::string& path)
 {
     if (write_protected(path) || ::access(path.c_str(), W_OK) != 0) return false;
     const std::filesystem::path folder = std::filesystem::path(path).parent_path();
-    if (::access(folder.empty() ? "." : folder.c_str(), W_OK) != 0) return false;
+    const std::string where = folder.empty() ? "." : folder.string();
+    // A folder with no write bit says "keep" to root as well.
+    if (::access(where.c_str(), W_OK) != 0 || write_protected(where)) return false;
     return unwritable_side_file(path).empty();
+}
+
+/// Whether no one (root aside) can change the file at `path` while it is read, nor make the
+/// WAL side files a writer would need: the file or its folder has no write bit at all, or
+/// it lies on a file system mounted read-only (a disc, a read-only share).
+bool unchangeable(const std::string& path)
+{
+    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+    const std::string where = folder.empty() ? "." : folder.string();
+    struct statvfs fs_info {};
+    if (::statvfs(where.c_str(), &fs_info) == 0 && (fs_info.f_flag & ST_RDONLY) != 0) return true;
+    return write_protected(path) || write_protected(where);
+}
+
+/// `path` as an SQLite URI that opens it immutable. "file://" with an empty authority keeps a
+/// path that starts with "//" a path; '%', '?' and '#' would end or escape it, so they are
+/// written as %HH. "" when the path cannot be made absolute (the working folder is gone).
+std::string immutable_uri(const std::string& path)
+{
+    std::error_code ec;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+    if (ec) return {};
+    std::string uri = "file://";
+    for (const char c : absolute.string()) {
+        if (c == '%' || c == '?' || c == '#') {
+            constexpr char kHex[] = "0123456789ABCDEF";
+            const auto byte = static_cast<unsigned char>(c);
+            uri += '%';
+            uri += kHex[byte >> 4];
+            uri += kHex[byte & 0xf];
+        } else {
+            uri += c;
+        }
+    }
+    return uri + "?immutable=1";
 }
 
 } // namespace
@@ -106,10 +144,22 @@ Connection::Connection(const std::string& path, int flags) : path_(path)
     // A read-only connection to a WAL project leaves its -wal and -shm files behind: only one
     // that may write checkpoints and removes them at the last close. So where everything can
     // be written, reading happens on a read-write connection that refuses every change
-    // (PRAGMA query_only), and on SQLite's read-only one elsewhere.
+    // (PRAGMA query_only). Where no one can write the project or its folder and no -wal is
+    // there (nothing committed past the file), it is read as immutable: no locks and no side
+    // files, which a write-protected folder or a read-only disc could not take anyway. SQLite's
+    // read-only connection reads the rest (a -wal left to read, a project another user may
+    // write).
+    std::string uri;
     const bool query_only = flags == SQLITE_OPEN_READONLY && writable_with_side_files(path);
-    if (query_only) flags = SQLITE_OPEN_READWRITE;
-    int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+    if (query_only) {
+        flags = SQLITE_OPEN_READWRITE;
+    } else if (std::error_code ec; flags == SQLITE_OPEN_READONLY &&
+                                   !std::filesystem::exists(path + "-wal", ec) && !ec &&
+                                   unchangeable(path)) {
+        uri = immutable_uri(path);
+        if (!uri.empty()) flags |= SQLITE_OPEN_URI;
+    }
+    int rc = sqlite3_open_v2(uri.empty() ? path.c_str() : uri.c_str(), &db_, flags, nullptr);
     if (rc != SQLITE_OK) {
         // open_v2 hands back a handle even on failure (except out of memory); it carries the
         // message and must still be closed.

@@ -3,6 +3,7 @@
 #include "util/diagnostics.hpp"
 #include "util/json_text.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -125,6 +126,18 @@ void AgentProcess::kill()
     if (pid_ > 0 && !reaped_) ::kill(-pid_, SIGKILL);
 }
 
+bool AgentProcess::exited()
+{
+    if (reaped_) return true;
+    siginfo_t info{};
+    int r;
+    // WNOWAIT leaves the zombie: its pid, and so its group id, stay reserved for kill().
+    do r = ::waitid(P_PID, id_t(pid_), &info, WEXITED | WNOHANG | WNOWAIT);
+    while (r < 0 && errno == EINTR);
+    if (r < 0) return errno == ECHILD; // no such child to wait for
+    return info.si_pid == pid_;
+}
+
 int AgentProcess::reap(bool block)
 {
     if (reaped_) return status_;
@@ -181,7 +194,12 @@ void AgentProcess::send_line(const std::string& line, std::chrono::milliseconds 
 
 std::string AgentProcess::receive_line(std::chrono::milliseconds timeout, std::size_t max_line)
 {
-    const auto deadline = Clock::now() + timeout;
+    return receive_line(Clock::now() + timeout, timeout, max_line);
+}
+
+std::string AgentProcess::receive_line(std::chrono::steady_clock::time_point deadline,
+                                       std::chrono::milliseconds timeout, std::size_t max_line)
+{
     while (true) {
         if (const std::size_t nl = buffer_.find('\n'); nl != std::string::npos) {
             std::string line = buffer_.substr(0, nl);
@@ -194,7 +212,25 @@ std::string AgentProcess::receive_line(std::chrono::milliseconds timeout, std::s
             throw Error("agent: a line longer than " + std::to_string(max_line) + " bytes");
         }
         if (out_ < 0) {
+            // stdout is closed: wait for the exit until the deadline, then kill the group
+            // either way (children it left behind included) before reaping.
+            while (!exited()) {
+                const int left = remaining_ms(deadline);
+                if (left == 0) {
+                    kill();
+                    reap(true);
+                    drain_stderr();
+                    throw Error("agent: closed its output without answering and was still "
+                                "running after " +
+                                std::to_string(timeout.count()) + " ms");
+                }
+                pollfd fd{err_, POLLIN, 0};
+                ::poll(&fd, err_ >= 0 ? 1 : 0, std::min(left, 10));
+                drain_stderr();
+            }
+            kill();
             const int status = reap(true);
+            drain_stderr();
             throw Error("agent: exited (status " + std::to_string(status) + ") without answering");
         }
         const int left = remaining_ms(deadline);
@@ -247,8 +283,10 @@ ProcessAgent::ProcessAgent(std::vector<std::string> argv, std::chrono::milliseco
 
 nlohmann::json ProcessAgent::receive()
 {
+    // One deadline for the reply: blank and log lines do not restart it.
+    const auto deadline = Clock::now() + timeout_;
     while (true) {
-        const std::string line = process_->receive_line(timeout_);
+        const std::string line = process_->receive_line(deadline, timeout_);
         if (line.empty()) continue;
         nlohmann::json m = nlohmann::json::parse(line, nullptr, false);
         if (m.is_discarded()) throw Error("agent: not a JSON line: '" + line.substr(0, 120) + "'");
@@ -258,35 +296,60 @@ nlohmann::json ProcessAgent::receive()
                                                                           : std::string();
         };
         if (text("type") == "log") {
-            log_.push_back(text("text"));
+            keep_log(text("text"));
             continue;
         }
         return m;
     }
 }
 
+void ProcessAgent::keep_log(std::string text)
+{
+    if (log_bytes_ + text.size() > kMaxLogBytes) {
+        ++log_dropped_;
+        return;
+    }
+    log_bytes_ += text.size();
+    log_.push_back(std::move(text));
+}
+
+void ProcessAgent::end_session()
+{
+    if (process_) process_->kill();
+}
+
 void ProcessAgent::start(const nlohmann::json& problem_message)
 {
     process_ = std::make_unique<AgentProcess>(argv_);
-    process_->send_line(json_text({{"type", "hello"},
-                                   {"protocol", kAgentProtocol},
-                                   {"version", kAgentProtocolVersion}}),
-                        timeout_);
-    hello_ = receive();
-    if (!hello_.is_object() || hello_.value("type", std::string()) != "hello")
-        throw Error("agent: expected a \"hello\" reply first");
-    process_->send_line(json_text(problem_message), timeout_);
+    try {
+        process_->send_line(json_text({{"type", "hello"},
+                                       {"protocol", kAgentProtocol},
+                                       {"version", kAgentProtocolVersion}}),
+                            timeout_);
+        hello_ = receive();
+        if (!hello_.is_object() || hello_.value("type", std::string()) != "hello")
+            throw Error("agent: expected a \"hello\" reply first");
+        process_->send_line(json_text(problem_message), timeout_);
+    } catch (...) {
+        end_session();
+        throw;
+    }
 }
 
 AgentReply ProcessAgent::propose(const nlohmann::json& propose_message)
 {
-    process_->send_line(json_text(propose_message), timeout_);
-    const nlohmann::json reply = receive();
-    const std::size_t round = propose_message.value("round", std::size_t(0));
-    if (reply.is_object() && reply.contains("round") && reply["round"] != round)
-        throw Error("agent: answered round " + json_text(reply["round"]) + " when asked for " +
-                    std::to_string(round));
-    return parse_agent_reply(reply);
+    try {
+        process_->send_line(json_text(propose_message), timeout_);
+        const nlohmann::json reply = receive();
+        const std::size_t round = propose_message.value("round", std::size_t(0));
+        if (reply.is_object() && reply.contains("round") && reply["round"] != round)
+            throw Error("agent: answered round " + json_text(reply["round"]) +
+                        " when asked for " + std::to_string(round));
+        return parse_agent_reply(reply);
+    } catch (...) {
+        end_session(); // a failed reply ends the session: the whole group goes now
+        throw;
+    }
 }
 
 void ProcessAgent::finish(const nlohmann::json& done_message)
@@ -302,6 +365,9 @@ void ProcessAgent::finish(const nlohmann::json& done_message)
 std::vector<std::string> ProcessAgent::log() const
 {
     std::vector<std::string> out = log_;
+    if (log_dropped_ > 0)
+        out.push_back("(" + std::to_string(log_dropped_) + " later log lines dropped: over " +
+                      std::to_string(kMaxLogBytes >> 20) + " MiB of log text)");
     if (process_ && !process_->stderr_text().empty()) out.push_back(process_->stderr_text());
     return out;
 }

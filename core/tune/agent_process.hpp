@@ -24,8 +24,13 @@ public:
     /// Writes one line. gsr::Error when the agent does not read within `timeout` or is gone.
     void send_line(const std::string& line, std::chrono::milliseconds timeout);
     /// The next line of stdout (without '\n'). gsr::Error on timeout, EOF or a line over
-    /// `max_line` bytes.
+    /// `max_line` bytes; the process group is killed first. After EOF the exit is awaited
+    /// until the deadline too.
     std::string receive_line(std::chrono::milliseconds timeout, std::size_t max_line = 16u << 20);
+    /// The same with a deadline fixed by the caller; `timeout` is the limit it stands for,
+    /// named in the errors.
+    std::string receive_line(std::chrono::steady_clock::time_point deadline,
+                             std::chrono::milliseconds timeout, std::size_t max_line = 16u << 20);
     /// Closes stdin (a program that reads to the end then finishes).
     void close_input();
     /// Closes stdin and waits up to `timeout` for the exit, then kills. The exit status.
@@ -37,6 +42,8 @@ public:
 
 private:
     void drain_stderr();
+    /// Whether the child has exited, without reaping it.
+    bool exited();
     int reap(bool block);
 
     pid_t pid_ = -1;
@@ -59,13 +66,21 @@ public:
     const nlohmann::json& hello() const { return hello_; }
 
 private:
-    /// The next message that is not a "log" (logs are kept). gsr::Error on bad JSON.
+    /// The next message that is not a "log" (logs are kept), within one reply deadline.
+    /// gsr::Error on bad JSON.
     nlohmann::json receive();
+    /// Keeps a log line while the log holds under kMaxLogBytes of text; counts it otherwise.
+    void keep_log(std::string text);
+    /// Kills the agent's process group (a failed reply ends the session).
+    void end_session();
 
+    static constexpr std::size_t kMaxLogBytes = 1u << 20;
     std::vector<std::string> argv_;
     std::chrono::milliseconds timeout_;
     std::unique_ptr<AgentProcess> process_;
     std::vector<std::string> log_;
+    std::size_t log_bytes_ = 0;    ///< text in log_
+    std::size_t log_dropped_ = 0;  ///< log lines over kMaxLogBytes, not kept
     nlohmann::json hello_;
 };
 

@@ -7,8 +7,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstring>
+#include <optional>
+#include <string_view>
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
@@ -80,6 +83,26 @@ void connect_to(Socket& s, const std::string& host, int port, Clock::time_point 
         throw Error("chat endpoint: cannot connect to " + host + ":" + service + ": " + last);
 }
 
+std::string trim(const std::string& s)
+{
+    const std::size_t first = s.find_first_not_of(" \t");
+    if (first == std::string::npos) return {};
+    return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+/// An unsigned number in `base` that fills `text` up to `end_chars` (or its end); nullopt
+/// for anything else, a sign or a value over size_t included.
+std::optional<std::size_t> parse_size(const std::string& text, int base,
+                                      std::string_view end_chars)
+{
+    std::size_t v = 0;
+    const char* last = text.data() + text.size();
+    const auto [stop, ec] = std::from_chars(text.data(), last, v, base);
+    if (ec != std::errc() || (stop != last && end_chars.find(*stop) == std::string_view::npos))
+        return std::nullopt;
+    return v;
+}
+
 std::string dechunk(const std::string& body)
 {
     std::string out;
@@ -88,17 +111,19 @@ std::string dechunk(const std::string& body)
         const std::size_t eol = body.find("\r\n", at);
         if (eol == std::string::npos) throw Error("chat endpoint: truncated chunked body");
         const std::string size_text = body.substr(at, eol - at);
-        std::size_t size = 0;
-        try {
-            size = std::stoul(size_text, nullptr, 16); // chunk extensions follow a ';'
-        } catch (const std::exception&) {
-            throw Error("chat endpoint: bad chunk size '" + size_text + "'");
-        }
+        // Chunk extensions follow a ';'.
+        const std::optional<std::size_t> size = parse_size(trim(size_text), 16, " \t;");
+        if (!size) throw Error("chat endpoint: bad chunk size '" + size_text.substr(0, 40) + "'");
         at = eol + 2;
-        if (size == 0) return out;
-        if (at + size > body.size()) throw Error("chat endpoint: truncated chunk");
-        out.append(body, at, size);
-        at += size + 2; // the chunk's CRLF
+        if (*size == 0) return out;
+        if (*size > body.size() - at) // at <= body.size(): no wrap-around, unlike at + size
+            throw Error("chat endpoint: truncated chunk: '" + size_text.substr(0, 40) + "' is " +
+                        std::to_string(*size) + " bytes, " + std::to_string(body.size() - at) +
+                        " left in the body");
+        out.append(body, at, *size);
+        at += *size;
+        if (body.size() - at < 2) throw Error("chat endpoint: truncated chunked body");
+        at += 2; // the chunk's CRLF
     }
 }
 
@@ -169,7 +194,12 @@ HttpResponse http_post(const std::string& host, int port, const std::string& pat
     if (lower(r.headers["transfer-encoding"]).find("chunked") != std::string::npos) {
         r.body = dechunk(payload);
     } else if (r.headers.count("content-length")) {
-        const std::size_t length = std::stoul(r.headers["content-length"]);
+        const std::string& text = r.headers["content-length"];
+        const std::optional<std::size_t> parsed = parse_size(trim(text), 10, "");
+        if (!parsed)
+            throw Error("chat endpoint: bad Content-Length '" + text.substr(0, 40) +
+                        "', expected a byte count");
+        const std::size_t length = *parsed;
         if (payload.size() < length)
             throw Error("chat endpoint: body shorter than Content-Length");
         r.body = payload.substr(0, length);

@@ -257,7 +257,7 @@ std::vector<std::size_t> allocate_budget(const std::vector<double>& headrooms, s
 
 SearchResult search(const Problem& p, const sol::DeviceSpec& device,
                     const std::vector<KernelConfig>& space, Evaluator& evaluator,
-                    const SearchOptions& o, double t_sol)
+                    const SearchOptions& o, double t_sol, double gaming_t_sol)
 {
     SearchResult r;
     r.space_size = space.size();
@@ -272,7 +272,8 @@ SearchResult search(const Problem& p, const sol::DeviceSpec& device,
         t.config = space[i];
         t.origin = origin;
         t.result = evaluator.evaluate(space[i]);
-        if (t.result.ok() && t_sol > 0 && sol::is_gaming(t.result.seconds, t_sol)) {
+        if (t.result.ok() && gaming_t_sol > 0 &&
+            sol::is_gaming(t.result.seconds, gaming_t_sol)) {
             t.result.verdict = Verdict::Gaming;
             t.result.detail = "faster than T_SOL by more than 5%: it cannot have done the work";
         }

@@ -120,10 +120,19 @@ struct SearchResult {
     double best_seconds() const; ///< 0 when nothing verified
 };
 
-/// Runs `options.strategy` over `space`. T_SOL marks gaming (never ranked) and steers SOL.
+/// Runs `options.strategy` over `space`. `t_sol` (the calibrated T_SOL where there is a
+/// calibration) is each trial's headroom reference and steers SOL: its stop and its budget.
+/// A time more than 5% under `gaming_t_sol` (sol::gaming_bound) is gaming, never ranked.
 SearchResult search(const Problem& p, const sol::DeviceSpec& device,
                     const std::vector<KernelConfig>& space, Evaluator& evaluator,
-                    const SearchOptions& options, double t_sol);
+                    const SearchOptions& options, double t_sol, double gaming_t_sol);
+/// The same with one bound for both (no calibration: the gaming bound is T_SOL).
+inline SearchResult search(const Problem& p, const sol::DeviceSpec& device,
+                           const std::vector<KernelConfig>& space, Evaluator& evaluator,
+                           const SearchOptions& options, double t_sol)
+{
+    return search(p, device, space, evaluator, options, t_sol, t_sol);
+}
 
 /// The SOL trial budget at headroom h: the whole `max_budget` at h >= full, none at h <=
 /// stop, and in proportion to log(h / stop) between.

@@ -64,6 +64,13 @@ private:
     {
         while (at_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[at_]))) ++at_;
     }
+    /// One more level of '(' or 'ceil(': nesting past a sensible depth is refused, where the
+    /// recursion ran out of stack.
+    void enter()
+    {
+        if (++depth_ > kMaxDepth)
+            fail("at most " + std::to_string(kMaxDepth) + " nested '(' or 'ceil('");
+    }
     bool take(char c)
     {
         skip();
@@ -95,8 +102,7 @@ private:
     {
         skip();
         if (take('(')) {
-            // Nesting past a sensible depth is refused, where the recursion ran out of stack.
-            if (++depth_ > kMaxDepth) fail("at most " + std::to_string(kMaxDepth) + " nested '('");
+            enter();
             const double v = sum();
             if (!take(')')) fail("')'");
             --depth_;
@@ -121,8 +127,10 @@ private:
         at_ = end;
         if (word == "ceil") {
             if (!take('(')) fail("'(' after ceil");
+            enter();
             const double v = sum();
             if (!take(')')) fail("')'");
+            --depth_;
             return std::ceil(v);
         }
         if (word == "rows") return double(p_.rows);

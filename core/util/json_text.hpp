@@ -18,6 +18,15 @@ inline std::string json_text(const nlohmann::json& j, int indent = -1)
     return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+/// An ordered_json keeps its keys in insertion order (converted to a json, they were sorted).
+/// A template, so that a braced list (`json_text({{"type", "hello"}})`) still means a json.
+template <class J>
+    requires std::is_same_v<J, nlohmann::ordered_json>
+std::string json_text(const J& j, int indent = -1)
+{
+    return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 /// What went wrong, without nlohmann's "[json.exception.type_error.302] " tag: "type must be
 /// number, but is string".
 inline std::string json_error_text(const nlohmann::json::exception& e)

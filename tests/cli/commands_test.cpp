@@ -764,7 +764,9 @@ TEST(TrainCommand, StandardCellCircuitsTrainWithTheirLibraryAndResumeWithIt)
     const std::string dir = std::string(GSR_DATA_DIR) + "/netlists/iwls05_gsclib180/";
     const std::string circuits = shell_quote(dir + "netlist/s344.v") + " --test " +
                                  shell_quote(dir + "netlist/s27.v");
-    const std::string lib = shell_quote(dir + "lib/GSCLib_3.0.lib");
+    // A path with ".." in it (GSR_DATA_DIR has one too) is kept cleaned, as the window
+    // names the file (its predictions are matched to the canvas's file by that name).
+    const std::string lib = shell_quote(dir + "netlist/../lib/GSCLib_3.0.lib");
     auto r = run_gsr("train " + circuits + " --db " + shell_quote(db.string()) +
                      " --model gcn --layers 2 --hidden 8 --epochs 2 --quiet");
     EXPECT_EQ(r.exit_code, 2);
@@ -778,8 +780,9 @@ TEST(TrainCommand, StandardCellCircuitsTrainWithTheirLibraryAndResumeWithIt)
     EXPECT_TRUE(j["last_epoch"]["test"]["pearson"].is_number()) << j.dump();
     r = run_gsr("runs list --json --db " + shell_quote(db.string()));
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(nlohmann::json::parse(r.out)[0]["config"]["liberty"][0],
-              fs::absolute(dir + "lib/GSCLib_3.0.lib").string());
+    const std::string cleaned_lib = fs::absolute(dir + "lib/GSCLib_3.0.lib").lexically_normal();
+    EXPECT_EQ(cleaned_lib.find(".."), std::string::npos) << cleaned_lib;
+    EXPECT_EQ(nlohmann::json::parse(r.out)[0]["config"]["liberty"][0], cleaned_lib);
     r = run_gsr("train --db " + shell_quote(db.string()) + " --resume 1 --epochs 3 --quiet");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     r = run_gsr("train --db " + shell_quote(db.string()) + " --resume 1 --epochs 4 --liberty " + lib);

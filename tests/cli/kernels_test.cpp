@@ -7,6 +7,8 @@
 #include "test_files.hpp"
 
 #ifdef GSR_HAVE_STORE
+#include "sol/device_table.hpp"
+#include "store/project_store.hpp"
 #include "store/tune_store.hpp"
 #include "tune/engine_problems.hpp"
 #endif
@@ -277,6 +279,68 @@ TEST(KernelsCommand, TuneChecksItsProjectBeforeTheSearch)
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_EQ(r.err.rfind(notes.string() + ": error: ", 0), 0u) << r.err;
     EXPECT_EQ(r.err.find("GPU"), std::string::npos) << "the project first: " << r.err;
+}
+#endif
+
+#ifdef GSR_HAVE_STORE
+TEST(KernelsCommand, AProjectCalibrationOfTheGpuInHandCountsWhicheverRowIsNamed)
+{
+    // A GPU with no row of the device table (H100 NVL, L4, ...) is tuned with --device naming
+    // the closest row, and its calibration names its CUDA name, which maps to no row: tune
+    // --project silently used the row's datasheet (honest kernels read as gaming). Another
+    // row than the GPU's own stands in for that here.
+    const gsr::test::ScratchDir dir("gsr_cli_calibration_row");
+    const std::string project = (dir / "p.gsr").string();
+    const std::string at = " --project " + shell_quote(project);
+    const auto cal = run_gsr("kernels calibrate --json" + at);
+    if (cal.exit_code != 0 && (cal.err.find("there is none usable") != std::string::npos ||
+                               cal.err.find("worker program") != std::string::npos))
+        GTEST_SKIP() << "no GPU to calibrate: " << cal.err;
+    ASSERT_EQ(cal.exit_code, 0) << cal.err;
+    const std::string gpu = nlohmann::json::parse(cal.out).at("device_name");
+    const gsr::sol::DeviceSpec* own = gsr::sol::find_device(gpu);
+    const gsr::sol::DeviceSpec* proxy = nullptr;
+    for (const gsr::sol::DeviceSpec& d : gsr::sol::device_table())
+        if (!own || d.name != own->name) {
+            proxy = &d;
+            break;
+        }
+    ASSERT_TRUE(proxy);
+    // Half the proxy's bandwidth (plausible for any row), nothing else measured.
+    gsr::sol::Calibration c;
+    c.device_name = gpu;
+    c.date = "2026-11-29T10:00:00Z";
+    c.copy_bandwidth = 0.5 * proxy->dram_bandwidth;
+    const auto keep = [&](const gsr::sol::Calibration& k) {
+        auto p = gsr::store::ProjectStore::open(project, gsr::store::OpenMode::OpenExisting);
+        gsr::store::store_calibration(p, k);
+    };
+    keep(c);
+    const std::string tune = "kernels tune softmax_1k --strategy grid --budget 1 --json --device " +
+                             shell_quote(proxy->name) + at;
+    const auto r = run_gsr(tune);
+    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 3) << r.err; // 3: nothing verified
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j.at("gpu"), gpu);
+    EXPECT_EQ(j.at("device"), proxy->name);
+    EXPECT_DOUBLE_EQ(j.at("bandwidth").get<double>(), 0.5 * proxy->dram_bandwidth);
+    EXPECT_EQ(r.err.find("note: the calibration"), std::string::npos) << r.err;
+
+    // Another GPU's calibration is not used, and a note says so once.
+    c.device_name = "NVIDIA Imaginary GPU";
+    keep(c);
+    const auto other = run_gsr(tune);
+    ASSERT_TRUE(other.exit_code == 0 || other.exit_code == 3) << other.err;
+    EXPECT_DOUBLE_EQ(nlohmann::json::parse(other.out).at("bandwidth").get<double>(),
+                     proxy->dram_bandwidth);
+    const std::string note = "note: the calibration kept in " + project +
+                             " is not used (it was measured on NVIDIA Imaginary GPU, not on "
+                             "this GPU (" + gpu + ") or a GPU of the " + proxy->name +
+                             " row); T_SOL uses the datasheet peaks of " + proxy->name + "\n";
+    const std::size_t at_note = other.err.find(note);
+    EXPECT_NE(at_note, std::string::npos) << other.err;
+    EXPECT_EQ(other.err.find("note: the calibration", at_note + 1), std::string::npos)
+        << "once: " << other.err;
 }
 #endif
 

@@ -12,6 +12,7 @@
 #include "project/project_session.hpp"
 #include "view_test_support.hpp"
 
+#include "netlist/format.hpp"
 #include "report/netlist_summary.hpp"
 
 #ifdef GSR_HAVE_STORE
@@ -36,8 +37,11 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 #include <QToolButton>
 #include <QUrl>
+
+#include <algorithm>
 
 using gsr::views::MainWindow;
 using gsr::views::NetlistLoader;
@@ -262,6 +266,45 @@ private slots:
         QCOMPARE(finished.count(), 1);
         QCOMPARE(QFileInfo(finished.at(0).at(0).toString()).fileName(),
                  QStringLiteral("c17.bench"));
+    }
+
+    void theNetlistFilterNamesWhatCoreReads()
+    {
+        // The test circuits' picker left out .sv and the SPICE names File > Open Netlist
+        // offers; both now take this filter, whose every pattern core reads as a circuit.
+        const QString filter = gsr::views::netlist_files_filter();
+        const QRegularExpression pattern(QStringLiteral("\\*\\.(\\w+)"));
+        QStringList extensions;
+        for (auto it = pattern.globalMatch(filter); it.hasNext();) extensions << it.next().captured(1);
+        for (const char* expected : {"bench", "blif", "aag", "aig", "v", "vg", "sv", "def", "cir",
+                                     "sp", "spi", "spice", "cdl"})
+            QVERIFY2(extensions.contains(QLatin1String(expected)), expected);
+        for (const QString& e : extensions) {
+            if (e == QLatin1String("gz")) continue;
+            const auto format = gsr::netlist::from_extension(("x." + e).toStdString());
+            QVERIFY2(format != gsr::netlist::Format::Unknown &&
+                         !gsr::netlist::is_library_format(format),
+                     qPrintable(e));
+        }
+    }
+
+    void aLoadDoesNotWaitBehindAbandonedOnes()
+    {
+        // Loads ran in Qt's global pool, two threads on a 2-core machine: two abandoned big
+        // reads (a reader has no stop) held both, and the next small file waited for them.
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        QSignalSpy finished(&w, &MainWindow::loadFinished);
+        QSignalSpy abandoned(w.loader(), &NetlistLoader::abandonedLoadFinished);
+        for (int i = 0; i < std::max(2, QThread::idealThreadCount()); ++i) {
+            w.openFile(gsr::views::test::big_blif_path());
+            w.cancelLoading();
+        }
+        w.openFile(gsr::views::test::c17_path());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kLoadTimeoutMs);
+        QCOMPARE(abandoned.count(), 0); // each big read takes far longer than c17's
+        QVERIFY(w.loader()->abandonedInFlight() > 0);
+        QTRY_COMPARE_WITH_TIMEOUT(w.loader()->abandonedInFlight(), 0, kLoadTimeoutMs);
     }
 
     void droppedFileIsOpened()
@@ -499,6 +542,32 @@ private slots:
         QCOMPARE(w.loadedCircuit()->libraries, std::vector<std::string>{lib.toStdString()});
         QTest::qWait(100);
         QCOMPARE(finished.count(), 2); // and no more
+    }
+
+    void aProjectIsNamedByItsAbsolutePath()
+    {
+#ifndef GSR_HAVE_STORE
+        QSKIP("this build has no project store");
+#else
+        // `gsr-studio p.gsr` kept "p.gsr": File > Open Project's absolute name for the same
+        // file then did not match, and the Training panel did not take the project's runs
+        // as its own.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString before = QDir::currentPath();
+        QVERIFY(QDir::setCurrent(dir.path()));
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        QSignalSpy changed(&w, &MainWindow::projectChanged);
+        w.newProject(QStringLiteral("./p.gsr"));
+        w.openProject(QStringLiteral("sub/../p.gsr"));
+        QVERIFY(QDir::setCurrent(before));
+        const QString absolute = QFileInfo(dir.filePath(QStringLiteral("p.gsr"))).absoluteFilePath();
+        QCOMPARE(changed.count(), 2);
+        QCOMPARE(changed.at(0).at(0).toString(), absolute);
+        QCOMPARE(changed.at(1).at(0).toString(), absolute);
+        QCOMPARE(w.project().path(), absolute);
+#endif
     }
 
     void importRecordsTheSummaryInTheProject()

@@ -3,6 +3,7 @@
 // measured chart shows the run's measured per-layer rows.
 #include "panels/memory_estimates.hpp"
 #include "panels/memory_panel.hpp"
+#include "nn/gpu_runtime.hpp"
 #include "nn/model.hpp"
 #include "view_test_support.hpp"
 
@@ -240,6 +241,24 @@ private slots:
         QCOMPARE(gsr::views::memory_verdict(1001, 0), MemoryVerdict::Fits); // unknown device
         QCOMPARE(gsr::views::human_bytes(512), QStringLiteral("512 B"));
         QCOMPARE(gsr::views::human_bytes(1536), QStringLiteral("1.50 KiB"));
+    }
+
+    void theVerdictIsAgainstTheDeviceTrainingTakes()
+    {
+        // A model wider than the GPU backend takes trains on the CPU (train::choose_device):
+        // its verdict was against the GPU's memory all the same.
+        constexpr std::size_t kGiB = std::size_t{1} << 30;
+        gsr::nn::GpuStatus gpu;
+        gpu.available = true;
+        gpu.total_bytes = 24 * kGiB;
+        gpu.max_hidden = 1024;
+        using gsr::views::training_memory_bytes;
+        QCOMPARE(training_memory_bytes(gpu, 64 * kGiB, 1024), 24 * kGiB);
+        QCOMPARE(training_memory_bytes(gpu, 64 * kGiB, 2048), 64 * kGiB);
+        gpu.max_hidden = 0; // no limit known
+        QCOMPARE(training_memory_bytes(gpu, 64 * kGiB, 4096), 24 * kGiB);
+        gpu.available = false;
+        QCOMPARE(training_memory_bytes(gpu, 64 * kGiB, 64), 64 * kGiB);
     }
 };
 

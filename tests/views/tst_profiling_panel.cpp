@@ -84,6 +84,34 @@ views::EvaluatorFactory factory_with_baseline(double baseline)
     };
 }
 
+/// Every trial at 1 ms, after a baseline that takes `baseline_ms` (the GPU worker's starts
+/// CUDA, compiles and times: seconds).
+views::EvaluatorFactory slow_baseline_factory(int baseline_ms)
+{
+    class SlowBaseline : public tune::FunctionEvaluator {
+    public:
+        explicit SlowBaseline(int ms)
+            : tune::FunctionEvaluator([](const tune::KernelConfig&) {
+                  return tune::Evaluation{tune::Verdict::Ok, 1e-3, {}, {}};
+              }),
+              ms_(ms)
+        {
+        }
+        tune::Evaluation baseline() override
+        {
+            std::this_thread::sleep_for(std::chrono::milliseconds(ms_));
+            return {tune::Verdict::Ok, 2e-3, "slow baseline", std::nullopt};
+        }
+
+    private:
+        int ms_;
+    };
+    return [baseline_ms](const tune::Problem&, const sol::DeviceSpec&, const sol::SolAnalysis&,
+                         std::string*) -> std::unique_ptr<tune::Evaluator> {
+        return std::make_unique<SlowBaseline>(baseline_ms);
+    };
+}
+
 /// Trial `cheat` (1-based) reports half of T_SOL; the rest as predicted_factory.
 views::EvaluatorFactory cheating_factory(int cheat)
 {
@@ -574,6 +602,133 @@ private slots:
         QCOMPARE(stopped.count(), 1);
     }
 
+    void aCloseAgreedWhileTheBaselineRunsIsCarriedOut()
+    {
+        // TuneRunner::started comes only after the baseline is timed: a close agreed before
+        // then was given up ("new work started") when it came, and the window stayed open.
+        gsr::views::StudioPanels panels;
+        ProfilingPanel& panel = *panels.profiling();
+        panel.setEvaluatorFactory(slow_baseline_factory(300), false);
+        QVERIFY(panel.selectProblem(QStringLiteral("layernorm_4k")));
+        panel.setStrategy(QStringLiteral("grid"));
+        panel.setBudget(50);
+        QSignalSpy started(panel.runner(), &views::TuneRunner::started);
+        QSignalSpy stopped(&panels, &gsr::views::StudioPanels::workStopped);
+        QSignalSpy abandoned(&panels, &gsr::views::StudioPanels::closeAbandoned);
+        panel.tune();
+        QVERIFY(panel.isTuning());
+        panels.setCloseQuestion([](const QString&) { return true; });
+        QCOMPARE(panels.confirmClose(), CloseAnswer::WhenStopped);
+        QCOMPARE(started.count(), 0); // still timing the baseline
+        QVERIFY(stopped.wait(5000));
+        QCOMPARE(started.count(), 1);
+        QCOMPARE(stopped.count(), 1);
+        QCOMPARE(abandoned.count(), 0);
+        QVERIFY(!panel.isTuning());
+        const tune::TuneSession* s = panel.session(QStringLiteral("layernorm_4k"));
+        QVERIFY(s);
+        QCOMPARE(QString::fromStdString(s->stop_reason), QStringLiteral("cancelled"));
+        QCOMPARE(s->candidates.size(), std::size_t(0));
+    }
+
+    void aCalibrationOfTheGpuInHandAppliesToTheRowStandingInForIt()
+    {
+        // A GPU with no row of the table (an H100 NVL) is tuned with a row standing in for it;
+        // its calibration names its CUDA name, which maps to no row, and was silently not used.
+        QVERIFY(!sol::find_device("NVIDIA H100 NVL"));
+        ProfilingPanel panel;
+        panel.setGpuName(QStringLiteral("NVIDIA H100 NVL"));
+        QVERIFY(panel.setDevice(QStringLiteral("H100 SXM")));
+        QVERIFY(panel.selectProblem(QStringLiteral("layernorm_1k")));
+        QStringList unused;
+        connect(&panel, &ProfilingPanel::noteIssued, this, [&](const QString& note) {
+            if (note.contains(QStringLiteral("is not used"))) unused << note;
+        });
+        sol::Calibration c;
+        c.device_name = "NVIDIA H100 NVL";
+        c.date = "2026-11-29T10:00:00Z";
+        c.copy_bandwidth = 3.9e12; // the NVL's; the SXM's datasheet says 3.35 TB/s
+        c.source = "/projects/p.gsr";
+        panel.setCalibration(c);
+        QVERIFY(panel.calibration());
+        QVERIFY2(panel.solText().contains(QStringLiteral("Calibrated")),
+                 qPrintable(panel.solText()));
+        QVERIFY(unused.isEmpty());
+        const double calibrated =
+            sol::analyze(panel.currentProblem()->op_spec(), h100(), &c).t_sol;
+        QVERIFY(calibrated < 0.9 * sol::analyze(panel.currentProblem()->op_spec(), h100()).t_sol);
+        double bound_seen = 0;
+        panel.setEvaluatorFactory(
+            [&](const tune::Problem&, const sol::DeviceSpec&, const sol::SolAnalysis& bounds,
+                std::string*) -> std::unique_ptr<tune::Evaluator> {
+                bound_seen = bounds.t_sol;
+                return std::make_unique<tune::FunctionEvaluator>([](const tune::KernelConfig&) {
+                    return tune::Evaluation{tune::Verdict::Ok, 1e-3, {}, {}};
+                });
+            },
+            false);
+        QStringList commands;
+        connect(&panel, &ProfilingPanel::commandIssued, this,
+                [&](const QString& line) { commands << line; });
+        panel.setStrategy(QStringLiteral("grid"));
+        panel.setBudget(1);
+        panel.tune();
+        QVERIFY(wait_for_tune(panel));
+        QCOMPARE(bound_seen, calibrated);
+        QCOMPARE(panel.session(QStringLiteral("layernorm_1k"))->t_sol, calibrated);
+        QCOMPARE(commands, QStringList{QStringLiteral("gsr kernels tune layernorm_1k --strategy "
+                                                      "grid --budget 1 --device 'H100 SXM' "
+                                                      "--project /projects/p.gsr")});
+
+        // Another GPU in hand: the calibration says nothing of it, and one note says so,
+        // however often the bounds are shown again.
+        panel.setGpuName(QStringLiteral("NVIDIA L4"));
+        panel.setCalibration(c);
+        QVERIFY(!panel.solText().contains(QStringLiteral("Calibrated")));
+        QVERIFY(panel.setDevice(QStringLiteral("H200")));
+        QVERIFY(panel.setDevice(QStringLiteral("H100 SXM")));
+        QVERIFY(panel.selectProblem(QStringLiteral("softmax_1k")));
+        QCOMPARE(unused, QStringList{QStringLiteral(
+                             "The calibration kept in /projects/p.gsr is not used (it was "
+                             "measured on NVIDIA H100 NVL, not on this GPU (NVIDIA L4) or a GPU "
+                             "of the H100 SXM row): T_SOL uses the device table's peaks")});
+    }
+
+    void theCalibratedBoundSteersTheSolSearch()
+    {
+        // The search steered by the gaming bound (the datasheet's, the smaller): a kernel at
+        // 95% of the calibrated SOL read as 82% and the search ran on instead of stopping.
+        ProfilingPanel panel;
+        QVERIFY(panel.setDevice(QStringLiteral("H100 SXM")));
+        QVERIFY(panel.selectProblem(QStringLiteral("softmax_1k")));
+        sol::Calibration c;
+        c.device_name = "NVIDIA H100 80GB HBM3";
+        c.date = "2026-11-29T10:00:00Z";
+        c.copy_bandwidth = 0.87 * h100().dram_bandwidth;
+        c.source = "/projects/p.gsr";
+        panel.setCalibration(c);
+        const double calibrated =
+            sol::analyze(panel.currentProblem()->op_spec(), h100(), &c).t_sol;
+        panel.setEvaluatorFactory(
+            [calibrated](const tune::Problem&, const sol::DeviceSpec&, const sol::SolAnalysis&,
+                         std::string*) -> std::unique_ptr<tune::Evaluator> {
+                return std::make_unique<tune::FunctionEvaluator>(
+                    [calibrated](const tune::KernelConfig&) {
+                        return tune::Evaluation{tune::Verdict::Ok, 1.05 * calibrated, {}, {}};
+                    });
+            },
+            false);
+        panel.setStrategy(QStringLiteral("sol"));
+        panel.setBudget(400);
+        panel.tune();
+        QVERIFY(wait_for_tune(panel));
+        const tune::TuneSession* s = panel.session(QStringLiteral("softmax_1k"));
+        QVERIFY(s);
+        QCOMPARE(QString::fromStdString(s->stop_reason), QStringLiteral("near SOL"));
+        QCOMPARE(s->candidates.size(), std::size_t(1));
+        QCOMPARE(int(s->candidates[0].verdict), int(tune::Verdict::Ok));
+    }
+
     void rooflineAxesHoldEveryPoint()
     {
         ProfilingPanel panel;
@@ -746,15 +901,101 @@ private slots:
         QVERIFY2(error.contains(QStringLiteral("expected a JSON tuning session")),
                  qPrintable(error));
 
-        // The report hook gets every session of the window.
+        // The report hook gets every session of the window; one goes to the chosen file.
         QVERIFY(!panel.exportReport(dir.filePath(QStringLiteral("r")), &error));
         std::vector<std::string> got;
-        panel.setReportExporter([&](const std::vector<tune::TuneSession>& all, const QString& p) {
+        QStringList files;
+        panel.setReportExporter([&](const std::vector<tune::TuneSession>& all,
+                                    const QStringList& to) {
             for (const tune::TuneSession& s : all) got.push_back(s.problem);
-            return QStringList{p};
+            files = to;
         });
         QVERIFY(panel.exportReport(dir.filePath(QStringLiteral("r")), &error));
         QVERIFY(got == std::vector<std::string>{"reduce_rows"});
+        QCOMPARE(files, QStringList{dir.filePath(QStringLiteral("r"))});
+    }
+
+    void exportingSeveralSessionsAsksBeforeReplacingAndKeepsEachOne()
+    {
+        // Export Report of several sessions wrote report-PROBLEM.* beside the chosen file
+        // without a question (the save dialog asked about report.json, never written), and
+        // problems whose names reduce to one file name ("a b", "a:b") overwrote each other.
+        QCOMPARE(ProfilingPanel::reportFiles({QStringLiteral("a b"), QStringLiteral("a:b"),
+                                              QStringLiteral("A_B"), QStringLiteral("a_b-2")},
+                                             QStringLiteral("/out/report.v1.html")),
+                 (QStringList{QStringLiteral("/out/report.v1-a_b.html"),
+                              QStringLiteral("/out/report.v1-a_b-2.html"),
+                              QStringLiteral("/out/report.v1-A_B-3.html"),
+                              QStringLiteral("/out/report.v1-a_b-2-2.html")}));
+        QCOMPARE(ProfilingPanel::reportFiles({QStringLiteral("a:b")},
+                                             QStringLiteral("/out/mine.pdf")),
+                 QStringList{QStringLiteral("/out/mine.pdf")});
+
+        QTemporaryDir dir;
+        gsr::views::StudioPanels panels; // the application's report exporter
+        ProfilingPanel& panel = *panels.profiling();
+        QStringList asked;
+        bool answer = false;
+        panel.setReplaceQuestion([&](const QString& q) {
+            asked << q;
+            return answer;
+        });
+        QString error;
+        int opened = 0;
+        for (const char* problem : {"a b", "a:b"}) {
+            tune::TuneSession s = lineage_session();
+            s.problem = problem;
+            const QString file = dir.filePath(QStringLiteral("s%1.json").arg(++opened));
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(tune::to_json(s).dump()));
+            f.close();
+            QVERIFY2(panel.openSession(file, &error), qPrintable(error));
+        }
+        const QString path = dir.filePath(QStringLiteral("report.json"));
+        const QString first = dir.filePath(QStringLiteral("report-a_b.json"));
+        const QString second = dir.filePath(QStringLiteral("report-a_b-2.json"));
+        const auto read = [](const QString& file) {
+            QFile f(file);
+            return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+        };
+        const auto problem_of = [&](const QString& file) {
+            const auto j = nlohmann::json::parse(read(file).toStdString(), nullptr, false);
+            return j.is_object() && j.contains("session") ? j["session"].value("problem", "")
+                                                          : std::string();
+        };
+        {
+            QFile f(first);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("kept");
+        }
+        QVERIFY(!panel.exportReport(path, &error)); // "Cancel"
+        QCOMPARE(asked.size(), 1);
+        QVERIFY2(asked[0].contains(QStringLiteral("report.json")) &&
+                     asked[0].contains(QStringLiteral("report-a_b.json already exists")) &&
+                     !asked[0].contains(QStringLiteral("report-a_b-2.json")),
+                 qPrintable(asked[0]));
+        QCOMPARE(error, QStringLiteral("report not exported: report-a_b.json kept"));
+        QCOMPARE(read(first), QStringLiteral("kept"));
+        QVERIFY(!QFile::exists(second));
+
+        answer = true;
+        QStringList notes;
+        connect(&panel, &ProfilingPanel::noteIssued, this,
+                [&](const QString& note) { notes << note; });
+        QVERIFY2(panel.exportReport(path, &error), qPrintable(error));
+        QCOMPARE(asked.size(), 2);
+        QCOMPARE(problem_of(first), std::string("a b"));
+        QCOMPARE(problem_of(second), std::string("a:b"));
+        QVERIFY(!QFile::exists(path));
+        QCOMPARE(notes, QStringList{QStringLiteral("reports of 2 sessions written to %1, %2")
+                                        .arg(first, second)});
+        // Both exist now: both are asked about.
+        answer = false;
+        QVERIFY(!panel.exportReport(path, &error));
+        QVERIFY2(asked.last().contains(QStringLiteral("report-a_b.json, report-a_b-2.json "
+                                                      "already exist")),
+                 qPrintable(asked.last()));
     }
 
     void engineProblemsFollowTheCircuit()

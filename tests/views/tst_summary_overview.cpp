@@ -6,6 +6,7 @@
 
 #include "report/netlist_summary.hpp"
 
+#include <QFontMetrics>
 #include <QLabel>
 #include <QStackedWidget>
 #include <QTest>
@@ -40,6 +41,32 @@ private slots:
 
         overview.clear();
         QCOMPARE(pages->currentIndex(), 0);
+    }
+
+    void namesAreShownAsTheyAreNotAsRichText()
+    {
+        // A file "a<i>.v" was titled "a.v" in italics, a top \q<b> came out bold without
+        // its tag, and the path's line break was lost (Qt::AutoText took them for HTML).
+        SummaryOverview overview;
+        gsr::report::NetlistSummary s;
+        s.path = "/tmp/designs/a<i>.v";
+        s.format = "verilog";
+        s.top = "\\q<b>";
+        overview.setSummary(s);
+        const auto* title = overview.findChild<QLabel*>(QStringLiteral("summaryTitle"));
+        const auto* subtitle = overview.findChild<QLabel*>(QStringLiteral("summarySubtitle"));
+        QVERIFY(title);
+        QVERIFY(subtitle);
+        QCOMPARE(title->textFormat(), Qt::PlainText);
+        QCOMPARE(subtitle->textFormat(), Qt::PlainText);
+        QCOMPARE(title->text(), QStringLiteral("a<i>.v"));
+        QVERIFY2(subtitle->text().contains(QStringLiteral("top \\q<b>")),
+                 qPrintable(subtitle->text()));
+        QVERIFY2(subtitle->text().endsWith(QStringLiteral("\n/tmp/designs/a<i>.v")),
+                 qPrintable(subtitle->text()));
+        // Drawn with its tag: as wide as the whole name (as HTML, only "a.v" was drawn).
+        QVERIFY(title->sizeHint().width() >=
+                QFontMetrics(title->font()).horizontalAdvance(QStringLiteral("a<i>.v")));
     }
 
     void histogramSwitchesToLogScaleWhenSkewed()

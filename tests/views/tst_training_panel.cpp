@@ -17,13 +17,17 @@
 #endif
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QChart>
 #include <QCheckBox>
+#include <QFileDialog>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLineEdit>
 #include <QLineSeries>
+#include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
 #include <QScatterSeries>
@@ -32,6 +36,7 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include <cmath>
 #include <memory>
@@ -43,6 +48,25 @@ using gsr::views::TrainingPanel;
 namespace {
 
 constexpr int kWaitMs = 9000;
+
+/// Calls `answer` with the next dialog of type T once it shows (a modal
+/// dialog runs its own event loop, so the test answers it from a timer).
+template <typename T, typename F>
+void when_modal(F answer)
+{
+    auto* timer = new QTimer;
+    QObject::connect(timer, &QTimer::timeout, [timer, answer] {
+        for (QWidget* w : QApplication::topLevelWidgets()) {
+            auto* dialog = qobject_cast<T*>(w);
+            if (!dialog || !dialog->isVisible()) continue;
+            timer->stop();
+            timer->deleteLater();
+            answer(dialog);
+            return;
+        }
+    });
+    timer->start(20);
+}
 
 QString sample_path() { return QStringLiteral(GSR_SOURCE_DIR "/resources/samples/alu8.v"); }
 QString test_circuit() { return gsr::views::test::data_file("netlists/iscas85/bench/c432.bench"); }
@@ -183,6 +207,28 @@ private slots:
                                                "5/5,").toUtf8()),
                  table.constData());
         exported.close();
+
+        // Export CSV… with "runs" typed: the dialog asks about "runs", the panel writes
+        // runs.csv, so it asks about that itself: No keeps the file, Yes replaces it.
+        auto* export_button = w->panels()->runs()->findChild<QPushButton*>(
+            QStringLiteral("exportCsvButton"));
+        QVERIFY(export_button);
+        QVERIFY(QFile::resize(csv, 3));
+        for (const QMessageBox::StandardButton answer : {QMessageBox::No, QMessageBox::Yes}) {
+            when_modal<QFileDialog>([&](QFileDialog* d) {
+                when_modal<QMessageBox>([answer](QMessageBox* m) { m->button(answer)->click(); });
+                // Accepted as a dialog that asked about "runs" does (a desktop's own; Qt's
+                // would complete the name to runs.csv as it is typed).
+                d->setDirectory(dir.path());
+                auto* name = d->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+                QVERIFY(name);
+                name->setText(QStringLiteral("runs"));
+                static_cast<QDialog*>(d)->done(QDialog::Accepted); // public in QDialog
+            });
+            export_button->click();
+            QCOMPARE(QFileInfo(csv).size(), answer == QMessageBox::No ? 3 : table.size());
+        }
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("runs"))));
         QVERIFY(QFile::remove(csv));
         const QString gsr_binary = QStringLiteral(GSR_BIN_DIR "/gsr");
         if (!QFile::exists(gsr_binary)) QSKIP("the gsr CLI is not built");

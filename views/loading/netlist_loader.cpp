@@ -40,10 +40,21 @@ LoadOutcome load_netlist(const QString& path, const QStringList& libraries)
     return out;
 }
 
-NetlistLoader::NetlistLoader(QObject* parent) : QObject(parent) {}
+QString netlist_files_filter()
+{
+    return QObject::tr("Netlists (*.bench *.blif *.aag *.aig *.v *.vg *.sv *.def *.cir *.sp "
+                       "*.spi *.spice *.cdl *.gz)");
+}
+
+NetlistLoader::NetlistLoader(QObject* parent) : QObject(parent)
+{
+    // Room for a few abandoned loads beside the current one; a thread idles out after 30 s.
+    constexpr int kLoadThreads = 8;
+    pool_.setMaxThreadCount(kLoadThreads);
+}
 
 // Watchers are children and go with this object; a worker still running keeps its own copy of
-// the shared future state, so it finishes harmlessly with nobody listening.
+// the shared future state, so it finishes harmlessly with nobody listening (pool_ waits for it).
 NetlistLoader::~NetlistLoader() = default;
 
 void NetlistLoader::start(const QString& path, const QStringList& libraries)
@@ -60,7 +71,7 @@ void NetlistLoader::start(const QString& path, const QStringList& libraries)
         finish(job, outcome);
     });
     watcher->setFuture(
-        QtConcurrent::run([path, libraries] { return load_netlist(path, libraries); }));
+        QtConcurrent::run(&pool_, [path, libraries] { return load_netlist(path, libraries); }));
     Q_EMIT started(path);
 }
 

@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <QThreadPool>
 
 #include <cstdint>
 #include <memory>
@@ -32,6 +33,10 @@ std::vector<std::string> local_paths(const QStringList& paths);
 /// @brief Reads and summarises `path` on the calling thread, a netlist's instances with the cell
 /// `libraries` (Liberty or LEF, as `gsr info --liberty`). Never throws.
 LoadOutcome load_netlist(const QString& path, const QStringList& libraries = {});
+
+/// "Netlists (*.bench *.blif ...)": a file dialog's filter for the circuits core reads (not
+/// the cell libraries), File > Open Netlist's and the test circuits' alike.
+QString netlist_files_filter();
 
 class NetlistLoader : public QObject {
     Q_OBJECT
@@ -67,6 +72,10 @@ private:
     void finish(std::uint64_t job, const LoadOutcome& outcome);
     void abandonCurrent();
 
+    // Loads run in a pool of their own, not Qt's global one that the panels share: an
+    // abandoned load runs to its end (a reader has no stop), and the next load must not queue
+    // behind it, nor behind the panels' work. Its destructor waits for what still runs.
+    QThreadPool pool_;
     std::uint64_t next_job_ = 1;
     std::uint64_t current_job_ = 0; ///< 0: idle
     QString current_path_;

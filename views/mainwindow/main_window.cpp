@@ -60,9 +60,8 @@ QString absolute_path(const QString& path)
 
 QString netlist_filter()
 {
-    return QObject::tr("Netlists (*.bench *.blif *.aag *.aig *.v *.vg *.sv *.def *.cir *.sp "
-                       "*.spi *.spice *.cdl *.gz);;"
-                       "Cell libraries (*.lib *.lef *.gz);;All files (*)");
+    return netlist_files_filter() +
+           QObject::tr(";;Cell libraries (*.lib *.lef *.gz);;All files (*)");
 }
 
 QString library_filter()
@@ -568,8 +567,11 @@ void MainWindow::showAbout()
 
 // ---- projects ------------------------------------------------------------------------------
 
-void MainWindow::openProject(const QString& path)
+void MainWindow::openProject(const QString& given)
 {
+    // Absolute, as File > Open Project names it: the Training panel tells a run of this
+    // project by that name.
+    const QString path = absolute_path(given);
     int netlists = 0;
     try {
         // A file that fails here leaves the window's project, if any, open.
@@ -588,8 +590,9 @@ void MainWindow::openProject(const QString& path)
     Q_EMIT projectChanged(path);
 }
 
-void MainWindow::newProject(const QString& path)
+void MainWindow::newProject(const QString& given)
 {
+    const QString path = absolute_path(given);
     try {
         WaitCursor wait;
         project_->create(path);

@@ -7,14 +7,21 @@
 
 namespace gsr::views {
 
-std::size_t device_memory_bytes()
+std::size_t training_memory_bytes(const nn::GpuStatus& gpu, std::size_t machine_bytes,
+                                  std::uint32_t hidden)
 {
-    // Training takes the GPU when there is a usable one (train::choose_device("auto")): its
-    // memory then, asked once (the probe is not free and the GPU does not change); else the
-    // machine's.
+    // As train::choose_device("auto", hidden): the GPU when there is a usable one that takes
+    // this width, else the machine.
+    const bool takes_gpu = gpu.available && gpu.total_bytes > 0 &&
+                           (gpu.max_hidden == 0 || hidden <= gpu.max_hidden);
+    return takes_gpu ? gpu.total_bytes : machine_bytes;
+}
+
+std::size_t device_memory_bytes(std::uint32_t hidden)
+{
+    // The GPU asked once: the probe is not free and the GPU does not change.
     static const nn::GpuStatus gpu = nn::gpu_status();
-    if (gpu.available && gpu.total_bytes > 0) return gpu.total_bytes;
-    return static_cast<std::size_t>(physical_memory_bytes());
+    return training_memory_bytes(gpu, static_cast<std::size_t>(physical_memory_bytes()), hidden);
 }
 
 QString human_bytes(std::size_t bytes)

@@ -6,11 +6,21 @@
 #include <QString>
 
 #include <cstddef>
+#include <cstdint>
+
+namespace gsr::nn {
+struct GpuStatus;
+}
 
 namespace gsr::views {
 
-/// Memory of the compute device: the GPU's when one is used, else the machine's RAM.
-std::size_t device_memory_bytes();
+/// Memory of the device a model `hidden` wide trains on: `gpu`'s when training takes it (a
+/// usable GPU whose backend takes that width, as train::choose_device("auto")), else
+/// `machine_bytes`.
+std::size_t training_memory_bytes(const nn::GpuStatus& gpu, std::size_t machine_bytes,
+                                  std::uint32_t hidden);
+/// training_memory_bytes() for this machine's GPU and RAM.
+std::size_t device_memory_bytes(std::uint32_t hidden);
 
 /// "1.50 MiB", "12 KiB", "512 B".
 QString human_bytes(std::size_t bytes);

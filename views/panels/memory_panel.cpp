@@ -122,7 +122,7 @@ void MemoryPanel::setDeviceMemory(std::size_t bytes)
 
 std::size_t MemoryPanel::deviceMemory() const
 {
-    return device_override_ ? device_override_ : device_memory_bytes();
+    return device_override_ ? device_override_ : device_memory_bytes(config_.hidden);
 }
 
 const std::optional<nn::MemoryReport>& MemoryPanel::estimate(nn::ModelKind kind) const

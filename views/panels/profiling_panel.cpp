@@ -14,6 +14,7 @@
 
 #include <QChartView>
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -22,6 +23,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSet>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
@@ -303,9 +305,40 @@ void ProfilingPanel::rebuildEngineProblems()
         selectProblem(QString::fromStdString(suite_.front().name));
 }
 
-bool ProfilingPanel::isCalibrated(const sol::DeviceSpec& device) const
+std::string ProfilingPanel::gpuName() const
 {
-    return calibration_ && sol::calibration_is_of(*calibration_, device);
+    if (gpu_name_) return *gpu_name_;
+    if (!gpu_) gpu_ = nn::gpu_status();
+    return gpu_->available ? gpu_->name : std::string();
+}
+
+bool ProfilingPanel::isCalibrated(const sol::DeviceSpec& device, QString* why_not) const
+{
+    if (!calibration_) return false;
+    // Its own row's peaks were checked when it was set.
+    if (sol::calibration_is_of(*calibration_, device)) return true;
+    // Measured on the GPU in hand, which may have no row: `device` stands in for it, as
+    // `gsr kernels tune --project --device` takes it.
+    const std::string gpu = gpuName();
+    QString why;
+    if (!gpu.empty() && calibration_->device_name == gpu) {
+        try {
+            (void)sol::calibrated_peaks(device, *calibration_);
+            return true;
+        } catch (const Error& e) { // peaks past what `device`'s row allows
+            why = QString::fromStdString(e.message());
+        }
+    } else {
+        const QString measured = QString::fromStdString(calibration_->device_name);
+        const QString row = QString::fromStdString(device.name);
+        why = gpu.empty() ? tr("it was measured on %1, not on a GPU of the %2 row")
+                                .arg(measured, row)
+                          : tr("it was measured on %1, not on this GPU (%2) or a GPU of the %3 "
+                               "row")
+                                .arg(measured, QString::fromStdString(gpu), row);
+    }
+    if (why_not) *why_not = why;
+    return false;
 }
 
 sol::SolAnalysis ProfilingPanel::analysisOf(const tune::Problem& p,
@@ -329,6 +362,7 @@ void ProfilingPanel::setCalibration(std::optional<sol::Calibration> calibration)
         }
     }
     calibration_ = std::move(calibration);
+    calibration_noted_ = false;
     refreshProblemList();
     showProblem(current_);
 }
@@ -514,6 +548,16 @@ void ProfilingPanel::showProblem(const QString& name)
     const tune::TuneSession* s = session(name);
     QString text;
     const sol::DeviceSpec* d = sol::find_device(deviceName().toStdString());
+    QString unused;
+    if (calibration_ && d && !calibration_noted_ && !isCalibrated(*d, &unused)) {
+        calibration_noted_ = true; // once: the device table's peaks are what it shows
+        const QString source = QString::fromStdString(calibration_->source);
+        Q_EMIT noteIssued(tr("%1 is not used (%2): T_SOL uses the device table's peaks")
+                              .arg(source.isEmpty()
+                                       ? tr("The project's calibration")
+                                       : tr("The calibration kept in %1").arg(source),
+                                   unused));
+    }
     std::optional<sol::SolAnalysis> analysis;
     if (p && d) {
         try {
@@ -836,17 +880,60 @@ bool ProfilingPanel::openSession(const QString& path, QString* error)
     return true;
 }
 
+QStringList ProfilingPanel::reportFiles(const QStringList& problems, const QString& path)
+{
+    if (problems.size() == 1) return {path};
+    const QFileInfo info(path);
+    const QString ext = info.suffix().isEmpty() ? QString() : u'.' + info.suffix();
+    QStringList files;
+    QSet<QString> taken; // case-folded: one file on macOS and Windows
+    for (QString problem : problems) {
+        for (QChar& c : problem)
+            if (!c.isLetterOrNumber() && c != u'.' && c != u'-' && c != u'_') c = u'_';
+        const QString stem = info.completeBaseName() + u'-' + problem;
+        QString name = stem + ext;
+        for (int n = 2; taken.contains(name.toCaseFolded()); ++n)
+            name = stem + u'-' + QString::number(n) + ext;
+        taken.insert(name.toCaseFolded());
+        files << info.dir().filePath(name);
+    }
+    return files;
+}
+
 bool ProfilingPanel::exportReport(const QString& path, QString* error)
 {
     if (!exporter_) {
         if (error) *error = tr("the report module is not connected in this build");
         return false;
     }
+    if (sessions_.empty()) {
+        if (error) *error = tr("no session to report: Tune or Open Session first");
+        return false;
+    }
     std::vector<tune::TuneSession> all;
-    for (const auto& [name, s] : sessions_) all.push_back(s);
-    QStringList written;
+    QStringList problems;
+    for (const auto& [name, s] : sessions_) {
+        all.push_back(s);
+        problems << QString::fromStdString(s.problem);
+    }
+    const QStringList written = reportFiles(problems, path);
+    // One file each beside `path`: the save dialog asked about `path` only.
+    QStringList existing;
+    if (written.size() > 1)
+        for (const QString& f : written)
+            if (QFileInfo::exists(f)) existing << QFileInfo(f).fileName();
+    if (!existing.isEmpty() && replace_question_ &&
+        !replace_question_(tr("Export Report writes one file per session beside %1, and %2 "
+                              "already exist%3. Replace %4?")
+                               .arg(QFileInfo(path).fileName(), existing.join(QStringLiteral(", ")),
+                                    existing.size() == 1 ? QStringLiteral("s") : QString(),
+                                    existing.size() == 1 ? tr("it") : tr("them")))) {
+        if (error)
+            *error = tr("report not exported: %1 kept").arg(existing.join(QStringLiteral(", ")));
+        return false;
+    }
     try {
-        written = exporter_(all, path);
+        exporter_(all, written);
     } catch (...) { // an Error's what() names the file ("is write-protected", ...)
         if (error) *error = describe_failure(std::current_exception());
         return false;

@@ -55,10 +55,11 @@ class ProfilingPanel : public QWidget {
     Q_OBJECT
 
 public:
-    /// Writes a report of `sessions` to `path` (or, for several, one file each beside it);
-    /// returns the files written; throws when it cannot.
-    using ReportExporter = std::function<QStringList(const std::vector<tune::TuneSession>& sessions,
-                                                     const QString& path)>;
+    /// Writes the report of each of `sessions` to the file of the same place in `files` (the
+    /// format follows its extension); throws gsr::Error naming the file when it cannot (an
+    /// extension it does not know: before writing any).
+    using ReportExporter = std::function<void(const std::vector<tune::TuneSession>& sessions,
+                                              const QStringList& files)>;
     /// What Apply did: the equivalent command line and one note per kernel.
     struct ApplyOutcome {
         QString command;
@@ -70,7 +71,8 @@ public:
     /// none, and `error` says why (naming the project).
     using CalibrationSource = std::function<std::optional<sol::Calibration>(QString* error)>;
     /// Asked before a search that is neither saved nor applied is replaced (Tune again, Open
-    /// Session of its problem); true to replace it. None: replace without asking.
+    /// Session of its problem), and before Export Report of several sessions replaces files
+    /// beside the chosen one; true to replace. None: replace without asking.
     using ReplaceQuestion = std::function<bool(const QString& question)>;
     /// Columns of the problem list.
     enum ProblemColumn { NameColumn, TsolColumn, BestColumn, BoundColumn, FamilyColumn,
@@ -88,10 +90,14 @@ public:
     /// Apply is on only with an applier (the app sets one while a project is open).
     void setKernelApplier(KernelApplier applier);
     /// The calibration the open project keeps (`gsr kernels calibrate --project`, its `source`
-    /// the project's path): the bounds on the device it was measured on divide by its peaks,
-    /// and Tune's command line names the project, as `gsr kernels tune --project` reads it.
-    /// None: the device table's peaks.
+    /// the project's path): the bounds on the device it was measured on (its row of the table,
+    /// or any row when it was measured on the GPU in hand) divide by its peaks, and Tune's
+    /// command line names the project, as `gsr kernels tune --project` reads it. None: the
+    /// device table's peaks. Where it is not used, a note says why, once.
     void setCalibration(std::optional<sol::Calibration> calibration);
+    /// The CUDA name of the GPU Tune runs on, as the worker reports it (nn::gpu_status()'s
+    /// unless set): a calibration measured on it applies whichever row is selected.
+    void setGpuName(const QString& cuda_name) { gpu_name_ = cuda_name.toStdString(); }
     /// Where the calibration comes from while a project is open: read now, and again when the
     /// panel is shown and when Tune starts, so that `gsr kernels calibrate --project` run
     /// while the window is open counts (a note says when it was unreadable, once per reason).
@@ -133,8 +139,15 @@ public:
     bool saveSession(const QString& path, QString* error = nullptr);
     /// @brief Reads a session, shows it and selects its problem.
     bool openSession(const QString& path, QString* error = nullptr);
-    /// @brief Hands every session of this window to the report hook.
+    /// @brief Hands every session of this window to the report hook, to the files
+    /// reportFiles() names; any of them that exist (beyond `path` itself, which the save
+    /// dialog asked about) are replaced only when the replace question says so.
     bool exportReport(const QString& path, QString* error = nullptr);
+    /// The files Export Report writes for sessions of `problems` (in that order) when `path`
+    /// is chosen: `path` for one; for several, STEM-PROBLEM.EXT beside it each (any character
+    /// of the problem but a letter, digit, '.', '-' or '_' as '_'), with -2, -3, ... after
+    /// PROBLEM where two names would be one file (letter case aside).
+    static QStringList reportFiles(const QStringList& problems, const QString& path);
     /// @brief Hands the shown session to the applier. False (with the reason) when Apply is
     /// off or the applier fails.
     bool applyKernel(QString* error = nullptr);
@@ -181,8 +194,11 @@ private:
     const tune::Problem* findProblem(const QString& name) const;
     /// The session skeleton (bounds, no candidates) of a problem on the selected device.
     std::optional<tune::TuneSession> boundsOf(const tune::Problem& p) const;
-    /// Whether the calibration was measured on `device` (its GPU's row of the table).
-    bool isCalibrated(const sol::DeviceSpec& device) const;
+    /// Whether the calibration applies to `device`: measured on its row of the table, or on
+    /// the GPU in hand (whose row `device` stands in for). False with the reason in `why_not`.
+    bool isCalibrated(const sol::DeviceSpec& device, QString* why_not = nullptr) const;
+    /// The GPU in hand's CUDA name; empty without one.
+    std::string gpuName() const;
     /// The problem's analysis on `device`, with the calibration's peaks where it is of it.
     sol::SolAnalysis analysisOf(const tune::Problem& p, const sol::DeviceSpec& device) const;
     /// False when `problem`'s unsaved search is to be kept (the question said so).
@@ -197,6 +213,8 @@ private:
     ReportExporter exporter_;
     KernelApplier applier_;
     std::optional<sol::Calibration> calibration_;
+    bool calibration_noted_ = false; ///< the note that it is not used was given
+    std::optional<std::string> gpu_name_; ///< setGpuName's
     CalibrationSource calibration_source_;
     /// What the source gave last (its JSON and source, or why it gave none); none before it
     /// was read.

@@ -8,6 +8,7 @@
 #include <QChartView>
 #include <QFile>
 #include <QFileDialog>
+#include <QMessageBox>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -201,7 +202,15 @@ void RunsPanel::chooseCsvFile()
                                                 QFileInfo(project_).absolutePath(),
                                                 tr("CSV files (*.csv);;All files (*)"));
     if (path.isEmpty()) return;
-    if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".csv");
+    if (QFileInfo(path).suffix().isEmpty()) {
+        path += QStringLiteral(".csv");
+        // The dialog asked about the name as typed, not this one.
+        if (QFileInfo::exists(path) &&
+            QMessageBox::question(this, tr("Export Runs"),
+                                  tr("%1 already exists. Replace it?")
+                                      .arg(QFileInfo(path).fileName())) != QMessageBox::Yes)
+            return;
+    }
     exportCsv(path);
 }
 

@@ -76,29 +76,22 @@ std::optional<sol::Calibration> project_calibration(const QString& path, QString
     return std::nullopt;
 }
 
-/// Export Report: one session to the path, several to one file each (the problem's name
-/// before the extension, any character but a letter, digit, '.', '-' or '_' as '_': a session
-/// file's problem may be anything). The format follows the extension (html, pdf, csv, json).
-QStringList export_sessions(const std::vector<tune::TuneSession>& sessions, const QString& path)
+/// Export Report: each session to its file (ProfilingPanel::reportFiles names them, and the
+/// panel asks before any is replaced). The format follows the extension (html, pdf, csv,
+/// json); one that names none is refused before anything is written.
+void export_sessions(const std::vector<tune::TuneSession>& sessions, const QStringList& files)
 {
-    const std::string target = QFile::encodeName(path).toStdString();
-    const auto format = report::report_format_of_path(target);
-    if (!format) throw Error(SourceLocation{target}, "expected a .html, .pdf, .csv or .json file");
-    const QFileInfo info(path);
-    QStringList written;
-    for (const tune::TuneSession& s : sessions) {
-        QString problem = QString::fromStdString(s.problem);
-        for (QChar& c : problem)
-            if (!c.isLetterOrNumber() && c != u'.' && c != u'-' && c != u'_') c = u'_';
-        const QString file = sessions.size() == 1
-                                 ? path
-                                 : info.dir().filePath(info.completeBaseName() + u'-' + problem +
-                                                       u'.' + info.suffix());
-        write_file_atomically(QFile::encodeName(file).toStdString(),
-                              report::export_session(s, *format));
-        written << file;
+    std::vector<report::ReportFormat> formats;
+    for (const QString& file : files) {
+        const std::string target = QFile::encodeName(file).toStdString();
+        const auto format = report::report_format_of_path(target);
+        if (!format)
+            throw Error(SourceLocation{target}, "expected a .html, .pdf, .csv or .json file");
+        formats.push_back(*format);
     }
-    return written;
+    for (std::size_t i = 0; i < sessions.size() && i < std::size_t(files.size()); ++i)
+        write_file_atomically(QFile::encodeName(files[qsizetype(i)]).toStdString(),
+                              report::export_session(sessions[i], formats[i]));
 }
 
 /// Apply in the open project: the session is stored, then its best config becomes the
@@ -214,7 +207,9 @@ void StudioPanels::wirePanels()
     connect(training_->runner(), &TrainingRunner::finished, this, &StudioPanels::noteWorkEnded);
     connect(profiling_->runner(), &TuneRunner::finished, this, &StudioPanels::noteWorkEnded);
     connect(training_->runner(), &TrainingRunner::started, this, &StudioPanels::noteWorkStarted);
-    connect(profiling_->runner(), &TuneRunner::started, this, &StudioPanels::noteWorkStarted);
+    // At launch, not at TuneRunner::started: that comes after the baseline is timed (seconds
+    // on the GPU), and a close agreed meanwhile took it for new work.
+    connect(profiling_->runner(), &TuneRunner::launched, this, &StudioPanels::noteWorkStarted);
     connect(rules_, &RulesPanel::learningStarted, this, &StudioPanels::noteWorkStarted);
 }
 

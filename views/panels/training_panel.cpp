@@ -1,5 +1,6 @@
 #include "panels/training_panel.hpp"
 
+#include "loading/netlist_loader.hpp"
 #include "models/netlist_summary_model.hpp"
 #include "panels/cli_equivalent.hpp"
 #include "panels/line_chart.hpp"
@@ -399,7 +400,7 @@ void TrainingPanel::addTestCircuits()
 {
     const QStringList files = QFileDialog::getOpenFileNames(
         this, tr("Circuits to Test On"), QFileInfo(netlist_).absolutePath(),
-        tr("Netlists (*.bench *.blif *.aag *.aig *.v *.vg *.def *.gz);;All files (*)"));
+        netlist_files_filter() + tr(";;All files (*)"));
     if (files.isEmpty()) return;
     QStringList all = settings().test;
     for (const QString& f : files)
@@ -464,9 +465,9 @@ QString TrainingPanel::whyTrainIsOff() const
     if (shape_) {
         try {
             const nn::MemoryReport r = nn::estimate_memory(s.config.model, *shape_);
-            if (memory_verdict(r.analytic_peak_bytes, device_memory_bytes()) ==
-                MemoryVerdict::TooLarge)
-                return memory_warning(r.analytic_peak_bytes, device_memory_bytes());
+            const std::size_t device = device_memory_bytes(s.config.model.hidden);
+            if (memory_verdict(r.analytic_peak_bytes, device) == MemoryVerdict::TooLarge)
+                return memory_warning(r.analytic_peak_bytes, device);
         } catch (const Error& e) {
             return QString::fromStdString(e.message());
         }
@@ -656,8 +657,10 @@ void TrainingPanel::updateState()
     memory_note_->clear();
     if (shape_ && !busy) {
         try {
-            const nn::MemoryReport r = nn::estimate_memory(settings().config.model, *shape_);
-            memory_note_->setText(memory_warning(r.analytic_peak_bytes, device_memory_bytes()));
+            const nn::ModelConfig model = settings().config.model;
+            const nn::MemoryReport r = nn::estimate_memory(model, *shape_);
+            memory_note_->setText(
+                memory_warning(r.analytic_peak_bytes, device_memory_bytes(model.hidden)));
         } catch (const Error&) {
             // An impossible configuration: whyTrainIsOff() says so on the button.
         }

@@ -13,6 +13,7 @@
 #endif
 
 #include <QFile>
+#include <QFileInfo>
 #include <QThread>
 
 #include <algorithm>
@@ -317,7 +318,8 @@ void TrainingRunner::work(TrainingRunner* self, Job job,
                 // --order) are put back in its order.
                 for (double p : data.circuits[0].in_file_order(trainer.predict(0)))
                     out.predictions.append(float(p));
-                out.predicted_circuit = settings.train.front();
+                // As the canvas names its file: a run `gsr train` began names it as typed.
+                out.predicted_circuit = QFileInfo(settings.train.front()).absoluteFilePath();
             }
         }
     } catch (const StoppedBeforeTraining&) {

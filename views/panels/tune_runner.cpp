@@ -132,6 +132,7 @@ bool TuneRunner::start(const tune::Problem& problem, const sol::DeviceSpec& devi
                               std::shared_ptr<tune::Evaluator>(std::move(evaluator)), cancel_);
     thread_->setObjectName(QStringLiteral("gsr-tune"));
     thread_->start();
+    Q_EMIT launched();
     return true;
 }
 
@@ -152,8 +153,8 @@ void TuneRunner::work(TuneRunner* self, Job job, std::shared_ptr<tune::Evaluator
     bool cancelled = false;
     try {
         const sol::SolAnalysis& a = job.bounds;
-        // Gaming is judged by the more permissive of the calibrated and datasheet bounds, as
-        // `gsr kernels tune` judges it.
+        // As `gsr kernels tune`: the calibrated T_SOL steers the search, and gaming is judged
+        // by the more permissive of the calibrated and datasheet bounds.
         const double gaming = sol::gaming_bound(a);
         session = tune::make_session(job.problem, a, strategy);
         // First what the search is compared with, as `gsr kernels tune` does.
@@ -170,7 +171,7 @@ void TuneRunner::work(TuneRunner* self, Job job, std::shared_ptr<tune::Evaluator
                                          });
                                      });
         tune::SearchResult r =
-            tune::search(job.problem, job.device, space, wrapper, job.options, gaming);
+            tune::search(job.problem, job.device, space, wrapper, job.options, a.t_sol, gaming);
         cancelled = cancel->load();
         // Only the trials that ran: the unrun ones after a cancel are a suffix.
         if (r.trials.size() > wrapper.ran()) r.trials.resize(wrapper.ran());

@@ -56,6 +56,9 @@ public:
     void cancel();
 
 signals:
+    /// Emitted by start() itself, before it returns (as TrainingRunner::started): the work
+    /// exists from now on, though started() comes only after the baseline is timed.
+    void launched();
     /// The search began: its empty session (bounds) and the trials it plans at most.
     void started(const gsr::tune::TuneSession& session, qulonglong planned);
     /// One trial ran (verdict "gaming" already applied, as search() applies it).

@@ -50,12 +50,15 @@ SummaryOverview::SummaryOverview(QWidget* parent) : QWidget(parent)
     auto* layout = new QVBoxLayout(content);
     layout->setContentsMargins(24, 18, 24, 18);
     layout->setSpacing(10);
+    // A file or top name is shown as it is: "a<i>.v" was a.v in italics (AutoText).
     title_ = new QLabel(content);
     title_->setObjectName(QStringLiteral("summaryTitle"));
+    title_->setTextFormat(Qt::PlainText);
     title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     scale_font(title_, 1.8, true);
     subtitle_ = new QLabel(content);
     subtitle_->setObjectName(QStringLiteral("summarySubtitle"));
+    subtitle_->setTextFormat(Qt::PlainText);
     subtitle_->setForegroundRole(QPalette::PlaceholderText);
     subtitle_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     subtitle_->setWordWrap(true);

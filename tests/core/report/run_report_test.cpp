@@ -394,6 +394,26 @@ TEST(RunReport, AFailedRunShowsItsErrorAndNoBestEpoch)
     EXPECT_NE(html.find("metrics: NaN at position 0"), std::string::npos);
 }
 
+TEST(RunReport, DamagedFinalFiguresOfTheResultAreAnErrorNamingTheirKey)
+{
+    // "an epoch's figures cannot be read: key 'test' not found" did not say where they were.
+    RunReport r = trained_run();
+    r.result["best"] = {{"train", nlohmann::json::object()}, {"val", nlohmann::json::object()}};
+    r.result["last"] = nullptr; // no figures: the last recorded epoch stands in
+    for (ReportFormat f : {ReportFormat::Html, ReportFormat::Pdf}) {
+        if (f == ReportFormat::Pdf && !pdf_available()) continue;
+        try {
+            (void)export_run(r, f);
+            ADD_FAILURE() << "a damaged result['best'] must be refused";
+        } catch (const gsr::Error& e) {
+            EXPECT_EQ(e.message(),
+                      "result \"best\": an epoch's figures cannot be read: key 'test' not found");
+        }
+    }
+    // The CSV reads only the epochs.
+    EXPECT_NO_THROW((void)export_run(r, ReportFormat::Csv));
+}
+
 TEST(RunReport, APdfCutsLongTextBetweenCharacters)
 {
     if (!pdf_available()) GTEST_SKIP() << "this build has no cairo";
@@ -421,4 +441,18 @@ TEST(ReportText, NumbersKeepTheirUnitsWithoutExponents)
     EXPECT_EQ(format_seconds(0.0009999), "1 ms");
     EXPECT_EQ(format_seconds(1234.4), "1234 s");
     EXPECT_EQ(format_seconds(0.0123), "12.3 ms");
+}
+
+TEST(ReportText, HugeValuesKeepTheirUnitWithAnExponent)
+{
+    // From a million on in three digits with an exponent: 1e300 s was 39 digits cut short and
+    // no unit (a session's "t_sol": 1e300 is read as valid).
+    EXPECT_EQ(format_seconds(999999), "999999 s");
+    EXPECT_EQ(format_seconds(999999.7), "1e+06 s"); // not "1000000 s"
+    EXPECT_EQ(format_seconds(1e6), "1e+06 s");
+    EXPECT_EQ(format_seconds(2.5e7), "2.5e+07 s");
+    EXPECT_EQ(format_seconds(1e300), "1e+300 s");
+    EXPECT_EQ(format_seconds(std::numeric_limits<double>::max()), "1.8e+308 s");
+    EXPECT_EQ(format_bytes(1e300), "9.09e+287 TiB");
+    EXPECT_EQ(format_bytes(999999.0 * 1024 * 1024 * 1024 * 1024), "999999 TiB");
 }

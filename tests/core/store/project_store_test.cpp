@@ -664,6 +664,44 @@ TEST_F(ProjectStoreTest, AReaderLeavesAWriteProtectedProjectAsItIs)
     EXPECT_FALSE(ProjectStore::is_read_only_file(file("missing.gsr")));
 }
 
+TEST_F(ProjectStoreTest, AProjectNoOneCanWriteIsReadWithoutSideFiles)
+{
+    // A project in a folder with no write bit (or on a read-only disc) could not be read: WAL
+    // needs its -shm beside it. And a read-only open of a write-protected project left 0444
+    // side files, which then blocked every write once the project was made writable again.
+    // Both are now read as immutable. The name needs URI escapes.
+    const fs::path folder = dir_ / "kept";
+    fs::create_directories(folder);
+    const std::string path = (folder / "a?b#c%41 d.gsr").string();
+    {
+        ProjectStore store = ProjectStore::open(path, OpenMode::CreateOrOpen);
+        store.set_project_value("k", "v");
+    }
+    ASSERT_TRUE(fs::exists(path));
+    ASSERT_FALSE(fs::exists(path + "-wal"));
+    const auto side_files_absent = [&] {
+        return !fs::exists(path + "-wal") && !fs::exists(path + "-shm");
+    };
+
+    fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    EXPECT_EQ(ProjectStore::open(path, OpenMode::ReadOnly).project_value("k"), "v");
+    EXPECT_TRUE(side_files_absent());
+    fs::permissions(path, fs::perms::owner_write, fs::perm_options::add);
+    { ProjectStore::open(path, OpenMode::OpenExisting).set_project_value("k", "w"); }
+    EXPECT_TRUE(side_files_absent());
+
+    fs::permissions(folder, fs::perms::owner_read | fs::perms::owner_exec);
+    {
+        ProjectStore store = ProjectStore::open(path, OpenMode::ReadOnly);
+        EXPECT_EQ(store.project_value("k"), "w");
+        EXPECT_TRUE(side_files_absent());
+        EXPECT_THROW(store.set_project_value("k", "x"), gsr::Error);
+    }
+    EXPECT_TRUE(side_files_absent());
+    fs::permissions(folder, fs::perms::owner_all);
+    EXPECT_EQ(ProjectStore::open(path, OpenMode::ReadOnly).project_value("k"), "w");
+}
+
 TEST_F(ProjectStoreTest, AWriteProtectedSideFileIsNamed)
 {
     // A -shm left read-only by an earlier read-only open: every write failed with "attempt to

@@ -316,6 +316,29 @@ TEST_F(TuneStoreTest, StoredRunsBecomeReportModels)
     }
 }
 
+TEST_F(TuneStoreTest, ARunWhoseResultHasDamagedFinalFiguresIsAnErrorNamingProjectAndRun)
+{
+    // The report failed later with "an epoch's figures cannot be read: key 'test' not found",
+    // naming neither the project, the run nor the result's "best".
+    const std::int64_t id = train_run();
+    Raw(path_).exec(R"(UPDATE runs SET result_json = '{"best":{"train":{},"val":{}},"last":null}')"
+                    " WHERE id = " + std::to_string(id));
+    const RunStore runs = RunStore::open(path_, OpenMode::ReadOnly);
+    try {
+        (void)load_run_report(runs, id);
+        FAIL() << "a damaged result_json 'best' must be refused";
+    } catch (const gsr::Error& e) {
+        EXPECT_EQ(e.where().file, path_);
+        EXPECT_EQ(e.message(), "run " + std::to_string(id) +
+                                   ", result_json \"best\": an epoch's figures cannot be read: "
+                                   "key 'test' not found");
+    }
+    // A result whose figures are null (a run without a best epoch) is read.
+    Raw(path_).exec(R"(UPDATE runs SET result_json = '{"best":null,"last":null}' WHERE id = )" +
+                    std::to_string(id));
+    EXPECT_TRUE(load_run_report(runs, id).result["best"].is_null());
+}
+
 TEST_F(TuneStoreTest, TheCalibrationIsKeptAndADamagedOneIsAnErrorNamingTheProject)
 {
     auto project = ProjectStore::open(path_, OpenMode::CreateOrOpen);

@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <netinet/in.h>
@@ -193,6 +194,127 @@ echo '{"type":"candidates","round":7,"candidates":[]}'
     }
 }
 
+namespace {
+
+/// Whether process `pid` is gone (or a zombie nobody reaped yet), waiting up to 1 s.
+bool gone_within_a_second(pid_t pid)
+{
+    const auto until = std::chrono::steady_clock::now() + 1s;
+    while (true) {
+        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+        std::string text;
+        std::getline(stat, text);
+        const std::size_t paren = text.rfind(')');
+        if (!stat || paren == std::string::npos || text.compare(paren + 2, 1, "Z") == 0)
+            return true;
+        if (std::chrono::steady_clock::now() > until) return false;
+        std::this_thread::sleep_for(10ms);
+    }
+}
+
+pid_t pid_in(const fs::path& f) { return pid_t(std::stol(read(f))); }
+
+} // namespace
+
+TEST(AgentProtocol, LogAndBlankLinesDoNotRestartTheReplyDeadline)
+{
+    Session s;
+    FunctionEvaluator eval = softmax_evaluator(s.sol.t_sol);
+    // Each agent keeps writing for 1.5 s, every 50 ms, then answers: too late for 300 ms.
+    for (const std::string line : {R"({"type":"log","text":"thinking"})", ""}) {
+        ProcessAgent chatty({write_script("chatty.sh", R"(
+read hello
+i=0
+while [ $i -lt 30 ]; do echo ')" + line + R"('; sleep 0.05; i=$((i+1)); done
+echo '{"type":"hello"}'
+read problem
+read propose
+echo '{"type":"stop","reason":"too late"}'
+)")},
+                            300ms);
+        const auto t0 = std::chrono::steady_clock::now();
+        const AgentSessionResult r =
+            run_agent_session(s.problem, s.device, s.sol, eval, chatty, {});
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        EXPECT_NE(r.stop_reason.find("no reply within 300 ms"), std::string::npos)
+            << "line '" << line << "': " << r.stop_reason;
+        EXPECT_LT(seconds, 1.2) << "line '" << line << "'";
+        if (!line.empty()) {
+            ASSERT_FALSE(r.log.empty());
+            EXPECT_EQ(r.log[0], "thinking");
+        }
+    }
+}
+
+TEST(AgentProtocol, TheLogKeepsOneMebibyteAndCountsTheRest)
+{
+    // 1100 log lines of 1 KiB: 1024 fit in 1 MiB, 76 are dropped and counted.
+    const std::string text(1024, 'x');
+    ProcessAgent verbose({write_script("verbose.sh", R"(
+read hello
+i=0
+while [ $i -lt 1100 ]; do echo '{"type":"log","text":")" + text + R"("}'; i=$((i+1)); done
+echo '{"type":"hello"}'
+read problem
+read propose
+echo '{"type":"stop","reason":"enough"}'
+)")},
+                         1000ms);
+    Session s;
+    FunctionEvaluator eval = softmax_evaluator(s.sol.t_sol);
+    const AgentSessionResult r = run_agent_session(s.problem, s.device, s.sol, eval, verbose, {});
+    EXPECT_EQ(r.stop_reason, "agent stopped: enough");
+    ASSERT_EQ(r.log.size(), 1025u);
+    EXPECT_EQ(r.log[1023], text);
+    EXPECT_EQ(r.log[1024], "(76 later log lines dropped: over 1 MiB of log text)");
+}
+
+TEST(AgentProtocol, AnAgentThatClosesItsOutputIsKilledAtTheDeadline)
+{
+    // It sends its stdout elsewhere and lives on: the host waited for its exit, unbounded.
+    ProcessAgent quiet({write_script("quiet.sh", "read hello\nexec >/dev/null\nexec sleep 5\n")},
+                       300ms);
+    Session s;
+    FunctionEvaluator eval = softmax_evaluator(s.sol.t_sol);
+    const auto t0 = std::chrono::steady_clock::now();
+    const AgentSessionResult r = run_agent_session(s.problem, s.device, s.sol, eval, quiet, {});
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_NE(r.stop_reason.find("closed its output without answering and was still running "
+                                 "after 300 ms"),
+              std::string::npos)
+        << r.stop_reason;
+    EXPECT_GE(seconds, 0.3);
+    EXPECT_LT(seconds, 1.5);
+}
+
+TEST(AgentProtocol, AnAgentThatExitsEarlyOrBabblesTakesItsChildrenAlong)
+{
+    const fs::path dir = scratch();
+    Session s;
+    FunctionEvaluator eval = softmax_evaluator(s.sol.t_sol);
+    // Each leaves a background child in its process group, then fails the session.
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"exit 0", "exited (status 0) without answering"},
+        {"echo 'I am not JSON'\nwait", "not a JSON line"}};
+    for (const auto& [ending, reason] : cases) {
+        const fs::path pid_file = dir / "child.pid";
+        fs::remove(pid_file);
+        ProcessAgent parent({write_script("parent.sh", "read hello\nsleep 5 >/dev/null 2>&1 &\n"
+                                                       "echo $! > '" + pid_file.string() +
+                                                           "'\n" + ending + "\n")},
+                            1000ms);
+        const AgentSessionResult r =
+            run_agent_session(s.problem, s.device, s.sol, eval, parent, {});
+        EXPECT_NE(r.stop_reason.find(reason), std::string::npos) << r.stop_reason;
+        // The session has ended but `parent` still exists: the group must be gone already.
+        const pid_t child = pid_in(pid_file);
+        EXPECT_TRUE(gone_within_a_second(child)) << ending;
+        ::kill(child, SIGKILL); // no-op when the fix works; the test's own child otherwise
+    }
+}
+
 TEST(AgentProtocol, RepliesAreParsedStrictly)
 {
     const AgentReply r = parse_agent_reply(nlohmann::json::parse(R"({"type":"candidates",
@@ -364,6 +486,56 @@ TEST(ChatClient, TimeoutsAndRefusedConnections)
     e.port = port;
     e.timeout_seconds = 2;
     EXPECT_THROW(ChatClient(e).complete({{"user", "hi"}}), gsr::Error);
+}
+
+TEST(ChatClient, ABadContentLengthIsAnErrorNamingIt)
+{
+    const auto with_length = [](const std::string& value) {
+        return "HTTP/1.1 200 OK\r\nContent-Length: " + value + "\r\n\r\n{}xyz";
+    };
+    const std::vector<std::string> bad = {"abc", "", "-1", "99999999999999999999999", "2x"};
+    std::vector<std::string> responses;
+    for (const std::string& v : bad) responses.push_back(with_length(v));
+    responses.push_back(with_length("2 ")); // trailing blanks are fine
+    LoopbackServer server(responses);
+    for (const std::string& v : bad) {
+        try {
+            http_post("127.0.0.1", server.port(), "/", {}, "{}", 5);
+            ADD_FAILURE() << "accepted Content-Length '" << v << "'";
+        } catch (const gsr::Error& e) {
+            EXPECT_EQ(e.message(),
+                      "chat endpoint: bad Content-Length '" + v + "', expected a byte count");
+        } catch (const std::exception& e) { // caught so the server's connections are all used
+            ADD_FAILURE() << "Content-Length '" << v << "': not a gsr::Error: " << e.what();
+        }
+    }
+    EXPECT_EQ(http_post("127.0.0.1", server.port(), "/", {}, "{}", 5).body, "{}");
+}
+
+TEST(ChatClient, AChunkSizePastTheBodyIsRefusedWithoutWrapAround)
+{
+    const std::string head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+    // 2^64 - 2: `at + size` wrapped around to pass the bounds check and returned "0\r\n\r\n".
+    LoopbackServer server({head + "fffffffffffffffe\r\n0\r\n\r\n", head + "-1\r\nab\r\n0\r\n\r\n",
+                           head + "4;name=v\r\nabcd\r\n0\r\n\r\n"});
+    try {
+        const HttpResponse r = http_post("127.0.0.1", server.port(), "/", {}, "{}", 5);
+        ADD_FAILURE() << "accepted, body '" << r.body << "'";
+    } catch (const gsr::Error& e) {
+        EXPECT_EQ(e.message(), "chat endpoint: truncated chunk: 'fffffffffffffffe' is "
+                               "18446744073709551614 bytes, 5 left in the body");
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << "not a gsr::Error: " << e.what();
+    }
+    try {
+        http_post("127.0.0.1", server.port(), "/", {}, "{}", 5);
+        ADD_FAILURE() << "accepted a chunk size of -1";
+    } catch (const gsr::Error& e) {
+        EXPECT_EQ(e.message(), "chat endpoint: bad chunk size '-1'");
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << "not a gsr::Error: " << e.what();
+    }
+    EXPECT_EQ(http_post("127.0.0.1", server.port(), "/", {}, "{}", 5).body, "abcd");
 }
 
 TEST(ChatAgent, ProposesThroughTheEndpoint)

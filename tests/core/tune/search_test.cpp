@@ -245,6 +245,49 @@ TEST(Search, SolStopsNearSolAndAfterStagnation)
     EXPECT_GT(neighbours, 0u);
 }
 
+TEST(Search, CalibratedTsolSteersAndTheGamingBoundOnlyJudges)
+{
+    // A copy measured at 0.87 of the datasheet: the calibrated T_SOL is the datasheet's / 0.87,
+    // and sol::gaming_bound is the datasheet's. The search steered by the gaming bound: a
+    // kernel at 95% of the calibrated SOL (h = 1.05) read as h = 1.21 and ran on to its budget.
+    const Problem& p = suite_problem("softmax_1k");
+    const auto& d = device_or_throw("H100 SXM");
+    gsr::sol::Calibration cal;
+    cal.device_name = "NVIDIA H100 80GB HBM3";
+    cal.copy_bandwidth = 0.87 * d.dram_bandwidth;
+    const gsr::sol::SolAnalysis an = gsr::sol::analyze(p.op_spec(), d, &cal);
+    const double gaming = gsr::sol::gaming_bound(an);
+    ASSERT_NEAR(gaming, 0.87 * an.t_sol, 1e-9 * an.t_sol);
+    const auto space = config_space(p, d);
+    SearchOptions o;
+    o.budget = 400;
+    o.stop_headroom = kInteractiveStopHeadroom;
+    FunctionEvaluator near([&](const KernelConfig&) {
+        return Evaluation{Verdict::Ok, 1.05 * an.t_sol, {}, std::nullopt};
+    });
+    const SearchResult a = search(p, d, space, near, o, an.t_sol, gaming);
+    EXPECT_EQ(a.stop_reason, "near SOL");
+    ASSERT_EQ(a.trials.size(), 1u);
+    EXPECT_NEAR(a.trials[0].headroom, 1.05, 1e-12);
+    EXPECT_EQ(a.t_sol, an.t_sol);
+    // Faster than the calibrated T_SOL but not than 0.95 x the datasheet's: ranked. Under
+    // 0.95 x the datasheet's: gaming.
+    o.strategy = Strategy::Grid;
+    o.budget = 2;
+    int calls = 0;
+    FunctionEvaluator fast([&](const KernelConfig&) {
+        const double f = ++calls == 1 ? 0.9 : 0.8; // 0.8 < 0.95 * 0.87 = 0.8265
+        return Evaluation{Verdict::Ok, f * an.t_sol, {}, std::nullopt};
+    });
+    const SearchResult b = search(p, d, space, fast, o, an.t_sol, gaming);
+    ASSERT_EQ(b.trials.size(), 2u);
+    EXPECT_EQ(b.trials[0].result.verdict, Verdict::Ok);
+    EXPECT_NEAR(b.trials[0].headroom, 0.9, 1e-12);
+    EXPECT_EQ(b.trials[1].result.verdict, Verdict::Gaming);
+    ASSERT_TRUE(b.best);
+    EXPECT_EQ(*b.best, 0u);
+}
+
 TEST(Search, BudgetsFollowLogHeadroom)
 {
     // share = ln(h / 1.2) / ln(4 / 1.2): 0 at 1.2, 1 at 4, 0.5 at 1.2 * sqrt(4 / 1.2) = 2.19089.

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -190,6 +191,30 @@ TEST(LaunchExpression, HugeNumbersAndDeepNestingAreRefusedWithAReason)
         }
     }
     EXPECT_EQ(launch_from_expression(ew, "((((ceil(n / 256)))))", 256).grid[0], 65536u);
+}
+
+TEST(LaunchExpression, NestedCeilCountsTowardTheDepthLimit)
+{
+    const Problem& ew = suite_problem("ew_bias_gelu_residual");
+    const auto nested = [](const std::string& open, int depth) {
+        std::string text;
+        for (int i = 0; i < depth; ++i) text += open;
+        const auto opens = std::size_t(std::count(open.begin(), open.end(), '('));
+        return text + "1" + std::string(opens * std::size_t(depth), ')');
+    };
+    // 256 levels are fine, by ceil( alone or mixed with '('.
+    EXPECT_EQ(launch_from_expression(ew, nested("ceil(", 256), 256).grid[0], 1u);
+    EXPECT_EQ(launch_from_expression(ew, nested("(ceil(", 128), 256).grid[0], 1u);
+    // One more is refused by name: 'ceil(' used to bypass the guard and overflow the stack.
+    for (const std::string& text : {nested("ceil(", 257), nested("(ceil(", 129)}) {
+        try {
+            launch_from_expression(ew, text, 256);
+            ADD_FAILURE() << "accepted " << text.size() << " characters";
+        } catch (const Error& e) {
+            EXPECT_NE(e.message().find("at most 256 nested '(' or 'ceil('"), std::string::npos)
+                << e.message();
+        }
+    }
 }
 
 TEST(LaunchExpression, BadExpressionsSayWhere)

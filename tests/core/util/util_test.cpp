@@ -205,6 +205,22 @@ TEST(JsonText, BytesThatAreNotUtf8BecomeReplacementCharacters)
     EXPECT_EQ(json_text(nlohmann::json{{"a", 1}}, 2), "{\n  \"a\": 1\n}");
 }
 
+TEST(JsonText, AnOrderedObjectKeepsItsKeyOrder)
+{
+    // `gsr runs list --json` and `gsr info --json` came out with their keys sorted.
+    const nlohmann::ordered_json j = {{"id", 1}, {"created_at", "x"}, {"b", 2}};
+    EXPECT_EQ(json_text(j), R"({"id":1,"created_at":"x","b":2})");
+    EXPECT_EQ(json_text(j, 2), "{\n  \"id\": 1,\n  \"created_at\": \"x\",\n  \"b\": 2\n}");
+    nlohmann::ordered_json nested = {{"z", nlohmann::ordered_json::array()}, {"a", 0}};
+    nested["z"].push_back({{"target", "run:1"}, {"id", 1}});
+    EXPECT_EQ(json_text(nested), R"({"z":[{"target":"run:1","id":1}],"a":0})");
+    // Bytes that are not UTF-8 are replaced here too, not thrown on.
+    EXPECT_EQ(json_text(nlohmann::ordered_json{{"f", "a\xff"}}), "{\"f\":\"a\xEF\xBF\xBD\"}");
+    // A braced list is still a (sorted) json, and a json stays one.
+    EXPECT_EQ(json_text({{"b", 1}, {"a", 2}}), R"({"a":2,"b":1})");
+    EXPECT_EQ(json_text(nlohmann::json{{"b", 1}, {"a", 2}}), R"({"a":2,"b":1})");
+}
+
 TEST(AtomicFile, ALinkStaysALinkAndItsFileIsReplaced)
 {
     namespace fs = std::filesystem;
