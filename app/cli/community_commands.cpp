@@ -60,6 +60,14 @@ std::string node_name(const LoadedCircuit& c, std::size_t v)
     return std::string(c.circuit.names.view(port.name));
 }
 
+/// The circuit's graph as an undirected weighted one, projected on `threads` threads whose pool
+/// ends here: detection and layout start their own.
+community::WeightedGraph projected(const LoadedCircuit& c, unsigned threads)
+{
+    community::WorkerPool pool(threads);
+    return community::project_undirected(c.graph, &pool);
+}
+
 } // namespace
 
 int cmd_communities(const std::vector<std::string>& argv)
@@ -92,8 +100,7 @@ int cmd_communities(const std::vector<std::string>& argv)
     const LoadedCircuit c = load_circuit(a, "communities");
 
     const auto t0 = Clock::now();
-    community::WorkerPool pool(o.threads);
-    const community::WeightedGraph g = community::project_undirected(c.graph, &pool);
+    const community::WeightedGraph g = projected(c, o.threads);
     std::optional<community::CommunityResult> r;
     InterruptGuard guard; // Ctrl-C stops the detection between its steps
     o.cancel = InterruptGuard::flag();
@@ -154,8 +161,7 @@ int cmd_layout(const std::vector<std::string>& argv)
     const LoadedCircuit c = load_circuit(a, "layout");
 
     const auto t0 = Clock::now();
-    community::WorkerPool pool(o.threads);
-    const community::WeightedGraph g = community::project_undirected(c.graph, &pool);
+    const community::WeightedGraph g = projected(c, o.threads);
     if (g.node_count() == 0)
         throw Error(SourceLocation{a.positionals()[0]},
                     "the circuit has no nodes to lay out (no ports, cells or nets)");

@@ -468,14 +468,12 @@ void Detector::move_nodes(const WeightedGraph& g, const std::vector<double>& k,
     // applied improves the quality, and no two neighbours swap places forever.
     // changed[c]: batch stamp << 32 | (chunk + 1) of the one chunk that changed c, or 0 for
     // "several chunks, or a refused move".
-    // Stamps only grow (across levels and passes too), so the array is never cleared. Every
-    // move of a call's first batch is checked again, as when the array started at zero.
+    // Stamps only grow (across levels, passes and calls), one a batch, so the array is never
+    // cleared: what earlier batches left carries a smaller stamp and never matches.
     const std::span<std::uint64_t> changed = first_n(changed_, n);
-    const std::uint64_t first_stamp = ++stamp_;
     std::uint64_t& batch_stamp = stamp_;
     auto changed_elsewhere = [&](std::uint32_t c, std::uint64_t chunk) {
-        return batch_stamp == first_stamp ||
-               ((changed[c] >> 32) == batch_stamp && (changed[c] & 0xffffffffu) != chunk + 1);
+        return (changed[c] >> 32) == batch_stamp && (changed[c] & 0xffffffffu) != chunk + 1;
     };
     auto note_change = [&](std::uint32_t c, std::uint64_t chunk) {
         const bool other =

@@ -51,8 +51,8 @@ LabelSet make_label_set(const netlist::Circuit& circuit, const NetStructure& str
 /// Ratios and arrival times with 6 decimals.
 std::string label_csv(const LabelSet& labels);
 
-/// Writes label_csv to `path` atomically: PATH.tmp first, then renamed over PATH. Throws
-/// gsr::Error when it cannot.
+/// Writes label_csv to `path` atomically: a hidden temporary file beside it first, then
+/// renamed over it. Throws gsr::Error when it cannot.
 void write_label_csv(const LabelSet& labels, const std::string& path);
 
 } // namespace gsr::labels

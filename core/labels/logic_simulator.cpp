@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <exception>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -1062,17 +1063,17 @@ void simulate_cycle_block(const Program& p, const CyclePlan& plan, std::uint64_t
 }
 
 /// Threads for `words` of vectors: as asked (or one a core), at most one a word, and at most
-/// as many as a quarter of the machine's memory (1 GiB at the least) of per-thread counts
-/// allows (each thread counts every one of `values`, 18 bytes each): `--threads 4096` on a
-/// large circuit asked for 16 GB. The counts are sums, so the result is the same whatever the
-/// number.
-unsigned thread_count(unsigned requested, std::uint64_t words, std::size_t values)
+/// as many as a quarter of the machine's memory (1 GiB at the least) allows at
+/// `bytes_per_thread` each (its counts, 18 bytes a value, and its rows of `batch` words):
+/// `--threads 4096` on a large circuit asked for 16 GB. The counts are sums, so the result is
+/// the same whatever the number.
+unsigned thread_count(unsigned requested, std::uint64_t words, std::uint64_t bytes_per_thread)
 {
     const unsigned t = requested ? requested : std::max(1u, std::thread::hardware_concurrency());
     const std::uint64_t budget =
         std::max<std::uint64_t>(std::uint64_t{1} << 30, physical_memory_bytes() / 4);
     const std::uint64_t by_memory =
-        std::max<std::uint64_t>(1, budget / (18 * std::max<std::size_t>(values, 1)));
+        std::max<std::uint64_t>(1, budget / std::max<std::uint64_t>(bytes_per_thread, 1));
     return static_cast<unsigned>(
         std::max<std::uint64_t>(1, std::min<std::uint64_t>({t, words, by_memory})));
 }
@@ -1096,19 +1097,28 @@ std::vector<ChunkCounts> run_blocks(std::size_t values, std::uint64_t words, uns
         block(0, words, counts[0]);
         return counts;
     }
+    // What a block throws (out of memory) is handed on after every thread is joined: from a
+    // thread it ended the process.
+    std::vector<std::exception_ptr> errors(threads);
+    auto run = [&](unsigned t) {
+        try {
+            block(range(t), range(t + 1), counts[t]);
+        } catch (...) {
+            errors[t] = std::current_exception();
+        }
+    };
     std::vector<std::thread> pool;
     pool.reserve(threads);
     unsigned started = 0;
     try {
-        for (; started < threads; ++started)
-            pool.emplace_back([&, started] {
-                block(range(started), range(started + 1), counts[started]);
-            });
+        for (; started < threads; ++started) pool.emplace_back(run, started);
     } catch (const std::system_error&) {
         // The system starts no more threads: the ranges left run here, with the same counts.
     }
-    for (unsigned t = started; t < threads; ++t) block(range(t), range(t + 1), counts[t]);
+    for (unsigned t = started; t < threads; ++t) run(t);
     for (std::thread& th : pool) th.join();
+    for (const std::exception_ptr& e : errors)
+        if (e) std::rethrow_exception(e);
     return counts;
 }
 
@@ -1147,7 +1157,11 @@ SimulationResult LogicSimulator::run(const SimulationOptions& o) const
         CyclePlan plan{o.seed, (o.runs + 63) / 64,
                        o.runs % 64 ? (std::uint64_t{1} << (o.runs % 64)) - 1 : kAllOnes, o.cycles,
                        o.warmup, batch_words(p.rows + values)};
-        const unsigned threads = thread_count(o.threads, plan.words, values);
+        // Per thread: its counts, its rows and the previous cycle of every value.
+        const unsigned threads = thread_count(
+            o.threads, plan.words,
+            18 * std::uint64_t{values} +
+                8 * std::uint64_t{plan.batch_words} * (std::uint64_t{p.rows} + 1 + values));
         counts = run_blocks(values, plan.words, threads, false,
                             [&](std::uint64_t w0, std::uint64_t w1, ChunkCounts& c) {
                                 simulate_cycle_block(p, plan, w0, w1, c);
@@ -1174,7 +1188,10 @@ SimulationResult LogicSimulator::run(const SimulationOptions& o) const
         }
         plan.words = (vectors + 63) / 64;
         plan.last_mask = vectors % 64 ? (std::uint64_t{1} << (vectors % 64)) - 1 : kAllOnes;
-        const unsigned threads = thread_count(o.threads, plan.words, values);
+        const unsigned threads = thread_count(
+            o.threads, plan.words,
+            18 * std::uint64_t{values} +
+                8 * std::uint64_t{plan.batch_words} * (std::uint64_t{p.rows} + 1));
         counts = run_blocks(values, plan.words, threads, plan.toggles,
                             [&](std::uint64_t w0, std::uint64_t w1, ChunkCounts& c) {
                                 simulate_stream_block(p, plan, w0, w1, c);

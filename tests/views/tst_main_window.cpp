@@ -29,6 +29,7 @@
 #include <QIcon>
 #include <QImage>
 #include <QLabel>
+#include <QListWidget>
 #include <QMimeData>
 #include <QRegularExpression>
 #include <QSettings>
@@ -37,6 +38,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextDocument>
 #include <QThread>
 #include <QToolButton>
 #include <QUrl>
@@ -266,6 +268,28 @@ private slots:
         QCOMPARE(finished.count(), 1);
         QCOMPARE(QFileInfo(finished.at(0).at(0).toString()).fileName(),
                  QStringLiteral("c17.bench"));
+    }
+
+    void aMessageShowsItsFileNameAsItIs()
+    {
+        // Tooltips take text that looks like markup for markup: "a<i>.bench" read "a.bench"
+        // in italics in the Messages list.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString odd = dir.filePath(QStringLiteral("a<i>.bench"));
+        QVERIFY(QFile::copy(gsr::views::test::c17_path(), odd));
+        MainWindow w;
+        w.setShowsMessageBoxes(false);
+        QVERIFY(w.loadFileNow(odd));
+        auto* list = w.findChild<QListWidget*>(QStringLiteral("messages"));
+        QVERIFY(list && list->count() > 0);
+        const QListWidgetItem* item = list->item(list->count() - 1);
+        QVERIFY2(item->text().contains(QStringLiteral("a<i>.bench")), qPrintable(item->text()));
+        QTextDocument shown;
+        const QString tip = item->toolTip();
+        if (Qt::mightBeRichText(tip)) shown.setHtml(tip);
+        else shown.setPlainText(tip);
+        QCOMPARE(shown.toPlainText(), item->text());
     }
 
     void theNetlistFilterNamesWhatCoreReads()

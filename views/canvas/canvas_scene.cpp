@@ -167,8 +167,11 @@ build_canvas_scene(std::shared_ptr<const graph::LoadedCircuit> loaded, const Sce
     s->loaded = std::move(loaded);
     if (cancelled()) return nullptr;
 
-    community::WorkerPool pool(options.threads);
-    s->undirected = community::project_undirected(s->graph(), &pool);
+    {
+        // Ends before the detection, which keeps a pool of its own.
+        community::WorkerPool pool(options.threads);
+        s->undirected = community::project_undirected(s->graph(), &pool);
+    }
     s->edge_nodes.reserve(s->undirected.entry_count());
     for (std::size_t u = 0; u < s->undirected.node_count(); ++u)
         for (std::uint64_t e = s->undirected.offsets[u]; e < s->undirected.offsets[u + 1]; ++e)

@@ -35,6 +35,7 @@
 #include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTextDocument>
 #include <QToolBar>
 #include <QToolButton>
 
@@ -647,7 +648,8 @@ void MainWindow::log(Severity severity, const QString& text)
     if (severity == Severity::Warning) icon = QStyle::SP_MessageBoxWarning;
     if (severity == Severity::Error) icon = QStyle::SP_MessageBoxCritical;
     auto* item = new QListWidgetItem(style()->standardIcon(icon), text);
-    item->setToolTip(text);
+    // As rich text made from the plain one: a tooltip left to guess took "a<i>.v" for markup.
+    item->setToolTip(Qt::convertFromPlainText(text));
     messages_->addItem(item);
     messages_->scrollToItem(item);
 }
