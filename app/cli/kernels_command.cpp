@@ -13,11 +13,11 @@
 #include "tune/worker_evaluator.hpp"
 #include "util/atomic_file.hpp"
 #include "util/diagnostics.hpp"
+#include "util/json_text.hpp"
 
 #ifdef GSR_HAVE_STORE
 #include "store/project_store.hpp"
 #include "store/tune_store.hpp"
-#include "util/json_text.hpp"
 #endif
 
 #include <chrono>
