@@ -43,6 +43,18 @@ constexpr int kTuneTimeoutMs = 20000;
 
 const sol::DeviceSpec& h100() { return sol::device_or_throw("H100 SXM"); }
 
+/// What `gsr kernels calibrate --project /projects/p.gsr` keeps for an H100 SXM that copies at
+/// `copy_fraction` of its datasheet bandwidth.
+sol::Calibration h100_calibration(double copy_fraction)
+{
+    sol::Calibration c;
+    c.device_name = "NVIDIA H100 80GB HBM3";
+    c.date = "2026-11-29T10:00:00Z";
+    c.copy_bandwidth = copy_fraction * h100().dram_bandwidth;
+    c.source = "/projects/p.gsr";
+    return c;
+}
+
 /// Times by the SOL model's own prediction, stretched by `factor`.
 views::EvaluatorFactory predicted_factory(double factor = 1.25)
 {
@@ -341,11 +353,7 @@ private slots:
         QVERIFY(panel.setDevice(QStringLiteral("H100 SXM")));
         QVERIFY(panel.selectProblem(QStringLiteral("layernorm_1k")));
         const tune::Problem problem = *panel.currentProblem();
-        sol::Calibration c;
-        c.device_name = "NVIDIA H100 80GB HBM3";
-        c.date = "2026-11-29T10:00:00Z";
-        c.copy_bandwidth = 0.5 * h100().dram_bandwidth; // a conservative measurement
-        c.source = "/projects/p.gsr";
+        sol::Calibration c = h100_calibration(0.5); // a conservative measurement
         const double datasheet = sol::analyze(problem.op_spec(), h100()).t_sol;
         const double calibrated = sol::analyze(problem.op_spec(), h100(), &c).t_sol;
         QVERIFY(calibrated > 1.9 * datasheet); // memory-bound: half the bandwidth
@@ -414,11 +422,7 @@ private slots:
         ProfilingPanel panel;
         QVERIFY(panel.setDevice(QStringLiteral("H100 SXM")));
         QVERIFY(panel.selectProblem(QStringLiteral("layernorm_1k")));
-        sol::Calibration c;
-        c.device_name = "NVIDIA H100 80GB HBM3";
-        c.date = "2026-11-29T10:00:00Z";
-        c.copy_bandwidth = 0.5 * h100().dram_bandwidth;
-        c.source = "/projects/p.gsr";
+        sol::Calibration c = h100_calibration(0.5);
         std::optional<sol::Calibration> kept; // what the project keeps now
         QString unreadable;                   // or why it cannot be read
         int reads = 0;
@@ -701,11 +705,7 @@ private slots:
         ProfilingPanel panel;
         QVERIFY(panel.setDevice(QStringLiteral("H100 SXM")));
         QVERIFY(panel.selectProblem(QStringLiteral("softmax_1k")));
-        sol::Calibration c;
-        c.device_name = "NVIDIA H100 80GB HBM3";
-        c.date = "2026-11-29T10:00:00Z";
-        c.copy_bandwidth = 0.87 * h100().dram_bandwidth;
-        c.source = "/projects/p.gsr";
+        sol::Calibration c = h100_calibration(0.87);
         panel.setCalibration(c);
         const double calibrated =
             sol::analyze(panel.currentProblem()->op_spec(), h100(), &c).t_sol;
