@@ -43,6 +43,20 @@ constexpr int kTuneTimeoutMs = 20000;
 
 const sol::DeviceSpec& h100() { return sol::device_or_throw("H100 SXM"); }
 
+/// Tune's trials all take 1 ms; `bound_seen` gets the T_SOL each search was handed.
+void tune_at_one_ms(ProfilingPanel& panel, double* bound_seen)
+{
+    panel.setEvaluatorFactory(
+        [bound_seen](const tune::Problem&, const sol::DeviceSpec&, const sol::SolAnalysis& bounds,
+                     std::string*) -> std::unique_ptr<tune::Evaluator> {
+            *bound_seen = bounds.t_sol;
+            return std::make_unique<tune::FunctionEvaluator>([](const tune::KernelConfig&) {
+                return tune::Evaluation{tune::Verdict::Ok, 1e-3, {}, {}};
+            });
+        },
+        false);
+}
+
 /// What `gsr kernels calibrate --project /projects/p.gsr` keeps for an H100 SXM that copies at
 /// `copy_fraction` of its datasheet bandwidth.
 sol::Calibration h100_calibration(double copy_fraction)
@@ -440,15 +454,7 @@ private slots:
         QVERIFY(!panel.solText().contains(QStringLiteral("Calibrated")));
 
         double bound_seen = 0;
-        panel.setEvaluatorFactory(
-            [&](const tune::Problem&, const sol::DeviceSpec&, const sol::SolAnalysis& bounds,
-                std::string*) -> std::unique_ptr<tune::Evaluator> {
-                bound_seen = bounds.t_sol;
-                return std::make_unique<tune::FunctionEvaluator>([](const tune::KernelConfig&) {
-                    return tune::Evaluation{tune::Verdict::Ok, 1e-3, {}, {}};
-                });
-            },
-            false);
+        tune_at_one_ms(panel, &bound_seen);
         panel.setStrategy(QStringLiteral("grid"));
         panel.setBudget(1);
         kept = c; // calibrated since the source was set
@@ -662,15 +668,7 @@ private slots:
             sol::analyze(panel.currentProblem()->op_spec(), h100(), &c).t_sol;
         QVERIFY(calibrated < 0.9 * sol::analyze(panel.currentProblem()->op_spec(), h100()).t_sol);
         double bound_seen = 0;
-        panel.setEvaluatorFactory(
-            [&](const tune::Problem&, const sol::DeviceSpec&, const sol::SolAnalysis& bounds,
-                std::string*) -> std::unique_ptr<tune::Evaluator> {
-                bound_seen = bounds.t_sol;
-                return std::make_unique<tune::FunctionEvaluator>([](const tune::KernelConfig&) {
-                    return tune::Evaluation{tune::Verdict::Ok, 1e-3, {}, {}};
-                });
-            },
-            false);
+        tune_at_one_ms(panel, &bound_seen);
         QStringList commands;
         connect(&panel, &ProfilingPanel::commandIssued, this,
                 [&](const QString& line) { commands << line; });
