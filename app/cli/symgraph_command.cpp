@@ -168,6 +168,8 @@ int cmd_train_symgraph(const std::vector<std::string>& argv)
     try {
         model = symgraph::SymGraphModel::fit(data, options, &search);
         seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (!a.has("--quiet"))
+            for (const std::string& n : model.notes()) std::cerr << "note: " << n << '\n';
 
         std::vector<std::vector<double>> predictions;
         for (const train::CircuitData& c : data.circuits)
@@ -196,6 +198,7 @@ int cmd_train_symgraph(const std::vector<std::string>& argv)
         result["val"] = split_json(val_s);
         result["test"] = split_json(test_s);
         result["rules"] = model.to_json();
+        result["notes"] = model.notes();
     } catch (const symgraph::FitCancelled&) {
         store.finish_run(run_id, "cancelled",
                          json_text({{"status", "cancelled"},
@@ -230,7 +233,9 @@ int cmd_train_symgraph(const std::vector<std::string>& argv)
         for (std::size_t i = 0; i <= model.rules().rules.size(); ++i)
             texts.push_back(model.rule_text(i));
         j["rules"] = texts;
-        j["notes"] = data.notes;
+        std::vector<std::string> notes = data.notes;
+        notes.insert(notes.end(), model.notes().begin(), model.notes().end());
+        j["notes"] = notes;
         std::cout << json_text(j, 2) << '\n';
     } else if (!a.has("--quiet")) {
         std::cout << "run " << run_id << " finished: symgraph searched " << search.size()

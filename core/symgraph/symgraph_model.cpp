@@ -393,13 +393,44 @@ SymGraphModel SymGraphModel::fit(const train::Dataset& data, const SymGraphOptio
             target.push_back(o.task == Task::Classification ? model.binning_.of(y) : y);
         }
 
+    // A depth bin is a bin of the node's level: for these targets, the answer as an input.
+    std::vector<Granularity> candidates;
+    const bool depth_is_target =
+        data.target == train::Target::Level || data.target == train::Target::Arrival;
+    for (Granularity gr : o.candidates) {
+        if (depth_is_target) gr.depth_bins = 0;
+        if (std::find(candidates.begin(), candidates.end(), gr) == candidates.end())
+            candidates.push_back(gr);
+    }
+    if (depth_is_target && std::any_of(o.candidates.begin(), o.candidates.end(),
+                                       [](const Granularity& g) { return g.depth_bins > 0; }))
+        model.notes_.push_back("depth bins are left out of the node states for --target " +
+                               std::string(train::target_name(data.target)) +
+                               ": a node's depth bin is a coarse copy of its level");
+    // Pearson r of fewer than two nodes, or of a constant target, is undefined: every prefix
+    // would score 0 and the penalty keep no rule. The training nodes choose then.
+    const auto first_val = target.begin() + static_cast<std::ptrdiff_t>(train_items.size());
+    const bool val_scores =
+        !val_items.empty() &&
+        (o.task == Task::Classification ||
+         (val_items.size() >= 2 && std::any_of(first_val, target.end(),
+                                               [&](double y) { return y != *first_val; })));
+    if (!val_items.empty() && !val_scores)
+        model.notes_.push_back(
+            "the rules are chosen on the training nodes: the " +
+            std::to_string(val_items.size()) + " validation node(s) give no Pearson r (" +
+            (val_items.size() < 2 ? std::string("fewer than two") : std::string("one target value")) +
+            ")");
+    const std::vector<Item> scoring_items = val_scores ? val_items : std::vector<Item>{};
+
     FeatureCache cache(o.max_ego);
     std::optional<Candidate> best;
-    for (const Granularity& gr : o.candidates)
+    for (const Granularity& gr : candidates)
         for (std::uint32_t factor : o.support_factors) {
             if (o.cancel && o.cancel->load()) throw FitCancelled();
             lo.min_support = base_support * std::max(factor, 1u);
-            Candidate c = fit_candidate(data, train_items, val_items, target, gr, o, lo, cache);
+            Candidate c =
+                fit_candidate(data, train_items, scoring_items, target, gr, o, lo, cache);
             if (search) search->push_back(c.report);
             if (!best || c.report.objective > best->report.objective) best = std::move(c);
         }

@@ -124,6 +124,10 @@ struct CandidateReport {
 class SymGraphModel {
 public:
     /// Throws gsr::Error when the data set has no training nodes or the options are invalid.
+    /// For --target level and arrival the candidates' depth bins are left out (a node's
+    /// depth bin is a coarse copy of its level: the answer as an input). Rules are chosen on
+    /// the validation nodes where their score is defined, else on the training nodes; notes()
+    /// says when either happened.
     static SymGraphModel fit(const train::Dataset& data, const SymGraphOptions& options,
                              std::vector<CandidateReport>* search = nullptr);
 
@@ -149,6 +153,8 @@ public:
     std::string rule_text(std::size_t i) const;
     /// Every rule, the fallback and the legend of the classes and roles they name.
     std::string text() const;
+    /// What fit() did that the user did not ask for, in words (not saved with the rules).
+    const std::vector<std::string>& notes() const { return notes_; }
     nlohmann::ordered_json to_json() const;
     /// Throws gsr::Error naming what is missing or malformed.
     static SymGraphModel from_json(const nlohmann::json& j);
@@ -160,6 +166,7 @@ private:
     Binning binning_;
     Vocabulary vocabulary_;
     RuleList rules_;
+    std::vector<std::string> notes_;
 };
 
 /// The bag of node v (fan-ins and fan-outs counted) over the vocabulary's predicates.

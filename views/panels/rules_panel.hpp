@@ -6,8 +6,7 @@
 //
 // What it learns on is what `gsr train FILE --model symgraph` does without --val: the loaded
 // circuit is the only training circuit, 10 % of its nodes (seed 1) are held out for the
-// penalised search, and every option keeps its default. The CLI also needs test circuits,
-// which do not change the rules; the Console line names them TEST.v.
+// penalised search, and every option keeps its default.
 //
 // Contents: RuleTableModel, RulesPanel, symgraph_train_command.
 #include "panels/circuit_graph_source.hpp"
@@ -66,8 +65,8 @@ private:
     std::vector<QVector<quint32>> nodes_; ///< per row
 };
 
-/// The `gsr train` line that learns the panel's rules on `file` (TEST.v stands for the test
-/// circuits the CLI requires, PROJECT.gsr for the project when there is none).
+/// The `gsr train` line that learns the panel's rules on `file` (PROJECT.gsr stands for the
+/// project when there is none).
 QString symgraph_train_command(const QString& file, const QString& project = {},
                                const QStringList& libraries = {});
 
@@ -99,7 +98,8 @@ public:
 public slots:
     /// Starts learning in the background; one in flight is dropped first.
     void learn();
-    /// SymGraph's search cannot be interrupted: cancelling drops its result when it comes.
+    /// Stops the search between its candidates (the labelling before it runs to its end) and
+    /// drops its result.
     void cancel();
 
 signals:

@@ -316,3 +316,77 @@ TEST(SymGraphLegend, NamesEachClassAndRoleOnceAndNoState)
     EXPECT_EQ(v.legend(), want);
     EXPECT_EQ(Vocabulary::from_json(v.to_json()).legend(), want);
 }
+
+namespace {
+
+/// `files` of iscas85 (bench), all trained on, `validation` of their nodes held out.
+train::Dataset training_set(train::Target target, std::initializer_list<const char*> files,
+                            double validation)
+{
+    std::vector<train::LabelledCircuit> circuits;
+    for (const char* f : files)
+        circuits.push_back(train::label_circuit(
+            gsr::netlist::load_netlist(
+                gsr::test::netlist_path(std::string("iscas85/bench/") + f + ".bench")),
+            target, quick_labels()));
+    train::HoldOut h;
+    h.validation = validation;
+    h.seed = 3;
+    const std::vector<train::Role> roles(circuits.size(), train::Role::Train);
+    return train::make_dataset(target, std::move(circuits), roles, h);
+}
+
+bool any_note_has(const SymGraphModel& m, const std::string& words)
+{
+    return std::any_of(m.notes().begin(), m.notes().end(),
+                       [&](const std::string& n) { return n.find(words) != std::string::npos; });
+}
+
+} // namespace
+
+TEST(SymGraphModel, ALevelTargetGetsNoDepthBinsItWouldReadTheAnswerFrom)
+{
+    // A depth bin is a bin of the node's level: for --target level the search kept it, and
+    // its rules read "PI fo2+ d1/3 -> logic level in [0.0, 1.7)".
+    const SymGraphOptions o = few_candidates(Task::Regression); // one of them with 3 bins
+    std::vector<CandidateReport> search;
+    const SymGraphModel level =
+        SymGraphModel::fit(training_set(train::Target::Level, {"c432"}, 0.2), o, &search);
+    ASSERT_EQ(search.size(), 2 * o.support_factors.size()); // {fine, 0, 1} and {coarse, 0, 2}
+    for (const CandidateReport& c : search) EXPECT_EQ(c.granularity.depth_bins, 0u);
+    EXPECT_EQ(level.granularity().depth_bins, 0u);
+    EXPECT_TRUE(any_note_has(level, "depth bins are left out")) << level.notes().size();
+
+    search.clear();
+    const SymGraphModel sp = SymGraphModel::fit(
+        training_set(train::Target::SignalProbability, {"c432"}, 0.2), o, &search);
+    EXPECT_TRUE(std::any_of(search.begin(), search.end(), [](const CandidateReport& c) {
+        return c.granularity.depth_bins == 3;
+    }));
+    EXPECT_TRUE(sp.notes().empty());
+}
+
+TEST(SymGraphModel, ValidationWithNoPearsonRLeavesTheChoiceToTheTrainingNodes)
+{
+    // A validation circuit of buffers has one target value on every node: its r is
+    // undefined, every prefix scored 0 and the penalty kept no rule (c432 alone keeps some).
+    std::vector<train::LabelledCircuit> circuits;
+    circuits.push_back(train::label_circuit(
+        gsr::netlist::load_netlist(gsr::test::netlist_path("iscas85/bench/c432.bench")),
+        train::Target::SignalProbability, quick_labels()));
+    circuits.push_back(train::label_circuit(
+        gsr::netlist::load_netlist(gsr::SourceText::from_string(
+            "bufs.bench", "INPUT(a)\nOUTPUT(d)\nb = BUFF(a)\nc = BUFF(b)\nd = BUFF(c)\n")),
+        train::Target::SignalProbability, quick_labels()));
+    const train::Dataset d =
+        train::make_dataset(train::Target::SignalProbability, std::move(circuits),
+                            {train::Role::Train, train::Role::Validation}, train::HoldOut{});
+    const std::vector<std::uint32_t> val = d.circuits[1].nodes(train::Split::Validation);
+    ASSERT_GE(val.size(), 2u);
+    for (std::uint32_t v : val) ASSERT_EQ(d.circuits[1].target[v], d.circuits[1].target[val[0]]);
+
+    const SymGraphModel m = SymGraphModel::fit(d, few_candidates(Task::Regression));
+    EXPECT_GT(m.rules().rules.size(), 0u);
+    EXPECT_TRUE(any_note_has(m, "validation node(s) give no Pearson r (one target value)"))
+        << (m.notes().empty() ? std::string("no note") : m.notes().front());
+}
