@@ -80,8 +80,10 @@ build() {
   # and what was not found show; its warnings and errors go to the terminal as they come.
   local log="$ROOT/build/configure-$preset.log"
   mkdir -p "$ROOT/build"
-  cmake --preset "$preset" -S "$ROOT" >"$log"
-  grep -E "^-- (GSR Studio|.*not found)" "$log" || true
+  local data=()
+  [ -n "${GSR_DATA_DIR:-}" ] && data=(-DGSR_DATA_DIR="$GSR_DATA_DIR")
+  cmake --preset "$preset" -S "$ROOT" "${data[@]}" >"$log"
+  grep -iE "^-- (GSR Studio|.*not found)" "$log" || true
   if [ "${1:-}" = main ]; then
     # The main job needs the programs only, not the tests and benchmarks (ten minutes of a
     # two-core machine): gsr, the window where this build has it, the GPU kernel worker.
@@ -91,6 +93,17 @@ build() {
     set -- --target "${targets[@]}"
   fi
   cmake --build --preset "$preset" -j "$JOBS" "$@"
+}
+
+# The tests and benchmarks read the public netlists in place: ../shared/data beside the
+# checkout, or the folder GSR_DATA_DIR names. Checked before a build that would be in vain.
+need_data() {
+  local dir="${GSR_DATA_DIR:-$ROOT/../shared/data}"
+  if [ ! -f "$dir/netlists/COUNTS.csv" ]; then
+    echo "bootstrap: the test data is not at $dir (no netlists/COUNTS.csv): put the shared" \
+      "data folder there, or set GSR_DATA_DIR to it" >&2
+    exit 1
+  fi
 }
 
 has_display() { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }
@@ -157,8 +170,8 @@ run_benchmarks() {
 
 case "$MODE" in
   run) install_missing; build release main; run_main_job ;;
-  test) install_missing; run_tests; say "the test suite passed" ;;
-  bench) install_missing "${BENCH_PACKAGES[@]}"; run_benchmarks ;;
+  test) need_data; install_missing; run_tests; say "the test suite passed" ;;
+  bench) need_data; install_missing "${BENCH_PACKAGES[@]}"; run_benchmarks ;;
   deps) install_missing ;;
   build) install_missing; build release ;;
   package) install_missing; build release; "$ROOT/installer/package_check.sh" ;;

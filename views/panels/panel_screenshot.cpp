@@ -9,9 +9,12 @@
 #include "panels/studio_panels.hpp"
 #include "panels/training_panel.hpp"
 #include "panels/tune_includes.hpp"
-#include "store/project_store.hpp"
 #include "util/diagnostics.hpp"
 #include "util/resources.hpp"
+
+#ifdef GSR_HAVE_STORE
+#include "store/project_store.hpp"
+#endif
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>
@@ -196,6 +199,7 @@ bool render_panel_screenshot(const QString& panel, const QString& out_png, const
         std::cerr << "gsr-studio: cannot create a temporary folder\n";
         return false;
     }
+#ifdef GSR_HAVE_STORE
     const QString project = dir.filePath(QStringLiteral("screenshot.gsr"));
     try {
         store::ProjectStore::open(project.toStdString(), store::OpenMode::CreateOrOpen);
@@ -204,6 +208,14 @@ bool render_panel_screenshot(const QString& panel, const QString& out_png, const
         return false;
     }
     panels.setProject(project);
+#else
+    // Training and Memory train in memory; the Runs panel lists a project's runs only.
+    if (panel == QLatin1String("runs")) {
+        std::cerr << "gsr-studio: this build has no project store: the Runs panel has no "
+                     "runs to show\n";
+        return false;
+    }
+#endif
     TrainingPanel* t = panels.training();
     const QStringList tests = test_circuits();
     t->setTestCircuits(tests);
