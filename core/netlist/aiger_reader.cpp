@@ -251,9 +251,13 @@ private:
             expect_char(' ', "a space before the symbol name");
             const std::size_t b = pos_;
             while (!at_end() && t_[pos_] != '\n') ++pos_;
+            // As for a literal line: a name cut by the end of the file is no name.
+            if (at_end())
+                fail("unexpected end of file: expected the end of the symbol line (the file may "
+                     "be truncated)");
             std::string_view name = t_.substr(b, pos_ - b);
             if (!name.empty() && name.back() == '\r') name.remove_suffix(1);
-            if (!at_end()) ++pos_;
+            ++pos_;
             if (kind == 'i') { if (idx >= I_) fail("expected an input position below I"); input_names_.resize(I_); input_names_[idx] = name; }
             if (kind == 'l') { if (idx >= L_) fail("expected a latch position below L"); latch_names_.resize(L_); latch_names_[idx] = name; }
             if (kind == 'o') { if (idx >= O_) fail("expected an output position below O"); output_names_.resize(O_); output_names_[idx] = name; }

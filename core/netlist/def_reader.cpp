@@ -5,6 +5,7 @@
 #include "netlist/readers.hpp"
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace gsr::netlist {
@@ -92,7 +93,7 @@ private:
         } else if (kw == "PROPERTYDEFINITIONS") {
             lex_.skip_block(kw, "the PROPERTYDEFINITIONS block", t.offset);
         } else if (kw == "BEGINEXT") {
-            lex_.skip_block("ENDEXT", "BEGINEXT", t.offset);
+            lex_.skip_extension(t);
         } else if (is_entry_section(kw)) {
             skip_section(t);
         } else {
@@ -312,7 +313,7 @@ private:
     {
         const std::int64_t declared = section_header(kw);
         c_.counts.extra["declared_pins"] = declared;
-        std::int64_t found = 0;
+        std::int64_t found = 0, dups = 0;
         LefDefToken dash;
         while (next_entry(kw, dash)) {
             ++found;
@@ -351,6 +352,18 @@ private:
                     skip_option(what, dash.offset);
                 }
             }
+            // A second entry of one name would make a second port of that name: the first is
+            // kept, as the Liberty reader keeps the first of two cells.
+            const auto [first, added] = pin_entry_.emplace(name.text, name.offset);
+            if (!added) {
+                ++dups;
+                if (dup_warned_++ < 20)
+                    lex_.warn(c_.diagnostics, name.offset,
+                              what + " is listed twice (first on line " +
+                                  std::to_string(lex_.line_of(first->second)) +
+                                  "); the first is kept");
+                continue;
+            }
             if (!has_net) {
                 lex_.warn(c_.diagnostics, name.offset,
                           what + " has no '+ NET': connected to a net of its own name");
@@ -360,7 +373,8 @@ private:
             if (dir == Direction::Input || dir == Direction::InOut) ++inputs_;
             if (dir == Direction::Output || dir == Direction::InOut) ++outputs_;
         }
-        pins_found_ += found;
+        pins_found_ += found - dups;
+        duplicate_pins_ += dups;
         check_declared(kw, declared, found);
     }
 
@@ -368,7 +382,7 @@ private:
     {
         const std::int64_t declared = section_header(kw);
         c_.counts.extra["declared_nets"] = declared;
-        std::int64_t found = 0;
+        std::int64_t found = 0, dups = 0;
         LefDefToken dash;
         while (next_entry(kw, dash)) {
             ++found;
@@ -377,6 +391,14 @@ private:
             const NetId net = name.text.empty() ? kNoNet : c_.net(name.text);
             const std::string what =
                 name.text.empty() ? "the MUSTJOIN entry" : "net " + std::string(name.text);
+            if (net != kNoNet && !first_net_entry(net, name.offset)) {
+                ++dups;
+                if (dup_warned_++ < 20)
+                    lex_.warn(c_.diagnostics, name.offset,
+                              what + " is listed twice (first on line " +
+                                  std::to_string(lex_.line_of(net_entry_[net])) +
+                                  "); its connections are merged");
+            }
             for (;;) {
                 const std::size_t before = lex_.last_end(); // where a missing ';' belongs
                 const LefDefToken t = lex_.next();
@@ -397,8 +419,18 @@ private:
                 connection(t, net, what);
             }
         }
-        nets_found_ += found;
+        nets_found_ += found - dups;
+        duplicate_nets_ += dups;
         check_declared(kw, declared, found);
+    }
+
+    /// Notes a NETS entry for `net` at `offset`; false when an entry named it before.
+    bool first_net_entry(NetId net, std::size_t offset)
+    {
+        if (net >= net_entry_.size()) net_entry_.resize(net + 1, kNoEntry);
+        if (net_entry_[net] != kNoEntry) return false;
+        net_entry_[net] = offset;
+        return true;
     }
 
     /// The '+' options of a net entry, its first '+' read, through the entry's ';'. Only a
@@ -528,6 +560,8 @@ private:
         if (wildcard_connections_) n.extra["wildcard_connections"] = wildcard_connections_;
         if (unknown) n.extra["unknown_component_connections"] = unknown;
         if (outside) n.extra["components_outside_die"] = outside;
+        if (duplicate_nets_) n.extra["duplicate_nets"] = duplicate_nets_;
+        if (duplicate_pins_) n.extra["duplicate_pins"] = duplicate_pins_;
         n.extra["rows"] = rows_;
         n.extra["tracks"] = tracks_;
     }
@@ -538,7 +572,11 @@ private:
     std::vector<Connection> conns_;
     std::int64_t nets_found_ = 0, pins_found_ = 0, inputs_ = 0, outputs_ = 0;
     std::int64_t pin_connections_ = 0, wildcard_connections_ = 0, rows_ = 0, tracks_ = 0;
-    int unknown_warned_ = 0;
+    std::int64_t duplicate_nets_ = 0, duplicate_pins_ = 0;
+    static constexpr std::size_t kNoEntry = static_cast<std::size_t>(-1);
+    std::vector<std::size_t> net_entry_; ///< by net: offset of its first NETS entry
+    std::unordered_map<std::string_view, std::size_t> pin_entry_; ///< PINS name -> offset
+    int unknown_warned_ = 0, dup_warned_ = 0;
 };
 
 } // namespace

@@ -5,6 +5,7 @@
 #include "netlist/readers.hpp"
 
 #include <string>
+#include <unordered_map>
 
 namespace gsr::netlist {
 
@@ -36,6 +37,7 @@ public:
             statement(t);
         }
         lib_.counts.cells = static_cast<std::int64_t>(lib_.cells.size());
+        if (duplicate_macros_) lib_.counts.extra["duplicate_macros"] = duplicate_macros_;
         lib_.counts.extra["layers"] = layers_;
         lib_.counts.extra["vias"] = vias_;
         lib_.counts.extra["viarules"] = viarules_;
@@ -58,7 +60,7 @@ private:
         if (kw == "UNITS" || kw == "PROPERTYDEFINITIONS" || kw == "SPACING" || kw == "IRDROP" ||
             kw == "NOISETABLE" || kw == "CORRECTIONTABLE")
             return lex_.skip_block(kw, "the " + std::string(kw) + " block", t.offset);
-        if (kw == "BEGINEXT") return skip_extension(t);
+        if (kw == "BEGINEXT") return lex_.skip_extension(t);
         if (!known_statement(kw) && unknown_warned_++ < 20)
             lex_.warn(lib_.diagnostics, t.offset,
                       "unknown LEF statement " + std::string(kw) + " skipped");
@@ -85,18 +87,6 @@ private:
         // No technology block contains a MACRO: meeting one means the END was forgotten.
         lex_.skip_block(name.text, std::string(kw.text) + " " + std::string(name.text), kw.offset,
                         "MACRO");
-    }
-
-    void skip_extension(const LefDefToken& t)
-    {
-        for (;;) {
-            const LefDefToken n = lex_.next();
-            if (n.end)
-                lex_.fail(n.offset,
-                          "unexpected end of file: expected ENDEXT to close BEGINEXT (line " +
-                              std::to_string(lex_.line_of(t.offset)) + ")");
-            if (n.is("ENDEXT")) return;
-        }
     }
 
     void macro(const LefDefToken& kw)
@@ -136,6 +126,18 @@ private:
                 lex_.skip_statement("the " + std::string(t.text) + " statement in " + what,
                                     t.offset);
             }
+        }
+        // Library::index keeps the first of two cells of one name: the second is left out
+        // here, with a word, as the Liberty reader does.
+        const auto [first, added] = macro_at_.emplace(cell.name, kw.offset);
+        if (!added) {
+            ++duplicate_macros_;
+            if (dup_warned_++ < 20)
+                lex_.warn(lib_.diagnostics, kw.offset,
+                          what + " is defined twice (first on line " +
+                              std::to_string(lex_.line_of(first->second)) +
+                              "); the first is kept");
+            return;
         }
         lib_.cells.push_back(std::move(cell));
     }
@@ -221,7 +223,9 @@ private:
     LefDefLexer lex_;
     Library lib_;
     std::int64_t layers_ = 0, vias_ = 0, viarules_ = 0, sites_ = 0, others_ = 0;
-    int unknown_warned_ = 0;
+    std::int64_t duplicate_macros_ = 0;
+    std::unordered_map<std::string, std::size_t> macro_at_; ///< MACRO name -> its offset
+    int unknown_warned_ = 0, dup_warned_ = 0;
 };
 
 } // namespace

@@ -189,6 +189,17 @@ bool LefDefLexer::skip_to_semicolon(const std::string& what, std::size_t start, 
     }
 }
 
+void LefDefLexer::skip_extension(const LefDefToken& begin)
+{
+    for (;;) {
+        const LefDefToken t = next();
+        if (t.end)
+            fail(t.offset, "unexpected end of file: expected ENDEXT to close BEGINEXT (line " +
+                               std::to_string(line_of(begin.offset)) + ")");
+        if (t.is("ENDEXT")) return;
+    }
+}
+
 void LefDefLexer::skip_block(std::string_view name, const std::string& what, std::size_t start,
                              std::string_view stop)
 {

@@ -64,6 +64,9 @@ public:
     /// Meeting the keyword `stop` first (one that cannot be inside the block) fails there.
     void skip_block(std::string_view name, const std::string& what, std::size_t start,
                     std::string_view stop = {});
+    /// Consumes a `BEGINEXT "tag" ... ENDEXT` extension, its BEGINEXT read (`begin`): both
+    /// formats close it with a bare ENDEXT.
+    void skip_extension(const LefDefToken& begin);
 
     static std::string quote(const LefDefToken& t);
     const SourceText& source() const { return src_; }

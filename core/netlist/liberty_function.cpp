@@ -8,6 +8,9 @@ namespace gsr::netlist {
 
 namespace {
 
+/// Nested '(' and prefix '!' a function may have; real libraries use a handful.
+constexpr int kMaxDepth = 256;
+
 /// A character of an operand's name (pins and bus bits: "A0", "D[3]", "x.y", "$n").
 bool name_char(char c)
 {
@@ -15,7 +18,9 @@ bool name_char(char c)
            c == '_' || c == '[' || c == ']' || c == '.' || c == '$';
 }
 
-/// Recursive descent over the function text, each operand's value a whole truth table.
+/// Recursive descent over the function text, each operand's value a whole truth table. Each
+/// '(' or prefix '!' is a level of recursion: kMaxDepth of them keep the stack small on any
+/// thread (50,000 '(' overflowed the main thread's 8 MB).
 class FunctionParser {
 public:
     FunctionParser(std::string_view text, std::span<const std::string_view> variables)
@@ -92,6 +97,10 @@ private:
         skip_blanks();
         if (at_ >= text_.size()) fail("expected an operand at its end");
         Table t;
+        if ((text_[at_] == '!' || text_[at_] == '(') && depth_ >= kMaxDepth)
+            fail("expected at most " + std::to_string(kMaxDepth) +
+                 " nested '(' or '!', found more at byte " + std::to_string(at_ + 1));
+        const DepthGuard guard(depth_);
         if (text_[at_] == '!') {
             ++at_;
             t = parse_unary();
@@ -114,6 +123,15 @@ private:
         }
         return t;
     }
+
+    /// Counts one level of nesting for as long as it lives.
+    struct DepthGuard {
+        explicit DepthGuard(int& d) : depth(d) { ++depth; }
+        ~DepthGuard() { --depth; }
+        DepthGuard(const DepthGuard&) = delete;
+        DepthGuard& operator=(const DepthGuard&) = delete;
+        int& depth;
+    };
 
     Table operand(std::string_view name) const
     {
@@ -139,6 +157,7 @@ private:
     std::size_t words_;
     std::uint64_t used_bits_;
     std::size_t at_ = 0;
+    int depth_ = 0; ///< parse_unary calls open
 };
 
 } // namespace

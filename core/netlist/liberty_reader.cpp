@@ -6,6 +6,7 @@
 // tables. Tables are put in (transition, load) order and converted to ns and pF once the whole
 // library is read, so time_unit may come anywhere in the library group. Timing groups of bus
 // members, CCS and power tables are not kept.
+#include "netlist/hierarchy_budget.hpp"
 #include "netlist/lefdef_lexer.hpp"
 #include "netlist/readers.hpp"
 #include "util/ascii.hpp"
@@ -248,9 +249,24 @@ struct BusType {
     long long from = 0, to = 0;
 };
 
+/// Bits one bus or pin range may have: far beyond any memory macro, and a bound on what a
+/// few bytes of text (A[0:1000000000]) may cost.
+constexpr std::uint64_t kMaxBusBits = std::uint64_t{1} << 20;
+
+/// Members of the range a..b, without the overflow of b - a at the ends of long long.
+std::uint64_t range_bits(long long a, long long b)
+{
+    const auto ua = static_cast<std::uint64_t>(a), ub = static_cast<std::uint64_t>(b);
+    const std::uint64_t span = a <= b ? ub - ua : ua - ub;
+    return span == UINT64_MAX ? span : span + 1;
+}
+
 class LibertyParser {
 public:
-    explicit LibertyParser(const SourceText& src) : src_(src), lex_(src), locator_(src) {}
+    explicit LibertyParser(const SourceText& src)
+        : src_(src), lex_(src), locator_(src), pin_budget_(flattening_budget(src.size()))
+    {
+    }
 
     Library parse()
     {
@@ -428,10 +444,28 @@ private:
         return it->second;
     }
 
+    /// A name for a message: at most 80 bytes of it.
+    static std::string clip(std::string_view s)
+    {
+        return s.size() <= 80 ? std::string(s) : std::string(s.substr(0, utf8_cut(s, 80))) + "...";
+    }
+
+    /// Counts `bits` pins about to be made against the library's budget (as for the
+    /// flattening readers, 8 a byte of the file + 2^22); `what` names them in the error.
+    void charge_pins(std::uint64_t bits, std::size_t offset, const std::string& what)
+    {
+        pins_charged_ = saturating_add(pins_charged_, bits);
+        if (pins_charged_ > pin_budget_)
+            src_.fail(offset, "expected at most " + std::to_string(pin_budget_) +
+                                  " pins in a library of " + std::to_string(src_.size()) +
+                                  " bytes (8 a byte + 4194304), found more at " + what);
+    }
+
     /// `A[0:3]` names four pins A[0]..A[3]; anything else names one.
     template <class Fn>
     void expand_range(std::string_view name, Fn&& add)
     {
+        const std::size_t offset = offset_of(name);
         const std::size_t lb = name.find('[');
         const std::size_t colon = name.find(':', lb == std::string_view::npos ? 0 : lb);
         if (lb != std::string_view::npos && colon != std::string_view::npos &&
@@ -441,7 +475,13 @@ private:
             auto ra = std::from_chars(s + lb + 1, s + colon, a);
             auto rb = std::from_chars(s + colon + 1, s + name.size() - 1, b);
             if (ra.ec == std::errc() && ra.ptr == s + colon && rb.ec == std::errc() &&
-                rb.ptr == s + name.size() - 1 && (a - b < 65536 && b - a < 65536)) {
+                rb.ptr == s + name.size() - 1) {
+                const std::uint64_t bits = range_bits(a, b);
+                if (bits > kMaxBusBits)
+                    src_.fail(offset, "expected a bus range of at most " +
+                                          std::to_string(kMaxBusBits) + " bits, found " +
+                                          clip(name) + " (" + std::to_string(bits) + " bits)");
+                charge_pins(bits, offset, clip(name));
                 const std::string base(name.substr(0, lb));
                 const long long step = a <= b ? 1 : -1;
                 for (long long i = a;; i += step) {
@@ -451,6 +491,7 @@ private:
                 return;
             }
         }
+        charge_pins(1, offset, "pin " + clip(name));
         add(std::string(name));
     }
 
@@ -586,15 +627,24 @@ private:
             else
                 warn(f.offset, "bus " + std::string(f.arg) + " has bus_type " +
                                    std::string(f.bus_type) + ", which no type group defines");
-            if (lib_.cells[current_cell_].pins.size() == f.first_member) cell_pin(f.arg);
+            if (lib_.cells[current_cell_].pins.size() == f.first_member) {
+                charge_pins(1, f.offset, "bus " + std::string(f.arg));
+                cell_pin(f.arg);
+            }
         } else {
             const long long a = it->second.from, b = it->second.to;
-            if (a - b < 65536 && b - a < 65536) {
-                const long long step = a <= b ? 1 : -1;
-                for (long long i = a;; i += step) {
-                    cell_pin(std::string(f.arg) + "[" + std::to_string(i) + "]");
-                    if (i == b) break;
-                }
+            const std::uint64_t bits = range_bits(a, b);
+            const std::string what = "bus " + std::string(f.arg) + " (bus_type " +
+                                     std::string(f.bus_type) + ": bits " + std::to_string(a) +
+                                     " to " + std::to_string(b) + ")";
+            if (bits > kMaxBusBits)
+                src_.fail(f.offset, "expected a bus of at most " + std::to_string(kMaxBusBits) +
+                                        " bits, found " + what);
+            charge_pins(bits, f.offset, what);
+            const long long step = a <= b ? 1 : -1;
+            for (long long i = a;; i += step) {
+                cell_pin(std::string(f.arg) + "[" + std::to_string(i) + "]");
+                if (i == b) break;
             }
         }
         inherit(f);
@@ -602,6 +652,7 @@ private:
 
     void close_bundle(const Frame& f)
     {
+        charge_pins(f.members.size() + 1, f.offset, "bundle " + std::string(f.arg));
         for (std::string_view m : f.members) cell_pin(m);
         if (lib_.cells[current_cell_].pins.size() == f.first_member) cell_pin(f.arg);
         inherit(f);
@@ -623,6 +674,18 @@ private:
     {
         auto r = std::from_chars(v.data(), v.data() + v.size(), out);
         return r.ec == std::errc() && r.ptr == v.data() + v.size() && std::isfinite(out);
+    }
+
+    /// A type group's bit_width, bit_from or bit_to: a whole number that fits in 32 bits (a
+    /// cast of -1e30 to long long was undefined, and gave LLONG_MIN).
+    long long bit_number(double v, std::string_view attr, std::string_view value,
+                         std::size_t offset) const
+    {
+        if (!(std::fabs(v) < 2147483648.0) || v != std::floor(v))
+            src_.fail(offset, "expected " + std::string(attr) +
+                                  " to be a whole number between -2147483647 and 2147483647, "
+                                  "found '" + std::string(value.substr(0, 40)) + "'");
+        return static_cast<long long>(v);
     }
 
     void on_simple(const Token& name, std::string_view value, std::size_t offset)
@@ -710,12 +773,12 @@ private:
             double v = 0;
             const bool num = to_number(value, v);
             if (a == "bit_width" && num)
-                f.bit_width = static_cast<long long>(v);
+                f.bit_width = bit_number(v, a, value, offset);
             else if (a == "bit_from" && num) {
-                f.bit_from = static_cast<long long>(v);
+                f.bit_from = bit_number(v, a, value, offset);
                 f.has_from = true;
             } else if (a == "bit_to" && num) {
-                f.bit_to = static_cast<long long>(v);
+                f.bit_to = bit_number(v, a, value, offset);
                 f.has_to = true;
             }
             break;
@@ -978,6 +1041,8 @@ private:
     std::size_t current_cell_ = static_cast<std::size_t>(-1);
     bool seen_library_ = false;
     std::int64_t cells_ = 0, pin_groups_ = 0, ff_groups_ = 0, latch_groups_ = 0;
+    const std::uint64_t pin_budget_;   ///< pins the library may make (flattening_budget)
+    std::uint64_t pins_charged_ = 0;   ///< pins made or about to be, all cells together
     int warned_ = 0;
 };
 

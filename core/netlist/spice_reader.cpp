@@ -52,6 +52,15 @@ struct Subckt {
     std::uint64_t instances = 0;
 };
 
+/// A `Q c b e w4 w5 ...` line: w4 is a substrate node or the model, which only the whole deck
+/// tells (a .model may come after its first use), so it is settled once every card is read.
+struct PendingBjt {
+    std::uint32_t subckt = 0; ///< owner: kTop or a subcircuit's index
+    std::uint32_t element = 0;
+    std::string_view w4, w5;
+};
+constexpr std::uint32_t kTop = static_cast<std::uint32_t>(-1);
+
 /// One logical line (continuations joined): its words as views into the text.
 struct Card {
     std::vector<std::string_view> words;
@@ -81,6 +90,7 @@ public:
                                  : "expected element lines (such as M1 d g s b nch, R1 a b 1k "
                                    "or X1 a b SUB): the deck has none");
         }
+        settle_bjts();
         refuse_duplicate_instances(top_);
         for (const Subckt& s : subckts_) refuse_duplicate_instances(s.elements);
         build();
@@ -311,8 +321,15 @@ private:
         case 'Q': {
             need(4, "3 nodes (collector base emitter) and a model name");
             nodes = 3;
-            // An optional substrate node comes before the model; a model name is not a number.
-            if (npos >= 5 && !models_.count(lower(w[4])) && !looks_numeric(w[5])) nodes = 4;
+            // An optional substrate node comes before the model: taken as one for now, and
+            // settled by settle_bjts once every .model is known.
+            if (npos >= 5) {
+                nodes = 4;
+                const std::vector<Element>& list =
+                    open_.empty() ? top_ : subckts_[open_.back()].elements;
+                bjts_.push_back({open_.empty() ? kTop : open_.back(),
+                                 static_cast<std::uint32_t>(list.size()), w[4], w[5]});
+            }
             e.type = w[1 + nodes];
             break;
         }
@@ -396,6 +413,21 @@ private:
         for (std::size_t i = 1; i <= nodes; ++i) nodes_.push_back(w[i]);
         e.node_count = static_cast<std::uint32_t>(nodes);
         add_element(std::move(e));
+    }
+
+    /// `Q c b e w4 w5`: w4 is the model when a .model names it (anywhere in the deck), or
+    /// when w5 is no model but a number (area) or OFF; otherwise w4 is the substrate node.
+    void settle_bjts()
+    {
+        for (const PendingBjt& q : bjts_) {
+            bool w4_model = models_.count(lower(q.w4)) > 0;
+            if (!w4_model && !models_.count(lower(q.w5)))
+                w4_model = looks_numeric(q.w5) || iequals(q.w5, "off");
+            if (!w4_model) continue;
+            Element& e = (q.subckt == kTop ? top_ : subckts_[q.subckt].elements)[q.element];
+            e.node_count = 3; // its fourth node stays in nodes_, unused
+            e.type = q.w4;
+        }
     }
 
     void add_element(Element&& e)
@@ -716,6 +748,7 @@ private:
     std::vector<std::uint32_t> open_; ///< subcircuits being defined, innermost last
     std::vector<Element> top_;
     std::vector<std::string_view> nodes_;
+    std::vector<PendingBjt> bjts_; ///< Q lines with a word that may be a node or the model
     std::unordered_map<std::string, std::string> models_;
     std::unordered_set<std::string> globals_;
     std::string scratch_;

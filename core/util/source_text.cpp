@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <new>
 
 #include <sys/stat.h>
 
@@ -48,13 +49,26 @@ bool is_gzip(std::string_view data)
            static_cast<unsigned char>(data[1]) == 0x8b;
 }
 
-std::string inflate_gzip(const std::string& path, const std::string& packed)
+/// Binary AIGER is the one input format that is not text: its header is.
+bool looks_like_input(std::string_view head)
+{
+    return looks_like_text(head) || head.substr(0, 4) == "aig ";
+}
+
+std::string inflate_gzip(const std::string& path, const std::string& packed,
+                         std::uint64_t max_inflated)
 {
 #ifdef GSR_HAVE_ZLIB
     z_stream zs{};
     if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) throw Error(SourceLocation{path}, "zlib init failed");
+    struct End { // inflateEnd on every way out, std::bad_alloc's too
+        z_stream& zs;
+        ~End() { inflateEnd(&zs); }
+    } const closer{zs};
     std::string out;
-    out.reserve(packed.size() * 4);
+    out.reserve(static_cast<std::size_t>(
+        std::min<std::uint64_t>(static_cast<std::uint64_t>(packed.size()) * 4, max_inflated)));
+    bool head_checked = false; // the first 8 KB looked at: binary data stop the inflation
     // zlib takes at most 4 GiB at a time (uInt): a bigger file is fed in pieces, or all but
     // its size modulo 4 GiB was never read.
     std::size_t left = packed.size(); // not yet handed to zlib
@@ -73,10 +87,24 @@ std::string inflate_gzip(const std::string& path, const std::string& packed)
         zs.avail_out = sizeof buf;
         rc = inflate(&zs, Z_NO_FLUSH);
         if (rc != Z_OK && rc != Z_STREAM_END) {
-            inflateEnd(&zs);
             throw Error(SourceLocation{path}, "corrupt or truncated gzip data");
         }
-        out.append(buf, sizeof buf - zs.avail_out);
+        const std::size_t got = sizeof buf - zs.avail_out;
+        if (got > max_inflated - std::min<std::uint64_t>(out.size(), max_inflated)) {
+            throw Error(SourceLocation{path},
+                        "gzip data inflate past " + std::to_string(max_inflated) +
+                            " bytes, the limit for a file of " + std::to_string(packed.size()) +
+                            " bytes: a gzip bomb or a corrupt file");
+        }
+        out.append(buf, got);
+        if (!head_checked && out.size() >= 8192) {
+            head_checked = true;
+            if (!looks_like_input(out)) {
+                    throw Error(SourceLocation{path},
+                            "found binary data in the first 8 KB of the gzip data: expected a "
+                            "text file inside the gzip file");
+            }
+        }
         if (rc == Z_STREAM_END) {
             // Members joined end to end (`cat a.gz b.gz`, bgzip) are one file, as gzip reads
             // them; trailing zero bytes (padding) are ignored as gzip ignores them; anything
@@ -88,33 +116,59 @@ std::string inflate_gzip(const std::string& path, const std::string& packed)
                 continue;
             }
             if (rest.find_first_not_of('\0') != std::string_view::npos) {
-                inflateEnd(&zs);
-                throw Error(SourceLocation{path},
+                    throw Error(SourceLocation{path},
                             "unexpected bytes after the gzip data (expected the end of the file "
                             "or another gzip member)");
             }
             break;
         }
         if (zs.avail_in == 0 && left == 0 && zs.avail_out != 0) {
-            inflateEnd(&zs);
             throw Error(SourceLocation{path}, "truncated gzip data");
         }
     }
-    inflateEnd(&zs);
     return out;
 #else
     (void)packed;
+    (void)max_inflated;
     throw Error(SourceLocation{path}, "gzip input needs zlib, which this build lacks");
 #endif
 }
 
 } // namespace
 
+std::uint64_t gzip_inflate_limit(std::uint64_t packed)
+{
+    constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+    return std::clamp(packed < kGiB ? 100 * packed : 16 * kGiB, kGiB, 16 * kGiB);
+}
+
+namespace {
+
+/// The file's text; a gzip file inflated to at most *max_inflated bytes, or by default
+/// gzip_inflate_limit(its size).
+std::string read_text(const std::string& path, const std::uint64_t* max_inflated)
+{
+    try {
+        std::string data = read_all(path);
+        if (is_gzip(data))
+            data = inflate_gzip(path, data,
+                                max_inflated ? *max_inflated : gzip_inflate_limit(data.size()));
+        return data;
+    } catch (const std::bad_alloc&) {
+        throw Error(SourceLocation{path}, "out of memory reading the file");
+    }
+}
+
+} // namespace
+
 SourceText SourceText::read_file(const std::string& path)
 {
-    std::string data = read_all(path);
-    if (is_gzip(data)) data = inflate_gzip(path, data);
-    return from_string(path, std::move(data));
+    return from_string(path, read_text(path, nullptr));
+}
+
+SourceText SourceText::read_file(const std::string& path, std::uint64_t max_inflated)
+{
+    return from_string(path, read_text(path, &max_inflated));
 }
 
 SourceText SourceText::from_string(std::string name, std::string text)

@@ -3,6 +3,7 @@
 #include "util/diagnostics.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -10,9 +11,12 @@ namespace gsr {
 
 class SourceText {
 public:
-    /// Reads a whole file; a gzip file (by magic bytes) is inflated. Throws Error when the file
-    /// cannot be read.
+    /// Reads a whole file; a gzip file (by magic bytes) is inflated, to at most
+    /// gzip_inflate_limit(its size) bytes. Throws Error, naming the file, when the file cannot
+    /// be read, its gzip data are corrupt, inflate past the limit or are not text.
     static SourceText read_file(const std::string& path);
+    /// The same with the limit on the inflated size given.
+    static SourceText read_file(const std::string& path, std::uint64_t max_inflated);
     /// Wraps text already in memory (tests, generated input). `name` is used in messages.
     static SourceText from_string(std::string name, std::string text);
 
@@ -32,6 +36,11 @@ private:
     std::string name_;
     std::string text_;
 };
+
+/// The most bytes a gzip file of `packed` bytes may inflate to: 100 x its size, at least
+/// 1 GiB and at most 16 GiB. Netlists and libraries inflate 5-20 x; deflate can reach 1000 x,
+/// so a 5 MB file of zeros was 1.2 GB in memory before any reader saw a byte.
+std::uint64_t gzip_inflate_limit(std::uint64_t packed);
 
 /// True when the bytes look like text a netlist could be written in: no NUL bytes and few
 /// control characters in the first kilobytes. Used to reject binary garbage early.
