@@ -1041,8 +1041,8 @@ private:
     std::size_t current_cell_ = static_cast<std::size_t>(-1);
     bool seen_library_ = false;
     std::int64_t cells_ = 0, pin_groups_ = 0, ff_groups_ = 0, latch_groups_ = 0;
-    const std::uint64_t pin_budget_;   ///< pins the library may make (flattening_budget)
-    std::uint64_t pins_charged_ = 0;   ///< pins made or about to be, all cells together
+    const std::uint64_t pin_budget_; ///< pins the library may make (flattening_budget)
+    std::uint64_t pins_charged_ = 0; ///< pins made or about to be, all cells together
     int warned_ = 0;
 };
 

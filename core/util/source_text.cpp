@@ -92,18 +92,17 @@ std::string inflate_gzip(const std::string& path, const std::string& packed,
         const std::size_t got = sizeof buf - zs.avail_out;
         if (got > max_inflated - std::min<std::uint64_t>(out.size(), max_inflated)) {
             throw Error(SourceLocation{path},
-                        "gzip data inflate past " + std::to_string(max_inflated) +
+                        "the gzip data inflate to more than " + std::to_string(max_inflated) +
                             " bytes, the limit for a file of " + std::to_string(packed.size()) +
                             " bytes: a gzip bomb or a corrupt file");
         }
         out.append(buf, got);
         if (!head_checked && out.size() >= 8192) {
             head_checked = true;
-            if (!looks_like_input(out)) {
-                    throw Error(SourceLocation{path},
+            if (!looks_like_input(out))
+                throw Error(SourceLocation{path},
                             "found binary data in the first 8 KB of the gzip data: expected a "
                             "text file inside the gzip file");
-            }
         }
         if (rc == Z_STREAM_END) {
             // Members joined end to end (`cat a.gz b.gz`, bgzip) are one file, as gzip reads
@@ -116,7 +115,7 @@ std::string inflate_gzip(const std::string& path, const std::string& packed,
                 continue;
             }
             if (rest.find_first_not_of('\0') != std::string_view::npos) {
-                    throw Error(SourceLocation{path},
+                throw Error(SourceLocation{path},
                             "unexpected bytes after the gzip data (expected the end of the file "
                             "or another gzip member)");
             }
@@ -138,8 +137,8 @@ std::string inflate_gzip(const std::string& path, const std::string& packed,
 
 std::uint64_t gzip_inflate_limit(std::uint64_t packed)
 {
-    constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
-    return std::clamp(packed < kGiB ? 100 * packed : 16 * kGiB, kGiB, 16 * kGiB);
+    constexpr std::uint64_t kMiB = std::uint64_t{1} << 20, kGiB = std::uint64_t{1} << 30;
+    return std::clamp(packed < kGiB ? 100 * packed : 16 * kGiB, 256 * kMiB, 16 * kGiB);
 }
 
 namespace {

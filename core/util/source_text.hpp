@@ -38,8 +38,8 @@ private:
 };
 
 /// The most bytes a gzip file of `packed` bytes may inflate to: 100 x its size, at least
-/// 1 GiB and at most 16 GiB. Netlists and libraries inflate 5-20 x; deflate can reach 1000 x,
-/// so a 5 MB file of zeros was 1.2 GB in memory before any reader saw a byte.
+/// 256 MiB and at most 16 GiB. Netlists and libraries inflate 5-20 x; deflate can reach
+/// 1000 x, so a 5 MB file of zeros was 1.2 GB in memory before any reader saw a byte.
 std::uint64_t gzip_inflate_limit(std::uint64_t packed);
 
 /// True when the bytes look like text a netlist could be written in: no NUL bytes and few

@@ -192,3 +192,28 @@ TEST(AigerReader, MalformedCorpusFailsWhereExpected)
 {
     gsr::netlist::testdata::expect_malformed_corpus_fails_where_expected("aiger", read_aiger);
 }
+
+TEST(AigerReader, ASymbolLineCutByTheEndOfTheFileFails)
+{
+    // The cut name was kept ("ou" for "out") and later symbols went missing, without a word,
+    // where a literal line cut so fails.
+    for (const std::string& text :
+         {std::string("aag 3 2 0 1 1\n2\n4\n6\n6 2 4\ni0 a\ni1 b\no0 ou"),
+          "aig 3 2 0 1 1\n6\n" + varint(2) + varint(2) + "i0 a\ni1 b\no0 ou"}) {
+        try {
+            (void)aig(text);
+            ADD_FAILURE() << "a cut symbol line was read: " << text;
+        } catch (const gsr::Error& e) {
+            EXPECT_EQ(e.where().line, text[1] == 'a' ? 8 : 5) << text;
+            EXPECT_EQ(e.where().column, 6) << text;
+            EXPECT_EQ(e.message(), "unexpected end of file: expected the end of the symbol line "
+                                   "(the file may be truncated)");
+        }
+    }
+    // Ended by its newline (or its CR LF), the last symbol line is read.
+    for (const char* eol : {"\n", "\r\n"}) {
+        const Circuit c =
+            aig(std::string("aag 3 2 0 1 1\n2\n4\n6\n6 2 4\ni0 a\ni1 b\no0 out") + eol);
+        EXPECT_EQ(c.names.view(c.ports[2].name), "out");
+    }
+}

@@ -347,5 +347,54 @@ TEST(DefReader, MalformedCorpusFailsWhereExpected)
     testdata::expect_malformed_corpus_fails_where_expected("def", read_def);
 }
 
+TEST(DefReader, ExtensionBlockEndsAtABareEndext)
+{
+    // DEF closes BEGINEXT with ENDEXT, not END ENDEXT: the reader ran to the end of the file.
+    const Circuit c = def_of("VERSION 5.8 ;\nDESIGN d ;\nBEGINEXT \"tag\"\n"
+                             "  CREATOR \"someone\" ;\n  DATE \"today\" ;\nENDEXT\n"
+                             "COMPONENTS 1 ;\n- u1 INV_X1 ;\n"
+                             "END COMPONENTS\nNETS 1 ;\n- a ( u1 A ) ;\nEND NETS\nEND DESIGN\n");
+    EXPECT_EQ(counts(c).cells, 1);
+    EXPECT_EQ(counts(c).nets, 1);
+    EXPECT_TRUE(c.diagnostics.warnings().empty());
+    const Error e = def_error("DESIGN d ;\nBEGINEXT \"tag\"\n  CREATOR \"x\" ;\nEND DESIGN\n");
+    EXPECT_EQ(e.where().line, 5);
+    EXPECT_NE(e.message().find("expected ENDEXT to close BEGINEXT (line 2)"), std::string::npos)
+        << e.message();
+}
+
+TEST(DefReader, ANetListedTwiceWarnsAndCountsOnce)
+{
+    // The second entry was merged without a word, and counted: 3 nets for 2.
+    const Circuit c = def_of("DESIGN d ;\nCOMPONENTS 2 ;\n- u1 INV ;\n- u2 INV ;\n"
+                             "END COMPONENTS\nNETS 3 ;\n- a ( u1 A ) ;\n- b ( u1 ZN ) ( u2 A ) ;\n"
+                             "- a ( u2 ZN ) ;\nEND NETS\nEND DESIGN\n");
+    EXPECT_EQ(counts(c).nets, 2);
+    EXPECT_EQ(c.counts.extra.at("duplicate_nets"), 1);
+    EXPECT_EQ(c.counts.extra.at("declared_nets"), 3);
+    ASSERT_EQ(c.diagnostics.warnings().size(), 1u);
+    EXPECT_EQ(c.diagnostics.warnings()[0].str(),
+              "t.def:9:3: warning: net a is listed twice (first on line 7); its connections are "
+              "merged");
+    // Merged: u1's A and u2's ZN are on one net.
+    EXPECT_EQ(c.pins_of(c.cells[0])[0].net, c.pins_of(c.cells[1])[1].net);
+}
+
+TEST(DefReader, APinListedTwiceWarnsAndTheFirstIsKept)
+{
+    const Circuit c = def_of("DESIGN d ;\nPINS 3 ;\n- a + NET a + DIRECTION INPUT ;\n"
+                             "- y + NET y + DIRECTION OUTPUT ;\n- a + NET b + DIRECTION OUTPUT ;\n"
+                             "END PINS\nEND DESIGN\n");
+    EXPECT_EQ(counts(c).ports, 2);
+    EXPECT_EQ(counts(c).inputs, 1);
+    EXPECT_EQ(counts(c).outputs, 1);
+    EXPECT_EQ(c.ports.size(), 2u);
+    EXPECT_EQ(c.ports[0].dir, Direction::Input);
+    EXPECT_EQ(c.counts.extra.at("duplicate_pins"), 1);
+    ASSERT_EQ(c.diagnostics.warnings().size(), 1u);
+    EXPECT_EQ(c.diagnostics.warnings()[0].str(),
+              "t.def:5:3: warning: pin a is listed twice (first on line 3); the first is kept");
+}
+
 } // namespace
 } // namespace gsr::netlist

@@ -309,5 +309,20 @@ TEST(LefReader, MalformedCorpusFailsWhereExpected)
     testdata::expect_malformed_corpus_fails_where_expected("lef", read_lef);
 }
 
+TEST(LefReader, AMacroDefinedTwiceWarnsAndTheFirstIsKept)
+{
+    // Both were kept and counted (cells: 2), and Library::index took the first without a word.
+    const Library lib = lef_of("MACRO A\n  PIN X DIRECTION INPUT ; END X\nEND A\n"
+                               "MACRO A\n  PIN X DIRECTION OUTPUT ; END X\nEND A\n"
+                               "MACRO B\nEND B\nEND LIBRARY\n");
+    EXPECT_EQ(lib.counts.cells, 2);
+    EXPECT_EQ(lib.cells.size(), 2u);
+    EXPECT_EQ(lib.counts.extra.at("duplicate_macros"), 1);
+    EXPECT_EQ(lib.find_pin("A", "X")->dir, Direction::Input);
+    ASSERT_EQ(lib.diagnostics.warnings().size(), 1u);
+    EXPECT_EQ(lib.diagnostics.warnings()[0].str(),
+              "t.lef:4:1: warning: MACRO A is defined twice (first on line 1); the first is kept");
+}
+
 } // namespace
 } // namespace gsr::netlist

@@ -93,3 +93,28 @@ TEST(LibertyFunction, ErrorsNameTheFunctionAndWhatWasExpected)
     for (auto& n : many) n = "x";
     EXPECT_THROW((void)function_truth_table("x", many), gsr::Error);
 }
+
+TEST(LibertyFunction, NestingPast256LevelsIsAnErrorNotAStackOverflow)
+{
+    // 50,000 '(' overflowed the stack (gsr labels: SIGSEGV); a worker thread's, sooner.
+    const std::array<std::string_view, 1> a{"A"};
+    const auto nested = [](int n, char open) {
+        return std::string(static_cast<std::size_t>(n), open) + "A" +
+               (open == '(' ? std::string(static_cast<std::size_t>(n), ')') : std::string());
+    };
+    EXPECT_EQ(function_truth_table(nested(256, '('), a)[0], 0b10u);
+    EXPECT_EQ(function_truth_table(nested(256, '!'), a)[0], 0b10u);
+    for (const char open : {'(', '!'}) {
+        for (const int n : {257, 100000}) {
+            try {
+                (void)function_truth_table(nested(n, open), a);
+                ADD_FAILURE() << n << " x " << open << " read";
+            } catch (const gsr::Error& e) {
+                EXPECT_NE(e.message().find("expected at most 256 nested '(' or '!', found more "
+                                           "at byte 257"),
+                          std::string::npos)
+                    << e.message().substr(0, 200);
+            }
+        }
+    }
+}

@@ -403,5 +403,79 @@ TEST(LibertyReader, MalformedCorpusFailsWhereExpected)
     testdata::expect_malformed_corpus_fails_where_expected("liberty", read_liberty);
 }
 
+TEST(LibertyReader, PinRangeAtTheEndsOfLongLongFailsAtItsLine)
+{
+    // a - b overflowed: both range tests passed, and 2^64 pins were made until memory ran out.
+    const Error e = lib_error("library (l) {\n cell (C) {\n  pin (A[-9223372036854775808:"
+                              "9223372036854775807]) { direction : input ; }\n }\n}\n");
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_EQ(e.where().column, 8);
+    EXPECT_NE(e.message().find("expected a bus range of at most 1048576 bits, found "
+                               "A[-9223372036854775808:9223372036854775807]"),
+              std::string::npos)
+        << e.message();
+}
+
+TEST(LibertyReader, PinRangesUpTo2To20BitsExpandAndWiderOnesFail)
+{
+    // Ranges of 65536 bits and more became one pin named "A[0:65535]", without a word.
+    const Library lib =
+        lib_of("library (l) { cell (M) { pin (A[0:99999]) { direction : input ; } } }");
+    EXPECT_EQ(lib.find("M")->pins.size(), 100000u);
+    ASSERT_NE(lib.find_pin("M", "A[99999]"), nullptr);
+    EXPECT_EQ(lib.find_pin("M", "A[99999]")->dir, Direction::Input);
+    const Error e =
+        lib_error("library (l) {\n cell (M) { pin (A[1048576:0]) { direction : input ; } } }");
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_NE(e.message().find("at most 1048576 bits, found A[1048576:0] (1048577 bits)"),
+              std::string::npos)
+        << e.message();
+}
+
+TEST(LibertyReader, TypeBitsPastInt32FailAtTheirLine)
+{
+    // A cast of -1e30 to long long is undefined; it gave LLONG_MIN and an endless bus.
+    const Error e = lib_error("library (l) {\n type (T) {\n  bit_width : 4 ;\n"
+                              "  bit_from : -1e30 ;\n  bit_to : 0 ;\n }\n"
+                              " cell (C) { bus (D) { bus_type : T ; } }\n}\n");
+    EXPECT_EQ(e.where().line, 4);
+    EXPECT_NE(e.message().find("expected bit_from to be a whole number between -2147483647 and "
+                               "2147483647, found '-1e30'"),
+              std::string::npos)
+        << e.message();
+    EXPECT_NE(lib_error("library (l) { type (T) { bit_width : 2.5 ; } }").message().find(
+                  "expected bit_width to be a whole number"),
+              std::string::npos);
+}
+
+TEST(LibertyReader, BusWiderThan2To20BitsFailsAtTheBus)
+{
+    // A type of 2,000,000 bits gave the bus no pins at all, without a word.
+    const Error e = lib_error("library (l) {\n type (T) { bit_width : 2000000 ; }\n"
+                              " cell (C) {\n  bus (D) { bus_type : T ; direction : input ; }\n"
+                              " }\n}\n");
+    EXPECT_EQ(e.where().line, 4);
+    EXPECT_NE(e.message().find("expected a bus of at most 1048576 bits, found bus D (bus_type T: "
+                               "bits 0 to 1999999)"),
+              std::string::npos)
+        << e.message();
+}
+
+TEST(LibertyReader, PinsPastTheFileSizeBudgetFailAtTheRangeThatGoesOver)
+{
+    // 65 ranges of 65536 bits in 1 KB: each is charged (repeats too, which cost the time of
+    // their lookups), and the 65th passes 8 a byte + 2^22.
+    std::string text = "library (l) {\n cell (C) {\n  pin (";
+    for (int i = 0; i < 65; ++i) text += i ? ", A[0:65535]" : "A[0:65535]";
+    text += ") { direction : input ; }\n }\n}\n";
+    const Error e = lib_error(text);
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_EQ(e.where().column, 8 + 64 * 12);
+    EXPECT_NE(e.message().find("expected at most " + std::to_string(8 * text.size() + (1 << 22)) +
+                               " pins in a library of " + std::to_string(text.size()) + " bytes"),
+              std::string::npos)
+        << e.message();
+}
+
 } // namespace
 } // namespace gsr::netlist

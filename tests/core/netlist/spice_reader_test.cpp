@@ -396,5 +396,32 @@ TEST(SpiceReader, MalformedCorpusFailsWhereExpected)
     testdata::expect_malformed_corpus_fails_where_expected("spice", read_spice);
 }
 
+TEST(SpiceReader, BjtModelDefinedLaterOrFollowedByOffIsNoSubstrateNode)
+{
+    // The model was taken for a substrate node when its .model came later in the deck, or
+    // when OFF followed it: 4 nodes (c b e qmod) for 3.
+    const auto q1 = [](const std::string& deck) {
+        const Circuit c = deck_of("bjt deck\n" + deck + ".end\n");
+        const Cell* q = find_cell(c, "q1");
+        EXPECT_NE(q, nullptr) << deck;
+        return q ? std::make_pair(q->pin_count, net_of(c, *q, q->pin_count - 1))
+                 : std::make_pair(0u, std::string());
+    };
+    using P = std::pair<std::uint32_t, std::string>;
+    EXPECT_EQ(q1("Q1 c b e qmod\n.model qmod npn\n"), P(3, "e"));
+    EXPECT_EQ(q1("Q1 c b e qmod 2\n.model qmod npn\n"), P(3, "e"));
+    EXPECT_EQ(q1("Q1 c b e qmod off\n.model qmod npn\n"), P(3, "e"));
+    EXPECT_EQ(q1("Q1 c b e qmod OFF\n"), P(3, "e")); // no .model at all
+    EXPECT_EQ(q1("Q1 c b e sub qmod\n.model qmod npn\n"), P(4, "sub"));
+    EXPECT_EQ(q1("Q1 c b e sub qmod off\n.model qmod npn\n"), P(4, "sub"));
+    EXPECT_EQ(q1("Q1 c b e sub qmod\n"), P(4, "sub"));
+    // Inside a subcircuit, flattened: the same.
+    EXPECT_EQ(deck_of("t\n.subckt S a\nQ1 a b e qmod off\n.ends\nX1 n S\n"
+                      ".model qmod npn\n.end\n")
+                  .cells[0]
+                  .pin_count,
+              3u);
+}
+
 } // namespace
 } // namespace gsr::netlist

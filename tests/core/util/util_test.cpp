@@ -104,6 +104,97 @@ TEST(SourceText, GzipMembersJoinedAreOneFileAndTrailingBytesAreNamed)
     }
 }
 
+namespace {
+
+/// `text` as a gzip file of stored (uncompressed) deflate blocks, made without zlib.
+std::string stored_gzip(const std::string& text)
+{
+    std::uint32_t table[256];
+    for (std::uint32_t n = 0; n < 256; ++n) {
+        std::uint32_t c = n;
+        for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+        table[n] = c;
+    }
+    std::uint32_t crc = 0xffffffffu;
+    for (const char ch : text)
+        crc = table[(crc ^ static_cast<unsigned char>(ch)) & 0xff] ^ (crc >> 8);
+    crc ^= 0xffffffffu;
+    const auto le32 = [](std::uint32_t v) {
+        std::string s;
+        for (int i = 0; i < 4; ++i) s += static_cast<char>((v >> (8 * i)) & 0xff);
+        return s;
+    };
+    std::string out("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff", 10);
+    std::size_t at = 0;
+    do {
+        const std::size_t n = std::min<std::size_t>(text.size() - at, 65535);
+        out += static_cast<char>(at + n == text.size() ? 1 : 0); // BFINAL, BTYPE 00 (stored)
+        out += static_cast<char>(n & 0xff);
+        out += static_cast<char>(n >> 8);
+        out += static_cast<char>(~n & 0xff);
+        out += static_cast<char>((~n >> 8) & 0xff);
+        out.append(text, at, n);
+        at += n;
+    } while (at < text.size());
+    return out + le32(crc) + le32(static_cast<std::uint32_t>(text.size()));
+}
+
+} // namespace
+
+TEST(SourceText, GzipInflatingPastItsLimitFailsNamingTheFile)
+{
+    // Inflation had no bound: 5 MB of gzip took 1.4 GB before a reader saw a byte.
+    std::string text;
+    while (text.size() < 20000) text += "module m (a); input a; endmodule\n";
+    text.resize(20000);
+    const gsr::test::ScratchDir dir("gsr_gzip_limit");
+    const std::string path = (dir.path / "m.v.gz").string();
+    std::ofstream(path, std::ios::binary) << stored_gzip(text);
+    EXPECT_EQ(SourceText::read_file(path).text(), text);
+    EXPECT_EQ(SourceText::read_file(path, 20000).text(), text);
+    try {
+        (void)SourceText::read_file(path, 19999);
+        FAIL() << "inflated past the limit";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.where().file, path);
+        EXPECT_NE(e.message().find("gzip data inflate to more than 19999 bytes, the limit for a file of"),
+                  std::string::npos)
+            << e.message();
+    }
+}
+
+TEST(SourceText, GzipOfBinaryDataFailsInItsFirst8KB)
+{
+    // A gzip of zeros was inflated whole before "found binary data"; binary AIGER, whose
+    // header is text, is the one binary input read.
+    const gsr::test::ScratchDir dir("gsr_gzip_binary");
+    const std::string zeros = (dir.path / "zeros.v.gz").string();
+    std::ofstream(zeros, std::ios::binary) << stored_gzip(std::string(1 << 20, '\0'));
+    try {
+        (void)SourceText::read_file(zeros);
+        FAIL() << "binary data inflated";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.where().file, zeros);
+        EXPECT_EQ(e.message(), "found binary data in the first 8 KB of the gzip data: expected a "
+                               "text file inside the gzip file");
+    }
+    const std::string aig = (dir.path / "c.aig.gz").string();
+    const std::string binary_aiger = "aig 3 2 0 1 1\n6\n" + std::string(20000, '\0');
+    std::ofstream(aig, std::ios::binary) << stored_gzip(binary_aiger);
+    EXPECT_EQ(SourceText::read_file(aig).text(), binary_aiger);
+}
+
+TEST(SourceText, GzipInflateLimitIs100TimesTheFileBetween256MiBAnd16GiB)
+{
+    constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+    EXPECT_EQ(gzip_inflate_limit(0), kGiB / 4);
+    EXPECT_EQ(gzip_inflate_limit(1'000'000), kGiB / 4);
+    EXPECT_EQ(gzip_inflate_limit(5'000'000), 500'000'000u);
+    EXPECT_EQ(gzip_inflate_limit(100'000'000), 10'000'000'000u);
+    EXPECT_EQ(gzip_inflate_limit(kGiB), 16 * kGiB);
+    EXPECT_EQ(gzip_inflate_limit(std::uint64_t{1} << 62), 16 * kGiB);
+}
+
 TEST(SourceText, MissingFileIsAnError)
 {
     EXPECT_THROW(SourceText::read_file("/nonexistent/file.v"), Error);
