@@ -115,17 +115,26 @@ protected:
         return {};
     }
 
-    /// error_of(f) as a user without root's pass on every permission check: here, or where
-    /// the test runs as root (as CI does), in a child process that first hands the scratch
-    /// folder to `nobody` (65534) and becomes it.
+    /// What `f` returns (a string), or the message of the gsr::Error it throws, as a user
+    /// without root's pass on every permission check: here, or where the test runs as root (as
+    /// CI does), in a child process that first hands the scratch folder to `nobody` (65534)
+    /// and becomes it.
     template <class F>
-    std::string unprivileged_error_of(F&& f)
+    std::string unprivileged(F&& f)
     {
-        if (::geteuid() != 0) return error_of(std::forward<F>(f));
+        const auto run = [&]() -> std::string {
+            try {
+                return f();
+            } catch (const gsr::Error& e) {
+                return e.what();
+            }
+        };
+        if (::geteuid() != 0) return run();
         constexpr uid_t kNobody = 65534;
         for (auto it = fs::recursive_directory_iterator(dir_);
              it != fs::recursive_directory_iterator(); ++it)
-            if (::lchown(it->path().c_str(), kNobody, kNobody) != 0) return cannot_switch_user("chown");
+            if (::lchown(it->path().c_str(), kNobody, kNobody) != 0)
+                return cannot_switch_user("chown");
         if (::chown(dir_.c_str(), kNobody, kNobody) != 0) return cannot_switch_user("chown");
         int fds[2];
         if (::pipe(fds) != 0) return cannot_switch_user("pipe");
@@ -133,15 +142,9 @@ protected:
         if (child < 0) return cannot_switch_user("fork");
         if (child == 0) {
             ::close(fds[0]);
-            std::string message = "(the child could not become nobody)";
-            if (::setgid(kNobody) == 0 && ::setuid(kNobody) == 0) {
-                try {
-                    f();
-                    message = "(no gsr::Error)";
-                } catch (const gsr::Error& e) {
-                    message = e.what();
-                }
-            }
+            const std::string message = ::setgid(kNobody) == 0 && ::setuid(kNobody) == 0
+                                            ? run()
+                                            : "(the child could not become nobody)";
             const ssize_t written = ::write(fds[1], message.data(), message.size());
             ::_exit(written == static_cast<ssize_t>(message.size()) ? 0 : 1);
         }
@@ -154,6 +157,16 @@ protected:
         ::waitpid(child, &status, 0);
         EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << message;
         return message;
+    }
+
+    /// unprivileged() of `f`, which should throw: its message.
+    template <class F>
+    std::string unprivileged_error_of(F&& f)
+    {
+        return unprivileged([&]() -> std::string {
+            f();
+            return "(no gsr::Error)";
+        });
     }
 
     static std::string cannot_switch_user(const char* what)
@@ -747,6 +760,14 @@ TEST_F(ProjectStoreTest, AProjectNoOneCanWriteIsReadWithoutSideFiles)
     EXPECT_TRUE(side_files_absent());
     fs::permissions(folder, fs::perms::owner_all);
     EXPECT_EQ(ProjectStore::open(path, OpenMode::ReadOnly).project_value("k"), "w");
+
+    // As a user who cannot write the folder (root can), which is where it could not be read.
+    fs::permissions(folder, fs::perms::owner_read | fs::perms::owner_exec);
+    EXPECT_EQ(unprivileged([&] {
+                  return ProjectStore::open(path, OpenMode::ReadOnly).project_value("k").value();
+              }),
+              "w");
+    EXPECT_TRUE(side_files_absent());
 }
 
 TEST_F(ProjectStoreTest, AWriteProtectedSideFileIsNamed)
