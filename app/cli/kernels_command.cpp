@@ -202,8 +202,8 @@ sol::DeviceSpec lab_device(const Args& a, tune::WorkerEvaluator& worker, std::st
 
 /// The SOL analysis of `p` on `device`, with the measured peaks of --calibration FILE (as
 /// `gsr kernels calibrate --json` writes it) when given, else those --project keeps where they
-/// were measured on the GPU in hand `gpu` (a CUDA name; with or without a row of the table) or
-/// on `device`'s row (sol::calibration_is_of). A kept calibration not used is noted on stderr.
+/// apply to `device` with the GPU in hand `gpu` (sol::calibration_is_of). A kept calibration
+/// not used is noted on stderr.
 sol::SolAnalysis lab_analysis(const Args& a, const tune::Problem& p,
                               const sol::DeviceSpec& device, const std::string& gpu)
 {
@@ -218,12 +218,11 @@ sol::SolAnalysis lab_analysis(const Args& a, const tune::Problem& p,
     if (a.has("--project") && std::filesystem::exists(a.value("--project"), ec)) {
         const auto project =
             store::ProjectStore::open(a.value("--project"), store::OpenMode::OpenExisting);
-        // Measured on this GPU (its row, if any, may not be the one --device names) or on
-        // `device`'s row, the bounds divide by its peaks, as the Profiling panel's do; another
-        // GPU's say nothing about this one.
+        // The bounds divide by its peaks where it applies, as the Profiling panel's do;
+        // another GPU's say nothing about this one.
         const auto c = store::stored_calibration(project);
         std::string why;
-        if (c && (c->device_name == gpu || sol::calibration_is_of(*c, device))) {
+        if (c && sol::calibration_is_of(*c, device, gpu)) {
             try {
                 return sol::analyze(p.op_spec(), device, &*c);
             } catch (const Error& e) { // peaks past what `device`'s row allows

@@ -444,21 +444,17 @@ private:
         return it->second;
     }
 
-    /// A name for a message: at most 80 bytes of it.
-    static std::string clip(std::string_view s)
-    {
-        return s.size() <= 80 ? std::string(s) : std::string(s.substr(0, utf8_cut(s, 80))) + "...";
-    }
-
     /// Counts `bits` pins about to be made against the library's budget (as for the
-    /// flattening readers, 8 a byte of the file + 2^22); `what` names them in the error.
-    void charge_pins(std::uint64_t bits, std::size_t offset, const std::string& what)
+    /// flattening readers, 8 a byte of the file + 2^22); `what()` names them in the error,
+    /// made only then (this runs for every pin).
+    template <class What>
+    void charge_pins(std::uint64_t bits, std::size_t offset, const What& what)
     {
         pins_charged_ = saturating_add(pins_charged_, bits);
         if (pins_charged_ > pin_budget_)
             src_.fail(offset, "expected at most " + std::to_string(pin_budget_) +
                                   " pins in a library of " + std::to_string(src_.size()) +
-                                  " bytes (8 a byte + 4194304), found more at " + what);
+                                  " bytes (8 a byte + 4194304), found more at " + what());
     }
 
     /// `A[0:3]` names four pins A[0]..A[3]; anything else names one.
@@ -480,8 +476,8 @@ private:
                 if (bits > kMaxBusBits)
                     src_.fail(offset, "expected a bus range of at most " +
                                           std::to_string(kMaxBusBits) + " bits, found " +
-                                          clip(name) + " (" + std::to_string(bits) + " bits)");
-                charge_pins(bits, offset, clip(name));
+                                          shortened_utf8(name, 83) + " (" + std::to_string(bits) + " bits)");
+                charge_pins(bits, offset, [&] { return shortened_utf8(name, 83); });
                 const std::string base(name.substr(0, lb));
                 const long long step = a <= b ? 1 : -1;
                 for (long long i = a;; i += step) {
@@ -491,7 +487,7 @@ private:
                 return;
             }
         }
-        charge_pins(1, offset, "pin " + clip(name));
+        charge_pins(1, offset, [&] { return "pin " + shortened_utf8(name, 83); });
         add(std::string(name));
     }
 
@@ -628,7 +624,7 @@ private:
                 warn(f.offset, "bus " + std::string(f.arg) + " has bus_type " +
                                    std::string(f.bus_type) + ", which no type group defines");
             if (lib_.cells[current_cell_].pins.size() == f.first_member) {
-                charge_pins(1, f.offset, "bus " + std::string(f.arg));
+                charge_pins(1, f.offset, [&] { return "bus " + std::string(f.arg); });
                 cell_pin(f.arg);
             }
         } else {
@@ -640,7 +636,7 @@ private:
             if (bits > kMaxBusBits)
                 src_.fail(f.offset, "expected a bus of at most " + std::to_string(kMaxBusBits) +
                                         " bits, found " + what);
-            charge_pins(bits, f.offset, what);
+            charge_pins(bits, f.offset, [&] { return what; });
             const long long step = a <= b ? 1 : -1;
             for (long long i = a;; i += step) {
                 cell_pin(std::string(f.arg) + "[" + std::to_string(i) + "]");
@@ -652,7 +648,8 @@ private:
 
     void close_bundle(const Frame& f)
     {
-        charge_pins(f.members.size() + 1, f.offset, "bundle " + std::string(f.arg));
+        charge_pins(f.members.size() + 1, f.offset,
+                    [&] { return "bundle " + std::string(f.arg); });
         for (std::string_view m : f.members) cell_pin(m);
         if (lib_.cells[current_cell_].pins.size() == f.first_member) cell_pin(f.arg);
         inherit(f);

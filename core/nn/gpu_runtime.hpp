@@ -20,6 +20,12 @@ struct GpuStatus {
     int compute_capability = 0;   ///< 90 for sm_90
     std::uint32_t max_hidden = 0; ///< the widest --hidden its backend takes; 0: no limit known
     std::string reason;           ///< why it cannot be used (no GPU, driver too old, ...)
+
+    /// Whether it trains a model `hidden` wide: usable, and its backend takes that width.
+    bool takes(std::uint32_t hidden) const
+    {
+        return available && (max_hidden == 0 || hidden <= max_hidden);
+    }
 };
 
 struct GpuRuntime {

@@ -326,8 +326,9 @@ void refuse_calibration_of_another_gpu(const Calibration& c, const std::string& 
                                           "this one with `gsr kernels calibrate --json`)");
 }
 
-bool calibration_is_of(const Calibration& c, const DeviceSpec& device)
+bool calibration_is_of(const Calibration& c, const DeviceSpec& device, const std::string& gpu)
 {
+    if (!gpu.empty() && c.device_name == gpu) return true;
     const DeviceSpec* row = find_device(c.device_name);
     return row && row->name == device.name;
 }

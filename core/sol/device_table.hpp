@@ -92,10 +92,12 @@ Calibration read_calibration_file(const std::string& path);
 void refuse_calibration_of_another_gpu(const Calibration& c, const std::string& path,
                                        const std::string& here);
 
-/// Whether `c` was measured on a GPU of `device`'s row of the table (its CUDA name or the
-/// row's name maps to it): the bounds on that row then divide by its peaks. The one rule of
-/// `gsr kernels tune --project` and the Profiling panel.
-bool calibration_is_of(const Calibration& c, const DeviceSpec& device);
+/// Whether `c` applies to the bounds on `device`'s row: measured on a GPU of that row (its
+/// CUDA name or the row's name maps to it), or on the GPU in hand, `gpu` (a CUDA name; a GPU
+/// with no row is tuned with a row standing in for it). The one rule of `gsr kernels tune
+/// --project` and the Profiling panel.
+bool calibration_is_of(const Calibration& c, const DeviceSpec& device,
+                       const std::string& gpu = {});
 
 /// The divisors of the SOL model.
 struct Peaks {

@@ -91,12 +91,18 @@ bool write_protected(const std::string& path)
 
 namespace {
 
+/// The folder `path` lies in ("." for a bare name).
+std::string folder_of(const std::string& path)
+{
+    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+    return folder.empty() ? "." : folder.string();
+}
+
 /// Whether the file at `path`, its folder and any WAL side files beside it can be written.
 bool writable_with_side_files(const std::string& path)
 {
     if (write_protected(path) || ::access(path.c_str(), W_OK) != 0) return false;
-    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
-    const std::string where = folder.empty() ? "." : folder.string();
+    const std::string where = folder_of(path);
     // A folder with no write bit says "keep" to root as well.
     if (::access(where.c_str(), W_OK) != 0 || write_protected(where)) return false;
     return unwritable_side_file(path).empty();
@@ -107,8 +113,7 @@ bool writable_with_side_files(const std::string& path)
 /// it lies on a file system mounted read-only (a disc, a read-only share).
 bool unchangeable(const std::string& path)
 {
-    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
-    const std::string where = folder.empty() ? "." : folder.string();
+    const std::string where = folder_of(path);
     struct statvfs fs_info {};
     if (::statvfs(where.c_str(), &fs_info) == 0 && (fs_info.f_flag & ST_RDONLY) != 0) return true;
     return write_protected(path) || write_protected(where);

@@ -421,7 +421,8 @@ SymGraphModel SymGraphModel::fit(const train::Dataset& data, const SymGraphOptio
             std::to_string(val_items.size()) + " validation node(s) give no Pearson r (" +
             (val_items.size() < 2 ? std::string("fewer than two") : std::string("one target value")) +
             ")");
-    const std::vector<Item> scoring_items = val_scores ? val_items : std::vector<Item>{};
+    const std::vector<Item> no_items;
+    const std::vector<Item>& scoring_items = val_scores ? val_items : no_items;
 
     FeatureCache cache(o.max_ego);
     std::optional<Candidate> best;

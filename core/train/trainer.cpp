@@ -463,7 +463,7 @@ DeviceChoice choose_device(std::string_view asked, std::uint32_t hidden)
         throw Error("--device: unknown device '" + std::string(asked) +
                     "' (allowed: auto, cpu, gpu)");
     const nn::GpuStatus gpu = nn::gpu_status();
-    if (gpu.available && gpu.max_hidden > 0 && hidden > gpu.max_hidden) {
+    if (gpu.available && !gpu.takes(hidden)) {
         const std::string why = "the GPU backend takes --hidden up to " +
                                 std::to_string(gpu.max_hidden) + ", this model has " +
                                 std::to_string(hidden);

@@ -10,11 +10,8 @@ namespace gsr::views {
 std::size_t training_memory_bytes(const nn::GpuStatus& gpu, std::size_t machine_bytes,
                                   std::uint32_t hidden)
 {
-    // As train::choose_device("auto", hidden): the GPU when there is a usable one that takes
-    // this width, else the machine.
-    const bool takes_gpu = gpu.available && gpu.total_bytes > 0 &&
-                           (gpu.max_hidden == 0 || hidden <= gpu.max_hidden);
-    return takes_gpu ? gpu.total_bytes : machine_bytes;
+    // As train::choose_device("auto", hidden) decides.
+    return gpu.takes(hidden) && gpu.total_bytes > 0 ? gpu.total_bytes : machine_bytes;
 }
 
 std::size_t device_memory_bytes(std::uint32_t hidden)

@@ -315,13 +315,13 @@ std::string ProfilingPanel::gpuName() const
 bool ProfilingPanel::isCalibrated(const sol::DeviceSpec& device, QString* why_not) const
 {
     if (!calibration_) return false;
-    // Its own row's peaks were checked when it was set.
+    // Its own row's peaks were checked when it was set (and the GPU need not be probed).
     if (sol::calibration_is_of(*calibration_, device)) return true;
     // Measured on the GPU in hand, which may have no row: `device` stands in for it, as
     // `gsr kernels tune --project --device` takes it.
     const std::string gpu = gpuName();
     QString why;
-    if (!gpu.empty() && calibration_->device_name == gpu) {
+    if (sol::calibration_is_of(*calibration_, device, gpu)) {
         try {
             (void)sol::calibrated_peaks(device, *calibration_);
             return true;

@@ -354,6 +354,9 @@ TEST(SolDevices, ACalibrationIsOfTheRowItsGpuNameFinds)
     EXPECT_TRUE(calibration_is_of(c, device_or_throw("H200")));
     c.device_name = "NVIDIA H100 NVL"; // a part without a row is of none
     for (const DeviceSpec& d : device_table()) EXPECT_FALSE(calibration_is_of(c, d)) << d.name;
+    // ... unless it is the GPU in hand, for which any row stands in.
+    EXPECT_TRUE(calibration_is_of(c, device_or_throw("H100 SXM"), "NVIDIA H100 NVL"));
+    EXPECT_FALSE(calibration_is_of(c, device_or_throw("H100 SXM"), "NVIDIA L4"));
 }
 
 TEST(SolDevices, DatasheetFigures)
